@@ -1,0 +1,109 @@
+"""Command line: argument parsing only. Each tool subcommand prints exactly the `text` an
+agent would get (or the whole answer as JSON with --json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from . import __version__
+from .config import Settings
+
+
+def settings_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("settings (the same as initializationOptions)")
+    group.add_argument("--root", action="append", help="workspace root (repeatable; default: the current directory)")
+    group.add_argument("--default-max-chars", dest="default_max_chars", type=int, help="default answer budget")
+    group.add_argument("--search-engine", choices=["auto", "rg", "python"], help="search engine")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lsp-agent", description="A language server that serves tools to AI coding agents.")
+    parser.add_argument("--version", action="version", version=f"lsp-agent {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
+    transport.add_argument("--tcp", type=int, metavar="PORT", help="listen for one client on TCP PORT")
+    transport.add_argument("--ws", type=int, metavar="PORT", help="listen for websocket clients on PORT")
+    serve.add_argument("--host", default="127.0.0.1", help="address for --tcp/--ws (default 127.0.0.1)")
+    serve.add_argument("--log-file", help="write the server's log here")
+    settings_flags(serve)
+
+    sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
+
+    read = sub.add_parser("read", help="read a file in pages, as an agent sees it")
+    read.add_argument("path")
+    read.add_argument("--start", type=int, default=1, help="first line (1-based)")
+    read.add_argument("--col", type=int, default=1, help="first column of line START (1-based)")
+    read.add_argument("--max-chars", type=int, help="budget of the answer")
+    read.add_argument("--if-version", help="answer briefly if the file still has this version")
+    read.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(read)
+    return parser
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    options = {}
+    if getattr(args, "default_max_chars", None) is not None:
+        options["max_chars"] = args.default_max_chars
+    if getattr(args, "search_engine", None) is not None:
+        options["search_engine"] = args.search_engine
+    settings, problems = Settings.from_options(options)
+    if problems:
+        raise SystemExit("lsp-agent: " + "; ".join(problems))
+    return settings
+
+
+def run_tool(args: argparse.Namespace, name: str, arguments: dict) -> int:
+    from .errors import ArgumentError
+    from .tools import Context, call
+    from .workspace import Workspace
+
+    try:
+        ctx = Context(Workspace(args.root), settings_from(args))
+        answer = call(ctx, name, {k: v for k, v in arguments.items() if v is not None})
+    except (ArgumentError, ValueError) as exc:
+        print(f"lsp-agent {name}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+    else:
+        print(answer["text"])
+    return 1 if "error" in answer else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        return serve(args)
+    if args.command == "tools":
+        from .tools import catalog
+
+        print(json.dumps(catalog(), indent=2))
+        return 0
+    if args.command == "read":
+        arguments = {"path": args.path, "start": args.start, "col": args.col, "max_chars": args.max_chars}
+        arguments["if_version"] = args.if_version
+        return run_tool(args, "read", arguments)
+    raise AssertionError(args.command)
+
+
+def serve(args: argparse.Namespace) -> int:
+    from .server import create_server
+
+    if args.log_file:
+        logging.basicConfig(filename=args.log_file, level=logging.INFO)
+    else:
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    server = create_server(settings_from(args), args.root)
+    if args.tcp is not None:
+        server.start_tcp(args.host, args.tcp)
+    elif args.ws is not None:
+        server.start_ws(args.host, args.ws)
+    else:
+        server.start_io()
+    return 0

@@ -1,0 +1,77 @@
+"""`make demo`: start the server over stdio as an agent runtime would, against this
+repository, and print what an agent gets back from each tool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from .server import plain_converter
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class Session:
+    """A minimal agent runtime: one stdio connection, tool calls as custom requests."""
+
+    def __init__(self) -> None:
+        self.client = LanguageClient("lsp-agent-demo", "1", converter_factory=plain_converter)
+
+    async def __aenter__(self) -> "Session":
+        await self.client.start_io(sys.executable, "-m", "lsp_agent", "serve")
+        await self.client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                workspace_folders=[types.WorkspaceFolder(uri=REPO.as_uri(), name=REPO.name)],
+            )
+        )
+        self.client.initialized(types.InitializedParams())
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+    async def call(self, tool: str, **arguments: Any) -> dict:
+        return await self.client.protocol.send_request_async(f"lspAgent/{tool}", arguments)
+
+
+def show(title: str, request: dict, answer: dict) -> None:
+    print(f"\n=== {title}")
+    print(f"--> {json.dumps(request)}")
+    print(textwrap.indent(answer["text"], "    "))
+    extra = {k: v for k, v in answer.items() if k != "text"}
+    print(f"    (fields: {json.dumps(extra)})")
+
+
+async def demo() -> None:
+    async with Session() as agent:
+        catalog = await agent.client.protocol.send_request_async("lspAgent/tools", {})
+        print("=== lspAgent/tools: " + ", ".join(t["name"] for t in catalog["tools"]))
+
+        first = {"path": "lsp_agent/tools/read.py", "max_chars": 1500}
+        page = await agent.call("read", **first)
+        show("read, part 1 (a 1,500-character budget)", first, page)
+        second = {**first, **page["next"]}
+        show("read, part 2 (following `next`)", second, await agent.call("read", **second))
+
+        refused = {"path": "lsp_agent/tools/read.py", "start": 100000}
+        show("read, a start past the end (refused)", refused, await agent.call("read", **refused))
+        outside = {"path": "../../etc/passwd"}
+        show("read, a path outside the workspace (refused)", outside, await agent.call("read", **outside))
+
+
+def main() -> None:
+    asyncio.run(demo())
+
+
+if __name__ == "__main__":
+    main()

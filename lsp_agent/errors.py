@@ -1,0 +1,26 @@
+"""The two ways a tool call can fail.
+
+A `Refusal` is an answer: the tool understood the call and declines it, saying what to do
+instead (start past the end, path outside the workspace, binary file, budget too small).
+An `ArgumentError` is a malformed call (wrong types, unknown arguments): the LSP front door
+turns it into JSON-RPC InvalidParams.
+"""
+
+
+class Refusal(Exception):
+    def __init__(self, code: str, message: str, **fields):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.fields = fields
+
+    def answer(self) -> dict:
+        return {"text": self.message, "error": {"code": self.code, "message": self.message}, **self.fields}
+
+
+class ArgumentError(ValueError):
+    """Arguments that do not match a tool's JSON Schema; the message names the argument."""
+
+
+class Cancelled(Exception):
+    """Raised inside a tool when its caller cancelled the request."""

@@ -1,0 +1,232 @@
+"""The pygls server: document sync into the overlay, and the tool registry exposed as
+custom requests `lspAgent/<tool>` and as commands `lspAgent.<tool>`.
+
+Tools are plain functions run in a worker thread. A custom request (or command) that is
+cancelled sets the tool's cancel event, so a long search stops at its next check and kills
+its ripgrep process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+
+from . import __version__
+from .config import Settings
+from .errors import ArgumentError
+from .tools import REGISTRY, Context, call, catalog, validate
+from .workspace import Workspace, uri_to_path
+
+log = logging.getLogger(__name__)
+
+METHOD_PREFIX = "lspAgent/"
+COMMAND_PREFIX = "lspAgent."
+# Keys the protocol may add to any request's params; they are not tool arguments.
+PROTOCOL_KEYS = ("workDoneToken", "partialResultToken")
+
+
+def plain_converter():
+    """pygls' converter, but custom-method params and results stay plain dicts and lists
+    (pygls turns them into namedtuples, which lose keys that are not identifiers)."""
+    converter = default_converter()
+    for cls in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
+        converter.register_structure_hook(cls, lambda obj, cls: cls(**obj))
+    return converter
+
+
+class AgentProtocol(LanguageServerProtocol):
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
+        """Commands `lspAgent.<tool>` with one argument object, run exactly like the
+        request `lspAgent/<tool>`. Being a coroutine, the command answers under its own
+        request id and can be cancelled."""
+        name = params.command.removeprefix(COMMAND_PREFIX)
+        if not params.command.startswith(COMMAND_PREFIX) or name not in REGISTRY:
+            raise JsonRpcInvalidParams(
+                f"unknown command {params.command!r}; commands are "
+                + ", ".join(COMMAND_PREFIX + t for t in REGISTRY)
+            )
+        arguments = list(params.arguments or [])
+        if len(arguments) > 1 or (arguments and not isinstance(arguments[0], dict)):
+            raise JsonRpcInvalidParams(f"{params.command} takes one argument: an object of the tool's arguments")
+        return await self._server.run_tool(name, arguments[0] if arguments else {}, params.work_done_token)
+
+
+class AgentServer(LanguageServer):
+    def __init__(self, settings: Settings | None = None, roots: list[str] | None = None):
+        super().__init__(
+            "lsp-agent",
+            __version__,
+            protocol_cls=AgentProtocol,
+            converter_factory=plain_converter,
+        )
+        self.settings = settings or Settings()
+        self.agent_workspace = Workspace(roots)
+        self.tool_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tool")
+        self.pending_messages: list[str] = []
+        self._tokens = itertools.count(1)
+
+    def context(self, report=None) -> Context:
+        return Context(self.agent_workspace, self.settings, report=report)
+
+    async def run_tool(self, name: str, params: Any, token: Any = None) -> dict:
+        if isinstance(params, dict):
+            token = params.get("workDoneToken", token)
+            params = {k: v for k, v in params.items() if k not in PROTOCOL_KEYS}
+        try:
+            arguments = validate(name, params)
+        except ArgumentError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        progress = Progress(self, f"lsp-agent {name}", token)
+        ctx = self.context(report=progress.report)
+        loop = asyncio.get_running_loop()
+        job = loop.run_in_executor(self.tool_pool, call, ctx, name, arguments)
+        try:
+            return await job
+        except asyncio.CancelledError:
+            ctx.cancel_event.set()  # the tool stops at its next check
+            raise
+        finally:
+            await progress.finish()
+
+
+class Progress:
+    """$/progress for one tool call: the client's workDoneToken if it sent one, else a
+    server-created token when the client supports work-done progress; created lazily,
+    on the tool's first report."""
+
+    def __init__(self, server: AgentServer, title: str, token: Any):
+        self.server = server
+        self.title = title
+        self.token = token
+        self.loop = asyncio.get_running_loop()
+        self.started: asyncio.Task | None = None
+
+    def report(self, message: str, percentage: int | None = None) -> None:  # called from tool threads
+        self.loop.call_soon_threadsafe(self._report, message, percentage)
+
+    def _report(self, message: str, percentage: int | None) -> None:
+        if self.started is None:
+            self.started = self.loop.create_task(self._begin(message, percentage))
+        elif self.started.done() and self.started.result():
+            self.server.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
+
+    async def _begin(self, message: str, percentage: int | None) -> bool:
+        if self.token is None:
+            caps = self.server.client_capabilities
+            if not (caps and caps.window and caps.window.work_done_progress):
+                return False
+            self.token = f"lsp-agent-{next(self.server._tokens)}"
+            try:
+                await self.server.work_done_progress.create_async(self.token)
+            except Exception:  # the client refused: no progress, the work goes on
+                return False
+        self.server.work_done_progress.begin(
+            self.token,
+            types.WorkDoneProgressBegin(title=self.title, message=message, percentage=percentage, cancellable=False),
+        )
+        return True
+
+    async def finish(self) -> None:
+        if self.started is None:
+            return
+        if await self.started:
+            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
+
+
+def create_server(settings: Settings | None = None, roots: list[str] | None = None) -> AgentServer:
+    server = AgentServer(settings, roots)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
+        folders = [f.uri for f in params.workspace_folders or []]
+        if not folders and params.root_uri:
+            folders = [params.root_uri]
+        elif not folders and params.root_path:
+            folders = [params.root_path]
+        usable = []
+        for folder in folders:
+            try:
+                path = uri_to_path(folder) if folder.startswith("file:") else Path(folder)
+            except Exception:
+                path = None
+            if path is not None and path.is_dir():
+                usable.append(path)
+            else:
+                ls.pending_messages.append(f"workspace folder {folder} is not a local directory; ignored.")
+        if usable:
+            ls.agent_workspace.set_roots(usable)
+        settings, problems = Settings.from_options(params.initialization_options)
+        # CLI flags set the server's defaults; initializationOptions override them.
+        options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        ls.settings = ls.settings.replace(**{k: getattr(settings, k) for k in options if hasattr(settings, k)})
+        ls.pending_messages += problems
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
+        for message in ls.pending_messages:
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}"))
+        ls.pending_messages.clear()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: AgentServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        roots = [r for r in ls.agent_workspace.roots]
+        for removed in params.event.removed:
+            roots = [r for r in roots if r != uri_to_path(removed.uri).resolve()]
+        roots += [uri_to_path(added.uri) for added in params.event.added]
+        if roots:
+            ls.agent_workspace.set_roots([r for r in roots if Path(r).is_dir()])
+
+    # The overlay: pygls applies full and incremental changes (in the negotiated position
+    # encoding); tools then see the buffer's text instead of the disk.
+    def sync(ls: AgentServer, uri: str) -> None:
+        if not uri.startswith("file:"):
+            return
+        document = ls.workspace.get_text_document(uri)
+        ls.agent_workspace.update_document(uri, document.source)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
+        sync(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: AgentServer, params: types.DidChangeTextDocumentParams) -> None:
+        sync(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None:
+        if params.text_document.uri.startswith("file:"):
+            ls.agent_workspace.close_document(params.text_document.uri)
+
+    @server.feature(f"{METHOD_PREFIX}tools")
+    def tools(ls: AgentServer, params: Any) -> dict:
+        return {"tools": catalog()}
+
+    for name in REGISTRY:
+        register_tool(server, name)
+    return server
+
+
+def register_tool(server: AgentServer, name: str) -> None:
+    async def handle(ls: AgentServer, params: Any) -> dict:
+        return await ls.run_tool(name, params)
+
+    server.feature(f"{METHOD_PREFIX}{name}")(handle)
+
+    # Registered so initialize advertises the command; AgentProtocol runs it.
+    def command(ls: AgentServer, *args: Any) -> None:
+        raise JsonRpcMethodNotFound(f"{COMMAND_PREFIX}{name}")
+
+    server.command(f"{COMMAND_PREFIX}{name}")(command)

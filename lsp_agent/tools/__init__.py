@@ -1,0 +1,118 @@
+"""The one registry of agent tools.
+
+A tool is a plain function `handler(ctx, **arguments) -> answer` plus its name, a one-line
+summary and the JSON Schema of its arguments. Every front door (LSP requests and commands,
+the CLI, text-dialect call dispatch) goes through `call`, so a tool is written once and
+behaves the same everywhere. Tools know nothing of LSP.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Callable
+
+import jsonschema
+
+from ..config import Settings
+from ..errors import ArgumentError, Cancelled, Refusal
+from ..workspace import Workspace
+
+
+@dataclass
+class Context:
+    """What a tool may use besides its arguments."""
+
+    workspace: Workspace
+    settings: Settings = field(default_factory=Settings)
+    # report(message, percentage or None); the server turns it into $/progress
+    report: Callable[[str, int | None], None] | None = None
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+    _last_report: float = 0.0
+
+    def check_cancelled(self) -> None:
+        if self.cancel_event.is_set():
+            raise Cancelled()
+
+    def progress(self, message: str, percentage: int | None = None, *, every: float = 0.2) -> None:
+        """Report progress, at most once per `every` seconds."""
+        now = time.monotonic()
+        if self.report is not None and now - self._last_report >= every:
+            self._last_report = now
+            self.report(message, percentage)
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    summary: str
+    schema: dict
+    handler: Callable[..., dict]
+
+    def describe(self) -> dict:
+        return {"name": self.name, "description": self.summary, "inputSchema": self.schema}
+
+
+REGISTRY: dict[str, Tool] = {}
+
+
+def tool(name: str, summary: str, schema: dict) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
+    """Register `handler` as the tool `name`. The schema is an object schema of its arguments."""
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+    def register(handler: Callable[..., dict]) -> Callable[..., dict]:
+        if name in REGISTRY:
+            raise ValueError(f"tool {name!r} registered twice")
+        REGISTRY[name] = Tool(name, summary, schema, handler)
+        return handler
+
+    return register
+
+
+def catalog() -> list[dict]:
+    """Every tool's name, description and JSON Schema, in registration order."""
+    return [t.describe() for t in REGISTRY.values()]
+
+
+def validate(name: str, arguments: Any) -> dict:
+    """The arguments of a call to `name`, checked against its schema.
+
+    Raises ArgumentError (a message naming the argument) for anything malformed.
+    """
+    if name not in REGISTRY:
+        raise ArgumentError(f"unknown tool {name!r}; known tools: {', '.join(REGISTRY)}")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ArgumentError(f"{name}: arguments must be an object, got {type(arguments).__name__}")
+    validator = jsonschema.Draft202012Validator(REGISTRY[name].schema)
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+    if errors:
+        raise ArgumentError(f"{name}: {describe_schema_error(errors[0])}")
+    return arguments
+
+
+def describe_schema_error(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path)
+    if error.validator == "additionalProperties":
+        return f"{error.message}"
+    if error.validator == "required":
+        return error.message
+    return f"argument {where!r}: {error.message}" if where else error.message
+
+
+def call(ctx: Context, name: str, arguments: Any) -> dict:
+    """Validate and run one tool call. Refusals come back as answers with `error`;
+    malformed arguments raise ArgumentError; cancellation raises Cancelled."""
+    arguments = validate(name, arguments)
+    try:
+        return REGISTRY[name].handler(ctx, **arguments)
+    except Refusal as refusal:
+        return refusal.answer()
+
+
+# Tool modules register themselves on import; this list is the whole catalogue.
+for _module in ("read",):
+    import_module(f"{__name__}.{_module}")

@@ -1,0 +1,221 @@
+"""read: whole numbered lines under a budget, with an exact continuation.
+
+Following `next` from start=1 yields every line exactly once; a line longer than the whole
+budget comes in column segments, so the parts concatenate to the file's exact text.
+"""
+
+from __future__ import annotations
+
+from ..errors import Refusal
+from ..workspace import Text
+from . import Context, tool
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."},
+        "start": {"type": "integer", "minimum": 1, "default": 1, "description": "First line to show (1-based)."},
+        "col": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+            "description": "First column (1-based character) of line `start`; used to page a line longer than the budget.",
+        },
+        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text, header included."},
+        "if_version": {
+            "type": "string",
+            "description": "A version from an earlier read: if the file is unchanged the answer is one line.",
+        },
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+SUMMARY = (
+    "Read a file as numbered whole lines within a character budget. The header gives the lines "
+    "shown, the total and the version; when there is more, the answer ends with "
+    "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments."
+)
+
+
+def numbered(number: int, width: int, line: str) -> str:
+    return f"{number:>{width}}  {line}"
+
+
+def notes_for(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
+    notes = []
+    if text.from_editor:
+        notes.append("open in the editor: showing its buffer, which may be unsaved")
+    if if_version is not None and if_version != text.version:
+        notes.append(f"changed since version {if_version}")
+    if not text.utf8:
+        notes.append("not valid UTF-8: undecodable bytes shown as U+FFFD")
+    if text.eol == "\r\n":
+        notes.append("CRLF line endings (not shown)")
+    elif text.eol == "mixed":
+        notes.append("mixed line endings: CR kept as \\r at the end of CRLF lines")
+    if shows_last_line and not text.final_newline:
+        notes.append("no newline at end of file")
+    return notes
+
+
+def compose(header: str, notes: list[str], body: list[str], trailer: str | None) -> str:
+    parts = [header, *(f"note: {n}" for n in notes), *body]
+    if trailer:
+        parts.append(trailer)
+    return "\n".join(parts)
+
+
+def read_text(
+    text: Text,
+    shown: str,
+    *,
+    start: int = 1,
+    col: int = 1,
+    max_chars: int,
+    if_version: str | None = None,
+    first: int = 1,
+    last: int | None = None,
+) -> dict:
+    """One page of `text` (lines `first`..`last` only, for reads of a part such as a symbol)."""
+    total = text.line_count
+    last = total if last is None else last
+    fields = {"path": shown, "version": text.version, "total_lines": total}
+    span = f"lines {first}-{last} of {shown}" if (first, last) != (1, total) else shown
+
+    if if_version is not None and if_version == text.version:
+        return {
+            "text": f"{span} unchanged since version {text.version} ({total} lines); nothing re-sent.",
+            "unchanged": True,
+            "start": start,
+            "end": None,
+            "next": None,
+            **fields,
+        }
+    if total == 0:
+        if start != 1 or col != 1:
+            raise Refusal("out_of_range", f"{shown} is empty (0 lines); read it with start=1.", **fields)
+        notes = notes_for(text, shows_last_line=True, if_version=if_version)
+        return {
+            "text": compose(f"{shown} · empty file (0 lines) · version {text.version}", notes, [], None),
+            "start": 1,
+            "end": 0,
+            "next": None,
+            **fields,
+        }
+    if not first <= start <= last:
+        where = f"{shown} has {total} lines" if (first, last) == (1, total) else f"{span} is the range"
+        raise Refusal(
+            "out_of_range",
+            f"start={start} is outside the text: {where}; read with start={first}..{last}.",
+            **fields,
+        )
+    length = text.line_length(start)
+    if col != 1 and not col <= length:
+        raise Refusal(
+            "out_of_range",
+            f"col={col} is past the end of line {start}, which has {length} characters; use col=1..{max(length, 1)}.",
+            **fields,
+        )
+
+    width = len(str(last))
+    prefix = width + 2
+
+    def page_chars(body_chars: int, lines: int, end: int, nxt: int) -> int:
+        """Length of the assembled page showing lines start..end, `nxt` coming next."""
+        notes = notes_for(text, shows_last_line=nxt > total, if_version=if_version)
+        size = len(header_lines(shown, start, end, total, text.version)) + body_chars + lines
+        size += sum(len(n) + 7 for n in notes)
+        if nxt <= last:
+            size += len(trailer_text(nxt, None, 0, last - nxt + 1, last)) + 1
+        return size
+
+    body: list[str] = []
+    used = 0
+    number = start
+    segment = None  # (first col, last col) when serving part of one long line
+    if col == 1:
+        # Pack whole lines greedily; each check is O(1), so a page costs its own lines.
+        while number <= last:
+            cost = prefix + text.line_length(number)
+            if page_chars(used + cost, len(body) + 1, number, number + 1) > max_chars:
+                break
+            body.append(numbered(number, width, text.line(number)))
+            used += cost
+            number += 1
+    if not body:  # a long line, or the rest of one: serve a column segment
+        big = 10 ** len(str(length)) - 1
+        notes = notes_for(text, shows_last_line=True, if_version=if_version)
+        overhead = len(header_segment(shown, start, total, col, big, length, text.version))
+        overhead += sum(len(n) + 7 for n in notes) + 1 + prefix
+        overhead += len(trailer_text(start, big, length, 0, last)) + 1
+        take = max_chars - overhead
+        if take < 1:
+            minimum = overhead + 1
+            raise Refusal(
+                "budget_too_small",
+                f"max_chars={max_chars} leaves no room for text; the smallest budget for {shown} is {minimum}.",
+                minimum=minimum,
+                **fields,
+            )
+        line = text.line(start)
+        piece = line[col - 1 : col - 1 + take]
+        segment = (col, col - 1 + len(piece))
+        body.append(numbered(start, width, piece))
+        number = start if segment[1] < length else start + 1
+
+    end = number - 1 if segment is None or number > start else start
+    shows_last = number > total
+    notes = notes_for(text, shows_last_line=shows_last, if_version=if_version)
+    if segment is None:
+        header = header_lines(shown, start, end, total, text.version)
+    else:
+        header = header_segment(shown, start, total, segment[0], segment[1], length, text.version)
+
+    if segment is not None and number == start:
+        nxt = {"start": start, "col": segment[1] + 1}
+    elif number <= last:
+        nxt = {"start": number}
+    else:
+        nxt = None
+    trailer = None
+    if nxt is not None:
+        trailer = trailer_text(nxt["start"], nxt.get("col"), length, last - number + 1, last)
+    answer = compose(header, notes, body, trailer)
+    assert len(answer) <= max_chars, (len(answer), max_chars)
+    result = {"text": answer, "start": start, "end": end, "next": nxt, **fields}
+    result.update(eol=text.eol, final_newline=text.final_newline, utf8=text.utf8, from_editor=text.from_editor)
+    if segment is not None:
+        result["columns"] = list(segment)
+    if if_version is not None:
+        result["unchanged"] = False
+    return result
+
+
+def header_lines(shown: str, start: int, end: int, total: int, version: str) -> str:
+    return f"{shown} · lines {start}-{end} of {total} · version {version}"
+
+
+def header_segment(shown: str, line: int, total: int, c1: int, c2: int, length: int, version: str) -> str:
+    return f"{shown} · line {line} of {total}, columns {c1}-{c2} of {length} · version {version}"
+
+
+def trailer_text(start: int, col: int | None, length: int, remaining: int, last: int) -> str:
+    if col is not None:
+        return f"[line {start} goes on to column {length}: read on with start={start} col={col}]"
+    return f"[lines {start}-{last} not shown: read on with start={start}]"
+
+
+@tool("read", SUMMARY, SCHEMA)
+def read(
+    ctx: Context,
+    path: str,
+    start: int = 1,
+    col: int = 1,
+    max_chars: int | None = None,
+    if_version: str | None = None,
+) -> dict:
+    resolved = ctx.workspace.resolve(path)
+    text = ctx.workspace.text(resolved)
+    budget = max_chars or ctx.settings.max_chars
+    return read_text(text, ctx.workspace.display(resolved), start=start, col=col, max_chars=budget, if_version=if_version)
