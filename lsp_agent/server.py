@@ -212,7 +212,8 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
 
     @server.feature(f"{METHOD_PREFIX}tools")
     def tools(ls: AgentServer, params: Any) -> dict:
-        return {"tools": catalog()}
+        include_runtime = isinstance(params, dict) and params.get("all") is True
+        return {"tools": catalog(include_runtime=include_runtime)}
 
     for name in REGISTRY:
         register_tool(server, name)

@@ -50,6 +50,9 @@ class Tool:
     summary: str
     schema: dict
     handler: Callable[..., dict]
+    # False for tools meant for agent runtimes rather than models (decoding replies, …):
+    # they are served as requests but left out of the catalog a model is shown.
+    for_agents: bool = True
 
     def describe(self) -> dict:
         return {"name": self.name, "description": self.summary, "inputSchema": self.schema}
@@ -58,22 +61,29 @@ class Tool:
 REGISTRY: dict[str, Tool] = {}
 
 
-def tool(name: str, summary: str, schema: dict) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
+def tool(
+    name: str, summary: str, schema: dict, *, for_agents: bool = True
+) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
     """Register `handler` as the tool `name`. The schema is an object schema of its arguments."""
     jsonschema.Draft202012Validator.check_schema(schema)
 
     def register(handler: Callable[..., dict]) -> Callable[..., dict]:
         if name in REGISTRY:
             raise ValueError(f"tool {name!r} registered twice")
-        REGISTRY[name] = Tool(name, summary, schema, handler)
+        REGISTRY[name] = Tool(name, summary, schema, handler, for_agents)
         return handler
 
     return register
 
 
-def catalog() -> list[dict]:
-    """Every tool's name, description and JSON Schema, in registration order."""
-    return [t.describe() for t in REGISTRY.values()]
+def catalog(*, include_runtime: bool = False) -> list[dict]:
+    """Each agent tool's name, description and JSON Schema, in registration order
+    (with `include_runtime`, the runtime-only tools too, marked `"forAgents": false`)."""
+    return [
+        t.describe() | ({} if t.for_agents else {"forAgents": False})
+        for t in REGISTRY.values()
+        if t.for_agents or include_runtime
+    ]
 
 
 def validate(name: str, arguments: Any) -> dict:
