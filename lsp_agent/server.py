@@ -76,6 +76,10 @@ class AgentServer(LanguageServer):
         self.pending_messages: list[str] = []
         self._tokens = itertools.count(1)
 
+    def shutdown(self) -> None:
+        super().shutdown()
+        self.tool_pool.shutdown(wait=False, cancel_futures=True)
+
     def context(self, report=None) -> Context:
         return Context(self.agent_workspace, self.settings, report=report)
 
