@@ -1,0 +1,282 @@
+"""Primitives the grammars share for finding where a block ends, one window at a time.
+
+A *finder* is a small state machine. The scrubber hands it the current window of input
+(`text`, whose first character is at absolute offset `base`) and a position `i`; the finder
+consumes what it can and returns `(pos, None)` when it needs more input (text[pos:] is a
+partial token, carried to the next window; it is short and bounded), or `(pos, End)` when
+the block ends. An `End` may lie before `pos` (the finder looked ahead): the scrubber scans
+the text after it again, so each character is scanned a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+CLOSED, MALFORMED, OPEN = "closed", "malformed", "open"
+
+# How far an opener may stretch before it is not an opener: bounds what is held back.
+NAME_LIMIT = 128
+TAG_LIMIT = 256
+WS_LIMIT = 256
+
+WS = " \t\r\n"
+PARTIAL = object()  # "cannot tell yet: wait for more input"
+
+
+@dataclass
+class End:
+    at: int  # absolute offset where the block ends (exclusive)
+    status: str  # CLOSED: decode it; MALFORMED: report `reason`; OPEN: no closer by the end
+    reason: str = ""
+    literal_until: int | None = None  # see TaggedJsonFinder: quotes are out of step up to here
+
+
+@dataclass
+class Opening:
+    """A claimed block starting at `start` (absolute); its opener ends at window index `end`."""
+
+    grammar: str
+    start: int
+    end: int
+    finder: "Finder"
+    decode: object  # callable(block_text) -> list[Decodable | Problem]
+    token: str  # the opener as written, for messages
+
+
+class Openers(Protocol):
+    def opening_at(self, text: str, j: int, base: int, final: bool): ...
+
+
+class Finder(Protocol):
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]: ...
+
+
+def starts(text: str, i: int, token: str, final: bool):
+    """True if `token` is at text[i], PARTIAL if text ends inside what may still be it."""
+    if text.startswith(token, i):
+        return True
+    rest = text[i:]
+    if not final and len(rest) < len(token) and token.startswith(rest):
+        return PARTIAL
+    return False
+
+
+def skip_ws(text: str, i: int, limit: int = WS_LIMIT) -> int:
+    """Index of the first non-whitespace character at or after i, looking at most `limit`
+    characters ahead (returns i + limit + 1 when the run is longer: not a block)."""
+    j = i
+    stop = min(len(text), i + limit + 1)
+    while j < stop and text[j] in WS:
+        j += 1
+    return j
+
+
+NAME_CHARS = re.compile(r"[\w.:\-]*")
+
+
+def read_name(text: str, i: int, final: bool):
+    """A tool name at text[i:]: (name, end), PARTIAL, or None (no name, or too long)."""
+    m = NAME_CHARS.match(text, i, i + NAME_LIMIT + 1)
+    end = m.end()
+    if end - i > NAME_LIMIT:
+        return None
+    if end == len(text) and not final:
+        return PARTIAL
+    return (text[i:end], end) if end > i else None
+
+
+TAG_ATTR = re.compile(r"""\s+([A-Za-z_][\w.:\-]*)\s*=\s*(?:"([^"<>\n]*)"|'([^'<>\n]*)'|([^\s"'<>=`]+))""")
+
+
+def match_tag(text: str, i: int, name: str, final: bool):
+    """`<name attr="v" …>` at text[i]: ({attrs}, end), PARTIAL or None. Attributes stay on
+    one line and the tag within TAG_LIMIT characters; anything else is not this tag."""
+    head = "<" + name
+    r = starts(text, i, head, final)
+    if r is not True:
+        return r or None
+    j = i + len(head)
+    if j == len(text):
+        return None if final else PARTIAL
+    if text[j] not in "> \t":
+        return None
+    close = text.find(">", j, i + TAG_LIMIT)
+    if close < 0:
+        inside = text[j : i + TAG_LIMIT]
+        if "<" in inside or "\n" in inside or final or len(text) >= i + TAG_LIMIT:
+            return None
+        return PARTIAL
+    attrs: dict[str, str] = {}
+    k = j
+    for m in TAG_ATTR.finditer(text, j, close):
+        if m.start() != k:
+            return None
+        attrs[m.group(1)] = next(g for g in m.group(2, 3, 4) if g is not None)
+        k = m.end()
+    if text[k:close].strip(" \t"):
+        return None
+    return attrs, close + 1
+
+
+class EndsAt:
+    """A block already known to end at `at` (a repeated opener: the block opens twice)."""
+
+    def __init__(self, at: int, reason: str):
+        self.end = End(at, MALFORMED, reason)
+        self.expects = ""
+
+    def scan(self, text, i, base, final, openers):
+        return self.end.at - base, self.end
+
+
+class XmlFinder:
+    """The end of an XML-ish block: one child (`<function=…>…</function>`,
+    `<invoke …>…</invoke>`), or, inside a wrapper (`<tool_call>`, `<function_calls>`), children
+    separated by whitespace and then the wrapper's closer.
+
+    Values are raw text, so the first child closer ends the child. A new opener before it
+    (the model started another call) ends the block as malformed. The wrapper's closer is
+    optional: after a complete child, anything other than another child or the wrapper's
+    closer ends the block right after that child.
+    """
+
+    def __init__(self, child_open: str, child_close: str, outer_close: str | None = None):
+        self.child_open, self.child_close, self.outer_close = child_open, child_close, outer_close
+        self.in_child = outer_close is None  # a bare child: its opener is already consumed
+        self.last_child_end: int | None = None
+
+    @property
+    def expects(self) -> str:
+        return self.child_close if self.in_child else (self.outer_close or self.child_close)
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        while True:
+            if not self.in_child:
+                k = i
+                while k < n and text[k] in WS:
+                    k += 1
+                if k == n:
+                    if not final:
+                        return n, None
+                    return n, self._after_children(n, base)
+                r = starts(text, k, self.child_open, final)
+                if r is PARTIAL:
+                    return k, None
+                if r:
+                    self.in_child, i = True, k + len(self.child_open)
+                    continue
+                r = starts(text, k, self.outer_close, final)
+                if r is PARTIAL:
+                    return k, None
+                if r:
+                    return k, End(base + k + len(self.outer_close), CLOSED)
+                return k, self._after_children(k, base)
+            j = text.find("<", i)
+            if j < 0:
+                return n, (End(base + n, OPEN) if final else None)
+            r = starts(text, j, self.child_close, final)
+            if r is PARTIAL:
+                return j, None
+            if r:
+                end = j + len(self.child_close)
+                if self.outer_close is None:
+                    return end, End(base + end, CLOSED)
+                self.in_child, self.last_child_end, i = False, base + end, end
+                continue
+            if self.outer_close is not None:
+                r = starts(text, j, self.outer_close, final)
+                if r is PARTIAL:
+                    return j, None
+                if r:
+                    end = j + len(self.outer_close)
+                    why = f"{self.child_open}… has no {self.child_close} before {self.outer_close}"
+                    return end, End(base + end, MALFORMED, why)
+            o = openers.opening_at(text, j, base, final)
+            if o is PARTIAL:
+                return j, None
+            if o is not None:
+                why = f"a new {o.token} began before {self.child_close}"
+                return j, End(base + j, MALFORMED, why)
+            i = j + 1
+
+    def _after_children(self, k: int, base: int) -> End:
+        if self.last_child_end is None:  # cannot happen: the opener was claimed on its first child
+            return End(base + k, MALFORMED, f"expected {self.child_open}")
+        return End(self.last_child_end, CLOSED)
+
+
+class JsonValueFinder:
+    """The end of a JSON value that has no closing tag (Mistral): brackets balanced outside
+    strings. A mismatched bracket ends the value as malformed; a new opener outside a string
+    ends it too (the model started another call). A raw line break ends a string."""
+
+    OUT = re.compile(r'["\[\]{}<]')
+    IN = re.compile(r'[\\"\n]')
+    PAIRS = {"]": "[", "}": "{"}
+
+    def __init__(self, first: str, expects: str):
+        self.first = first  # the bracket the value must start with
+        self.expects = expects
+        self.stack: list[str] = []
+        self.in_string = False
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        if not self.stack:
+            k = i
+            while k < n and text[k] in WS:
+                k += 1
+            if k == n:
+                return n, (End(base + n, OPEN) if final else None)
+            if text[k] != self.first:
+                return k, End(base + k, MALFORMED, f"expected {self.first!r} to start the JSON, found {text[k]!r}")
+            self.stack.append(self.first)
+            i = k + 1
+        while True:
+            if self.in_string:
+                m = self.IN.search(text, i)
+                if m is None:
+                    return n, (End(base + n, OPEN) if final else None)
+                j = m.start()
+                c = text[j]
+                if c == "\\":
+                    if j + 1 == n:
+                        return (n, End(base + n, OPEN)) if final else (j, None)
+                    i = j + 2
+                    continue
+                self.in_string = False  # a closing quote, or a line break that cuts the string
+                i = j + 1
+                continue
+            m = self.OUT.search(text, i)
+            if m is None:
+                return n, (End(base + n, OPEN) if final else None)
+            j = m.start()
+            c = text[j]
+            if c == '"':
+                self.in_string, i = True, j + 1
+            elif c in "[{":
+                if c == "[":
+                    o = openers.opening_at(text, j, base, final)
+                    if o is PARTIAL:
+                        return j, None
+                    if o is not None:
+                        return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
+                self.stack.append(c)
+                i = j + 1
+            elif c in "]}":
+                if self.stack[-1] != self.PAIRS[c]:
+                    return j + 1, End(base + j + 1, MALFORMED, f"{c!r} does not match {self.stack[-1]!r}")
+                self.stack.pop()
+                if not self.stack:
+                    return j + 1, End(base + j + 1, CLOSED)
+                i = j + 1
+            else:  # "<"
+                o = openers.opening_at(text, j, base, final)
+                if o is PARTIAL:
+                    return j, None
+                if o is not None:
+                    return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
+                i = j + 1
