@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from .model import Decodable, Problem
-from .scan import PARTIAL, Opening, XmlFinder, read_name, starts
+from .scan import PARTIAL, Opening, XmlFinder, find_unfenced, read_name, starts
 
 GRAMMAR = "function_xml"
 OPEN = "<function="
@@ -74,7 +74,7 @@ def decode_functions(body: str) -> list[Decodable | Problem]:
         if not m:
             out.append(Problem(f"expected {OPEN}NAME>, found {snippet(body, pos)}"))
             return out
-        end = body.find(CLOSE, m.end())
+        end = find_unfenced(body, CLOSE, m.end())
         if end < 0:
             out.append(Problem(f"{m.group(0)} has no {CLOSE}"))
             return out
@@ -96,7 +96,7 @@ def function(name: str, inner: str) -> Decodable | Problem:
         if not m:
             return Problem(f"in <function={name}>: expected <parameter=NAME>, found {snippet(inner, pos)}")
         key = m.group(1).strip()
-        end = inner.find("</parameter>", m.end())
+        end = find_unfenced(inner, "</parameter>", m.end())
         if not key:
             return Problem(f"in <function={name}>: a parameter has an empty name")
         if end < 0:

@@ -17,7 +17,7 @@ import re
 
 from .function_xml import layout_stripped, skip_space, snippet
 from .model import Decodable, Problem
-from .scan import PARTIAL, WS_LIMIT, Opening, XmlFinder, match_tag, skip_ws, starts
+from .scan import PARTIAL, WS_LIMIT, Opening, XmlFinder, find_unfenced, match_tag, skip_ws, starts
 
 GRAMMAR = "invoke_xml"
 WRAP_OPEN, WRAP_CLOSE = "<function_calls>", "</function_calls>"
@@ -70,7 +70,7 @@ def decode(block: str) -> list[Decodable | Problem]:
         if not m:
             out.append(Problem(f'expected <invoke name="NAME">, found {snippet(body, pos)}'))
             return out
-        end = body.find(CHILD_CLOSE, m.end())
+        end = find_unfenced(body, CHILD_CLOSE, m.end())
         if end < 0:
             out.append(Problem(f"{m.group(0)} has no {CHILD_CLOSE}"))
             return out
@@ -92,7 +92,7 @@ def invoke(name: str, inner: str) -> Decodable | Problem:
         if not m:
             return Problem(f'in <invoke name="{name}">: expected <parameter name="NAME">, found {snippet(inner, pos)}')
         key = (m.group(1) if m.group(1) is not None else m.group(2)).strip()
-        end = inner.find("</parameter>", m.end())
+        end = find_unfenced(inner, "</parameter>", m.end())
         if not key:
             return Problem(f'in <invoke name="{name}">: a parameter has an empty name')
         if end < 0:

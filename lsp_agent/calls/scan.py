@@ -120,6 +120,137 @@ def match_tag(text: str, i: int, name: str, final: bool):
     return attrs, close + 1
 
 
+FENCE_RUN = re.compile(r"(`{3,}|~{3,})")
+
+
+def fence_line(text: str, j: int, final: bool):
+    """A fence opener at text[j] (the fence characters; the caller checks the indentation):
+    (char, count, info, line_end) with line_end the index of the line break ending it (or
+    the end of the reply), PARTIAL, or None. Info strings stay within TAG_LIMIT characters."""
+    m = FENCE_RUN.match(text, j)
+    if m is None:
+        rest = text[j : j + 3]
+        if not final and len(text) - j < 3 and rest == rest[0] * len(rest):
+            return PARTIAL
+        return None
+    line_end = text.find("\n", m.end(), j + TAG_LIMIT)
+    if line_end < 0:
+        if len(text) >= j + TAG_LIMIT:
+            return None
+        if not final:
+            return PARTIAL
+        line_end = len(text)
+    info = text[m.end() : line_end].strip(" \t\r")
+    run = m.group(1)
+    if run[0] == "`" and "`" in info:
+        return None  # inline code such as ```x```, not a fence
+    return run[0], len(run), info, line_end
+
+
+def fence_at_line_start(text: str, k: int, final: bool):
+    """At a line start: (FenceFinder, line_end) when a fence opens on this line."""
+    j = k
+    while j < len(text) and j - k < 3 and text[j] == " ":
+        j += 1
+    if j == len(text):
+        return None if final else PARTIAL
+    if text[j] not in "`~":
+        return None
+    found = fence_line(text, j, final)
+    if found is None or found is PARTIAL:
+        return found
+    char, count, _, line_end = found
+    return FenceFinder(char, count), line_end
+
+
+class FenceFinder:
+    """The closing fence: a line of at most three spaces, then at least as many fence
+    characters as the opener, then only spaces or tabs."""
+
+    def __init__(self, char: str, count: int):
+        self.char, self.count = char, count
+        self.closing = re.compile(rf"[ ]{{0,3}}({re.escape(char)}{{{count},}})[ \t\r]*(?:\n|$)")
+        self.expects = f"the closing {char * count}"
+        self.at_line_start = False  # the finder starts on the opening line's line break
+
+    def scan(self, text, i, base, final, openers):
+        n = len(text)
+        while True:
+            if self.at_line_start:
+                m = self.closing.match(text, i)
+                if m and (m.group(0).endswith("\n") or final):
+                    return m.end(1), End(base + m.end(1), CLOSED)
+                if not final and self._may_close(text, i):
+                    return i, None  # the line so far could still be the closing fence
+                self.at_line_start = False
+            j = text.find("\n", i)
+            if j < 0:
+                return n, (End(base + n, OPEN) if final else None)
+            i, self.at_line_start = j + 1, True
+
+    def _may_close(self, text: str, k: int) -> bool:
+        line = text[k:]
+        if "\n" in line or len(line) > TAG_LIMIT:
+            return False
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) > 3:
+            return False
+        run = len(stripped) - len(stripped.lstrip(self.char))
+        tail = stripped[run:]
+        return (run == len(stripped)) or (run >= self.count and tail.strip(" \t\r") == "")
+
+
+def find_unfenced(text: str, token: str, start: int) -> int:
+    """text.find(token, start), skipping code fences that open on a line of their own
+    (the batch twin of HidesFences, so decoding agrees with the finder)."""
+    i = start
+    while True:
+        t = text.find(token, i)
+        nl = text.find("\n", i)
+        if t < 0:
+            return -1
+        if nl < 0 or t < nl:
+            return t
+        found = fence_at_line_start(text, nl + 1, True)
+        if not found:
+            i = nl + 1
+            continue
+        finder, line_end = found
+        _, end = finder.scan(text, line_end, 0, True, None)
+        if end.status == OPEN:
+            return -1
+        i = end.at
+
+
+class HidesFences:
+    """Inside a block, as in prose, a code fence hides everything up to its closing line:
+    no opener, closer or quote in it counts (a fenced example inside a value is text)."""
+
+    fence: FenceFinder | None = None
+
+    def through_fence(self, text: str, i: int, base: int, final: bool, openers):
+        """Scan on inside an open fence: (i, True, None) to go on at i after the fence, or
+        (pos, False, End or None) for the finder's scan to return."""
+        pos, end = self.fence.scan(text, i, base, final, openers)
+        if end is None:
+            return pos, False, None
+        if end.status == OPEN:
+            return pos, False, End(base + len(text), OPEN)
+        self.fence = None
+        return end.at - base, True, None
+
+    def line_break(self, text: str, j: int, final: bool):
+        """At a line break text[j] outside strings: (i, True) to go on at i, or (pos, False)
+        to return (pos, None): wait for more input."""
+        r = fence_at_line_start(text, j + 1, final)
+        if r is PARTIAL:
+            return j, False
+        if r:
+            self.fence = r[0]
+            return r[1], True
+        return j + 1, True
+
+
 class EndsAt:
     """A block already known to end at `at` (a repeated opener: the block opens twice)."""
 
@@ -131,16 +262,18 @@ class EndsAt:
         return self.end.at - base, self.end
 
 
-class XmlFinder:
+class XmlFinder(HidesFences):
     """The end of an XML-ish block: one child (`<function=…>…</function>`,
     `<invoke …>…</invoke>`), or, inside a wrapper (`<tool_call>`, `<function_calls>`), children
     separated by whitespace and then the wrapper's closer.
 
-    Values are raw text, so the first child closer ends the child. A new opener before it
-    (the model started another call) ends the block as malformed. The wrapper's closer is
-    optional: after a complete child, anything other than another child or the wrapper's
-    closer ends the block right after that child.
+    Values are raw text, so the first child closer ends the child (outside code fences). A
+    new opener before it (the model started another call) ends the block as malformed. The
+    wrapper's closer is optional: after a complete child, anything other than another child
+    or the wrapper's closer ends the block right after that child.
     """
+
+    EVENT = re.compile(r"[<\n]")
 
     def __init__(self, child_open: str, child_close: str, outer_close: str | None = None):
         self.child_open, self.child_close, self.outer_close = child_open, child_close, outer_close
@@ -154,6 +287,11 @@ class XmlFinder:
     def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
         n = len(text)
         while True:
+            if self.fence is not None:
+                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                if not go_on:
+                    return i, end
+                continue
             if not self.in_child:
                 k = i
                 while k < n and text[k] in WS:
@@ -174,9 +312,15 @@ class XmlFinder:
                 if r:
                     return k, End(base + k + len(self.outer_close), CLOSED)
                 return k, self._after_children(k, base)
-            j = text.find("<", i)
-            if j < 0:
+            m = self.EVENT.search(text, i)
+            if m is None:
                 return n, (End(base + n, OPEN) if final else None)
+            j = m.start()
+            if text[j] == "\n":
+                i, go_on = self.line_break(text, j, final)
+                if not go_on:
+                    return i, None
+                continue
             r = starts(text, j, self.child_close, final)
             if r is PARTIAL:
                 return j, None
@@ -208,12 +352,12 @@ class XmlFinder:
         return End(self.last_child_end, CLOSED)
 
 
-class JsonValueFinder:
+class JsonValueFinder(HidesFences):
     """The end of a JSON value that has no closing tag (Mistral): brackets balanced outside
     strings. A mismatched bracket ends the value as malformed; a new opener outside a string
     ends it too (the model started another call). A raw line break ends a string."""
 
-    OUT = re.compile(r'["\[\]{}<]')
+    OUT = re.compile(r'["\[\]{}<\n]')
     IN = re.compile(r'[\\"\n]')
     PAIRS = {"]": "[", "}": "{"}
 
@@ -236,6 +380,11 @@ class JsonValueFinder:
             self.stack.append(self.first)
             i = k + 1
         while True:
+            if self.fence is not None:
+                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                if not go_on:
+                    return i, end
+                continue
             if self.in_string:
                 m = self.IN.search(text, i)
                 if m is None:
@@ -245,10 +394,10 @@ class JsonValueFinder:
                 if c == "\\":
                     if j + 1 == n:
                         return (n, End(base + n, OPEN)) if final else (j, None)
-                    i = j + 2
+                    i = j + 2 if text[j + 1] != "\n" else j + 1
                     continue
-                self.in_string = False  # a closing quote, or a line break that cuts the string
-                i = j + 1
+                self.in_string = False
+                i = j + 1 if c == '"' else j  # a line break cuts the string and is seen again outside
                 continue
             m = self.OUT.search(text, i)
             if m is None:
@@ -257,6 +406,10 @@ class JsonValueFinder:
             c = text[j]
             if c == '"':
                 self.in_string, i = True, j + 1
+            elif c == "\n":
+                i, go_on = self.line_break(text, j, final)
+                if not go_on:
+                    return i, None
             elif c in "[{":
                 if c == "[":
                     o = openers.opening_at(text, j, base, final)

@@ -18,7 +18,7 @@ import re
 from . import function_xml
 from .jsoncall import calls_from_json
 from .model import Decodable, Problem
-from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, WS_LIMIT, End, EndsAt, Opening, match_tag, skip_ws, starts
+from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, WS_LIMIT, End, EndsAt, HidesFences, Opening, match_tag, skip_ws, starts
 
 GRAMMAR = "tagged_json"
 SPELLINGS = ("tool_call", "toolcall", "tool-call")
@@ -63,8 +63,8 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     return None
 
 
-class TaggedJsonFinder:
-    OUT = re.compile(r'["<]')
+class TaggedJsonFinder(HidesFences):
+    OUT = re.compile(r'["<\n]')
     IN = re.compile(r'[\\"\n<]')
 
     def __init__(self, spelling: str, literal_until: int | None):
@@ -73,19 +73,31 @@ class TaggedJsonFinder:
         self.in_string = False
         self.suspect: int | None = None  # end of the first closer seen inside the open string
         self.literal_until = literal_until or 0
+        self.cut_string = False  # a raw line break cut a string: say so, it is the likely cause
 
     def scan(self, text, i, base, final, openers):
         n, closer = len(text), self.closer
         while True:
+            if self.fence is not None:
+                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                if not go_on:
+                    return i, end
+                continue
             if not self.in_string:
                 m = self.OUT.search(text, i)
                 if m is None:
                     return n, (End(base + n, OPEN) if final else None)
                 j = m.start()
-                if text[j] == '"':
+                c = text[j]
+                if c == '"':
                     if base + j >= self.literal_until:
                         self.in_string = True
                     i = j + 1
+                    continue
+                if c == "\n":
+                    i, go_on = self.line_break(text, j, final)
+                    if not go_on:
+                        return i, None
                     continue
                 r = starts(text, j, closer, final)
                 if r is PARTIAL:
@@ -111,15 +123,14 @@ class TaggedJsonFinder:
                     if final:
                         return n, self._string_left_open(base + n, "the reply ended")
                     return j, None
-                i = j + 2  # an escape pair; a raw line break after "\" still cuts the string
-                if text[j + 1] == "\n":
-                    i = j + 1
+                # An escape pair; a raw line break after "\" still cuts the string.
+                i = j + 2 if text[j + 1] != "\n" else j + 1
             elif c == '"':
                 self.in_string, self.suspect, i = False, None, j + 1
             elif c == "\n":
                 if self.suspect is not None:
                     return j, self._string_left_open(base + j, "its line ended")
-                self.in_string, i = False, j + 1  # a broken string: the JSON is invalid
+                self.in_string, self.cut_string, i = False, True, j  # a cut string (invalid JSON); the break is seen again outside
             else:  # "<"
                 r = starts(text, j, closer, final)
                 if r is PARTIAL:
@@ -132,6 +143,8 @@ class TaggedJsonFinder:
         if self.suspect is None:
             return End(at, OPEN)
         why = f"a JSON string was still open when {how}; the {self.closer} inside it closes the block"
+        if self.cut_string:
+            why += " (a raw line break cut an earlier string: write line breaks in JSON strings as \\n)"
         return End(self.suspect, MALFORMED, why, literal_until=at)
 
 
