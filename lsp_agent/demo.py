@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 class Session:
     """A minimal agent runtime: one stdio connection, tool calls as custom requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path = REPO) -> None:
+        self.root = root
         self.client = LanguageClient("lsp-agent-demo", "1", converter_factory=plain_converter)
 
     async def __aenter__(self) -> "Session":
@@ -29,7 +30,7 @@ class Session:
         await self.client.initialize_async(
             types.InitializeParams(
                 capabilities=types.ClientCapabilities(),
-                workspace_folders=[types.WorkspaceFolder(uri=REPO.as_uri(), name=REPO.name)],
+                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)],
             )
         )
         self.client.initialized(types.InitializedParams())
