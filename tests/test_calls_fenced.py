@@ -1,6 +1,6 @@
 """```tool_call fences hold calls; every other fence is an example."""
 
-from callcheck import calls, check, diags
+from .callcheck import calls, check, diags
 
 CALL = '{"name": "read", "arguments": {"path": "a.py"}}'
 

@@ -1,6 +1,6 @@
 """Function XML: <function=NAME><parameter=K>V</parameter></function>, bare or in <tool_call>."""
 
-from callcheck import calls, check, diags
+from .callcheck import calls, check, diags
 
 QWEN = "<tool_call>\n<function=read>\n<parameter=path>\na.py\n</parameter>\n<parameter=start>\n3\n</parameter>\n</function>\n</tool_call>"
 

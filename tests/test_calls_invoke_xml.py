@@ -1,6 +1,6 @@
 """Invoke XML: <invoke name="…"><parameter name="…">…</parameter></invoke>, optionally in <function_calls>."""
 
-from callcheck import calls, check, diags
+from .callcheck import calls, check, diags
 
 
 def test_two_invokes_in_function_calls():

@@ -1,6 +1,6 @@
 """Mistral: [TOOL_CALLS][{…}, …] and [TOOL_CALLS]NAME[ARGS]{…} (with an optional [CALL_ID])."""
 
-from callcheck import calls, check, diags
+from .callcheck import calls, check, diags
 
 
 def test_array_form():

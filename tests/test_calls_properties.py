@@ -15,7 +15,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callcheck import as_tuple, streamed
+from .callcheck import as_tuple, streamed
 from lsp_agent.calls import decode
 from lsp_agent.calls.prompt import DIALECTS, render_call
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from callcheck import calls, check
+from .callcheck import calls, check
 from lsp_agent.calls import Scrubber, decode
 
 CALL = '<tool_call>{"name": "read", "arguments": {"path": "a.py"}}</tool_call>'

@@ -1,6 +1,6 @@
 """Tagged JSON: <tool_call>{…}</tool_call> and its spellings; each malformed form exactly."""
 
-from callcheck import calls, check, diags
+from .callcheck import calls, check, diags
 
 CALL = '{"name": "read", "arguments": {"path": "a.py"}}'
 
