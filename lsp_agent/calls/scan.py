@@ -57,7 +57,7 @@ def starts(text: str, i: int, token: str, final: bool):
     """True if `token` is at text[i], PARTIAL if text ends inside what may still be it."""
     if text.startswith(token, i):
         return True
-    rest = text[i:]
+    rest = text[i : i + len(token)]
     if not final and len(rest) < len(token) and token.startswith(rest):
         return PARTIAL
     return False
@@ -189,7 +189,7 @@ class FenceFinder:
             i, self.at_line_start = j + 1, True
 
     def _may_close(self, text: str, k: int) -> bool:
-        line = text[k:]
+        line = text[k : k + TAG_LIMIT + 1]
         if "\n" in line or len(line) > TAG_LIMIT:
             return False
         stripped = line.lstrip(" ")
@@ -202,14 +202,12 @@ class FenceFinder:
 
 def find_unfenced(text: str, token: str, start: int) -> int:
     """text.find(token, start), skipping code fences that open on a line of their own
-    (the batch twin of HidesFences, so decoding agrees with the finder)."""
-    i = start
-    while True:
-        t = text.find(token, i)
-        nl = text.find("\n", i)
-        if t < 0:
-            return -1
-        if nl < 0 or t < nl:
+    (the batch twin of HidesFences, so decoding agrees with the finder). Each line break
+    before the token is looked at once."""
+    i, t = start, text.find(token, start)
+    while t >= 0:
+        nl = text.find("\n", i, t)
+        if nl < 0:
             return t
         found = fence_at_line_start(text, nl + 1, True)
         if not found:
@@ -220,6 +218,9 @@ def find_unfenced(text: str, token: str, start: int) -> int:
         if end.status == OPEN:
             return -1
         i = end.at
+        if t < i:
+            t = text.find(token, i)
+    return -1
 
 
 class HidesFences:
