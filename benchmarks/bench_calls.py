@@ -46,7 +46,9 @@ def reply_of(size: int, seed: int = 0) -> str:
             piece = CODE + "\n"
         elif kind < 0.97:
             path = f"src/module_{rng.randint(1, 999)}.py"
-            piece = render_call(rng.choice(dialects), "read", {"path": path, "start": rng.randint(1, 500)}) + "\n"
+            piece = (
+                render_call(rng.choice(dialects), "read", {"path": path, "start": rng.randint(1, 500)}) + "\n"
+            )
         else:
             piece = rng.choice(MALFORMED) + "\n"
         parts.append(piece)
@@ -92,9 +94,13 @@ def main() -> None:
     tools = ToolSet.from_registry()
     reply = reply_of(MB)
     batch = decode(reply, tools=tools)
-    report = Report("calls", "Tool-call scrubber: throughput and linearity", ["what", "MB", "seconds", "MB/s"])
+    report = Report(
+        "calls", "Tool-call scrubber: throughput and linearity", ["what", "MB", "seconds", "MB/s"]
+    )
 
-    floor = best(lambda: timed_once(lambda: re.sub(r"<tool_call>.*?</tool_call>", "", reply, flags=re.S)))
+    floor = best(
+        lambda: timed_once(lambda: re.sub(r"<tool_call>.*?</tool_call>", "", reply, flags=re.DOTALL))
+    )
     report.add("floor: one regex pass, one dialect", 1.0, floor, 1 / floor)
     whole = best(lambda: timed_once(lambda: decode(reply, tools=tools)))
     report.add("decode (batch), all dialects", 1.0, whole, 1 / whole)
@@ -107,11 +113,11 @@ def main() -> None:
     ours = []
     for mb in sizes:
         text = reply_of(int(mb * MB), seed=1)
-        seconds = best(lambda: stream(text, 16, tools))
+        seconds = best(lambda text=text: stream(text, 16, tools))
         ours.append(seconds)
         report.add(f"linearity: {mb} MB in 16-byte deltas", mb, seconds, mb / seconds)
     for label, big in (("function XML", one_big_block(MB)), ("tagged JSON", one_big_json_block(MB))):
-        seconds = best(lambda: stream(big, 16, tools))
+        seconds = best(lambda big=big: stream(big, 16, tools))
         report.add(f"one 1 MB {label} block, 16-byte deltas", len(big) / MB, seconds, len(big) / MB / seconds)
 
     naive_sizes = [0.008, 0.016, 0.032]
@@ -119,7 +125,7 @@ def main() -> None:
     for mb in naive_sizes:
         text = reply_of(int(mb * MB), seed=2)
         naive.append(naive_stream(text, 16, tools))
-        same.append(best(lambda: stream(text, 16, tools)))
+        same.append(best(lambda text=text: stream(text, 16, tools)))
         report.add(f"naive re-decode per delta: {mb * 1000:.0f} KB", mb, naive[-1], mb / naive[-1])
 
     per_mb = [s / mb for s, mb in zip(ours, sizes)]
@@ -137,7 +143,10 @@ def main() -> None:
     )
     report.note(
         "Naive re-decode per delta: "
-        + ", ".join(f"{mb * 1000:.0f} KB {n / s:.0f}x slower than the scrubber" for mb, n, s in zip(naive_sizes, naive, same))
+        + ", ".join(
+            f"{mb * 1000:.0f} KB {n / s:.0f}x slower than the scrubber"
+            for mb, n, s in zip(naive_sizes, naive, same)
+        )
         + " (the gap grows with the size: quadratic)."
     )
     svg = linearity_chart(sizes, ours, naive_sizes, naive)
@@ -163,16 +172,19 @@ def linearity_chart(sizes, ours, naive_sizes, naive):
 
     def line(xs, ys, color, label, dy):
         pts = " ".join("{:.1f},{:.1f}".format(*point(x, y)) for x, y in zip(xs, ys))
-        dots = "".join('<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"/>'.format(*point(x, y), color) for x, y in zip(xs, ys))
+        dots = "".join(
+            '<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"/>'.format(*point(x, y), color)
+            for x, y in zip(xs, ys)
+        )
         legend = f'<text x="{pad + 10}" y="{pad + dy}" fill="{color}" font-size="12">{label}</text>'
         return f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>{dots}{legend}'
 
     ticks = "".join(
-        '<text x="{:.1f}" y="{}" font-size="11" text-anchor="middle">{}</text>'.format(point(x, 0)[0], height - pad + 16, x)
+        f'<text x="{point(x, 0)[0]:.1f}" y="{height - pad + 16}" font-size="11" text-anchor="middle">{x}</text>'
         for x in sizes
     )
     yticks = "".join(
-        '<text x="{}" y="{:.1f}" font-size="11" text-anchor="end">{:.2f}</text>'.format(pad - 6, point(0, y)[1] + 4, y)
+        f'<text x="{pad - 6}" y="{point(0, y)[1] + 4:.1f}" font-size="11" text-anchor="end">{y:.2f}</text>'
         for y in (ymax / 4 * k for k in range(5))
     )
     svg = (

@@ -50,7 +50,11 @@ async def test_streamed_session(client: LanguageClient):
     end = await request(client, "stream_flush", session=session, finish_reason="stop")
     visible += end["visible"]
     batch = await request(client, "decode_calls", reply=REPLY)
-    assert (visible, calls, diagnostics + end["diagnostics"]) == (batch["visible_text"], batch["calls"], batch["diagnostics"])
+    assert (visible, calls, diagnostics + end["diagnostics"]) == (
+        batch["visible_text"],
+        batch["calls"],
+        batch["diagnostics"],
+    )
     assert end["nudge"] == batch["nudge"]
     again = await request(client, "stream_feed", session=session, delta="x")
     assert again["error"]["code"] == "unknown_session"
@@ -70,4 +74,6 @@ async def test_runtime_tools_stay_out_of_the_agent_catalog(client: LanguageClien
     agents = await client.protocol.send_request_async("lspAgent/tools", {})
     everything = await client.protocol.send_request_async("lspAgent/tools", {"all": True})
     assert "decode_calls" not in {t["name"] for t in agents["tools"]}
-    assert {"decode_calls", "run_calls", "stream_feed", "tool_prompt"} <= {t["name"] for t in everything["tools"]}
+    assert {"decode_calls", "run_calls", "stream_feed", "tool_prompt"} <= {
+        t["name"] for t in everything["tools"]
+    }

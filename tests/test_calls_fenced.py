@@ -20,7 +20,7 @@ def test_tildes_longer_fences_and_indentation():
 
 
 def test_empty_and_bad_json_fences():
-    reply = f"```tool_call\n```\n```tool_call\n{{name: read}}\n```"
+    reply = "```tool_call\n```\n```tool_call\n{name: read}\n```"
     assert [d.reason for d in check(reply).diagnostics] == [
         "the tool_call fence is empty",
         "invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2 of the body",
@@ -31,7 +31,12 @@ def test_unclosed_fence_unterminated_or_truncated():
     reply = f"```tool_call\n{CALL}\n"
     got = check(reply)
     assert diags(got, reply) == [
-        ("unterminated", "fenced_json", reply, "```tool_call was never closed: the reply ended before the closing ```")
+        (
+            "unterminated",
+            "fenced_json",
+            reply,
+            "```tool_call was never closed: the reply ended before the closing ```",
+        )
     ]
     assert check(reply, "length").diagnostics[0].kind == "truncated"
 

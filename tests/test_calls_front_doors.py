@@ -28,14 +28,23 @@ def test_decode_calls_answer(run):
     assert answer["text"].splitlines()[:3] == [
         "1 call decoded · 1 diagnostic",
         'call_1  read {"path": "a.txt"}  [tagged_json, line 2]',
-        "truncated  [tagged_json, line 3, chars 81-107] the reply hit its length limit (finish_reason=length) "
-        "inside <tool_call>, before </tool_call>: the call is cut short, not malformed",
+        (
+            "truncated  [tagged_json, line 3, chars 81-107] the reply hit its length limit (finish_reason=length) "
+            "inside <tool_call>, before </tool_call>: the call is cut short, not malformed"
+        ),
     ]
 
 
 def test_decode_calls_with_the_runtimes_tools(run):
-    tools = [{"name": "shell", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}}]
-    answer = run("decode_calls", reply='<tool_call>{"name": "shell", "arguments": {}}</tool_call>', tools=tools)
+    tools = [
+        {
+            "name": "shell",
+            "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]},
+        }
+    ]
+    answer = run(
+        "decode_calls", reply='<tool_call>{"name": "shell", "arguments": {}}</tool_call>', tools=tools
+    )
     assert answer["diagnostics"][0]["reason"] == "shell: argument 'cmd' is required but missing"
     assert answer["diagnostics"][0]["argument"] == "cmd"
     with pytest.raises(ArgumentError):
@@ -90,13 +99,15 @@ def test_idle_sessions_expire(run, monkeypatch):
 
 def test_tool_prompt_and_its_budget(run):
     answer = run("tool_prompt", dialect="mistral")
-    assert "[TOOL_CALLS]read[ARGS]{\"path\": \"README.md\"}" in answer["text"]
+    assert '[TOOL_CALLS]read[ARGS]{"path": "README.md"}' in answer["text"]
     small = run("tool_prompt", dialect="tagged_json", max_chars=200)
     assert small["error"]["code"] == "budget_too_small" and small["minimum"] > 200
 
 
 def cli(*args, stdin="", cwd=None):
-    return subprocess.run([sys.executable, "-m", "lsp_agent", *args], input=stdin, capture_output=True, text=True, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "lsp_agent", *args], input=stdin, capture_output=True, text=True, cwd=cwd, check=False
+    )
 
 
 def test_cli_decode_and_run(tmp_path):
@@ -110,3 +121,16 @@ def test_cli_decode_and_run(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[:2] == ["ran 1 of 1 call", '── call_1 read {"path": "a.txt"}'] and lines[3] == "1  alpha"
+
+
+def test_max_nudges_setting(ws):
+    from lsp_agent.config import Settings
+    from lsp_agent.tools import Context, call
+
+    settings, problems = Settings.from_options({"max_nudges": 0})
+    assert problems == [] and settings.max_nudges == 0
+    answer = call(Context(ws, settings), "decode_calls", {"reply": "<tool_call>{oops}</tool_call>"})
+    assert answer["nudge"] is None and answer["nudges_left"] == 0
+    assert Settings.from_options({"max_nudges": -1})[1] == [
+        "option max_nudges=-1 is invalid (an integer >= 0 expected); using 2."
+    ]

@@ -40,7 +40,9 @@ def test_missing_outer_closer_is_not_an_error():
 def test_missing_parameter_closer():
     reply = "<function=read><parameter=path>a.py</function>"
     got = check(reply)
-    assert diags(got, reply) == [("malformed", "function_xml", reply, "in <function=read>: <parameter=path> has no </parameter>")]
+    assert diags(got, reply) == [
+        ("malformed", "function_xml", reply, "in <function=read>: <parameter=path> has no </parameter>")
+    ]
 
 
 def test_missing_function_closer_at_the_end_and_before_a_sibling():
@@ -53,14 +55,21 @@ def test_missing_function_closer_at_the_end_and_before_a_sibling():
     got = check(reply)
     assert calls(got) == [("read", {"path": "b"})]
     assert diags(got, reply) == [
-        ("malformed", "function_xml", "<function=read><parameter=path>a</parameter>\n", "a new <function=read> began before </function>")
+        (
+            "malformed",
+            "function_xml",
+            "<function=read><parameter=path>a</parameter>\n",
+            "a new <function=read> began before </function>",
+        )
     ]
 
 
 def test_missing_function_closer_inside_tool_call():
     reply = "<tool_call><function=read><parameter=path>a</parameter></tool_call>"
     got = check(reply)
-    assert diags(got, reply) == [("malformed", "function_xml", reply, "<function=… has no </function> before </tool_call>")]
+    assert diags(got, reply) == [
+        ("malformed", "function_xml", reply, "<function=… has no </function> before </tool_call>")
+    ]
 
 
 def test_duplicate_parameter_and_stray_text():
@@ -76,7 +85,12 @@ def test_empty_name_is_not_an_opener_and_its_closer_is_stray():
     got = check(reply)
     assert got.calls == []
     assert diags(got, reply) == [
-        ("malformed", "function_xml", "</function>", "</function> with no open block before it (a call whose opener is missing?)")
+        (
+            "malformed",
+            "function_xml",
+            "</function>",
+            "</function> with no open block before it (a call whose opener is missing?)",
+        )
     ]
     assert got.visible_text == "<function=><parameter=path>a</parameter>"
 

@@ -25,7 +25,12 @@ def test_unknown_tool_names_the_closest():
     reply = '<invoke name="raed"><parameter name="path">a.py</parameter></invoke>'
     got = check(reply)
     d = got.diagnostics[0]
-    assert (d.kind, d.name, d.closest, d.reason) == ("unknown_tool", "raed", ["read"], "there is no tool 'raed'; did you mean 'read'?")
+    assert (d.kind, d.name, d.closest, d.reason) == (
+        "unknown_tool",
+        "raed",
+        ["read"],
+        "there is no tool 'raed'; did you mean 'read'?",
+    )
     assert (got.calls[0].runnable, d.call_id) == (False, got.calls[0].id)
 
 
@@ -34,7 +39,9 @@ def test_missing_invoke_closer():
     assert [d.kind for d in check(reply).diagnostics] == ["unterminated"]
     reply = '<function_calls><invoke name="read"><parameter name="path">a.py</parameter></function_calls>'
     got = check(reply)
-    assert diags(got, reply) == [("malformed", "invoke_xml", reply, "<invoke… has no </invoke> before </function_calls>")]
+    assert diags(got, reply) == [
+        ("malformed", "invoke_xml", reply, "<invoke… has no </invoke> before </function_calls>")
+    ]
 
 
 def test_invoke_without_a_name_is_text_and_its_closer_stray():
@@ -49,7 +56,11 @@ def test_missing_parameter_closer_and_unknown_argument():
     got = check(reply)
     assert [(d.kind, d.argument, d.reason) for d in got.diagnostics] == [
         ("malformed", None, 'in <invoke name="read">: <parameter name="path"> has no </parameter>'),
-        ("invalid_arguments", "depth", "read: unexpected argument(s) 'depth' (known: col, if_version, max_chars, path, start)"),
+        (
+            "invalid_arguments",
+            "depth",
+            "read: unexpected argument(s) 'depth' (known: col, if_version, max_chars, path, start)",
+        ),
     ]
 
 

@@ -21,14 +21,24 @@ def test_name_args_form_with_and_without_call_id():
 def test_bracket_mismatch_ends_the_block():
     reply = '[TOOL_CALLS][{"name": "read", "arguments": {"path": "a"]}] rest'
     got = check(reply)
-    assert diags(got, reply) == [("malformed", "mistral", '[TOOL_CALLS][{"name": "read", "arguments": {"path": "a"]', "']' does not match '{'")]
+    assert diags(got, reply) == [
+        (
+            "malformed",
+            "mistral",
+            '[TOOL_CALLS][{"name": "read", "arguments": {"path": "a"]',
+            "']' does not match '{'",
+        )
+    ]
     assert got.visible_text == "}] rest"
 
 
 def test_unterminated_and_truncated():
     reply = '[TOOL_CALLS]read[ARGS]{"path": "a'
     assert [(d.kind, d.reason) for d in check(reply).diagnostics] == [
-        ("unterminated", "[TOOL_CALLS]read[ARGS] was never closed: the reply ended before the end of the JSON arguments")
+        (
+            "unterminated",
+            "[TOOL_CALLS]read[ARGS] was never closed: the reply ended before the end of the JSON arguments",
+        )
     ]
     assert [d.kind for d in check(reply, "length").diagnostics] == ["truncated"]
 

@@ -34,7 +34,9 @@ def test_undecodable_block_nudge_names_the_grammar_and_format():
 def test_truncated_nudge():
     nudge = nudge_for(decode("<function=read><parameter=path>a", "length"))
     assert nudge.kind == "truncated"
-    assert nudge.text.startswith("Your reply was cut off by its length limit inside a tool call (<function=…> XML, line 1)")
+    assert nudge.text.startswith(
+        "Your reply was cut off by its length limit inside a tool call (<function=…> XML, line 1)"
+    )
     assert nudge.text.endswith("No call ran. Send the calls again, corrected.")
 
 
@@ -55,20 +57,30 @@ def ctx(ws, tmp_path):
 
 
 def test_run_calls_runs_the_good_and_reports_the_bad(ctx):
-    reply = f"Reading.\n{GOOD}\n{BAD}\n" + '<tool_call>{"name": "decode_calls", "arguments": {"reply": "x"}}</tool_call>'
+    reply = (
+        f"Reading.\n{GOOD}\n{BAD}\n"
+        + '<tool_call>{"name": "decode_calls", "arguments": {"reply": "x"}}</tool_call>'
+    )
     answer = run_calls(ctx, reply)
     first, second = answer["results"]
     assert first["answer"]["text"].splitlines()[1:] == ["1  alpha", "2  beta"]
-    assert second["error"] == {"code": "unknown_tool", "message": "there is no tool 'decode_calls'; the tools are read"}
+    assert second["error"] == {
+        "code": "unknown_tool",
+        "message": "there is no tool 'decode_calls'; the tools are read",
+    }
     assert [d["kind"] for d in answer["diagnostics"]] == ["malformed", "unknown_tool"]
     assert answer["nudge"]["kind"] == "undecodable" and answer["nudges_left"] == 1
     assert "The other call (call_1) ran; its result follows." in answer["nudge"]["text"]
-    assert answer["text"].startswith("ran 1 of 2 calls · 1 block not decoded\n── call_1 read {\"path\": \"a.txt\"}\n")
+    assert answer["text"].startswith(
+        'ran 1 of 2 calls · 1 block not decoded\n── call_1 read {"path": "a.txt"}\n'
+    )
     assert answer["visible_text"] == "Reading.\n"
 
 
 def test_run_calls_refusals_are_answers(ctx):
-    answer = run_calls(ctx, '<tool_call>{"name": "read", "arguments": {"path": "../../etc/passwd"}}</tool_call>')
+    answer = run_calls(
+        ctx, '<tool_call>{"name": "read", "arguments": {"path": "../../etc/passwd"}}</tool_call>'
+    )
     assert answer["results"][0]["answer"]["error"]["code"] == "outside_workspace"
     assert "(refused)" in answer["text"]
 
@@ -78,7 +90,10 @@ def test_run_calls_text_fits_its_budget(ctx, tmp_path):
     reply = '<tool_call>{"name": "read", "arguments": {"path": "big.txt"}}</tool_call>' * 2
     answer = run_calls(ctx, reply, max_chars=3000)
     assert len(answer["text"]) <= 3000
-    assert "more characters cut to fit the budget; the whole text is in `results[1].answer.text`" in answer["text"]
+    assert (
+        "more characters cut to fit the budget; the whole text is in `results[1].answer.text`"
+        in answer["text"]
+    )
     assert len(answer["results"][1]["answer"]["text"]) > 3000
 
 
@@ -94,13 +109,29 @@ def test_prompt_example_decodes_to_the_example_call(dialect):
     example = render_call(dialect, "read", {"path": "README.md"})
     assert example in prompt
     got = decode(example)
-    assert [(c.name, c.arguments) for c in got.calls] == [("read", {"path": "README.md"})] and got.diagnostics == []
+    assert [(c.name, c.arguments) for c in got.calls] == [
+        ("read", {"path": "README.md"})
+    ] and got.diagnostics == []
     assert "### read" in prompt
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 def test_render_call_round_trips_typed_arguments(dialect):
-    tools = ToolSet.from_list([{"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}, "flags": {"type": "array"}, "s": {"type": "string"}}}}])
+    tools = ToolSet.from_list(
+        [
+            {
+                "name": "t",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "n": {"type": "integer"},
+                        "flags": {"type": "array"},
+                        "s": {"type": "string"},
+                    },
+                },
+            }
+        ]
+    )
     arguments = {"n": 3, "flags": ["a", "b"], "s": 'say "hi" </x>\nnext'}
     got = decode(render_call(dialect, "t", arguments), tools=tools)
     assert [(c.name, c.arguments) for c in got.calls] == [("t", arguments)] and got.diagnostics == []

@@ -11,13 +11,15 @@ closers included):
 
 import json
 import re
+from itertools import pairwise
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .callcheck import as_tuple, streamed
 from lsp_agent.calls import decode
 from lsp_agent.calls.prompt import DIALECTS, render_call
+
+from .callcheck import as_tuple, streamed
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -30,13 +32,13 @@ PROSE = [
     "use <tool_call> tags for calls",
     "the [TOOL_CALLS] marker",
     "<b>bold</b> <function=> <invoke>",
-    "quote \" and backslash \\",
+    'quote " and backslash \\',
     "```tool_call``` inline",
     "ünïcödé ✓",
 ]
 EXAMPLE_FENCES = [
     '```python\n<tool_call>{"name": "read", "arguments": {"path": "example.py"}}</tool_call>\n```',
-    '~~~xml\n<function=read><parameter=path>example.py</parameter></function>\n</tool_call>\n~~~',
+    "~~~xml\n<function=read><parameter=path>example.py</parameter></function>\n</tool_call>\n~~~",
     '```\n[TOOL_CALLS]read[ARGS]{"path": "example.py"}\n```',
 ]
 # Claimed blocks a grammar cannot decode (each one is claimed by an opener).
@@ -77,7 +79,11 @@ def valid_block(draw):
     if dialect == "mistral" and draw(st.booleans()):
         return "[TOOL_CALLS]" + json.dumps([{"name": "read", "arguments": arguments}])
     if dialect == "function_xml" and draw(st.booleans()):
-        return render_call(dialect, "read", arguments).removeprefix("<tool_call>\n").removesuffix("\n</tool_call>")
+        return (
+            render_call(dialect, "read", arguments)
+            .removeprefix("<tool_call>\n")
+            .removesuffix("\n</tool_call>")
+        )
     return render_call(dialect, "read", arguments)
 
 
@@ -147,7 +153,7 @@ def test_visible_text_is_the_reply_minus_the_blocks(generated):
     text, _ = generated
     got = decode(text)
     spans = sorted({c.span for c in got.calls} | {d.span for d in got.diagnostics})
-    for (a1, b1), (a2, b2) in zip(spans, spans[1:]):
+    for (a1, b1), (a2, b2) in pairwise(spans):
         assert b1 <= a2 or (a1, b1) == (a2, b2)  # blocks never overlap
     for call in got.calls:
         assert text[call.span[0] : call.span[1]] not in got.visible_text
@@ -156,5 +162,5 @@ def test_visible_text_is_the_reply_minus_the_blocks(generated):
         rest.append(text[at:a])
         at = b
     rest.append(text[at:])
-    squash = lambda s: re.sub(r"\s+", "", s)  # noqa: E731
+    squash = lambda s: re.sub(r"\s+", "", s)
     assert squash(got.visible_text) == squash("".join(rest))

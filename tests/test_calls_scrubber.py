@@ -2,8 +2,9 @@
 
 import pytest
 
-from .callcheck import calls, check
 from lsp_agent.calls import Scrubber, decode
+
+from .callcheck import calls, check
 
 CALL = '<tool_call>{"name": "read", "arguments": {"path": "a.py"}}</tool_call>'
 
@@ -53,7 +54,12 @@ def test_line_rule(reply, visible):
 
 def test_truncated_vs_unterminated_in_batch_and_stream():
     reply = f"Writing.\n{CALL}\n<function=read><parameter=path>b"
-    for reason, kind in ((None, "unterminated"), ("stop", "unterminated"), ("length", "truncated"), ("max_tokens", "truncated")):
+    for reason, kind in (
+        (None, "unterminated"),
+        ("stop", "unterminated"),
+        ("length", "truncated"),
+        ("max_tokens", "truncated"),
+    ):
         batch = decode(reply, reason)
         s = Scrubber()
         visible = "".join(s.feed(reply[k : k + 5]) for k in range(0, len(reply), 5)) + s.flush(reason)
@@ -71,15 +77,39 @@ def test_earliest_opener_wins_and_calls_come_in_order():
     )
     got = check(reply)
     assert [c.arguments["path"] for c in got.calls] == ["1", "2", "3", "4", "a.py"]
-    assert [c.grammar for c in got.calls] == ["function_xml", "mistral", "invoke_xml", "fenced_json", "tagged_json"]
+    assert [c.grammar for c in got.calls] == [
+        "function_xml",
+        "mistral",
+        "invoke_xml",
+        "fenced_json",
+        "tagged_json",
+    ]
     assert [c.id for c in got.calls] == [f"call_{n}" for n in range(1, 6)]
 
 
 def test_custom_tools_and_id_prefix():
     from lsp_agent.calls import ToolSet
 
-    tools = ToolSet.from_list([{"type": "function", "function": {"name": "shell", "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}}}])
-    got = decode('<tool_call>{"name": "shell", "arguments": {"cmd": "ls"}}</tool_call><tool_call>{"name": "read", "arguments": {}}</tool_call>', tools=tools, id_prefix="t3_")
+    tools = ToolSet.from_list(
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": "shell",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"cmd": {"type": "string"}},
+                        "required": ["cmd"],
+                    },
+                },
+            }
+        ]
+    )
+    got = decode(
+        '<tool_call>{"name": "shell", "arguments": {"cmd": "ls"}}</tool_call><tool_call>{"name": "read", "arguments": {}}</tool_call>',
+        tools=tools,
+        id_prefix="t3_",
+    )
     assert [(c.id, c.runnable) for c in got.calls] == [("t3_1", True), ("t3_2", False)]
     assert got.diagnostics[0].reason == "there is no tool 'read'; the tools are shell"
 

@@ -73,7 +73,12 @@ def test_missing_closer_at_the_end_unterminated_or_truncated():
     reply = f"Reading.\n<tool_call>{CALL}"
     got = check(reply)
     assert diags(got, reply) == [
-        ("unterminated", "tagged_json", f"<tool_call>{CALL}", "<tool_call> was never closed: the reply ended before </tool_call>")
+        (
+            "unterminated",
+            "tagged_json",
+            f"<tool_call>{CALL}",
+            "<tool_call> was never closed: the reply ended before </tool_call>",
+        )
     ]
     assert got.visible_text == "Reading.\n"
     cut = check(reply, "length")
@@ -87,7 +92,12 @@ def test_missing_closer_before_another_call_keeps_the_sibling():
     got = check(reply)
     assert calls(got) == [("read", {"path": "a.py"})]
     assert diags(got, reply) == [
-        ("malformed", "tagged_json", '<tool_call>{"name": "read"\n', "no </tool_call> before the next opener <tool_call>")
+        (
+            "malformed",
+            "tagged_json",
+            '<tool_call>{"name": "read"\n',
+            "no </tool_call> before the next opener <tool_call>",
+        )
     ]
 
 
@@ -96,7 +106,12 @@ def test_stray_closer_is_reported_and_removed():
     got = check(reply)
     assert got.calls == []
     assert diags(got, reply) == [
-        ("malformed", "tagged_json", "</tool_call>", "</tool_call> with no open block before it (a call whose opener is missing?)")
+        (
+            "malformed",
+            "tagged_json",
+            "</tool_call>",
+            "</tool_call> with no open block before it (a call whose opener is missing?)",
+        )
     ]
     assert got.visible_text == f"{CALL}\nok"
 
@@ -151,8 +166,10 @@ def test_raw_line_break_in_a_string_is_malformed():
     assert [(d.kind, d.reason) for d in got.diagnostics] == [
         (
             "malformed",
-            "a JSON string was still open when the reply ended; the </tool_call> inside it closes the block "
-            "(a raw line break cut an earlier string: write line breaks in JSON strings as \\n)",
+            (
+                "a JSON string was still open when the reply ended; the </tool_call> inside it closes the block "
+                "(a raw line break cut an earlier string: write line breaks in JSON strings as \\n)"
+            ),
         )
     ]
 

@@ -7,7 +7,9 @@ from .scrubber import Scrubber
 from .toolset import ToolSet
 
 
-def decode(reply: str, finish_reason: str | None = None, *, tools: ToolSet | None = None, id_prefix: str = "call_") -> Decoded:
+def decode(
+    reply: str, finish_reason: str | None = None, *, tools: ToolSet | None = None, id_prefix: str = "call_"
+) -> Decoded:
     """Split `reply` into visible text, decoded calls and diagnostics.
 
     `finish_reason` is the model's ("stop", "length", "max_tokens", …): an open block at the

@@ -58,8 +58,7 @@ def decode_wrapped(block: str) -> list[Decodable | Problem]:
     opener = WRAPPER.match(block)
     body = block[opener.end() :]
     closer = f"</{opener.group(1)}>"
-    if body.endswith(closer):
-        body = body[: -len(closer)]
+    body = body.removesuffix(closer)
     return decode_functions(body)
 
 

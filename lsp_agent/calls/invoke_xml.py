@@ -43,7 +43,9 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     if k == len(text):
         if not final:
             return PARTIAL
-        return Opening(GRAMMAR, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE, WRAP_CLOSE), decode, WRAP_OPEN)
+        return Opening(
+            GRAMMAR, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE, WRAP_CLOSE), decode, WRAP_OPEN
+        )
     r = starts(text, k, CHILD_OPEN, final)
     if r is not True:
         return r or None
@@ -58,8 +60,7 @@ def decode(block: str) -> list[Decodable | Problem]:
     body = block
     if body.startswith(WRAP_OPEN):
         body = body[len(WRAP_OPEN) :]
-        if body.endswith(WRAP_CLOSE):
-            body = body[: -len(WRAP_CLOSE)]
+        body = body.removesuffix(WRAP_CLOSE)
     out: list[Decodable | Problem] = []
     pos = 0
     while True:
@@ -90,7 +91,9 @@ def invoke(name: str, inner: str) -> Decodable | Problem:
             return Decodable(name, arguments, text_params=frozenset(arguments))
         m = PARAMETER.match(inner, pos)
         if not m:
-            return Problem(f'in <invoke name="{name}">: expected <parameter name="NAME">, found {snippet(inner, pos)}')
+            return Problem(
+                f'in <invoke name="{name}">: expected <parameter name="NAME">, found {snippet(inner, pos)}'
+            )
         key = (m.group(1) if m.group(1) is not None else m.group(2)).strip()
         end = find_unfenced(inner, "</parameter>", m.end())
         if not key:

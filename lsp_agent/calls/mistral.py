@@ -37,7 +37,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     got = read_name(text, k, final)
     if got is None or got is PARTIAL:
         return got
-    name, e = got
+    _, e = got
     r = starts(text, e, CALL_ID, final)
     if r is PARTIAL:
         return PARTIAL

@@ -20,7 +20,9 @@ def render_call(dialect: str, name: str, arguments: dict) -> str:
     """One call written in `dialect`, exactly as the decoder reads it."""
     if dialect in ("tagged_json", "fenced_json"):
         body = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-        return f"<tool_call>\n{body}\n</tool_call>" if dialect == "tagged_json" else f"```tool_call\n{body}\n```"
+        return (
+            f"<tool_call>\n{body}\n</tool_call>" if dialect == "tagged_json" else f"```tool_call\n{body}\n```"
+        )
     if dialect == "mistral":
         return f"[TOOL_CALLS]{name}[ARGS]{json.dumps(arguments, ensure_ascii=False)}"
     if dialect == "function_xml":
@@ -91,7 +93,7 @@ def tool_prompt(dialect: str, tools: ToolSet | None = None) -> str:
 
 JSON_RULES = [
     '- The block holds one JSON object: "name" is the tool\'s name, "arguments" an object of its parameters.',
-    "- Write valid JSON: escape line breaks inside strings as \\n and quotes as \\\".",
+    '- Write valid JSON: escape line breaks inside strings as \\n and quotes as \\".',
 ]
 XML_RULES = [
     "- Write each parameter's value as plain text (no escaping, no quotes); numbers, booleans, arrays and objects as JSON.",
@@ -126,5 +128,8 @@ def describe(spec: ToolSpec, dialect: str) -> list[str]:
                 desc = f": {prop['description']}" if prop.get("description") else ""
                 out.append(f"- {key} ({kind}, {need}){desc}")
     else:
-        out.append("Parameters (JSON Schema): " + json.dumps(spec.schema, ensure_ascii=False, separators=(", ", ": ")))
+        out.append(
+            "Parameters (JSON Schema): "
+            + json.dumps(spec.schema, ensure_ascii=False, separators=(", ", ": "))
+        )
     return out

@@ -53,7 +53,9 @@ def run_calls(
     }
 
 
-def budgeted_nudge(decoded: Decoded, tools, nudges_used: int, max_nudges: int | None, default: int, *, ran=False):
+def budgeted_nudge(
+    decoded: Decoded, tools, nudges_used: int, max_nudges: int | None, default: int, *, ran=False
+):
     """(nudge dict or None, nudges left after it) under the per-turn budget."""
     limit = default if max_nudges is None else max_nudges
     left = max(0, limit - nudges_used)

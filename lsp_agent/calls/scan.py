@@ -40,7 +40,7 @@ class Opening:
     grammar: str
     start: int
     end: int
-    finder: "Finder"
+    finder: Finder
     decode: object  # callable(block_text) -> list[Decodable | Problem]
     token: str  # the opener as written, for messages
 
@@ -377,7 +377,9 @@ class JsonValueFinder(HidesFences):
             if k == n:
                 return n, (End(base + n, OPEN) if final else None)
             if text[k] != self.first:
-                return k, End(base + k, MALFORMED, f"expected {self.first!r} to start the JSON, found {text[k]!r}")
+                return k, End(
+                    base + k, MALFORMED, f"expected {self.first!r} to start the JSON, found {text[k]!r}"
+                )
             self.stack.append(self.first)
             i = k + 1
         while True:

@@ -339,7 +339,9 @@ class Scrubber:
             reason = f"{item.name}: " + "; ".join(why for _, why in problems[:3])
             if len(problems) > 3:
                 reason += f"; and {len(problems) - 3} more"
-            self._diagnose("invalid_arguments", grammar, span, reason, source, call=call, argument=problems[0][0])
+            self._diagnose(
+                "invalid_arguments", grammar, span, reason, source, call=call, argument=problems[0][0]
+            )
 
     def _new_id(self) -> str:
         n = len(self.calls) + 1
@@ -347,7 +349,9 @@ class Scrubber:
             n += 1
         return f"{self.id_prefix}{n}"
 
-    def _diagnose(self, kind, grammar, span, reason, source, *, call=None, closest=None, argument=None) -> None:
+    def _diagnose(
+        self, kind, grammar, span, reason, source, *, call=None, closest=None, argument=None
+    ) -> None:
         self.diagnostics.append(
             Diagnostic(
                 kind,

@@ -18,7 +18,20 @@ import re
 from . import function_xml
 from .jsoncall import calls_from_json
 from .model import Decodable, Problem
-from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, WS_LIMIT, End, EndsAt, HidesFences, Opening, match_tag, skip_ws, starts
+from .scan import (
+    CLOSED,
+    MALFORMED,
+    OPEN,
+    PARTIAL,
+    WS_LIMIT,
+    End,
+    EndsAt,
+    HidesFences,
+    Opening,
+    match_tag,
+    skip_ws,
+    starts,
+)
 
 GRAMMAR = "tagged_json"
 SPELLINGS = ("tool_call", "toolcall", "tool-call")
@@ -35,7 +48,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
             break
     else:
         return PARTIAL if partial else None
-    attrs, end = r
+    _, end = r
     token = text[j:end]
     k = skip_ws(text, end)
     if k > end + WS_LIMIT:
@@ -53,7 +66,9 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
             finder = EndsAt(base + k, f"{token} is repeated: the block opens twice")
             return Opening(GRAMMAR, base + j, end, finder, decode, token)
     if text[k] in "{[":
-        return Opening(GRAMMAR, base + j, end, TaggedJsonFinder(spelling, scanner.literal_until), decode, token)
+        return Opening(
+            GRAMMAR, base + j, end, TaggedJsonFinder(spelling, scanner.literal_until), decode, token
+        )
     r = starts(text, k, "<function=", final)
     if r is PARTIAL:
         return PARTIAL
@@ -130,7 +145,11 @@ class TaggedJsonFinder(HidesFences):
             elif c == "\n":
                 if self.suspect is not None:
                     return j, self._string_left_open(base + j, "its line ended")
-                self.in_string, self.cut_string, i = False, True, j  # a cut string (invalid JSON); the break is seen again outside
+                self.in_string, self.cut_string, i = (
+                    False,
+                    True,
+                    j,
+                )  # a cut string (invalid JSON); the break is seen again outside
             else:  # "<"
                 r = starts(text, j, closer, final)
                 if r is PARTIAL:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 
@@ -51,14 +52,14 @@ class ToolSet:
         self._validators: dict[str, jsonschema.Draft202012Validator] = {}
 
     @classmethod
-    def from_registry(cls) -> "ToolSet":
+    def from_registry(cls) -> ToolSet:
         """The registry's agent tools (for_agents=True): the only ones a reply may run."""
         from ..tools import REGISTRY
 
         return cls(ToolSpec(t.name, t.summary, t.schema) for t in REGISTRY.values() if t.for_agents)
 
     @classmethod
-    def from_list(cls, entries: Iterable[Any]) -> "ToolSet":
+    def from_list(cls, entries: Iterable[Any]) -> ToolSet:
         return cls(spec_from(e) for e in entries)
 
     def __contains__(self, name: str) -> bool:
@@ -102,7 +103,9 @@ class ToolSet:
         validator = self._validators.get(tool)
         if validator is None:
             validator = self._validators[tool] = jsonschema.Draft202012Validator(self.specs[tool].schema)
-        errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        errors = sorted(
+            validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+        )
         return [explain(e, arguments) for e in errors]
 
 
@@ -131,7 +134,9 @@ def explain(error: jsonschema.ValidationError, arguments: dict) -> tuple[str | N
         allowed = set((error.schema.get("properties") or {}).keys())
         extra = sorted(k for k in arguments if k not in allowed)
         known = ", ".join(sorted(allowed)) or "none"
-        return (extra[0] if extra else None), f"unexpected argument(s) {', '.join(map(repr, extra))} (known: {known})"
+        return (
+            extra[0] if extra else None
+        ), f"unexpected argument(s) {', '.join(map(repr, extra))} (known: {known})"
     if path:
         value = json.dumps(error.instance, ensure_ascii=False)
         if len(value) > 60:

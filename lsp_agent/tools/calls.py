@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 
 from ..calls.decode import decode
 from ..calls.model import Decoded
-from ..calls.prompt import DIALECTS, tool_prompt as render_prompt
+from ..calls.prompt import DIALECTS
+from ..calls.prompt import tool_prompt as render_prompt
 from ..calls.report import Section, fit
-from ..calls.run import budgeted_nudge, compact, run_calls as run_reply
+from ..calls.run import budgeted_nudge, compact
+from ..calls.run import run_calls as run_reply
 from ..calls.scrubber import Scrubber
 from ..calls.toolset import ToolSet
 from ..errors import Refusal
@@ -37,10 +39,23 @@ TOOLS = {
     "items": {"type": "object"},
     "description": "The runtime's tools to check calls against, each {name, inputSchema|parameters, description}; default: this server's agent tools.",
 }
-ID_PREFIX = {"type": "string", "maxLength": 64, "description": "Prefix of generated call ids (default 'call_')."}
+ID_PREFIX = {
+    "type": "string",
+    "maxLength": 64,
+    "description": "Prefix of generated call ids (default 'call_').",
+}
 NUDGES = {
-    "nudges_used": {"type": "integer", "minimum": 0, "default": 0, "description": "Nudges already sent this turn."},
-    "max_nudges": {"type": "integer", "minimum": 0, "description": "Nudges allowed per turn (default: the server's max_nudges)."},
+    "nudges_used": {
+        "type": "integer",
+        "minimum": 0,
+        "default": 0,
+        "description": "Nudges already sent this turn.",
+    },
+    "max_nudges": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Nudges allowed per turn (default: the server's max_nudges).",
+    },
 }
 MAX_CHARS = {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."}
 
@@ -49,14 +64,24 @@ def toolset(tools: list | None) -> ToolSet:
     return ToolSet.from_registry() if tools is None else ToolSet.from_list(tools)
 
 
-def decode_report(decoded: Decoded, nudge: dict | None, left: int, visible_where: str = "visible_text") -> list[Section]:
+def decode_report(
+    decoded: Decoded, nudge: dict | None, left: int, visible_where: str = "visible_text"
+) -> list[Section]:
     calls, diags = decoded.calls, decoded.diagnostics
-    sections = [Section(f"{len(calls)} call{'' if len(calls) == 1 else 's'} decoded · {len(diags)} diagnostic{'' if len(diags) == 1 else 's'}")]
+    sections = [
+        Section(
+            f"{len(calls)} call{'' if len(calls) == 1 else 's'} decoded · {len(diags)} diagnostic{'' if len(diags) == 1 else 's'}"
+        )
+    ]
     for c in calls:
         flag = "" if c.runnable else "  (not runnable)"
-        sections.append(Section(f"{c.id}  {c.name} {compact(c.arguments)}  [{c.grammar}, line {c.line}]{flag}"))
+        sections.append(
+            Section(f"{c.id}  {c.name} {compact(c.arguments)}  [{c.grammar}, line {c.line}]{flag}")
+        )
     for d in diags:
-        sections.append(Section(f"{d.kind}  [{d.grammar}, line {d.line}, chars {d.span[0]}-{d.span[1]}] {d.reason}"))
+        sections.append(
+            Section(f"{d.kind}  [{d.grammar}, line {d.line}, chars {d.span[0]}-{d.span[1]}] {d.reason}")
+        )
     if nudge:
         sections.append(Section("nudge:", nudge["text"], "nudge.text"))
     elif diags and left == 0:
@@ -86,7 +111,16 @@ def decode_report(decoded: Decoded, nudge: dict | None, left: int, visible_where
     },
     for_agents=False,
 )
-def decode_calls(ctx: Context, reply: str, finish_reason=None, tools=None, id_prefix="call_", nudges_used=0, max_nudges=None, max_chars=None) -> dict:
+def decode_calls(
+    ctx: Context,
+    reply: str,
+    finish_reason=None,
+    tools=None,
+    id_prefix="call_",
+    nudges_used=0,
+    max_nudges=None,
+    max_chars=None,
+) -> dict:
     checked = toolset(tools)
     decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix)
     nudge, left = budgeted_nudge(decoded, checked, nudges_used, max_nudges, ctx.settings.max_nudges)
@@ -116,9 +150,23 @@ def decode_calls(ctx: Context, reply: str, finish_reason=None, tools=None, id_pr
     },
     for_agents=False,
 )
-def run_calls(ctx: Context, reply: str, finish_reason=None, id_prefix="call_", nudges_used=0, max_nudges=None, max_chars=None) -> dict:
+def run_calls(
+    ctx: Context,
+    reply: str,
+    finish_reason=None,
+    id_prefix="call_",
+    nudges_used=0,
+    max_nudges=None,
+    max_chars=None,
+) -> dict:
     return run_reply(
-        ctx, reply, finish_reason, max_chars=max_chars, nudges_used=nudges_used, max_nudges=max_nudges, id_prefix=id_prefix
+        ctx,
+        reply,
+        finish_reason,
+        max_chars=max_chars,
+        nudges_used=nudges_used,
+        max_nudges=max_nudges,
+        id_prefix=id_prefix,
     )
 
 
@@ -129,7 +177,11 @@ def run_calls(ctx: Context, reply: str, finish_reason=None, id_prefix="call_", n
     {
         "type": "object",
         "properties": {
-            "dialect": {"enum": list(DIALECTS), "default": "tagged_json", "description": "The call format to teach."},
+            "dialect": {
+                "enum": list(DIALECTS),
+                "default": "tagged_json",
+                "description": "The call format to teach.",
+            },
             "tools": TOOLS,
             "max_chars": MAX_CHARS,
         },
@@ -223,7 +275,10 @@ SESSIONS = Sessions()
 )
 def stream_open(ctx: Context, tools=None, id_prefix="call_") -> dict:
     sid = SESSIONS.add(Scrubber(toolset(tools), id_prefix=id_prefix))
-    return {"text": f"streaming session {sid} open: send each delta with stream_feed, then stream_flush.", "session": sid}
+    return {
+        "text": f"streaming session {sid} open: send each delta with stream_feed, then stream_flush.",
+        "session": sid,
+    }
 
 
 @tool(
@@ -288,12 +343,16 @@ def stream_flush(ctx: Context, session: str, finish_reason=None, nudges_used=0, 
     whole = Decoded("", scrubber.calls, scrubber.diagnostics)
     nudge, left = budgeted_nudge(whole, scrubber.tools, nudges_used, max_nudges, ctx.settings.max_nudges)
     answer = stream_answer(visible, calls, diagnostics, current.fed)
-    answer["text"] += f"; session closed ({len(scrubber.calls)} calls, {len(scrubber.diagnostics)} diagnostics in the reply)"
+    answer["text"] += (
+        f"; session closed ({len(scrubber.calls)} calls, {len(scrubber.diagnostics)} diagnostics in the reply)"
+    )
     if nudge:
         answer["text"] += "\nnudge:\n" + nudge["text"]
     return answer | {"nudge": nudge, "nudges_left": left, "closed": True}
 
 
 def stream_answer(visible: str, calls: list[dict], diagnostics: list[dict], fed: int) -> dict:
-    text = f"{len(visible)} characters visible, {len(calls)} calls and {len(diagnostics)} diagnostics completed"
+    text = (
+        f"{len(visible)} characters visible, {len(calls)} calls and {len(diagnostics)} diagnostics completed"
+    )
     return {"text": text, "visible": visible, "calls": calls, "diagnostics": diagnostics, "fed": fed}
