@@ -57,3 +57,8 @@ def test_indented_four_spaces_is_not_a_fence_and_bare_json_is_not_a_call():
 def test_inline_triple_backticks_are_not_a_fence():
     reply = f"Use ```tool_call``` fences.\n<tool_call>{CALL}</tool_call>"
     assert calls(check(reply)) == [("read", {"path": "a.py"})]
+
+
+def test_literal_closers_inside_the_json_are_text():
+    reply = '```tool_call\n{"name": "read", "arguments": {"path": "</tool_call> ``` x"}}\n```'
+    assert calls(check(reply)) == [("read", {"path": "</tool_call> ``` x"})]

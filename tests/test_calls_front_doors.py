@@ -106,7 +106,12 @@ def test_tool_prompt_and_its_budget(run):
 
 def cli(*args, stdin="", cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "lsp_agent", *args], input=stdin, capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "lsp_agent", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 

@@ -68,3 +68,9 @@ def test_prose_mentions():
     reply = "The <function_calls> wrapper holds calls; `</invoke>` ends one."
     got = check(reply)
     assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])
+
+
+def test_fenced_example_is_text():
+    reply = 'Like this:\n```xml\n<function_calls><invoke name="read"></invoke></function_calls>\n```\n'
+    got = check(reply)
+    assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])

@@ -62,3 +62,16 @@ def test_marker_in_prose_is_text():
     reply = "Mistral writes [TOOL_CALLS] before its calls; `[TOOL_CALLS][…]` is the old form."
     got = check(reply)
     assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])
+
+
+def test_closers_and_brackets_inside_json_strings_are_text():
+    reply = '[TOOL_CALLS]read[ARGS]{"path": "a]}</tool_call>[TOOL_CALLS]"} after'
+    got = check(reply)
+    assert calls(got) == [("read", {"path": "a]}</tool_call>[TOOL_CALLS]"})]
+    assert got.visible_text == " after"
+
+
+def test_fenced_example_is_text():
+    reply = 'Old form:\n```\n[TOOL_CALLS][{"name": "read", "arguments": {}}]\n```\n'
+    got = check(reply)
+    assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])
