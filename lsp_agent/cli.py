@@ -43,6 +43,18 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("--if-version", help="answer briefly if the file still has this version")
     read.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(read)
+
+    decode = sub.add_parser("decode", help="decode the tool calls written as text in a reply read from stdin")
+    decode.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    decode.add_argument("--max-chars", type=int, help="budget of the report")
+    decode.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(decode)
+
+    run = sub.add_parser("run", help="decode a reply from stdin and run its calls against the workspace's tools")
+    run.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    run.add_argument("--max-chars", type=int, help="budget of the report")
+    run.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(run)
     return parser
 
 
@@ -73,7 +85,8 @@ def run_tool(args: argparse.Namespace, name: str, arguments: dict) -> int:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
         print(answer["text"])
-    return 1 if "error" in answer else 0
+    failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
+    return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         arguments = {"path": args.path, "start": args.start, "col": args.col, "max_chars": args.max_chars}
         arguments["if_version"] = args.if_version
         return run_tool(args, "read", arguments)
+    if args.command in ("decode", "run"):
+        arguments = {"reply": sys.stdin.read(), "finish_reason": args.finish_reason, "max_chars": args.max_chars}
+        status = run_tool(args, f"{args.command}_calls", arguments)
+        return status  # 1 when the reply had diagnostics
     raise AssertionError(args.command)
 
 

@@ -69,6 +69,19 @@ async def demo() -> None:
         outside = {"path": "../../etc/passwd"}
         show("read, a path outside the workspace (refused)", outside, await agent.call("read", **outside))
 
+        # Tool calls written as text: prose, a valid call and a malformed block in one reply.
+        reply = (
+            "Let me check the package metadata.\n"
+            '<tool_call>\n{"name": "read", "arguments": {"path": "pyproject.toml", "max_chars": 400}}\n</tool_call>\n'
+            '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}\n</tool_call>\n'
+        )
+        print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
+        show("decode_calls: the decoded call, the diagnostic and the nudge", {"reply": "…"},
+             await agent.call("decode_calls", reply=reply, max_chars=1600))
+        show("run_calls: the good call reads a file; the bad block is reported", {"reply": "…"},
+             {k: v for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
+              if k in ("text", "nudges_left")})
+
 
 def main() -> None:
     asyncio.run(demo())
