@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import threading
 from bisect import bisect_right
 from itertools import accumulate
@@ -19,6 +20,7 @@ from urllib.parse import unquote, urlparse
 from .errors import Refusal
 
 BINARY_SNIFF_BYTES = 8192
+MAX_TEXT_BYTES = 256 * 1024 * 1024  # a text is held in memory whole, with its line index
 
 
 def content_version(data: bytes) -> str:
@@ -234,14 +236,22 @@ class Workspace:
             return open_text
         shown = self.display(path)
         try:
-            stat = path.stat()
+            info = os.stat(path)
         except FileNotFoundError:
             raise Refusal("not_found", f"{shown} does not exist.") from None
         except OSError as exc:
             raise Refusal("unreadable", f"{shown}: {exc.strerror}.") from None
-        if path.is_dir():
+        if stat.S_ISDIR(info.st_mode):
             raise Refusal("is_directory", f"{shown} is a directory; give a file path.")
-        key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refusal("not_a_file", f"{shown} is not a regular file (a device, socket or pipe).")
+        if info.st_size > MAX_TEXT_BYTES:
+            raise Refusal(
+                "too_large",
+                f"{shown} has {info.st_size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit for text; "
+                "search it instead of reading it.",
+            )
+        key = (info.st_mtime_ns, info.st_size, info.st_ino)
         cached = self._disk_cache.get(path)
         if cached and cached[0] == key:
             return cached[1]

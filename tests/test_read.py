@@ -224,3 +224,8 @@ def test_settings_keep_defaults_for_bad_options():
     settings, problems = Settings.from_options({"max_chars": "lots", "search_engine": "rg", "colour": 1})
     assert settings.max_chars == 20_000 and settings.search_engine == "rg"
     assert any("max_chars" in p for p in problems) and any("colour" in p for p in problems)
+
+
+def test_fifo_is_refused_instead_of_blocking(tmp_path, run):
+    os.mkfifo(tmp_path / "pipe")
+    assert run("read", path="pipe")["error"]["code"] == "not_a_file"
