@@ -62,6 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("--max-chars", type=int, help="budget of the answer")
     find.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(find)
+
+    decode = sub.add_parser("decode", help="decode the tool calls written as text in a reply read from stdin")
+    decode.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    decode.add_argument("--max-chars", type=int, help="budget of the report")
+    decode.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(decode)
+
+    run = sub.add_parser("run", help="decode a reply from stdin and run its calls against the workspace's tools")
+    run.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    run.add_argument("--max-chars", type=int, help="budget of the report")
+    run.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(run)
     return parser
 
 
@@ -92,7 +104,8 @@ def run_tool(args: argparse.Namespace, name: str, arguments: dict) -> int:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
         print(answer["text"])
-    return 1 if "error" in answer else 0
+    failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
+    return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         arguments = {k: getattr(args, k) for k in ("name_path", "path", "kinds", "start", "max_chars")}
         arguments |= {"substring": args.substring or None, "include_body": args.include_body or None}
         return run_tool(args, "find_symbol", arguments)
+    if args.command in ("decode", "run"):
+        arguments = {"reply": sys.stdin.read(), "finish_reason": args.finish_reason, "max_chars": args.max_chars}
+        status = run_tool(args, f"{args.command}_calls", arguments)
+        return status  # 1 when the reply had diagnostics
     raise AssertionError(args.command)
 
 
