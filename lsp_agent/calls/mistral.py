@@ -8,10 +8,9 @@ marker claims a block only when an array or `NAME[ARGS]` follows it.
 
 from __future__ import annotations
 
-import json
 import re
 
-from .jsoncall import calls_from_json
+from .jsoncall import calls_from_json, load
 from .model import Decodable, Problem
 from .scan import NAME_LIMIT, PARTIAL, WS_LIMIT, JsonValueFinder, Opening, read_name, skip_ws, starts
 
@@ -32,7 +31,13 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
         if not final:
             return PARTIAL
         return Opening(GRAMMAR, base + j, k, JsonValueFinder("[", "the JSON array"), decode, MARK)
-    if text[k] == "[" and not text.startswith(CALL_ID, k) and not text.startswith(ARGS, k):
+    if text[k] == "[":
+        # `[TOOL_CALLS][ARGS]…` (no name) is not a call; a split `[AR` must wait to be told apart.
+        marker = [starts(text, k, m, final) for m in (CALL_ID, ARGS)]
+        if PARTIAL in marker:
+            return PARTIAL
+        if True in marker:
+            return None
         return Opening(GRAMMAR, base + j, k, JsonValueFinder("[", "the end of the JSON array"), decode, MARK)
     got = read_name(text, k, final)
     if got is None or got is PARTIAL:
@@ -63,9 +68,9 @@ def decode(block: str) -> list[Decodable | Problem]:
     if m.group(1) is None:
         return calls_from_json(body)
     try:
-        arguments = json.loads(body)
-    except json.JSONDecodeError as exc:
-        return [Problem(f"invalid JSON after [ARGS]: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+        arguments = load(body)
+    except ValueError as exc:
+        return [Problem(f"invalid JSON after [ARGS]: {exc}")]
     if not isinstance(arguments, dict):
         return [Problem("the arguments after [ARGS] must be a JSON object")]
     return [Decodable(m.group(1), arguments, m.group(2) or None)]
