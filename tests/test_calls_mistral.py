@@ -46,7 +46,7 @@ def test_unterminated_and_truncated():
 def test_bad_json_and_bad_elements():
     reply = '[TOOL_CALLS]read[ARGS]{"path": a.py}\n[TOOL_CALLS]["read"]'
     assert [d.reason for d in check(reply).diagnostics] == [
-        "invalid JSON after [ARGS]: Expecting value at line 1 column 10",
+        "invalid JSON after [ARGS]: Expecting value at line 1 column 10 of the JSON",
         'element 1: expected an object with "name" and "arguments", got a string',
     ]
 
