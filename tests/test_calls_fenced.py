@@ -23,7 +23,7 @@ def test_empty_and_bad_json_fences():
     reply = "```tool_call\n```\n```tool_call\n{name: read}\n```"
     assert [d.reason for d in check(reply).diagnostics] == [
         "the tool_call fence is empty",
-        "invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2 of the body",
+        "invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2 of the JSON",
     ]
 
 

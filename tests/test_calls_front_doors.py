@@ -97,6 +97,20 @@ def test_idle_sessions_expire(run, monkeypatch):
     assert run("stream_feed", session=old, delta="x")["error"]["code"] == "unknown_session"
 
 
+def test_an_idle_session_expires_without_another_open(run, monkeypatch):
+    monkeypatch.setattr(front, "SESSIONS", front.Sessions(idle=0.0))
+    sid = run("stream_open")["session"]
+    assert run("stream_feed", session=sid, delta="x")["error"]["code"] == "unknown_session"
+
+
+def test_a_feed_that_loses_the_race_to_flush_is_refused(run, monkeypatch):
+    sid = run("stream_open")["session"]
+    session = front.SESSIONS.get(sid)
+    run("stream_flush", session=sid)
+    monkeypatch.setattr(front.SESSIONS, "get", lambda _: session)  # the feed got it before the flush
+    assert run("stream_feed", session=sid, delta="x")["error"]["code"] == "unknown_session"
+
+
 def test_tool_prompt_and_its_budget(run):
     answer = run("tool_prompt", dialect="mistral")
     assert '[TOOL_CALLS]read[ARGS]{"path": "README.md"}' in answer["text"]

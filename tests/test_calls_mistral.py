@@ -46,7 +46,7 @@ def test_unterminated_and_truncated():
 def test_bad_json_and_bad_elements():
     reply = '[TOOL_CALLS]read[ARGS]{"path": a.py}\n[TOOL_CALLS]["read"]'
     assert [d.reason for d in check(reply).diagnostics] == [
-        "invalid JSON after [ARGS]: Expecting value at line 1 column 10",
+        "invalid JSON after [ARGS]: Expecting value at line 1 column 10 of the JSON",
         'element 1: expected an object with "name" and "arguments", got a string',
     ]
 
@@ -75,3 +75,21 @@ def test_fenced_example_is_text():
     reply = 'Old form:\n```\n[TOOL_CALLS][{"name": "read", "arguments": {}}]\n```\n'
     got = check(reply)
     assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])
+
+
+def test_compact_form_without_the_args_marker():
+    # Servers that drop the [ARGS] special token from the text show the newer form so.
+    reply = 'Reading.[TOOL_CALLS]read{"path": "a"}[TOOL_CALLS]read[CALL_ID]k3{"path": "b"} and [TOOL_CALLS]read{"path": x}'
+    got = check(reply)
+    assert calls(got) == [("read", {"path": "a"}), ("read", {"path": "b"})]
+    assert got.calls[1].id == "k3"
+    assert [(d.kind, d.reason) for d in got.diagnostics] == [
+        ("malformed", "invalid JSON after read: Expecting value at line 1 column 10 of the JSON")
+    ]
+    assert got.visible_text == "Reading. and "
+
+
+def test_a_name_followed_by_anything_else_is_text():
+    for reply in ("[TOOL_CALLS]read (the marker)", "[TOOL_CALLS]read[ARG", "[TOOL_CALLS]read["):
+        got = check(reply)
+        assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])

@@ -22,7 +22,7 @@ def test_undecodable_block_nudge_names_the_grammar_and_format():
     assert nudge.kind == "undecodable"
     assert nudge.text == (
         "1 tool call block in your reply could not be decoded, so nothing in it was run:\n"
-        "- line 3 (<tool_call> JSON): invalid JSON: Expecting ',' delimiter at line 1 column 48 of the body\n"
+        "- line 3 (<tool_call> JSON): invalid JSON: Expecting ',' delimiter at line 1 column 48 of the JSON\n"
         "Write each call exactly in this form (<tool_call> JSON):\n"
         "<tool_call>\n"
         '{"name": "read", "arguments": {"path": "README.md"}}\n'

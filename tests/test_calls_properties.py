@@ -35,6 +35,21 @@ PROSE = [
     'quote " and backslash \\',
     "```tool_call``` inline",
     "ünïcödé ✓",
+    # Near misses: openers that are not (quite) openers, each split at every point by the
+    # one-character stream.
+    "[TOOL_CALLS][ARGS]{}",
+    '[TOOL_CALLS][CALL_ID]"7"',
+    "[TOOL_CALLS] read",
+    "[TOOL_CALLS]read[CALL_ID]k",
+    "<tool_call> then prose",
+    '<tool_call id="x" <b>',
+    "<tool_call\n>",
+    "<function=read x>",
+    "<function=read",
+    '<invoke name="">',
+    "<invoke name='read'",
+    "<function_calls> later",
+    "~~ ``",
 ]
 EXAMPLE_FENCES = [
     '```python\n<tool_call>{"name": "read", "arguments": {"path": "example.py"}}</tool_call>\n```',
@@ -58,9 +73,28 @@ MALFORMED = [
     '[TOOL_CALLS]read[ARGS]{"path": x}',
     '[TOOL_CALLS]["read"',
     "```tool_call\n{oops}\n```",
-    "```tool_call\n",
     '<tool_call>{"name": "raed", "arguments": {"path": "x"}}</tool_call>',
     '<tool_call>{"name": "read", "arguments": {"start": 0}}</tool_call>',
+]
+# Blocks cut short: only ever the last piece (an open fence hides everything after it).
+CUT_SHORT = [
+    '<tool_call>{"name": "read", "arguments": {"path": "a',
+    "<tool_call>\n<function=read>\n<parameter=path>\na",
+    '<function_calls><invoke name="read"><parameter name="path">a',
+    '[TOOL_CALLS]read[ARGS]{"path": "a',
+    '[TOOL_CALLS][{"name": "read"',
+    "```tool_call\n",
+    '```tool_call\n{"name": "read", "arguments": {',
+]
+# Token soup for the chunking test: fragments of every opener, closer and marker, quotes,
+# escapes, fences, CRLF and non-ASCII text, in any order.
+FRAGMENTS = [
+    *("<tool_call>", "</tool_call>", "<toolcall>", "<tool-call id='7'>", "</tool-call>"),
+    *("<function=read>", "</function>", "<parameter=path>", "</parameter>", "<function_calls>"),
+    *('<invoke name="read">', "</invoke>", '<parameter name="path">', "</function_calls>"),
+    *("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "read", "[", "]", "{", "}", '"', "\\", ":", ","),
+    *("\n", "\r\n", " ", "    ", "`", "```", "```tool_call\n", "\n```\n", "~~~", "<", ">"),
+    *('{"name": "read", "arguments": {"path": "a"}}', "é", "✓", "\U0001f600", "x"),
 ]
 STRAY = ["</tool_call>", "</function>", "</invoke>", "</function_calls>", "</tool-call>"]
 
@@ -88,9 +122,12 @@ def valid_block(draw):
 
 
 @st.composite
-def piece(draw):
+def piece(draw, noise=False):
     """(text, claimed, needs_own_line)."""
-    kind = draw(st.sampled_from(["prose", "prose", "valid", "valid", "malformed", "fence", "stray"]))
+    kinds = ["prose", "prose", "valid", "valid", "malformed", "fence", "stray"] + ["noise"] * (2 * noise)
+    kind = draw(st.sampled_from(kinds))
+    if kind == "noise":
+        return "".join(draw(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=10))), False, False
     if kind == "prose":
         return draw(st.sampled_from(PROSE)), False, False
     if kind == "valid":
@@ -105,10 +142,17 @@ def piece(draw):
 
 
 @st.composite
-def reply(draw):
-    """The reply, and the offsets where claimed blocks start."""
+def reply(draw, noise=False):
+    """The reply, the offsets where claimed blocks start, and whether it ends inside a
+    block. With `noise`, token soup is mixed in (it may claim blocks of its own, so
+    `starts` is then incomplete)."""
     text, starts = "", []
-    for text_piece, claimed, own_line in draw(st.lists(piece(), min_size=1, max_size=8)):
+    pieces = draw(st.lists(piece(noise), min_size=1, max_size=8))
+    cut_short = draw(st.booleans())
+    if cut_short:
+        cut = draw(st.sampled_from(CUT_SHORT))
+        pieces.append((cut, True, cut.startswith("```")))
+    for text_piece, claimed, own_line in pieces:
         sep = draw(st.sampled_from(["", " ", "\n", "\n\n", "  "]))
         if own_line or (text and text[-1] == "`"):
             sep = "\n"
@@ -118,7 +162,7 @@ def reply(draw):
         text += text_piece
         if own_line:
             text += "\n"
-    return text, starts
+    return text, starts, cut_short
 
 
 @st.composite
@@ -128,9 +172,9 @@ def splits(draw, text):
 
 
 @SETTINGS
-@given(st.data(), reply(), st.sampled_from([None, "stop", "length"]))
+@given(st.data(), reply(noise=True), st.sampled_from([None, "stop", "length"]))
 def test_chunking_invariance(data, generated, finish_reason):
-    text, _ = generated
+    text, _, _ = generated
     batch = decode(text, finish_reason)
     want = as_tuple(batch.visible_text, batch.calls, batch.diagnostics)
     assert as_tuple(*streamed(text, data.draw(splits(text)), finish_reason)) == want
@@ -140,7 +184,7 @@ def test_chunking_invariance(data, generated, finish_reason):
 @SETTINGS
 @given(reply(), st.sampled_from([None, "length"]))
 def test_no_silent_loss(generated, finish_reason):
-    text, starts = generated
+    text, starts, _ = generated
     got = decode(text, finish_reason)
     spans = [c.span for c in got.calls] + [d.span for d in got.diagnostics]
     for start in starts:
@@ -150,7 +194,7 @@ def test_no_silent_loss(generated, finish_reason):
 @SETTINGS
 @given(reply())
 def test_visible_text_is_the_reply_minus_the_blocks(generated):
-    text, _ = generated
+    text, _, _ = generated
     got = decode(text)
     spans = sorted({c.span for c in got.calls} | {d.span for d in got.diagnostics})
     for (a1, b1), (a2, b2) in pairwise(spans):
@@ -164,3 +208,15 @@ def test_visible_text_is_the_reply_minus_the_blocks(generated):
     rest.append(text[at:])
     squash = lambda s: re.sub(r"\s+", "", s)
     assert squash(got.visible_text) == squash("".join(rest))
+
+
+@SETTINGS
+@given(reply(), st.sampled_from([None, "stop", "length", "max_tokens", "tool_calls"]))
+def test_a_reply_ending_inside_a_block_is_truncated_only_by_the_length_limit(generated, finish_reason):
+    text, starts, cut_short = generated
+    got = decode(text, finish_reason)
+    open_at_end = [d for d in got.diagnostics if d.kind in ("truncated", "unterminated")]
+    kind = "truncated" if finish_reason in ("length", "max_tokens") else "unterminated"
+    assert {d.kind for d in open_at_end} <= {kind}
+    if cut_short:  # the cut block is reported to the end, alone or inside an earlier open block
+        assert any(a <= starts[-1] and b == len(text) for a, b in (d.span for d in open_at_end))

@@ -47,7 +47,7 @@ def test_bad_json_is_malformed_and_prose_after_it_stays():
             "malformed",
             "tagged_json",
             '<tool_call>{"name": "read", "arguments": {"path": "a.py"}</tool_call>',
-            "invalid JSON: Expecting ',' delimiter at line 1 column 47 of the body",
+            "invalid JSON: Expecting ',' delimiter at line 1 column 47 of the JSON",
         )
     ]
     assert got.visible_text == "Then more."

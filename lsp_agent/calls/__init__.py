@@ -12,7 +12,20 @@ The public API for in-process agent runtimes (see docs/calls.md):
 
 from .decode import decode
 from .model import Call, Decoded, Diagnostic
+from .nudge import Nudger
+from .prompt import tool_prompt
+from .run import run_calls
 from .scrubber import Scrubber
 from .toolset import ToolSet
 
-__all__ = ["Call", "Decoded", "Diagnostic", "Scrubber", "ToolSet", "decode"]
+__all__ = [
+    "Call",
+    "Decoded",
+    "Diagnostic",
+    "Nudger",
+    "Scrubber",
+    "ToolSet",
+    "decode",
+    "run_calls",
+    "tool_prompt",
+]

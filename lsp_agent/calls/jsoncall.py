@@ -8,6 +8,56 @@ from typing import Any
 
 from .model import Decodable, Problem
 
+# Real arguments nest a few levels. Deeper JSON is refused: it would overflow the recursion
+# of the JSON decoder, the schema validator or the encoder of the answer.
+MAX_DEPTH = 64
+
+
+class NotJson(ValueError):
+    """Why a model's text is not JSON we accept, in a few words."""
+
+
+def load(text: str) -> Any:
+    """json.loads for a model's text; every failure is a NotJson: bad syntax (with its line
+    and column), NaN or an infinite number (not JSON, and not encodable in an answer),
+    nesting deeper than MAX_DEPTH, or an integer too long to convert."""
+    try:
+        value = json.loads(text, parse_constant=not_json, parse_float=finite_float)
+    except NotJson:
+        raise
+    except json.JSONDecodeError as exc:
+        raise NotJson(f"{exc.msg} at line {exc.lineno} column {exc.colno} of the JSON") from None
+    except RecursionError:
+        raise NotJson(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError:  # the only other: an integer beyond sys.get_int_max_str_digits()
+        raise NotJson("an integer with too many digits") from None
+    if depth(value) > MAX_DEPTH:
+        raise NotJson(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def not_json(constant: str) -> Any:
+    raise NotJson(f"{constant} is not a JSON value")
+
+
+def finite_float(literal: str) -> float:
+    number = float(literal)
+    if number in (float("inf"), float("-inf")):
+        raise NotJson(f"{literal} is out of range for a number")
+    return number
+
+
+def depth(value: Any) -> int:
+    """How deeply arrays and objects nest in `value` (iterative: no recursion to overflow)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:
+                stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
 
 def call_from_object(obj: Any) -> Decodable | Problem:
     if not isinstance(obj, dict):
@@ -23,7 +73,7 @@ def call_from_object(obj: Any) -> Decodable | Problem:
     arguments = obj.get(key, {}) if key else {}
     if isinstance(arguments, str):  # OpenAI style: the arguments as a JSON string
         try:
-            arguments = json.loads(arguments)
+            arguments = load(arguments)
         except ValueError as exc:
             return Problem(f'"{key}" is a string that is not valid JSON: {exc}')
     if arguments is None:
@@ -38,9 +88,9 @@ def calls_from_json(body: str) -> list[Decodable | Problem]:
     """One call object, or an array of them (each element decoded on its own, so one bad
     element never discards the others)."""
     try:
-        value = json.loads(body)
-    except json.JSONDecodeError as exc:
-        return [Problem(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} of the body")]
+        value = load(body)
+    except ValueError as exc:
+        return [Problem(f"invalid JSON: {exc}")]
     if isinstance(value, list):
         if not value:
             return [Problem("an empty array: no call in it")]

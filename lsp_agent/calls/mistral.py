@@ -1,17 +1,18 @@
 """Mistral: `[TOOL_CALLS][{"name": "read", "arguments": {…}}, …]` (an array, as in the
 older tokenizers) and `[TOOL_CALLS]read[ARGS]{"path": "a.py"}` (one call per marker, with
-an optional `[CALL_ID]id` before `[ARGS]`, as in the newer ones).
+an optional `[CALL_ID]id` before `[ARGS]`, as in the newer ones). `[ARGS]` may be missing:
+`[TOOL_CALLS]read{"path": "a.py"}` is how servers that drop that special token from the
+text show the newer form.
 
 There is no closing tag: the block ends where the JSON value's brackets balance. The
-marker claims a block only when an array or `NAME[ARGS]` follows it.
+marker claims a block only when an array, `NAME[ARGS]` or `NAME{` follows it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
-from .jsoncall import calls_from_json
+from .jsoncall import calls_from_json, load
 from .model import Decodable, Problem
 from .scan import NAME_LIMIT, PARTIAL, WS_LIMIT, JsonValueFinder, Opening, read_name, skip_ws, starts
 
@@ -32,7 +33,13 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
         if not final:
             return PARTIAL
         return Opening(GRAMMAR, base + j, k, JsonValueFinder("[", "the JSON array"), decode, MARK)
-    if text[k] == "[" and not text.startswith(CALL_ID, k) and not text.startswith(ARGS, k):
+    if text[k] == "[":
+        # `[TOOL_CALLS][ARGS]…` (no name) is not a call; a split `[AR` must wait to be told apart.
+        marker = [starts(text, k, m, final) for m in (CALL_ID, ARGS)]
+        if PARTIAL in marker:
+            return PARTIAL
+        if True in marker:
+            return None
         return Opening(GRAMMAR, base + j, k, JsonValueFinder("[", "the end of the JSON array"), decode, MARK)
     got = read_name(text, k, final)
     if got is None or got is PARTIAL:
@@ -47,14 +54,17 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
             return PARTIAL
         e = m.end()
     r = starts(text, e, ARGS, final)
-    if r is not True:
-        return r or None
-    e += len(ARGS)
+    if r is PARTIAL:
+        return PARTIAL
+    if r:
+        e += len(ARGS)
+    elif not text.startswith("{", e):
+        return None
     token = text[j:e]
     return Opening(GRAMMAR, base + j, e, JsonValueFinder("{", "the end of the JSON arguments"), decode, token)
 
 
-HEADER = re.compile(r"\[TOOL_CALLS\]\s*(?:([\w.:\-]+)(?:\[CALL_ID\]([\w\-]*))?\[ARGS\])?")
+HEADER = re.compile(r"\[TOOL_CALLS\]\s*(?:([\w.:\-]+)(?:\[CALL_ID\]([\w\-]*))?(\[ARGS\])?)?")
 
 
 def decode(block: str) -> list[Decodable | Problem]:
@@ -63,9 +73,9 @@ def decode(block: str) -> list[Decodable | Problem]:
     if m.group(1) is None:
         return calls_from_json(body)
     try:
-        arguments = json.loads(body)
-    except json.JSONDecodeError as exc:
-        return [Problem(f"invalid JSON after [ARGS]: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+        arguments = load(body)
+    except ValueError as exc:
+        return [Problem(f"invalid JSON after {m.group(3) or m.group(1)}: {exc}")]
     if not isinstance(arguments, dict):
-        return [Problem("the arguments after [ARGS] must be a JSON object")]
+        return [Problem(f"the arguments after {m.group(3) or m.group(1)} must be a JSON object")]
     return [Decodable(m.group(1), arguments, m.group(2) or None)]

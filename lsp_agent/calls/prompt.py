@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from .toolset import ToolSet, ToolSpec, schema_types
+from .toolset import ToolSet, ToolSpec, properties, schema_types
 
 DIALECTS = {
     "tagged_json": "<tool_call> tags around a JSON object (Hermes, Qwen 2.5)",
@@ -62,7 +62,7 @@ def example_call(tools: ToolSet) -> tuple[str, dict]:
     if not tools.specs:
         return "tool_name", {"argument": "value"}
     spec = next(iter(tools.specs.values()))
-    props = spec.schema.get("properties") or {}
+    props = properties(spec.schema)
     required = [k for k in spec.schema.get("required", []) if k in props]
     return spec.name, {k: example_value(props[k], k) for k in required}
 
@@ -116,7 +116,7 @@ def describe(spec: ToolSpec, dialect: str) -> list[str]:
     if spec.description:
         out.append(spec.description)
     if dialect in ("function_xml", "invoke_xml"):
-        props = spec.schema.get("properties") or {}
+        props = properties(spec.schema)
         required = set(spec.schema.get("required", []))
         if not props:
             out.append("Parameters: none.")

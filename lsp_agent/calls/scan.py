@@ -353,6 +353,9 @@ class XmlFinder(HidesFences):
         return End(self.last_child_end, CLOSED)
 
 
+OPENING_OF = {"]": "[", "}": "{"}
+
+
 class JsonValueFinder(HidesFences):
     """The end of a JSON value that has no closing tag (Mistral): brackets balanced outside
     strings. A mismatched bracket ends the value as malformed; a new opener outside a string
@@ -360,7 +363,6 @@ class JsonValueFinder(HidesFences):
 
     OUT = re.compile(r'["\[\]{}<\n]')
     IN = re.compile(r'[\\"\n]')
-    PAIRS = {"]": "[", "}": "{"}
 
     def __init__(self, first: str, expects: str):
         self.first = first  # the bracket the value must start with
@@ -423,7 +425,7 @@ class JsonValueFinder(HidesFences):
                 self.stack.append(c)
                 i = j + 1
             elif c in "]}":
-                if self.stack[-1] != self.PAIRS[c]:
+                if self.stack[-1] != OPENING_OF[c]:
                     return j + 1, End(base + j + 1, MALFORMED, f"{c!r} does not match {self.stack[-1]!r}")
                 self.stack.pop()
                 if not self.stack:

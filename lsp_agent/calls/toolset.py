@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
+from referencing.exceptions import Unresolvable  # jsonschema's own dependency: a $ref to nowhere
 
 from ..errors import ArgumentError
+from .jsoncall import load
 
 ANY_OBJECT = {"type": "object"}
 
@@ -78,10 +80,7 @@ class ToolSet:
         """Whether a raw-text argument should stay a string (its schema allows a string,
         or says nothing about its type)."""
         spec = self.specs.get(tool)
-        prop = (spec.schema.get("properties") or {}).get(argument) if spec else None
-        if not isinstance(prop, dict):
-            return True
-        types = schema_types(prop)
+        types = schema_types(properties(spec.schema).get(argument, {})) if spec else set()
         return not types or "string" in types
 
     def coerce(self, tool: str, arguments: dict, text_params: frozenset[str]) -> dict:
@@ -93,7 +92,7 @@ class ToolSet:
             value = out.get(key)
             if isinstance(value, str) and not self.wants_text(tool, key):
                 try:
-                    out[key] = json.loads(value)
+                    out[key] = load(value)
                 except ValueError:
                     pass  # left as text: the schema check says what is wrong with it
         return out
@@ -103,10 +102,19 @@ class ToolSet:
         validator = self._validators.get(tool)
         if validator is None:
             validator = self._validators[tool] = jsonschema.Draft202012Validator(self.specs[tool].schema)
-        errors = sorted(
-            validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.message)
-        )
+        try:
+            errors = sorted(
+                validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+            )
+        except Unresolvable as exc:  # the runtime's schema is at fault, not the call
+            return [(None, f"the tool's schema cannot be checked: {exc}")]
         return [explain(e, arguments) for e in errors]
+
+
+def properties(schema: dict) -> dict[str, dict]:
+    """The schema's properties; a boolean subschema (`true`: anything) reads as {}."""
+    props = schema.get("properties") or {}
+    return {k: v if isinstance(v, dict) else {} for k, v in props.items()}
 
 
 def schema_types(schema: dict) -> set[str]:

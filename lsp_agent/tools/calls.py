@@ -246,6 +246,9 @@ class Sessions:
     def get(self, sid: str) -> Session:
         with self.lock:
             session = self.open.get(sid)
+            if session is not None and time.monotonic() - session.last_used > self.idle:
+                del self.open[sid]  # expired, even if no stream_open came by to sweep it
+                session = None
         if session is None:
             raise Refusal(
                 "unknown_session",
@@ -304,6 +307,8 @@ def stream_open(ctx: Context, tools=None, id_prefix="call_") -> dict:
 def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
     current = SESSIONS.get(session)
     with current.lock:
+        if current.scrubber.closed:  # a stream_flush won the race for the lock
+            raise Refusal("unknown_session", f"streaming session {session!r} was flushed.")
         if offset is not None and offset != current.fed:
             raise Refusal(
                 "out_of_order",

@@ -1,0 +1,99 @@
+"""Calls written as XML elements (shared by function XML and invoke XML): a run of call
+elements, each holding parameter elements whose values are raw text.
+
+    <function=read><parameter=path>a.py</parameter></function>
+    <invoke name="read"><parameter name="path">a.py</parameter></invoke>
+
+One line break right after a parameter's opening tag and one right before its closing tag
+are layout and dropped; the rest is kept as written (the tool set JSON-decodes a value
+where the tool's schema wants a non-string).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .model import Decodable, Problem
+from .scan import find_unfenced
+
+PARAMETER_CLOSE = "</parameter>"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one XML dialect writes a call and its parameters."""
+
+    call: re.Pattern  # the call's opening tag; its first matching group is the name
+    call_close: str
+    call_tag: str  # for messages, with {} for the name: '<function={}>'
+    parameter: re.Pattern  # a parameter's opening tag; its first matching group is the name
+    parameter_tag: str  # '<parameter={}>'
+
+
+def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
+    """Each call element in `body`, in order; the first thing that is not one ends the run
+    with a Problem (what came before it still counts)."""
+    out: list[Decodable | Problem] = []
+    pos = 0
+    while True:
+        pos = skip_space(body, pos)
+        if pos == len(body):
+            return out
+        m = shape.call.match(body, pos)
+        if not m:
+            out.append(Problem(f"expected {shape.call_tag.format('NAME')}, found {snippet(body, pos)}"))
+            return out
+        end = find_unfenced(body, shape.call_close, m.end())
+        if end < 0:
+            out.append(Problem(f"{m.group(0)} has no {shape.call_close}"))
+            return out
+        out.append(decode_call(name_of(m), body[m.end() : end], shape))
+        pos = end + len(shape.call_close)
+
+
+def decode_call(name: str, inner: str, shape: Shape) -> Decodable | Problem:
+    name = name.strip()
+    if not name:
+        return Problem(f"{shape.call_tag.format('')} has an empty name")
+    where = f"in {shape.call_tag.format(name)}"
+    arguments: dict[str, str] = {}
+    pos = 0
+    while True:
+        pos = skip_space(inner, pos)
+        if pos == len(inner):
+            return Decodable(name, arguments, text_params=frozenset(arguments))
+        m = shape.parameter.match(inner, pos)
+        if not m:
+            expected = shape.parameter_tag.format("NAME")
+            return Problem(f"{where}: expected {expected}, found {snippet(inner, pos)}")
+        key = name_of(m).strip()
+        end = find_unfenced(inner, PARAMETER_CLOSE, m.end())
+        if not key:
+            return Problem(f"{where}: a parameter has an empty name")
+        if end < 0:
+            return Problem(f"{where}: {shape.parameter_tag.format(key)} has no {PARAMETER_CLOSE}")
+        if key in arguments:
+            return Problem(f"{where}: parameter {key!r} is given twice")
+        arguments[key] = layout_stripped(inner[m.end() : end])
+        pos = end + len(PARAMETER_CLOSE)
+
+
+def name_of(m: re.Match) -> str:
+    return next(g for g in m.groups() if g is not None)
+
+
+def layout_stripped(value: str) -> str:
+    value = value.removeprefix("\r\n") if value.startswith("\r\n") else value.removeprefix("\n")
+    return value.removesuffix("\r\n") if value.endswith("\r\n") else value.removesuffix("\n")
+
+
+def skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def snippet(text: str, pos: int) -> str:
+    s = text[pos : pos + 30].split("\n")[0]
+    return repr(s + ("…" if len(text) - pos > len(s) else ""))
