@@ -44,6 +44,8 @@ def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("project")
     shutil.copytree(FIXTURES, root / "src")
     (root / "src" / "unicode.js").write_text(UNICODE_JS, encoding="utf-8")
+    # untrusted input: definitions nested 5,000 deep
+    (root / "src" / "deep.js").write_text("".join(f"function f{i}() {{\n" for i in range(5000)) + "}\n" * 5000)
     return root
 
 
@@ -106,6 +108,18 @@ async def test_document_symbol_columns_follow_the_negotiated_encoding(client: La
     expected = {"utf-16": 26, "utf-8": 29}[client.encoding]
     assert later.selection_range.start.character == expected
     assert later.selection_range.end.character == expected + len("later")
+
+
+async def test_deeply_nested_code_answers_within_max_nesting(client: LanguageClient, project):
+    from lsp_agent.syntax.outline import MAX_NESTING
+
+    (symbol,) = await document_symbols(client, project / "src" / "deep.js")
+    depth = 1
+    while symbol.children:
+        depth, (symbol,) = depth + 1, symbol.children
+    assert depth == MAX_NESTING
+    hits = await eventually(lambda: client.workspace_symbol_async(types.WorkspaceSymbolParams(query="f47")))
+    assert hits[0].container_name == "/".join(f"f{i}" for i in range(MAX_NESTING - 1))
 
 
 async def test_incremental_changes_give_the_symbols_of_a_fresh_parse(client: LanguageClient, project):

@@ -20,6 +20,10 @@ from .languages import language_for, query
 from .parsing import PARSES, Parsed
 
 OUTLINE_CACHE_SIZE = 4096  # files whose outline (not tree) is kept
+# Definitions nested deeper than this are left out (their lines belong to the deepest symbol
+# kept). Real code stays far below it; untrusted code nested thousands deep would otherwise
+# overflow the recursion of every consumer (walks, JSON, the LSP serializer).
+MAX_NESTING = 48
 
 # A function directly inside one of these is a method.
 TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "object"})
@@ -202,6 +206,8 @@ def build(parsed: Parsed) -> list[Symbol]:
     for start, end, kind, name_node, scope, start_point, end_point, _rank in rows:
         while stack and not end <= stack[-1][0]:
             stack.pop()
+        if len(stack) >= MAX_NESTING:
+            continue
         parent = stack[-1][1] if stack else None
         if kind == FILE_NAMESPACE:
             kind = "namespace"
