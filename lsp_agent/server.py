@@ -151,6 +151,7 @@ SYMBOL_KINDS = {
     "method": types.SymbolKind.Method,
     "module": types.SymbolKind.Module,
     "namespace": types.SymbolKind.Namespace,
+    "object": types.SymbolKind.Object,
     "property": types.SymbolKind.Property,
     "record": types.SymbolKind.Struct,
     "struct": types.SymbolKind.Struct,

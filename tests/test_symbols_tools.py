@@ -38,7 +38,7 @@ def test_outline_of_a_file(project, run):
         "trait Shape  6-11",
         "  method area  7",
         "  method name  8-10",
-        "struct Circle  14-16",
+        "struct Circle  13-16",
         "enum Kind  18-21",
         "impl Circle  23-28",
         "  method area  24-27",
@@ -49,6 +49,13 @@ def test_outline_of_a_file(project, run):
         "    function helper  38-40",
     ])  # fmt: skip
     assert (answer["stage"], answer["depth"], answer["max_depth"]) == ("full tree", 3, 3)
+
+
+def test_outline_names_the_owner_of_a_method_defined_outside_it(project, run):
+    go = run("symbols", path="src/server.go")["text"].splitlines()
+    assert "method Server/Handle  24-26" in go and "  method Serve  10" in go
+    cpp = run("symbols", path="src/shapes.cpp")["text"].splitlines()
+    assert "  method Polygon/area  25-28" in cpp and "    method area  13" in cpp
 
 
 def test_depth_argument_counts_hidden_children(project, run):

@@ -12,12 +12,16 @@
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (function_signature name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.method
+; A method in an object literal is a function; inside a class or an object (below) the outline
+; makes it a method.
+(method_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.function
 (method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (abstract_method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.property
+(property_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.property
 
 ; const f = () => …, var g = function () { … }
 (lexical_declaration
@@ -28,6 +32,16 @@
   (variable_declarator
     name: (identifier) @name
     value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+
+; Objects holding functions (`const api = { get() {…}, put: () => … }`): their functions are
+; methods of the object.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(object (method_definition)) (object (pair value: [(arrow_function) (function_expression)]))])) @definition.object
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
 
 ; Top-level UPPER_CASE constants.
 (program

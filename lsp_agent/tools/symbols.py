@@ -19,7 +19,7 @@ from .read import numbered, read_text
 
 KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
-    "method", "module", "namespace", "property", "record", "struct", "trait", "type",
+    "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
 ]  # fmt: skip
 
 SYMBOLS_SCHEMA = {
@@ -93,17 +93,19 @@ def count(symbols: list[Symbol]) -> int:
     return sum(1 for _ in walk(symbols))
 
 
-def tree_lines(symbols: list[Symbol], depth: int, indent: str = "") -> list[str]:
+def tree_lines(symbols: list[Symbol], depth: int, indent: str = "", parent: str = "") -> list[str]:
+    """The outline to `depth`, each symbol named by its name path below `parent`: the name,
+    or with its owner when defined outside it (a Go method `Server/Handle`)."""
     lines = []
     for s in symbols:
-        line = f"{indent}{s.kind} {s.name}  {span(s)}"
+        line = f"{indent}{s.kind} {s.name_path[len(parent) + 1 :] if parent else s.name_path}  {span(s)}"
         if depth <= 1:
             if hidden := count(s.children):
                 line += f"  (+{hidden} inside)"
             lines.append(line)
         else:
             lines.append(line)
-            lines += tree_lines(s.children, depth - 1, indent + "  ")
+            lines += tree_lines(s.children, depth - 1, indent + "  ", s.name_path)
     return lines
 
 
