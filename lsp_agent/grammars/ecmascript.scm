@@ -1,27 +1,12 @@
-; Definitions in TSX (TypeScript with JSX): the same query as typescript.scm.
-
-(class_declaration name: (type_identifier) @name) @definition.class
-(abstract_class_declaration name: (type_identifier) @name) @definition.class
-(class name: (type_identifier) @name) @definition.class
-(interface_declaration name: (type_identifier) @name) @definition.interface
-(type_alias_declaration name: (type_identifier) @name) @definition.type
-(enum_declaration name: (identifier) @name) @definition.enum
-(internal_module name: [(identifier) (nested_identifier)] @name) @definition.namespace
-(module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
+; Definitions shared by JavaScript, TypeScript and TSX (their grammars name these nodes alike);
+; javascript.scm and typescript.scm add what differs. @definition.<kind> is the whole
+; definition, @name its name.
 
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
-(function_signature name: (identifier) @name) @definition.function
 ; A method in an object literal is a function; inside a class or an object (below) the outline
 ; makes it a method.
 (method_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.function
-(method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
-(abstract_method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
-(public_field_definition
-  name: [(property_identifier) (private_property_identifier)] @name
-  value: [(arrow_function) (function_expression)]) @definition.method
-(public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.property
-(property_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.property
 
 ; const f = () => …, var g = function () { … }
 (lexical_declaration
