@@ -99,7 +99,7 @@ async def test_document_symbols_are_hierarchical(client: LanguageClient, project
     point = result[2]
     assert (point.selection_range.start.line, point.selection_range.start.character) == (9, 6)
     enum = await document_symbols(client, project / "src" / "Library.java")
-    status = [s for s in enum[0].children if s.name == "Status"][0]
+    status = next(s for s in enum[0].children if s.name == "Status")
     assert [c.kind for c in status.children] == [K.EnumMember, K.EnumMember]
 
 
@@ -162,8 +162,8 @@ async def test_workspace_symbol_index(client: LanguageClient, project):
         return await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=text))
 
     found = await eventually(lambda: query("Polygon"))
-    assert [(s.name, s.container_name, Path(s.location.uri).name if False else s.location.uri.rsplit("/", 1)[1])
-            for s in found][0] == ("Polygon", "geo", "shapes.cpp")  # fmt: skip
+    assert next((s.name, s.container_name, Path(s.location.uri).name if False else s.location.uri.rsplit("/", 1)[1])
+            for s in found) == ("Polygon", "geo", "shapes.cpp")  # fmt: skip
     assert found[0].location.range.start.line == 7
 
     # an open document's unsaved edits reach the index
@@ -195,7 +195,7 @@ async def test_index_reports_progress(client: LanguageClient):
         pytest.skip("checked with VS Code's capabilities")
 
     async def reports():
-        for token, values in client.progress_reports.items():
+        for values in client.progress_reports.values():
             if values and getattr(values[0], "title", "") == "lsp-agent: indexing symbols" and values[-1].kind == "end":
                 return values
         return None

@@ -114,7 +114,7 @@ def test_enclosing_symbols_matches_brute_force(tmp_path):
     source = Path(__file__).read_text()
     path, text = tmp_path / "copy.py", Text.from_str(source)
     symbols = outline(path, text)
-    lines = range(0, text.line_count + 3)
+    lines = range(text.line_count + 3)
     assert enclosing_symbols(path, text, lines) == {n: brute_force(symbols, n) for n in lines}
 
 

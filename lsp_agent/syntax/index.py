@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from ..errors import Refusal
 from ..workspace import Text, Workspace

@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from ..workspace import Text
 from .languages import language_for, query
@@ -43,9 +43,9 @@ class Symbol:
     # the LSP front door converts the columns to the negotiated position encoding.
     range: tuple[int, int, int, int]
     selection: tuple[int, int, int, int]  # the range of the name
-    children: list["Symbol"] = field(default_factory=list)
+    children: list[Symbol] = field(default_factory=list)
 
-    def walk(self) -> Iterator["Symbol"]:
+    def walk(self) -> Iterator[Symbol]:
         yield self
         for child in self.children:
             yield from child.walk()

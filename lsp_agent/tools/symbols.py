@@ -211,7 +211,7 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
     tail = f"[{len(rows) - len(kept)} more folders not listed: {hint}]"
     lines = [head, *kept, tail]
     if not fit(lines, budget):
-        minimum = len("\n".join([head, tail]))
+        minimum = len(f"{head}\n{tail}")
         raise Refusal("budget_too_small", f"max_chars={budget} is too small for an outline of {shown}; use at least {minimum}.", minimum=minimum)
     return {"text": "\n".join(lines), "stage": "counts per folder, cut", "depth": 0, **fields}
 
