@@ -224,3 +224,54 @@ def test_cli_prints_what_an_agent_gets(project):
     assert code == 0 and out.splitlines()[1:] == ["note: function log, lines 6-8", '6  log() {', '7    echo "[deploy] $*"', "8  }"]
     code, out = cli("symbols", "src/notes.txt")
     assert code == 1 and "no symbols for this kind of file" in out
+
+
+# --- any tree, any budget ---------------------------------------------------------------
+
+symbol_names = st.sampled_from(["a", "run", "Message777", "to_dict", "x" * 40, "Handler", "é"])
+
+
+@st.composite
+def python_trees(draw, depth=0):
+    """Python source of random nested classes and functions (name, children)."""
+    children = draw(st.lists(python_trees(depth + 1), max_size=3)) if depth < 4 else []
+    return (draw(st.sampled_from(["class", "def"])), draw(symbol_names), children)
+
+
+def render(tree, indent=0):
+    keyword, name, children = tree
+    head = f"{' ' * indent}{keyword} {name}{'()' if keyword == 'def' else ''}:\n"
+    return head + ("".join(render(c, indent + 4) for c in children) or f"{' ' * (indent + 4)}pass\n")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=st.lists(st.lists(python_trees(), min_size=1, max_size=4), min_size=1, max_size=5),
+    budget=st.integers(min_value=200, max_value=2500),
+    pattern=st.sampled_from(["a", "run", "Message777/to_dict", "Handler.run", "/a", "x"]),
+    substring=st.booleans(),
+    include_body=st.booleans(),
+)
+def test_symbol_answers_fit_any_budget(tmp_path_factory, files, budget, pattern, substring, include_body):
+    root = tmp_path_factory.mktemp("trees")
+    for n, trees in enumerate(files):
+        folder = root / f"pkg{n % 2}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"m{n}.py").write_text("".join(render(t) for t in trees))
+    ctx = Context(Workspace([root]))
+    answers = [
+        call(ctx, "symbols", {"path": ".", "max_chars": budget}),
+        call(ctx, "symbols", {"path": "pkg0/m0.py", "max_chars": budget}),
+        call(ctx, "find_symbol", {"name_path": pattern, "substring": substring, "include_body": include_body,
+                                  "max_chars": budget}),
+    ]  # fmt: skip
+    for answer in answers:
+        if "error" in answer:
+            assert answer["error"]["code"] == "budget_too_small" and answer["minimum"] > budget
+            continue
+        assert len(answer["text"]) <= budget
+        stage = answer["stage"]
+        if stage not in ("full tree", "locations", "bodies", "body"):  # shortened: says how to get more
+            assert "path=" in answer["text"] or "depth=" in answer["text"]
+        if stage == "body" and answer["next"]:
+            assert "read on with start=" in answer["text"]
