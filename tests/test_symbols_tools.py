@@ -157,6 +157,7 @@ def test_find_symbol_body_pages_exactly_the_symbol(project):
         pages += 1
         if not answer["next"]:
             break
+        assert answer["text"].endswith(f"read on with start={answer['next']['start']} symbol=/Bank/Account]")
         args = {**args, **answer["next"]}
     source = (project / "src" / "account.rb").read_text().splitlines()
     assert pages > 1
@@ -191,6 +192,8 @@ def test_read_symbol_pages_with_symbol_kept(project):
         "note: method Library/map, lines 20-24",
     ]
     assert first["next"] == {"start": 22, "symbol": "Library.map"}
+    # the text names the same arguments: reading on without symbol= would run past the symbol
+    assert first["text"].endswith("[lines 22-24 not shown: read on with start=22 symbol=Library.map]")
     second = call(ctx, "read", {**args, **first["next"]})
     assert second["next"] is None and second["end"] == 24
     assert second["symbol"] == {"name_path": "Library/map", "kind": "method", "start_line": 20, "end_line": 24}

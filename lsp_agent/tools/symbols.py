@@ -267,6 +267,7 @@ def find_symbol(
             text, shown, start=start or symbol.start_line, max_chars=budget,
             first=symbol.start_line, last=symbol.end_line,
             notes=[f"{symbol.kind} {symbol.name_path}, lines {span(symbol)}"],
+            then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
         )  # fmt: skip
         if answer.get("next"):
             answer["next"] = {"name_path": "/" + symbol.name_path, "path": shown, "include_body": True, **answer["next"]}
