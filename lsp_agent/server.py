@@ -151,6 +151,7 @@ SYMBOL_KINDS = {
     "method": types.SymbolKind.Method,
     "module": types.SymbolKind.Module,
     "namespace": types.SymbolKind.Namespace,
+    "object": types.SymbolKind.Object,
     "property": types.SymbolKind.Property,
     "record": types.SymbolKind.Struct,
     "struct": types.SymbolKind.Struct,
@@ -214,7 +215,7 @@ class Progress:
             self.token = f"lsp-agent-{next(self.server._tokens)}"
             try:
                 await self.server.work_done_progress.create_async(self.token)
-            except Exception:  # the client refused: no progress, the work goes on
+            except Exception:  # noqa: BLE001 (the client refused: no progress, the work goes on)
                 return False
         self.server.work_done_progress.begin(
             self.token,
@@ -243,7 +244,7 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
         for folder in folders:
             try:
                 path = uri_to_path(folder) if folder.startswith("file:") else Path(folder)
-            except Exception:
+            except (Refusal, ValueError):
                 path = None
             if path is not None and path.is_dir():
                 usable.append(path)
@@ -273,7 +274,7 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
             )
             try:
                 await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
-            except Exception as exc:  # the client declined: edits in the editor still update the index
+            except Exception as exc:  # noqa: BLE001 (the client declined: edits in the editor still update the index)
                 log.info("file watcher not registered: %s", exc)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

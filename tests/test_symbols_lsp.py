@@ -44,6 +44,8 @@ def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("project")
     shutil.copytree(FIXTURES, root / "src")
     (root / "src" / "unicode.js").write_text(UNICODE_JS, encoding="utf-8")
+    # untrusted input: definitions nested 5,000 deep
+    (root / "src" / "deep.js").write_text("".join(f"function f{i}() {{\n" for i in range(5000)) + "}\n" * 5000)
     return root
 
 
@@ -97,7 +99,7 @@ async def test_document_symbols_are_hierarchical(client: LanguageClient, project
     point = result[2]
     assert (point.selection_range.start.line, point.selection_range.start.character) == (9, 6)
     enum = await document_symbols(client, project / "src" / "Library.java")
-    status = [s for s in enum[0].children if s.name == "Status"][0]
+    status = next(s for s in enum[0].children if s.name == "Status")
     assert [c.kind for c in status.children] == [K.EnumMember, K.EnumMember]
 
 
@@ -106,6 +108,18 @@ async def test_document_symbol_columns_follow_the_negotiated_encoding(client: La
     expected = {"utf-16": 26, "utf-8": 29}[client.encoding]
     assert later.selection_range.start.character == expected
     assert later.selection_range.end.character == expected + len("later")
+
+
+async def test_deeply_nested_code_answers_within_max_nesting(client: LanguageClient, project):
+    from lsp_agent.syntax.outline import MAX_NESTING
+
+    (symbol,) = await document_symbols(client, project / "src" / "deep.js")
+    depth = 1
+    while symbol.children:
+        depth, (symbol,) = depth + 1, symbol.children
+    assert depth == MAX_NESTING
+    hits = await eventually(lambda: client.workspace_symbol_async(types.WorkspaceSymbolParams(query="f47")))
+    assert hits[0].container_name == "/".join(f"f{i}" for i in range(MAX_NESTING - 1))
 
 
 async def test_incremental_changes_give_the_symbols_of_a_fresh_parse(client: LanguageClient, project):
@@ -148,8 +162,8 @@ async def test_workspace_symbol_index(client: LanguageClient, project):
         return await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=text))
 
     found = await eventually(lambda: query("Polygon"))
-    assert [(s.name, s.container_name, Path(s.location.uri).name if False else s.location.uri.rsplit("/", 1)[1])
-            for s in found][0] == ("Polygon", "geo", "shapes.cpp")  # fmt: skip
+    assert next((s.name, s.container_name, Path(s.location.uri).name if False else s.location.uri.rsplit("/", 1)[1])
+            for s in found) == ("Polygon", "geo", "shapes.cpp")  # fmt: skip
     assert found[0].location.range.start.line == 7
 
     # an open document's unsaved edits reach the index
@@ -181,7 +195,7 @@ async def test_index_reports_progress(client: LanguageClient):
         pytest.skip("checked with VS Code's capabilities")
 
     async def reports():
-        for token, values in client.progress_reports.items():
+        for values in client.progress_reports.values():
             if values and getattr(values[0], "title", "") == "lsp-agent: indexing symbols" and values[-1].kind == "end":
                 return values
         return None

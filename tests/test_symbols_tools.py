@@ -32,13 +32,13 @@ def project(tmp_path):
 
 def test_outline_of_a_file(project, run):
     answer = run("symbols", path="src/geometry.rs")
-    assert answer["text"] == "\n".join([
+    assert answer["text"].splitlines() == [
         "src/geometry.rs · 13 symbols · stage: full tree",
         "constant PI  4",
         "trait Shape  6-11",
         "  method area  7",
         "  method name  8-10",
-        "struct Circle  14-16",
+        "struct Circle  13-16",
         "enum Kind  18-21",
         "impl Circle  23-28",
         "  method area  24-27",
@@ -47,8 +47,15 @@ def test_outline_of_a_file(project, run):
         "module util  36-43",
         "  function double  37-42",
         "    function helper  38-40",
-    ])  # fmt: skip
+    ]
     assert (answer["stage"], answer["depth"], answer["max_depth"]) == ("full tree", 3, 3)
+
+
+def test_outline_names_the_owner_of_a_method_defined_outside_it(project, run):
+    go = run("symbols", path="src/server.go")["text"].splitlines()
+    assert "method Server/Handle  24-26" in go and "  method Serve  10" in go
+    cpp = run("symbols", path="src/shapes.cpp")["text"].splitlines()
+    assert "  method Polygon/area  25-28" in cpp and "    method area  13" in cpp
 
 
 def test_depth_argument_counts_hidden_children(project, run):
@@ -97,7 +104,7 @@ def test_outline_fits_any_budget_and_shortens_in_order(project, budget):
     stage = answer["stage"]
     assert answer["text"].splitlines()[0].split(" · stage: ")[1].startswith(stage.split(",")[0].replace(" per ", " by kind per ").split(" of ")[0][:6])
     bigger = call(ctx, "symbols", {"path": ".", "max_chars": budget + 500})
-    rank = lambda s: STAGES.index("depth" if s.startswith("depth") else s)  # noqa: E731
+    rank = lambda s: STAGES.index("depth" if s.startswith("depth") else s)
     assert rank(bigger["stage"]) <= rank(stage)
     if stage.startswith("depth"):
         assert bigger["depth"] >= answer["depth"]
@@ -150,6 +157,7 @@ def test_find_symbol_body_pages_exactly_the_symbol(project):
         pages += 1
         if not answer["next"]:
             break
+        assert answer["text"].endswith(f"read on with start={answer['next']['start']} symbol=/Bank/Account]")
         args = {**args, **answer["next"]}
     source = (project / "src" / "account.rb").read_text().splitlines()
     assert pages > 1
@@ -184,6 +192,8 @@ def test_read_symbol_pages_with_symbol_kept(project):
         "note: method Library/map, lines 20-24",
     ]
     assert first["next"] == {"start": 22, "symbol": "Library.map"}
+    # the text names the same arguments: reading on without symbol= would run past the symbol
+    assert first["text"].endswith("[lines 22-24 not shown: read on with start=22 symbol=Library.map]")
     second = call(ctx, "read", {**args, **first["next"]})
     assert second["next"] is None and second["end"] == 24
     assert second["symbol"] == {"name_path": "Library/map", "kind": "method", "start_line": 20, "end_line": 24}
@@ -205,7 +215,7 @@ def test_cli_prints_what_an_agent_gets(project):
 
     def cli(*args):
         done = subprocess.run([sys.executable, "-m", "lsp_agent", *args, "--root", str(project)],
-                              capture_output=True, text=True, cwd=project)  # fmt: skip
+                              capture_output=True, text=True, cwd=project, check=False)  # fmt: skip
         return done.returncode, done.stdout
 
     code, out = cli("symbols", "src/deploy.sh")
@@ -217,3 +227,54 @@ def test_cli_prints_what_an_agent_gets(project):
     assert code == 0 and out.splitlines()[1:] == ["note: function log, lines 6-8", '6  log() {', '7    echo "[deploy] $*"', "8  }"]
     code, out = cli("symbols", "src/notes.txt")
     assert code == 1 and "no symbols for this kind of file" in out
+
+
+# --- any tree, any budget ---------------------------------------------------------------
+
+symbol_names = st.sampled_from(["a", "run", "Message777", "to_dict", "x" * 40, "Handler", "é"])
+
+
+@st.composite
+def python_trees(draw, depth=0):
+    """Python source of random nested classes and functions (name, children)."""
+    children = draw(st.lists(python_trees(depth + 1), max_size=3)) if depth < 4 else []
+    return (draw(st.sampled_from(["class", "def"])), draw(symbol_names), children)
+
+
+def render(tree, indent=0):
+    keyword, name, children = tree
+    head = f"{' ' * indent}{keyword} {name}{'()' if keyword == 'def' else ''}:\n"
+    return head + ("".join(render(c, indent + 4) for c in children) or f"{' ' * (indent + 4)}pass\n")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=st.lists(st.lists(python_trees(), min_size=1, max_size=4), min_size=1, max_size=5),
+    budget=st.integers(min_value=200, max_value=2500),
+    pattern=st.sampled_from(["a", "run", "Message777/to_dict", "Handler.run", "/a", "x"]),
+    substring=st.booleans(),
+    include_body=st.booleans(),
+)
+def test_symbol_answers_fit_any_budget(tmp_path_factory, files, budget, pattern, substring, include_body):
+    root = tmp_path_factory.mktemp("trees")
+    for n, trees in enumerate(files):
+        folder = root / f"pkg{n % 2}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"m{n}.py").write_text("".join(render(t) for t in trees))
+    ctx = Context(Workspace([root]))
+    answers = [
+        call(ctx, "symbols", {"path": ".", "max_chars": budget}),
+        call(ctx, "symbols", {"path": "pkg0/m0.py", "max_chars": budget}),
+        call(ctx, "find_symbol", {"name_path": pattern, "substring": substring, "include_body": include_body,
+                                  "max_chars": budget}),
+    ]  # fmt: skip
+    for answer in answers:
+        if "error" in answer:
+            assert answer["error"]["code"] == "budget_too_small" and answer["minimum"] > budget
+            continue
+        assert len(answer["text"]) <= budget
+        stage = answer["stage"]
+        if stage not in ("full tree", "locations", "bodies", "body"):  # shortened: says how to get more
+            assert "path=" in answer["text"] or "depth=" in answer["text"]
+        if stage == "body" and answer["next"]:
+            assert "read on with start=" in answer["text"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from lsp_agent.syntax import enclosing_symbol, enclosing_symbols, language_for, outline, walk
 from lsp_agent.syntax.outline import build
 from lsp_agent.syntax.parsing import ParseCache, common_prefix, common_suffix, encode, input_edit
-from lsp_agent.workspace import Text
+from lsp_agent.workspace import Text, Workspace
 
 PYTHON = '''\
 import os
@@ -113,7 +114,7 @@ def test_enclosing_symbols_matches_brute_force(tmp_path):
     source = Path(__file__).read_text()
     path, text = tmp_path / "copy.py", Text.from_str(source)
     symbols = outline(path, text)
-    lines = range(0, text.line_count + 3)
+    lines = range(text.line_count + 3)
     assert enclosing_symbols(path, text, lines) == {n: brute_force(symbols, n) for n in lines}
 
 
@@ -172,3 +173,46 @@ def test_prefix_and_suffix_on_large_texts(position, removed, inserted, seed):
     assert old[:p] == new[:p] and old[len(old) - s :] == new[len(new) - s :]
     assert p == min(len(old), len(new)) or old[p] != new[p]
     assert p + s == min(len(old), len(new)) or old[len(old) - s - 1] != new[len(new) - s - 1]
+
+
+# --- untrusted input --------------------------------------------------------------------
+
+
+def nested_js(depth: int) -> str:
+    return "".join(f"function f{i}() {{\n" for i in range(depth)) + "}\n" * depth
+
+
+def test_thousands_of_nested_definitions_are_cut_at_max_nesting(tmp_path, run):
+    from lsp_agent.syntax.outline import MAX_NESTING
+
+    (tmp_path / "deep.js").write_text(nested_js(5000))
+    path, text = tmp_path / "deep.js", Text.from_str(nested_js(5000))
+    symbols = outline(path, text)
+    depth, node = 1, symbols[0]
+    while node.children:
+        depth, node = depth + 1, node.children[0]
+    assert depth == MAX_NESTING and node.name == f"f{MAX_NESTING - 1}"
+    # the innermost lines belong to the deepest symbol kept
+    assert enclosing_symbol(path, text, 5000) == "/".join(f"f{i}" for i in range(MAX_NESTING))
+    answer = run("symbols", path="deep.js", max_chars=600)
+    assert answer["stage"].startswith("depth") and len(answer["text"]) <= 600
+    assert run("find_symbol", name_path=f"f{MAX_NESTING - 1}")["matches"][0]["start_line"] == MAX_NESTING
+    assert run("find_symbol", name_path="f4999")["matches"] == []
+    json.dumps([s.to_dict() for s in symbols])  # no recursion limit hit
+
+
+def test_index_skips_a_file_it_cannot_outline(tmp_path, monkeypatch):
+    from lsp_agent.syntax import index
+
+    (tmp_path / "bad.py").write_text("def bad():\n    pass\n")
+    (tmp_path / "good.py").write_text("def good():\n    pass\n")
+
+    def outline_or_fail(path, text):
+        if path.name == "bad.py":
+            raise RuntimeError("a parser bug")
+        return outline(path, text)
+
+    monkeypatch.setattr(index, "outline", outline_or_fail)
+    symbols = index.SymbolIndex(Workspace([tmp_path]))
+    assert symbols.build() == 2
+    assert [entry.name for _, entry in symbols.query("")] == ["good"]

@@ -103,7 +103,7 @@ OUTLINES = {
             ("method", "Shape/area", 7, 7, []),
             ("method", "Shape/name", 8, 10, []),
         ]),
-        ("struct", "Circle", 14, 16, []),
+        ("struct", "Circle", 13, 16, []),  # with its #[derive]
         ("enum", "Kind", 18, 21, []),
         ("impl", "Circle", 23, 28, [
             ("method", "Circle/area", 24, 27, []),
@@ -129,7 +129,9 @@ OUTLINES = {
         ("function", "list_push", 25, 31, []),
     ],
     "panel.tsx": [
-        ("interface", "PanelProps", 3, 5, []),
+        ("interface", "PanelProps", 3, 5, [
+            ("property", "PanelProps/title", 4, 4, []),
+        ]),
         ("function", "Panel", 7, 10, [
             ("function", "Panel/header", 8, 8, []),
         ]),
@@ -178,12 +180,15 @@ OUTLINES = {
     ],
     "store.ts": [
         ("interface", "Entry", 2, 6, [
+            ("property", "Entry/key", 3, 3, []),
+            ("property", "Entry/value", 4, 4, []),
             ("method", "Entry/touch", 5, 5, []),
         ]),
         ("type", "Key", 8, 8, []),
         ("enum", "Mode", 10, 13, []),
         ("namespace", "Storage", 15, 31, [
             ("class", "Storage/Store", 16, 26, [
+                ("property", "Storage/Store/items", 17, 17, []),
                 ("method", "Storage/Store/get", 19, 21, []),
                 ("method", "Storage/Store/[Symbol.iterator]", 23, 25, []),
             ]),
@@ -194,6 +199,7 @@ OUTLINES = {
     "widgets.js": [
         ("constant", "MAX_WIDGETS", 4, 4, []),
         ("class", "Widget", 6, 21, [
+            ("property", "Widget/#id", 7, 7, []),
             ("method", "Widget/constructor", 9, 11, []),
             ("method", "Widget/draw", 13, 16, [
                 ("function", "Widget/draw/pad", 14, 14, []),
@@ -211,7 +217,7 @@ OUTLINES = {
 ENCLOSING = {
     "shapes.py": {1: None, 16: "Point/distance/square", 17: "Point/distance", 19: "Point", 23: None},
     "widgets.js": {14: "Widget/draw/pad", 17: "Widget", 22: None, 25: "makeWidget/validate"},
-    "store.ts": {4: "Entry", 20: "Storage/Store/get", 27: "Storage", 32: None},
+    "store.ts": {4: "Entry/value", 7: None, 20: "Storage/Store/get", 27: "Storage", 32: None},
     "panel.tsx": {8: "Panel/header", 11: None, 14: "Frame/render"},
     "server.go": {10: "Handler/Serve", 14: "Server", 19: None, 29: "Server/Len"},
     "geometry.rs": {12: None, 26: "Circle/area", 39: "util/double/helper", 41: "util/double"},
@@ -262,3 +268,72 @@ def test_selection_is_the_name_inside_the_range(name):
         row, col, end_row, end_col = symbol.selection
         assert (symbol.range[0], symbol.range[1]) <= (row, col) and (end_row, end_col) <= symbol.range[2:]
         assert lines[row][col:end_col].decode() == symbol.name
+
+
+# Definitions a developer expects, as real code writes them (each once missed or mislabelled).
+SNIPPETS = {
+    "ptr.cpp": (
+        ("int* make() { return nullptr; }\n"
+        "Foo& Foo::operator=(const Foo& o) { return *this; }\n"
+        "const std::string& app::core::name() { return s; }\n"
+        "char **split(const char *s);\n"
+        "class W { W& self() { return *this; } int* raw(); int count; };\n"
+        "void run() { int local(int); int (*fp)(int) = 0; }\n"),
+        [
+            ("function", "make", 1, 1, []),
+            ("method", "Foo/operator=", 2, 2, []),
+            ("method", "app/core/name", 3, 3, []),
+            ("function", "split", 4, 4, []),
+            ("class", "W", 5, 5, [("method", "W/self", 5, 5, []), ("method", "W/raw", 5, 5, [])]),
+            ("function", "run", 6, 6, []),
+        ],
+    ),
+    "proto.c": (
+        ("int add(int a, int b);\n"
+        "static char **split(const char *s, char sep) { return 0; }\n"
+        "typedef int (*cmp_fn)(const void *, const void *);\n"
+        "int add(int a, int b) { return a + b; }\n"),
+        [
+            ("function", "add", 1, 1, []),
+            ("function", "split", 2, 2, []),
+            ("type", "cmp_fn", 3, 3, []),
+            ("function", "add", 4, 4, []),
+        ],
+    ),
+    "api.js": (
+        ("export const api = {\n"
+        "  get(id) { return id; },\n"
+        "  put: (id) => id,\n"
+        "  size: 3,\n"
+        "};\n"
+        "class C { static n = 1; #run = () => 0; }\n"),
+        [
+            ("object", "api", 1, 5, [("method", "api/get", 2, 2, []), ("method", "api/put", 3, 3, [])]),
+            ("class", "C", 6, 6, [("property", "C/n", 6, 6, []), ("method", "C/#run", 6, 6, [])]),
+        ],
+    ),
+    "decorated.ts": (
+        ("@Component({ selector: 'x' })\n"
+        "export class X {\n"
+        "  @Input() name: string;\n"
+        "  @HostListener('click')\n"
+        "  onClick() {}\n"
+        "}\n"),
+        [("class", "X", 1, 6, [("property", "X/name", 3, 3, []), ("method", "X/onClick", 4, 5, [])])],
+    ),
+    "attrs.rs": (
+        ("#[cfg(test)]\n"
+        "mod tests {\n"
+        "    #[test]\n"
+        "    fn works() {}\n"
+        "}\n"),
+        [("module", "tests", 1, 5, [("function", "tests/works", 3, 4, [])])],
+    ),
+    "alias.py": ("type Vector = list[float]\n", [("type", "Vector", 1, 1, [])]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_real_code_snippets(name, tmp_path):
+    source, expected = SNIPPETS[name]
+    assert shape(outline(tmp_path / name, Text.from_str(source))) == expected

@@ -6,6 +6,7 @@
 (decorated_definition definition: (class_definition name: (identifier) @name)) @definition.class
 (function_definition name: (identifier) @name) @definition.function
 (decorated_definition definition: (function_definition name: (identifier) @name)) @definition.function
+(type_alias_statement left: (type (identifier) @name)) @definition.type
 
 ; Module-level constants: UPPER_CASE names assigned at the top level.
 (module

@@ -1,4 +1,4 @@
-; Definitions in TypeScript. @definition.<kind> is the whole definition, @name its name.
+; Definitions in TypeScript and TSX, besides those of ecmascript.scm.
 
 (class_declaration name: (type_identifier) @name) @definition.class
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
@@ -9,30 +9,12 @@
 (internal_module name: [(identifier) (nested_identifier)] @name) @definition.namespace
 (module name: [(identifier) (nested_identifier) (string)] @name) @definition.module
 
-(function_declaration name: (identifier) @name) @definition.function
-(generator_function_declaration name: (identifier) @name) @definition.function
 (function_signature name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.method
 (method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (abstract_method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+; A field holding a function is a method; any other field a property (first pattern wins).
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
-
-; const f = () => …, var g = function () { … }
-(lexical_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-(variable_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-
-; Top-level UPPER_CASE constants.
-(program
-  (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant
-  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
-(export_statement
-  (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant
-  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.property
+(property_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.property

@@ -8,8 +8,8 @@ are followed only to files that stay inside the workspace (never into folders: n
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pathspec
 

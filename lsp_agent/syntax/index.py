@@ -7,16 +7,19 @@ negotiated, so a query only filters and sorts.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from ..errors import Refusal
 from ..workspace import Text, Workspace
 from .files import source_files
 from .languages import language_for
 from .outline import Symbol, outline, walk
+
+log = logging.getLogger(__name__)
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
@@ -109,7 +112,12 @@ class SymbolIndex:
         except Refusal:
             self.remove(path)
             return
-        found = entries(text, outline(path, text), self.encoding)
+        try:
+            found = entries(text, outline(path, text), self.encoding)
+        except Exception:  # one file the parser or a query chokes on must not stop the index
+            log.exception("symbol index: cannot outline %s", path)
+            self.remove(path)
+            return
         with self._lock:
             self.files[path] = found
 

@@ -2,7 +2,8 @@
 
 Grammars come from the official per-language wheels (`tree-sitter-python`, …) and are loaded
 on first use, so importing the server loads none of them. Queries live in
-`lsp_agent/grammars/<language>.scm` and are read from the installed package.
+`lsp_agent/grammars/<language>.scm` (shared parts in their own files: QUERY_FILES) and are
+read from the installed package.
 """
 
 from __future__ import annotations
@@ -77,15 +78,27 @@ def grammar(language: str):
         return _grammar(language)
 
 
+# Languages whose query is built from several files: what they share is written once.
+QUERY_FILES: dict[str, tuple[str, ...]] = {
+    "javascript": ("ecmascript", "javascript"),
+    "typescript": ("ecmascript", "typescript"),
+    "tsx": ("ecmascript", "typescript"),
+    "cpp": ("c", "cpp"),
+}
+
+
 @cache
 def _query(language: str):
     import tree_sitter
 
-    source = resources.files("lsp_agent").joinpath("grammars", f"{language}.scm").read_text("utf-8")
+    folder = resources.files("lsp_agent").joinpath("grammars")
+    files = QUERY_FILES.get(language, (language,))
+    source = "\n".join(folder.joinpath(f"{name}.scm").read_text("utf-8") for name in files)
     return tree_sitter.Query(_grammar(language), source)
 
 
 def query(language: str):
-    """The compiled definitions query of `language` (from lsp_agent/grammars/<language>.scm)."""
+    """The compiled definitions query of `language`, from lsp_agent/grammars/<language>.scm
+    (or the files QUERY_FILES names)."""
     with _lock:
         return _query(language)

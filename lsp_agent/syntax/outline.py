@@ -11,15 +11,19 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from ..workspace import Text
 from .languages import language_for, query
 from .parsing import PARSES, Parsed
 
 OUTLINE_CACHE_SIZE = 4096  # files whose outline (not tree) is kept
+# Definitions nested deeper than this are left out (their lines belong to the deepest symbol
+# kept). Real code stays far below it; untrusted code nested thousands deep would otherwise
+# overflow the recursion of every consumer (walks, JSON, the LSP serializer).
+MAX_NESTING = 48
 
 # A function directly inside one of these is a method.
 TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "object"})
@@ -39,9 +43,9 @@ class Symbol:
     # the LSP front door converts the columns to the negotiated position encoding.
     range: tuple[int, int, int, int]
     selection: tuple[int, int, int, int]  # the range of the name
-    children: list["Symbol"] = field(default_factory=list)
+    children: list[Symbol] = field(default_factory=list)
 
-    def walk(self) -> Iterator["Symbol"]:
+    def walk(self) -> Iterator[Symbol]:
         yield self
         for child in self.children:
             yield from child.walk()
@@ -162,18 +166,50 @@ def _end_line(start_row: int, end: tuple[int, int]) -> int:
     return end[0] if end[1] == 0 and end[0] > start_row else end[0] + 1
 
 
+# Attributes and decorators written before a definition, as its siblings, belong to it.
+LEADING = {
+    "rust": frozenset({"attribute_item"}),
+    "javascript": frozenset({"decorator"}),
+    "typescript": frozenset({"decorator"}),
+    "tsx": frozenset({"decorator"}),
+}
+# C and C++ declarators hold a function's name under pointers, references and qualifiers.
+FUNCTION_NAMES = frozenset({"identifier", "field_identifier", "destructor_name", "operator_name"})
+
+
+def _function_name(node, data: bytes):
+    """(name node, scope) of a C/C++ declarator that declares a function, else None:
+    `const T& ns::Widget::name()` gives (name, "ns/Widget")."""
+    while node is not None and node.type in ("pointer_declarator", "reference_declarator"):
+        node = node.child_by_field_name("declarator") or node.named_children[-1]
+    if node is None or node.type != "function_declarator":
+        return None  # a variable, a field, a function pointer
+    node = node.child_by_field_name("declarator")
+    scopes = []
+    while node is not None and node.type == "qualified_identifier":
+        scope = node.child_by_field_name("scope")
+        if scope is not None:  # `::f` has none
+            if scope.type == "template_type":  # Box<T>::get is a member of Box
+                scope = scope.child_by_field_name("name")
+            scopes.append(_text(data, scope))
+        node = node.child_by_field_name("name")
+    if node is not None and node.type == "template_function":
+        node = node.child_by_field_name("name")
+    if node is None or node.type not in FUNCTION_NAMES:
+        return None
+    return node, "/".join(scopes) or None
+
+
 def build(parsed: Parsed) -> list[Symbol]:
     import tree_sitter
 
     data = parsed.data
+    leading = LEADING.get(parsed.language, frozenset())
     cursor = tree_sitter.QueryCursor(query(parsed.language))
     # name node start -> row; the widest capture of a name wins (a decorated definition
     # over the bare one it wraps), then the earliest pattern (struct before plain type).
     found: dict[int, list] = {}
     for pattern, captures in cursor.matches(parsed.tree.root_node):
-        names = captures.get("name")
-        if not names:
-            continue
         definition = kind = None
         for capture, nodes in captures.items():
             if capture.startswith("definition."):
@@ -181,15 +217,27 @@ def build(parsed: Parsed) -> list[Symbol]:
                 break
         if definition is None:
             continue
-        name = names[0]
-        scopes = captures.get("scope")
-        scope = "/".join(_text(data, s) for s in scopes) if scopes else None
-        rank = (definition.start_byte - definition.end_byte, pattern)
+        if declarators := captures.get("declarator"):
+            if definition.type == "declaration" and definition.parent.type == "compound_statement":
+                continue  # a prototype inside a function body is not a definition
+            if (resolved := _function_name(declarators[0], data)) is None:
+                continue
+            name, scope = resolved
+        elif names := captures.get("name"):
+            name = names[0]
+            scopes = captures.get("scope")
+            scope = "/".join(_text(data, s) for s in scopes) if scopes else None
+        else:
+            continue
+        first = definition
+        while (before := first.prev_named_sibling) is not None and before.type in leading:
+            first = before
+        rank = (first.start_byte - definition.end_byte, pattern)
         old = found.get(name.start_byte)
         if old is None or rank < old[7]:
             found[name.start_byte] = [
-                definition.start_byte, definition.end_byte, kind, name, scope,
-                tuple(definition.start_point), tuple(definition.end_point), rank,
+                first.start_byte, definition.end_byte, kind, name, scope,
+                tuple(first.start_point), tuple(definition.end_point), rank,
             ]  # fmt: skip
 
     rows = sorted(found.values(), key=lambda r: (r[0], -r[1]))
@@ -202,6 +250,8 @@ def build(parsed: Parsed) -> list[Symbol]:
     for start, end, kind, name_node, scope, start_point, end_point, _rank in rows:
         while stack and not end <= stack[-1][0]:
             stack.pop()
+        if len(stack) >= MAX_NESTING:
+            continue
         parent = stack[-1][1] if stack else None
         if kind == FILE_NAMESPACE:
             kind = "namespace"

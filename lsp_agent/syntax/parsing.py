@@ -97,14 +97,14 @@ def input_edit(old: bytes, new: bytes) -> dict:
     while suffix > 0 and (new[len(new) - suffix] & 0xC0) == 0x80:
         suffix -= 1
     old_end, new_end = len(old) - suffix, len(new) - suffix
-    return dict(
-        start_byte=start,
-        old_end_byte=old_end,
-        new_end_byte=new_end,
-        start_point=point_at(new, start),
-        old_end_point=point_at(old, old_end),
-        new_end_point=point_at(new, new_end),
-    )
+    return {
+        "start_byte": start,
+        "old_end_byte": old_end,
+        "new_end_byte": new_end,
+        "start_point": point_at(new, start),
+        "old_end_point": point_at(old, old_end),
+        "new_end_point": point_at(new, new_end),
+    }
 
 
 class ParseCache:

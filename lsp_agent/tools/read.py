@@ -116,9 +116,11 @@ def read_text(
     first: int = 1,
     last: int | None = None,
     notes: list[str] | None = None,
+    then: str = "",
 ) -> dict:
     """One page of `text` (lines `first`..`last` only, for reads of a part such as a symbol;
-    `notes` are shown under the header, saying what that part is)."""
+    `notes` are shown under the header, saying what that part is; `then` are the arguments
+    besides start= that the trailer names for reading on, such as " symbol=NAME")."""
     extra = list(notes or ())
 
     def notes_for(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
@@ -176,7 +178,7 @@ def read_text(
 
     notes_mid, notes_end = notes_chars(False), notes_chars(True)
     header_base = len(header_lines(shown, start, 0, total, text.version)) - 1
-    trailer_base = len(trailer_text(0, None, 0, 0, last)) + 1 - 2
+    trailer_base = len(trailer_text(0, None, 0, 0, last, then)) + 1 - 2
 
     def page_chars(body_chars: int, lines: int, end: int, nxt: int) -> int:
         """Length of the assembled page showing lines start..end, `nxt` coming next."""
@@ -205,7 +207,7 @@ def read_text(
         notes = notes_for(text, shows_last_line=True, if_version=if_version)
         overhead = len(header_segment(shown, start, total, col, big, length, text.version))
         overhead += sum(len(n) + 7 for n in notes) + 1 + prefix
-        overhead += len(trailer_text(start, big, length, 0, last)) + 1
+        overhead += len(trailer_text(start, big, length, 0, last, then)) + 1
         take = max_chars - overhead
         if take < 1:
             minimum = overhead + 1
@@ -237,7 +239,7 @@ def read_text(
         nxt = None
     trailer = None
     if nxt is not None:
-        trailer = trailer_text(nxt["start"], nxt.get("col"), length, last - number + 1, last)
+        trailer = trailer_text(nxt["start"], nxt.get("col"), length, last - number + 1, last, then)
     answer = compose(header, notes, body, trailer)
     assert len(answer) <= max_chars, (len(answer), max_chars)
     result = {"text": answer, "start": start, "end": end, "next": nxt, **fields, **about}
@@ -256,10 +258,10 @@ def header_segment(shown: str, line: int, total: int, c1: int, c2: int, length: 
     return f"{shown} · line {line} of {total}, columns {c1}-{c2} of {length} · version {version}"
 
 
-def trailer_text(start: int, col: int | None, length: int, remaining: int, last: int) -> str:
+def trailer_text(start: int, col: int | None, length: int, remaining: int, last: int, then: str = "") -> str:
     if col is not None:
-        return f"[line {start} goes on to column {length}: read on with start={start} col={col}]"
-    return f"[lines {start}-{last} not shown: read on with start={start}]"
+        return f"[line {start} goes on to column {length}: read on with start={start} col={col}{then}]"
+    return f"[lines {start}-{last} not shown: read on with start={start}{then}]"
 
 
 @tool("read", SUMMARY, SCHEMA)
@@ -307,7 +309,7 @@ def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **o
     first = symbol.start_line
     answer = read_text(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
-        notes=notes, **options,
+        notes=notes, then=f" symbol={name_path}", **options,
     )  # fmt: skip
     if answer.get("next"):
         answer["next"] = {**answer["next"], "symbol": name_path}

@@ -19,7 +19,7 @@ from .read import numbered, read_text
 
 KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
-    "method", "module", "namespace", "property", "record", "struct", "trait", "type",
+    "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
 ]  # fmt: skip
 
 SYMBOLS_SCHEMA = {
@@ -93,17 +93,19 @@ def count(symbols: list[Symbol]) -> int:
     return sum(1 for _ in walk(symbols))
 
 
-def tree_lines(symbols: list[Symbol], depth: int, indent: str = "") -> list[str]:
+def tree_lines(symbols: list[Symbol], depth: int, indent: str = "", parent: str = "") -> list[str]:
+    """The outline to `depth`, each symbol named by its name path below `parent`: the name,
+    or with its owner when defined outside it (a Go method `Server/Handle`)."""
     lines = []
     for s in symbols:
-        line = f"{indent}{s.kind} {s.name}  {span(s)}"
+        line = f"{indent}{s.kind} {s.name_path[len(parent) + 1 :] if parent else s.name_path}  {span(s)}"
         if depth <= 1:
             if hidden := count(s.children):
                 line += f"  (+{hidden} inside)"
             lines.append(line)
         else:
             lines.append(line)
-            lines += tree_lines(s.children, depth - 1, indent + "  ")
+            lines += tree_lines(s.children, depth - 1, indent + "  ", s.name_path)
     return lines
 
 
@@ -209,7 +211,7 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
     tail = f"[{len(rows) - len(kept)} more folders not listed: {hint}]"
     lines = [head, *kept, tail]
     if not fit(lines, budget):
-        minimum = len("\n".join([head, tail]))
+        minimum = len(f"{head}\n{tail}")
         raise Refusal("budget_too_small", f"max_chars={budget} is too small for an outline of {shown}; use at least {minimum}.", minimum=minimum)
     return {"text": "\n".join(lines), "stage": "counts per folder, cut", "depth": 0, **fields}
 
@@ -265,6 +267,7 @@ def find_symbol(
             text, shown, start=start or symbol.start_line, max_chars=budget,
             first=symbol.start_line, last=symbol.end_line,
             notes=[f"{symbol.kind} {symbol.name_path}, lines {span(symbol)}"],
+            then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
         )  # fmt: skip
         if answer.get("next"):
             answer["next"] = {"name_path": "/" + symbol.name_path, "path": shown, "include_body": True, **answer["next"]}
