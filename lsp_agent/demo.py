@@ -69,6 +69,12 @@ async def demo() -> None:
         outside = {"path": "../../etc/passwd"}
         show("read, a path outside the workspace (refused)", outside, await agent.call("read", **outside))
 
+        # Symbols: an outline, then exactly one symbol's lines by its name path.
+        outline = {"path": "lsp_agent/workspace.py", "max_chars": 1200}
+        show("symbols: the outline of a file", outline, await agent.call("symbols", **outline))
+        body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
+        show("read by symbol: one method, by its name path", body, await agent.call("read", **body))
+
         # Tool calls written as text: prose, a valid call and a malformed block in one reply.
         reply = (
             "Let me check the package metadata.\n"
