@@ -140,9 +140,9 @@ def snippet(m: Match, width: int | None) -> str:
     more = len(m.lines) > 1  # a match over several lines shows its first: a cut
     if width is None or len(text) + more <= width:
         return text + ELLIPSIS if more else plain(text)
-    if end <= width - 1:
+    if col <= width - 1 - min(end - col, 6):  # the match starts early enough: cut the tail
         return text[: width - 1] + ELLIPSIS
-    start = max(1, min(col - 3, len(text) - width + 1))
+    start = max(1, min(col - 3, len(text) - width + 1))  # else a window from just before it
     return ELLIPSIS + text[start : start + width - 2] + ELLIPSIS
 
 
@@ -401,13 +401,24 @@ def fit(s: Search, max_chars: int) -> dict:
         if width is not None:
             answer["width"] = width
         return answer
-    minimum = len(render(s, 7, limit=0, budget=max_chars, lists=False)[0])
+    minimum = smallest(s, max_chars)
     raise Refusal(
         "budget_too_small",
         f"max_chars={max_chars} is too small for even the summary of {plural(o.total, 'match')}; "
         f"the smallest budget for this search is {minimum}.",
         minimum=minimum,
     )
+
+
+def smallest(s: Search, budget: int) -> int:
+    """The smallest budget any stage fits in (stage sizes are not monotonic: a few files'
+    counts can be shorter than the summary)."""
+    sizes = [len(render(s, 7, budget=budget, lists=False)[0])]
+    for stage in (6, 5, 4, 3, 2, 1) if s.outcome.detailed else (6,):
+        if stage == 3 and widest(s) - 1 < MIN_WIDTH:
+            continue
+        sizes.append(len(render(s, stage, MIN_WIDTH if stage == 3 else None, budget=budget)[0]))
+    return min(sizes)
 
 
 def cut_width(s: Search, max_chars: int) -> int | None:
