@@ -51,6 +51,7 @@ class Overflow(Exception):
 
 class Writer:
     def __init__(self, limit: float):
+        self.matches = 0  # matches written in full so far (stage 1)
         self.lines: list[str] = []
         self.size = -1  # no newline before the first line
         self.limit = limit
@@ -81,6 +82,7 @@ class Search:
     files: list[FileMatches] = field(init=False)  # the page's files and matches
     shown_matches: int = field(init=False)
     _symbols: dict = field(init=False, default_factory=dict)
+    full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
 
     def __post_init__(self) -> None:
         self.files, self.shown_matches = page(self.outcome, self.offset, self.limit, self.before, self.after)
@@ -198,6 +200,7 @@ def full_matches(s: Search, w: Writer) -> None:
                     w.add(f"{k}{kk}{plain(tt)}")
                 for k in range(m.line + 1, m.last + 1):  # the rest of a match over several lines
                     w.add(f"{k}:{plain(entries[k][1])}")
+                w.matches += 1
                 previous = after_last = m.last
                 after_last += s.after
                 continue
@@ -310,7 +313,10 @@ def dropped(s: Search, stage: int, width: int | None) -> str | None:
 
 
 def page_size(s: Search, budget: int) -> int:
-    """How many full matches (stage 1) would fit a budget like this one."""
+    """How many full matches (stage 1) would fit a budget like this one: as many as stage 1
+    wrote before it overflowed, less one for the page's own header; else an estimate."""
+    if s.full_fit is not None:
+        return max(1, s.full_fit - 1)
     if not s.outcome.detailed:
         return max(1, (budget - 300) // 80)
     chars = sum(len(f.shown) + 1 for f in s.files)
@@ -369,10 +375,13 @@ def render(
     more, nxt = guidance(s, stage, budget)
     if more:
         w.add(more)
-    if stage == 3:
-        one_line(s, w, width)
-    elif lists:
-        RENDER[stage](s, w)
+    try:
+        if stage == 3:
+            one_line(s, w, width)
+        elif lists:
+            RENDER[stage](s, w)
+    except Overflow:
+        raise Overflow(w.matches) from None
     return w.text(), nxt
 
 
@@ -395,7 +404,9 @@ def fit(s: Search, max_chars: int) -> dict:
                 continue
         try:
             text, nxt = render(s, stage, width, max_chars, max_chars)
-        except Overflow:
+        except Overflow as overflow:
+            if stage == 1:
+                s.full_fit = overflow.args[0] if overflow.args else None
             continue
         answer = {"text": text, "stage": stage, "stage_name": STAGE_NAMES[stage].format(width=width), "next": nxt}
         if width is not None:
@@ -448,7 +459,7 @@ def nothing_found(s: Search, max_chars: int) -> dict:
     o = s.outcome
     options = f" ({s.options})" if s.options else ""
     lines = [
-        f"search {json.dumps(s.pattern, ensure_ascii=False)}{options} · no matches in {plural(o.files_searched, 'file')} searched",
+        f"search {json.dumps(s.pattern, ensure_ascii=False)}{options} · no matches",
         *notes(s),
         "note: hidden files and files ignored by .gitignore/.ignore are not searched; a glob that names them includes them",
     ]

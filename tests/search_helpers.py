@@ -19,7 +19,7 @@ def outcome(files: dict[str, list[tuple[int, str]]], *, context: dict[str, dict[
             matches.append(Match(line, (text,), col, len(text)))
         entries.append(FileMatches(Path("/ws") / shown, shown, matches, (context or {}).get(shown, {}), len(matches)))
     total = sum(f.count for f in entries)
-    return Outcome(entries, total, len(entries), binary or [], True, "test")
+    return Outcome(entries, total, binary or [], True, "test")
 
 
 def symbols_from(table: dict[str, dict[int, str | None] | None]):
