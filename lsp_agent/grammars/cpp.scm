@@ -26,14 +26,22 @@
 (function_definition
   declarator: (function_declarator
     declarator: (qualified_identifier
-      scope: (_) @scope
+      scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
       name: [(identifier) (destructor_name) (operator_name)] @name))) @definition.function
 (function_definition
   declarator: [(pointer_declarator) (reference_declarator)
     (function_declarator
       declarator: (qualified_identifier
-        scope: (_) @scope
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
         name: [(identifier) (destructor_name) (operator_name)] @name))]) @definition.function
+; two levels: ns::Widget::draw
+(function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier
+      scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+      name: (qualified_identifier
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: [(identifier) (destructor_name) (operator_name)] @name)))) @definition.function
 (template_declaration
   (function_definition
     declarator: (function_declarator
@@ -46,3 +54,9 @@
 (declaration
   declarator: (function_declarator
     declarator: [(identifier) (destructor_name)] @name)) @definition.function
+(template_declaration
+  (function_definition
+    declarator: (function_declarator
+      declarator: (qualified_identifier
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: [(identifier) (destructor_name) (operator_name)] @name)))) @definition.function

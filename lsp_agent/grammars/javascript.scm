@@ -4,7 +4,7 @@
 (class name: (identifier) @name) @definition.class
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+(method_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.method
 (field_definition
   property: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method

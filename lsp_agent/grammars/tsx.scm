@@ -12,7 +12,7 @@
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (function_signature name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+(method_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.method
 (method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (abstract_method_signature name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (public_field_definition

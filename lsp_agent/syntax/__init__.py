@@ -7,7 +7,7 @@
 """
 
 from .languages import EXTENSIONS, GRAMMARS, language_for
-from .outline import Symbol, enclosing_symbol, enclosing_symbols, outline, walk
+from .outline import Symbol, enclosing_symbol, enclosing_symbols, name_path_matcher, outline, walk
 from .parsing import PARSES
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "enclosing_symbol",
     "enclosing_symbols",
     "language_for",
+    "name_path_matcher",
     "outline",
     "walk",
 ]

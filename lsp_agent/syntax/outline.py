@@ -233,3 +233,39 @@ def _extend_file_namespaces(rows: list[list], data: bytes) -> None:
         end = len(data[:end].rstrip())  # not the blank lines before the next namespace
         rows[i][1] = end
         rows[i][6] = (data.count(b"\n", 0, end), end - (data.rfind(b"\n", 0, end) + 1))
+
+
+# --- finding symbols by name path -------------------------------------------------------
+
+
+def name_path_matcher(pattern: str, *, substring: bool = False):
+    """A predicate on name paths for `pattern`:
+
+    - `to_dict` matches any symbol named to_dict, `Message/to_dict` any to_dict directly in
+      a Message (trailing segments), `/Message/to_dict` only the top-level Message's;
+    - "." separates segments too when the pattern has no "/" (`Message.to_dict`), while a
+      name that itself holds dots (a C# namespace `Shop.Billing`) still matches whole;
+    - with `substring`, the last segment only needs to contain the pattern's last segment,
+      ignoring case.
+    """
+    absolute = pattern.startswith("/")
+    body = pattern.strip("/")
+    choices = [body.split("/")]
+    if "/" not in body and "." in body.strip("."):
+        choices.append(body.split("."))
+
+    def match_segments(segments: list[str], wanted: list[str]) -> bool:
+        if len(segments) < len(wanted) or (absolute and len(segments) != len(wanted)):
+            return False
+        tail = segments[len(segments) - len(wanted) :]
+        if tail[:-1] != wanted[:-1]:
+            return False
+        if substring:
+            return wanted[-1].lower() in tail[-1].lower()
+        return tail[-1] == wanted[-1]
+
+    def matches(name_path: str) -> bool:
+        segments = name_path.split("/")
+        return any(match_segments(segments, wanted) for wanted in choices)
+
+    return matches
