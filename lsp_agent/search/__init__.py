@@ -82,13 +82,13 @@ class Collector:
         self._last: dict[Path, int] = {}
 
     def add(self, path: Path, matches: list[Match], context: dict[int, str], count: int, *, from_editor=False):
+        """Add some of a file's matches (a file may come in several parts, in line order)."""
         if not count or path in self.skip and not from_editor:
             return
-        shown = self.ws.display(path)
         entry = self.files.get(path)
         if entry is None:
-            entry = self.files[path] = FileMatches(path, shown, from_editor=from_editor)
-            self.floor += len(shown) + 2
+            entry = self.files[path] = FileMatches(path, self.ws.display(path), from_editor=from_editor)
+            self.floor += len(entry.shown) + 2
         entry.count += count
         self.total += count
         if self.detailed:
@@ -109,8 +109,13 @@ class Collector:
             entry.matches, entry.context = [], {}
 
     def add_binary(self, path: Path) -> None:
-        if path not in self.skip:
-            self.binary.append(self.ws.display(path))
+        """A binary file that matched: counted, and whatever was added for it withdrawn."""
+        if path in self.skip:
+            return
+        entry = self.files.pop(path, None)
+        if entry is not None:  # its matches came before its first NUL byte
+            self.total -= entry.count
+        self.binary.append(self.ws.display(path))
 
     def outcome(self, engine: str) -> Outcome:
         files = sorted(self.files.values(), key=lambda f: f.shown)

@@ -16,6 +16,7 @@ from ..errors import Cancelled, Refusal
 from ..workspace import Text
 from . import Collector, Match, Query, Target, decode, strip_eol
 from .ignore import Rules, walk
+from .ripgrep import CHUNK
 from .rustre import Invalid, Unsupported, needs_unicode_variant, translate
 
 
@@ -129,23 +130,22 @@ class PythonEngine:
                 pos = line_end(first) + 1  # one record per line: go on at the next line
         if not spans:
             return
-        if not collector.detailed:
-            collector.add(path, [], {}, len(spans), from_editor=from_editor)
-            return
 
         def line(n: int) -> str:
             return strip_eol(content[starts[n - 1] : line_end(n)])
 
-        matches = []
-        for a, b, c, e in spans:
-            lines = tuple(line(n) for n in range(a, b + 1))
-            matches.append(Match(a, lines, min(c, len(lines[0])), min(e, len(lines[0]))))
-        context: dict[int, str] = {}
         q = self.query
-        if q.before or q.after:
-            matched = {n for a, b, _, _ in spans for n in range(a, b + 1)}
-            for a, b, _, _ in spans:
+        matched = {n for a, b, _, _ in spans for n in range(a, b + 1)} if q.before or q.after else set()
+        for chunk_start in range(0, len(spans), CHUNK):  # in parts, so details stop once too many
+            chunk = spans[chunk_start : chunk_start + CHUNK]
+            if not collector.detailed:
+                collector.add(path, [], {}, len(spans) - chunk_start, from_editor=from_editor)
+                return
+            matches, context = [], {}
+            for a, b, c, e in chunk:
+                lines = tuple(line(n) for n in range(a, b + 1))
+                matches.append(Match(a, lines, min(c, len(lines[0])), min(e, len(lines[0]))))
                 for n in [*range(max(1, a - q.before), a), *range(b + 1, min(line_count, b + q.after) + 1)]:
                     if n not in matched:
                         context[n] = line(n)
-        collector.add(path, matches, context, len(matches), from_editor=from_editor)
+            collector.add(path, matches, context, len(matches), from_editor=from_editor)

@@ -27,6 +27,7 @@ from . import Collector, Match, Query, Target, strip_eol
 from .ignore import ancestor_rules
 
 MATCH_PREFIX = b'{"type":"match"'
+CHUNK = 512  # matches handed to the collector at a time, so a huge file cannot pile up
 
 
 def data_text(field: dict) -> tuple[str, bytes]:
@@ -157,6 +158,7 @@ class RipgrepEngine:
         context: dict[int, str] = {}
         count = 0
         summary = None
+        path = None
         for raw in stream:
             if not collector.detailed and raw.startswith(MATCH_PREFIX):
                 count += 1  # only counted: skip the JSON decoding
@@ -166,14 +168,17 @@ class RipgrepEngine:
             if kind == "match":
                 count += 1
                 matches.append(record(data))
+                if count >= CHUNK:
+                    collector.add(path, matches, context, count, from_editor=from_editor)
+                    matches, context, count = [], {}, 0
             elif kind == "context":
                 text, _ = data_text(data["lines"])
                 for offset, line in enumerate(split_lines(text)):
                     context[data["line_number"] + offset] = line
             elif kind == "begin":
                 matches, context, count = [], {}, 0
-            elif kind == "end":
                 path = to_path(data_text(data["path"])[0])
+            elif kind == "end":
                 if data["binary_offset"] is not None:
                     if not multiline:
                         collector.add_binary(path)
