@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("--col", type=int, default=1, help="first column of line START (1-based)")
     read.add_argument("--max-chars", type=int, help="budget of the answer")
     read.add_argument("--if-version", help="answer briefly if the file still has this version")
+    read.add_argument("--symbol", help="read only this symbol's lines (name path: Class/method)")
     read.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(read)
 
@@ -58,6 +59,36 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, help="page the full matches: show at most this many")
     search.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(search)
+
+    symbols = sub.add_parser("symbols", help="outline a file or folder (kinds, names, line ranges)")
+    symbols.add_argument("path", nargs="?", default=".")
+    symbols.add_argument("--depth", type=int, help="show symbols down to this depth (1: top level)")
+    symbols.add_argument("--max-chars", type=int, help="budget of the answer")
+    symbols.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(symbols)
+
+    find = sub.add_parser("find-symbol", help="find definitions by name or name path (Class/method)")
+    find.add_argument("name_path", metavar="NAME")
+    find.add_argument("path", nargs="?", help="a file or folder to search (default: the workspace)")
+    find.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable): class, method, …")
+    find.add_argument("--substring", action="store_true", help="the last segment may be part of a name (any case)")
+    find.add_argument("--body", action="store_true", dest="include_body", help="show the source of the match")
+    find.add_argument("--start", type=int, help="with --body: the line to read on from")
+    find.add_argument("--max-chars", type=int, help="budget of the answer")
+    find.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(find)
+
+    decode = sub.add_parser("decode", help="decode the tool calls written as text in a reply read from stdin")
+    decode.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    decode.add_argument("--max-chars", type=int, help="budget of the report")
+    decode.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(decode)
+
+    run = sub.add_parser("run", help="decode a reply from stdin and run its calls against the workspace's tools")
+    run.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    run.add_argument("--max-chars", type=int, help="budget of the report")
+    run.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(run)
     return parser
 
 
@@ -88,7 +119,8 @@ def run_tool(args: argparse.Namespace, name: str, arguments: dict) -> int:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
         print(answer["text"])
-    return 1 if "error" in answer else 0
+    failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
+    return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "read":
         arguments = {"path": args.path, "start": args.start, "col": args.col, "max_chars": args.max_chars}
         arguments["if_version"] = args.if_version
+        arguments["symbol"] = args.symbol
         return run_tool(args, "read", arguments)
     if args.command == "search":
         arguments = {
@@ -119,6 +152,16 @@ def main(argv: list[str] | None = None) -> int:
             "limit": args.limit,
         }
         return run_tool(args, "search", arguments)
+    if args.command == "symbols":
+        return run_tool(args, "symbols", {"path": args.path, "depth": args.depth, "max_chars": args.max_chars})
+    if args.command == "find-symbol":
+        arguments = {k: getattr(args, k) for k in ("name_path", "path", "kinds", "start", "max_chars")}
+        arguments |= {"substring": args.substring or None, "include_body": args.include_body or None}
+        return run_tool(args, "find_symbol", arguments)
+    if args.command in ("decode", "run"):
+        arguments = {"reply": sys.stdin.read(), "finish_reason": args.finish_reason, "max_chars": args.max_chars}
+        status = run_tool(args, f"{args.command}_calls", arguments)
+        return status  # 1 when the reply had diagnostics
     raise AssertionError(args.command)
 
 

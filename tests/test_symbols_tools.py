@@ -197,3 +197,23 @@ def test_read_symbol_refusals_and_ambiguity(project, run):
     assert "1 more symbol" in both["text"] and both["start"] == 13
     outside = run("read", path="src/shapes.py", symbol="Point", start=2)
     assert outside["error"]["code"] == "out_of_range"
+
+
+def test_cli_prints_what_an_agent_gets(project):
+    import subprocess
+    import sys
+
+    def cli(*args):
+        done = subprocess.run([sys.executable, "-m", "lsp_agent", *args, "--root", str(project)],
+                              capture_output=True, text=True, cwd=project)  # fmt: skip
+        return done.returncode, done.stdout
+
+    code, out = cli("symbols", "src/deploy.sh")
+    assert code == 0 and out.splitlines()[1:] == ["function log  6-8", "function build  10-13",
+                                                  "function deploy  15-21", "  function rollback  17-19"]  # fmt: skip
+    code, out = cli("find-symbol", "rollback", "src", "--kind", "function")
+    assert code == 0 and out.splitlines()[1] == "src/deploy.sh:17-19  function deploy/rollback"
+    code, out = cli("read", "src/deploy.sh", "--symbol", "log")
+    assert code == 0 and out.splitlines()[1:] == ["note: function log, lines 6-8", '6  log() {', '7    echo "[deploy] $*"', "8  }"]
+    code, out = cli("symbols", "src/notes.txt")
+    assert code == 1 and "no symbols for this kind of file" in out

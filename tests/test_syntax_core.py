@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +159,16 @@ def test_parse_cache_reuses_and_reparses(tmp_path):
     cache.parse(path, Text.from_str(PYTHON + "\ndef more():\n    pass\n"), "python")
     assert cache.counts == {"cold": 1, "cached": 1, "incremental": 1}
     assert encode(Text.from_str("a\udcff")) == b"a\xed\xb3\xbf"  # lone surrogates survive
+
+
+@settings(max_examples=60)
+@given(st.integers(0, 30_000), st.integers(0, 50), st.binary(max_size=40), st.integers(0, 2**32))
+def test_prefix_and_suffix_on_large_texts(position, removed, inserted, seed):
+    """Past the galloping chunk sizes: the edit found is exactly the one made."""
+    old = random.Random(seed).randbytes(30_000)
+    new = old[:position] + inserted + old[position + removed :]
+    p = common_prefix(old, new)
+    s = common_suffix(old, new, min(len(old), len(new)) - p)
+    assert old[:p] == new[:p] and old[len(old) - s :] == new[len(new) - s :]
+    assert p == min(len(old), len(new)) or old[p] != new[p]
+    assert p + s == min(len(old), len(new)) or old[len(old) - s - 1] != new[len(new) - s - 1]

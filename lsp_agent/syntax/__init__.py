@@ -16,9 +16,20 @@ __all__ = [
     "PARSES",
     "Symbol",
     "enclosing_symbol",
+    "clear_caches",
     "enclosing_symbols",
     "language_for",
     "name_path_matcher",
     "outline",
     "walk",
 ]
+
+
+def clear_caches() -> None:
+    """Forget every cached tree and outline (for benchmarks measuring cold parses)."""
+    from .outline import OUTLINES
+
+    with OUTLINES._lock:
+        OUTLINES._entries.clear()
+    with PARSES._lock:
+        PARSES._trees.clear()

@@ -31,20 +31,55 @@ def encode(text: Text) -> bytes:
     return text.content.encode("utf-8", "surrogatepass")
 
 
+def _first_difference(a: bytes, b: bytes, n: int) -> int:
+    """The first index < n where a and b differ (n if none): galloping memcmp over growing
+    chunks, then bisection, so an edit at offset k costs O(k) in C and O(log k) in Python."""
+    i, step = 0, 4096
+    while i < n:
+        j = min(n, i + step)
+        if a[i:j] != b[i:j]:
+            break
+        i, step = j, step * 2
+    else:
+        return n
+    lo, hi = i, j  # a[:lo] == b[:lo], and they differ before hi
+    while hi - lo > 32:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    while a[lo] == b[lo]:
+        lo += 1
+    return lo
+
+
 def common_prefix(a: bytes, b: bytes) -> int:
-    """Length of the longest common prefix, in C speed: the XOR of the two as big integers
-    has its highest set bit in the first byte that differs."""
-    n = min(len(a), len(b))
-    x = int.from_bytes(a[:n], "big") ^ int.from_bytes(b[:n], "big")
-    return n if x == 0 else n - 1 - (x.bit_length() - 1) // 8
+    """Length of the longest common prefix."""
+    return _first_difference(a, b, min(len(a), len(b)))
 
 
 def common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    """Length of the longest common suffix, at most `limit` bytes."""
-    if limit <= 0:
-        return 0
-    x = int.from_bytes(a[len(a) - limit :], "little") ^ int.from_bytes(b[len(b) - limit :], "little")
-    return limit if x == 0 else limit - 1 - (x.bit_length() - 1) // 8
+    """Length of the longest common suffix, at most `limit` bytes (galloping from the end)."""
+    la, lb = len(a), len(b)
+    i, step = 0, 4096
+    while i < limit:
+        j = min(limit, i + step)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            break
+        i, step = j, step * 2
+    else:
+        return limit
+    lo, hi = i, j  # the last lo bytes are equal, the last hi are not
+    while hi - lo > 32:
+        mid = (lo + hi) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+            lo = mid
+        else:
+            hi = mid
+    while a[la - lo - 1] == b[lb - lo - 1]:
+        lo += 1
+    return lo
 
 
 def point_at(data: bytes, offset: int) -> tuple[int, int]:

@@ -146,7 +146,7 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
 
     total = sum(count(s) for _, s in files)
     deepest = max((depth_of(s) for _, s in files), default=0)
-    fields = {"path": shown, "files": len(files), "symbols": total, "max_depth": deepest}
+    fields = {"path": shown, "files": len(files), "files_scanned": scanned, "symbols": total, "max_depth": deepest}
     what = plural(total, "symbol") + (f" in {plural(len(files), 'file')}" if folder else "")
     if not folder:
         fields["version"] = text.version
