@@ -341,10 +341,12 @@ def guidance(s: Search, stage: int, budget: int) -> tuple[str | None, dict | Non
     folders: Counter = Counter()
     for f in s.files:
         folders[f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."] += f.count
-    if len(s.files) > 1:
+    if len(s.files) > 1:  # the folder with most matches, or the file when all share one folder
         top, n = folders.most_common(1)[0]
-        where = f"paths=[{json.dumps(top)}]" if top != "." and len(folders) > 1 else f"paths=[{json.dumps(s.files[0].shown)}]"
-        ways.append(f"narrow with {where} or a glob")
+        if top == "." or len(folders) == 1:
+            biggest = max(s.files, key=lambda f: f.count)
+            top, n = biggest.shown, biggest.count
+        ways.append(f"narrow with paths=[{json.dumps(top)}] ({plural(n, 'match')}) or a glob")
     if stage <= 5:
         f = s.files[0]
         ways.append(f"read a match with read path={json.dumps(f.shown)} start={f.matches[0].line}")
@@ -461,7 +463,8 @@ def nothing_found(s: Search, max_chars: int) -> dict:
     lines = [
         f"search {json.dumps(s.pattern, ensure_ascii=False)}{options} · no matches",
         *notes(s),
-        "note: hidden files and files ignored by .gitignore/.ignore are not searched; a glob that names them includes them",
+        "note: hidden files and files ignored by .gitignore/.ignore are not searched (a glob that names them includes "
+        "them); binary files are skipped (count_binary=true names those that match)",
     ]
     text = "\n".join(lines)
     if len(text) > max_chars:

@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("-U", "--multiline", action="store_true", help="let matches span lines")
     search.add_argument("-A", "--after-context", type=int, help="lines of context after each match")
     search.add_argument("-B", "--before-context", type=int, help="lines of context before each match")
+    search.add_argument("--count-binary", action="store_true", help="read binary files to name those that match")
     search.add_argument("--offset", type=int, help="page the full matches: skip this many")
     search.add_argument("--limit", type=int, help="page the full matches: show at most this many")
     search.add_argument("--json", action="store_true", help="print the whole answer as JSON")
@@ -145,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             "ignore_case": args.ignore_case or None,
             "fixed_strings": args.fixed_strings or None,
             "multiline": args.multiline or None,
+            "count_binary": args.count_binary or None,
             "context_after": args.after_context,
             "context_before": args.before_context,
             "max_chars": args.max_chars,

@@ -19,7 +19,7 @@ ROWS = {
     "notes.txt": [(1, "x marks the spot…")],
 }
 SYMBOLS = symbols_from({"a.py": {3: "A/f", 4: "A/f", 10: None}, "notes.txt": None})
-MORE = 'more: page the full matches with offset=0 limit=4; narrow with paths=["a.py"] or a glob'
+MORE = 'more: page the full matches with offset=0 limit=4; narrow with paths=["a.py"] (3 matches) or a glob'
 READ = '; read a match with read path="a.py" start=3'
 
 
@@ -285,3 +285,15 @@ def test_message777_is_located_from_the_answer_alone(tmp_path, run):
     assert answer["stage"] > 1  # the full matches do not fit
     assert len(answer["text"]) <= 60_000
     assert located(answer["text"])["Message777/to_dict"] == [truth]
+
+
+def test_readme_states_the_figures_per_10000_characters(tmp_path):
+    from benchmarks.bench_search import message_figures
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    figures = {stage: (chars, per_10k) for stage, chars, per_10k in message_figures(tmp_path)}
+    assert [figures[n][1] for n in range(1, 8)] == [131, 149, 236, 396, 0, 0, 0]
+    for stage in (1, 2, 3, 4, 5):
+        chars, per_10k = figures[stage]
+        row = next(line for line in readme.split("\n") if line.startswith(f"| {stage} ") and f"| {chars:,} |" in line)
+        assert row.rstrip().endswith(f"| {per_10k} |") or f"| {per_10k} (" in row

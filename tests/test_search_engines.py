@@ -75,7 +75,10 @@ def test_ripgrep_rules(tree):
         "bom.txt", "crlf.txt", "keep.log", "multi.txt", "nofinal.txt", "src/app.py", "src/util.js",
         "sub/deep/notes.md", "sub/z.log", "unicode.txt",
     ]  # no ignored, hidden, symlinked (inside or escaping) or binary file
-    assert found.binary == ["image.bin"]  # matched, skipped, counted; other.bin did not match
+    assert found.binary == []  # binary files are skipped at their first NUL, as ripgrep does
+    counted = outcome(tree, "rg", "foo", ignore_case=True, count_binary=True)
+    assert counted.files == found.files
+    assert counted.binary == ["image.bin"]  # read whole: it matches; other.bin does not
     bom = found.files[0].matches[0]
     assert (bom.line, bom.lines, bom.col, bom.end) == (1, ("foo with a BOM",), 0, 3)
     crlf = found.files[1]
@@ -84,6 +87,11 @@ def test_ripgrep_rules(tree):
 
 CASES = [
     ("foo", {}),
+    ("foo", {"count_binary": True}),
+    ("foo$", {"count_binary": True}),
+    (r"(?:foo|bar)\W", {"count_binary": True}),
+    ("PNG.*foo", {"count_binary": True}),
+    ("foo\\nbin", {"count_binary": True, "multiline": True}),
     ("foo", {"ignore_case": True}),
     (r"\bfoo\b", {}),
     (r"\w+é", {}),

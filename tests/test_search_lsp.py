@@ -47,8 +47,20 @@ async def client(lsp_client: LanguageClient, tree: Path):
             workspace_folders=[types.WorkspaceFolder(uri=tree.as_uri(), name="ws")],
         )
     )
+    await index_built(lsp_client)
     yield
     await lsp_client.shutdown_session()
+
+
+async def index_built(client: LanguageClient, timeout: float = 60) -> None:
+    """Wait for the server's background symbol index to finish: a server told to exit while
+    it still indexes keeps reporting progress to a closed pipe (see the report)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for reports in client.progress_reports.values():
+            if reports and getattr(reports[0], "title", "") == "lsp-agent: indexing symbols" and reports[-1].kind == "end":
+                return
+        await asyncio.sleep(0.05)
 
 
 def rg_processes_in(root: Path) -> list[int]:

@@ -33,6 +33,7 @@ class Query:
     globs: tuple[str, ...] = ()
     before: int = 0
     after: int = 0
+    count_binary: bool = False  # read binary files whole to count those that match
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,14 @@ class Collector:
         self.detailed = True
         self.floor = 0  # a lower bound of the line-numbers stage's size (see stage 5)
         self._last: dict[Path, int] = {}
+        # one root: a path is shown relative to it (Workspace.display, without its cost per file)
+        self._prefix = str(ws.roots[0]) + "/" if len(ws.roots) == 1 else None
+
+    def shown(self, path: Path) -> str:
+        raw = str(path)
+        if self._prefix and raw.startswith(self._prefix):
+            return raw[len(self._prefix) :]
+        return self.ws.display(path)
 
     def add(self, path: Path, matches: list[Match], context: dict[int, str], count: int, *, from_editor=False):
         """Add some of a file's matches (a file may come in several parts, in line order)."""
@@ -87,7 +96,7 @@ class Collector:
             return
         entry = self.files.get(path)
         if entry is None:
-            entry = self.files[path] = FileMatches(path, self.ws.display(path), from_editor=from_editor)
+            entry = self.files[path] = FileMatches(path, self.shown(path), from_editor=from_editor)
             self.floor += len(entry.shown) + 2
         entry.count += count
         self.total += count
@@ -108,14 +117,16 @@ class Collector:
         for entry in self.files.values():
             entry.matches, entry.context = [], {}
 
-    def add_binary(self, path: Path) -> None:
-        """A binary file that matched: counted, and whatever was added for it withdrawn."""
+    def add_binary(self, path: Path, *, matched: bool) -> None:
+        """A binary file: whatever was added for it withdrawn (its matches came before its
+        first NUL byte); named if it is known to match."""
         if path in self.skip:
             return
         entry = self.files.pop(path, None)
-        if entry is not None:  # its matches came before its first NUL byte
+        if entry is not None:
             self.total -= entry.count
-        self.binary.append(self.ws.display(path))
+        if matched:
+            self.binary.append(self.shown(path))
 
     def outcome(self, engine: str) -> Outcome:
         files = sorted(self.files.values(), key=lambda f: f.shown)

@@ -86,13 +86,13 @@ class PythonEngine:
 
     def search_bytes(self, path: Path, data: bytes, collector: Collector, *, from_editor: bool = False) -> None:
         if b"\x00" in data:
-            # Binary: skipped. In line mode it is counted if it matches with its NULs read as
-            # line breaks (ripgrep --binary --no-mmap); ripgrep's multi-line reading of binary
-            # files follows other rules, so there they are skipped without counting.
-            if not self.query.multiline:
+            # Binary: skipped. With count_binary (line mode) it is counted if it matches with
+            # its NULs read as line breaks (ripgrep --binary --no-mmap); ripgrep's multi-line
+            # reading of binary files follows other rules, so there they are never counted.
+            if self.query.count_binary and not self.query.multiline:
                 text = decode(data.replace(b"\x00", b"\n"))
                 if self.regex(not text.isascii()).search(text):
-                    collector.add_binary(path)
+                    collector.add_binary(path, matched=True)
             return
         content = decode(data)
         rx = self.regex(not content.isascii())

@@ -4,9 +4,11 @@ Flags that make ripgrep's choices reproducible (and equal to the Python engine's
 `--no-config` (no user config file), `--no-ignore-global` (no per-user excludes),
 `--no-require-git` (a .gitignore counts outside git repositories too), `--no-ignore-parent`
 (nothing is read above the searched folder; the workspace folders between the root and a
-searched folder come as one `--ignore-file`), and `--binary --no-mmap`, so a binary file
-that matches (its NULs read as line breaks) is reported with its `binary_offset` and can be
-counted; its matches are dropped.
+searched folder come as one `--ignore-file`), and `--no-mmap` (binary files are read in
+buffers, the same way every time). Binary files are skipped as ripgrep skips them, at their
+first NUL byte; matches reported before it are dropped. With `count_binary`, `--binary`
+reads them whole (NULs as line breaks) so those that match are reported and counted — which
+costs reading every binary file to its end.
 
 Cancellation kills the process from a watcher thread and reaps it: no rg is left behind.
 """
@@ -72,7 +74,9 @@ class RipgrepEngine:
 
     def common_args(self) -> list[str]:
         q = self.query
-        args = [self.rg, "--json", "--no-config", "--binary", "--no-mmap", "--no-messages"]
+        args = [self.rg, "--json", "--no-config", "--no-mmap", "--no-messages"]
+        if q.count_binary:
+            args.append("--binary")
         if q.ignore_case:
             args.append("--ignore-case")
         if q.fixed_strings:
@@ -120,7 +124,8 @@ class RipgrepEngine:
             watcher.start()
             try:
                 to_path = lambda p: root / p.removeprefix("./")  # noqa: E731
-                summary = self.parse(proc.stdout, to_path, collector, progress, multiline=self.query.multiline)
+                q = self.query
+                summary = self.parse(proc.stdout, to_path, collector, progress, multiline=q.multiline, count_binary=q.count_binary)
             except BaseException:
                 proc.kill()
                 raise
@@ -149,10 +154,13 @@ class RipgrepEngine:
             message = proc.stderr.decode("utf-8", errors="replace").strip()
             raise Refusal("invalid_regex", f"ripgrep refused the pattern {self.query.pattern!r} (Rust regex syntax):\n{message}")
         lines = proc.stdout.splitlines(keepends=True)
-        self.parse(lines, lambda p: path, collector, lambda m: None, multiline=self.query.multiline, from_editor=True)
+        q = self.query
+        self.parse(lines, lambda p: path, collector, lambda m: None, multiline=q.multiline, count_binary=q.count_binary, from_editor=True)
 
     @staticmethod
-    def parse(stream, to_path, collector: Collector, progress, *, multiline: bool, from_editor: bool = False) -> dict | None:
+    def parse(
+        stream, to_path, collector: Collector, progress, *, multiline: bool, count_binary: bool = False, from_editor: bool = False
+    ) -> dict | None:
         """Feed ripgrep's JSON lines to the collector; the summary's data, if it came."""
         matches: list[Match] = []
         context: dict[int, str] = {}
@@ -180,8 +188,7 @@ class RipgrepEngine:
                 path = to_path(data_text(data["path"])[0])
             elif kind == "end":
                 if data["binary_offset"] is not None:
-                    if not multiline:
-                        collector.add_binary(path)
+                    collector.add_binary(path, matched=count_binary and not multiline)
                 else:
                     collector.add(path, matches, context, count, from_editor=from_editor)
                 progress(f"{len(collector.files):,} files with matches so far, {collector.total:,} matches")

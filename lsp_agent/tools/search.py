@@ -35,6 +35,11 @@ SCHEMA = {
         "context_before": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0, "description": "Lines of context before each match."},
         "context_after": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0, "description": "Lines of context after each match."},
         "multiline": {"type": "boolean", "default": False, "description": "Let the pattern match across lines (\\n in the pattern)."},
+        "count_binary": {
+            "type": "boolean",
+            "default": False,
+            "description": "Also read binary files (skipped either way) to name those that match; slower.",
+        },
         "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text, header included."},
         "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Page the full matches: skip this many (in path, then line order)."},
         "limit": {"type": "integer", "minimum": 1, "description": "Page the full matches: show at most this many."},
@@ -121,6 +126,7 @@ def search(
     context_before: int = 0,
     context_after: int = 0,
     multiline: bool = False,
+    count_binary: bool = False,
     max_chars: int | None = None,
     offset: int = 0,
     limit: int | None = None,
@@ -128,7 +134,7 @@ def search(
     budget = max_chars or ctx.settings.max_chars
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)
-    query = Query(pattern, fixed_strings, ignore_case, multiline, globs, context_before, context_after)
+    query = Query(pattern, fixed_strings, ignore_case, multiline, globs, context_before, context_after, count_binary)
     paged = offset > 0 or limit is not None
     outcome = run_search(
         ctx.workspace,
