@@ -240,3 +240,12 @@ def test_python_engine_refusal_is_an_answer(tree):
     refused = search(tree, "python", r"\p{Lu}")
     assert refused["error"]["code"] == "unsupported_regex"
     assert "install ripgrep" in refused["text"]
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+@pytest.mark.parametrize("glob", ["[", "*.{py"])
+def test_a_bad_glob_is_refused(tree, engine, glob):
+    if engine == "rg" and find_rg() is None:
+        pytest.skip("no rg")
+    refused = search(tree, engine, "foo", glob=glob)
+    assert refused["error"]["code"] == "invalid_glob" and "error parsing glob" in refused["text"]

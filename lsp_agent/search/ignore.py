@@ -113,9 +113,7 @@ def glob_regex(glob: str) -> tuple[re.Pattern, bool]:
         elif c == "[":
             end = glob.find("]", i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1)
             if end == -1:
-                out.append(re.escape(c))
-                i += 1
-                continue
+                raise ValueError(f"error parsing glob {glob!r}: unclosed character class; missing ']'")
             body = glob[i + 1 : end]
             negate = body[:1] in ("!", "^")
             body = body[1:] if negate else body
@@ -124,9 +122,7 @@ def glob_regex(glob: str) -> tuple[re.Pattern, bool]:
         elif c == "{":
             end = glob.find("}", i)
             if end == -1:
-                out.append(re.escape(c))
-                i += 1
-                continue
+                raise ValueError(f"error parsing glob {glob!r}: unclosed alternate group; missing '}}'")
             alternatives = glob[i + 1 : end].split(",")
             out.append("(?:" + "|".join(glob_regex("/" + a)[0].pattern for a in alternatives) + ")")
             i = end + 1

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import Cancelled, Refusal
 from ..workspace import Text
 from . import Collector, Match, Query, Target, decode, strip_eol
-from .ignore import Rules, walk
+from .ignore import Overrides, Rules, walk
 from .ripgrep import CHUNK
 from .rustre import Invalid, Unsupported, needs_unicode_variant, translate
 
@@ -28,8 +28,12 @@ class PythonEngine:
         self._regex: dict[bool, re.Pattern] = {}
 
     def check(self) -> None:
-        """Refuse a pattern before any file is read."""
+        """Refuse a pattern or a glob before any file is read."""
         self.regex(False)
+        try:
+            Overrides.parse(list(self.query.globs))
+        except ValueError as exc:
+            raise Refusal("invalid_glob", f"Invalid glob (ripgrep glob syntax): {exc}.") from None
 
     def regex(self, unicode_text: bool) -> re.Pattern:
         q = self.query

@@ -136,9 +136,11 @@ class RipgrepEngine:
                 watcher.join()
             if cancelled():
                 raise Cancelled()
+            errors.seek(0)
+            message = errors.read().decode("utf-8", errors="replace").strip()
+            if "error parsing glob" in message:
+                raise Refusal("invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{message}")
             if proc.returncode == 2 and summary is None:
-                errors.seek(0)
-                message = errors.read().decode("utf-8", errors="replace").strip()
                 raise Refusal(
                     "invalid_regex",
                     f"ripgrep refused the pattern {self.query.pattern!r} (Rust regex syntax):\n{message}",
