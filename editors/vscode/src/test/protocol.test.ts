@@ -1,0 +1,167 @@
+// The extension's protocol side against the real server: start `lsp-agent serve` over stdio,
+// initialize as vscode-languageclient does (with the extension's initializationOptions), sync
+// documents, and send the very calls the extension's commands build (src/protocol.ts).
+//
+// VS Code itself cannot run here; this covers everything the extension says to the server.
+// The server is started with $LSP_AGENT_PYTHON (set by tests/test_vscode.py), else the
+// repository's .venv/bin/python.
+
+import { ChildProcess, spawn } from "node:child_process";
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import {
+  CancellationTokenSource,
+  DidChangeTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  ExitNotification,
+  InitializeRequest,
+  InitializedNotification,
+  ProtocolConnection,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+  createProtocolConnection,
+} from "vscode-languageserver-protocol/node";
+import {
+  Answer,
+  ToolCall,
+  findExecutable,
+  initializationOptions,
+  missingCommandMessage,
+  readCall,
+  requestMethod,
+} from "../protocol";
+
+const REPO = path.resolve(__dirname, "../../../..");
+const PYTHON = process.env.LSP_AGENT_PYTHON ?? path.join(REPO, ".venv", "bin", "python");
+const MAX_CHARS = 600;
+
+/** A running server and a connection to it, as the extension's LanguageClient holds. */
+class Server {
+  readonly process: ChildProcess;
+  readonly connection: ProtocolConnection;
+  readonly messages: string[] = [];
+
+  constructor(cwd: string) {
+    assert.ok(fs.existsSync(PYTHON), `no Python with lsp-agent at ${PYTHON}: run \`make venv\` or set LSP_AGENT_PYTHON`);
+    this.process = spawn(PYTHON, ["-m", "lsp_agent", "serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
+    this.connection = createProtocolConnection(
+      new StreamMessageReader(this.process.stdout!),
+      new StreamMessageWriter(this.process.stdin!),
+    );
+    this.connection.onNotification("window/showMessage", (params: { message: string }) => {
+      this.messages.push(params.message);
+    });
+    this.connection.listen();
+  }
+
+  call(call: ToolCall, cancel?: CancellationTokenSource): Promise<Answer> {
+    // Passed only when there is one: an `undefined` argument would send params as an array.
+    const method = requestMethod(call.tool);
+    return cancel
+      ? this.connection.sendRequest<Answer>(method, call.arguments, cancel.token)
+      : this.connection.sendRequest<Answer>(method, call.arguments);
+  }
+
+  async stop(): Promise<void> {
+    await this.connection.sendRequest(ShutdownRequest.type);
+    await this.connection.sendNotification(ExitNotification.type);
+    await new Promise((resolve) => this.process.once("exit", resolve));
+    this.connection.dispose();
+  }
+}
+
+describe("lsp-agent server, spoken to as the VS Code extension does", () => {
+  let root: string;
+  let server: Server;
+  let long: string; // a file longer than one page at MAX_CHARS
+  let capabilities: Record<string, unknown>;
+
+  before(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "lsp-agent-vscode-")));
+    long = path.join(root, "long.py");
+    fs.writeFileSync(long, Array.from({ length: 80 }, (_, i) => `value_${i + 1} = ${i + 1}\n`).join(""));
+    server = new Server(root);
+    const result = await server.connection.sendRequest(InitializeRequest.type, {
+      processId: process.pid,
+      rootUri: pathToFileURL(root).href,
+      workspaceFolders: [{ uri: pathToFileURL(root).href, name: "fixture" }],
+      capabilities: { window: { workDoneProgress: false } },
+      initializationOptions: initializationOptions({ maxChars: MAX_CHARS, searchEngine: null }),
+    });
+    capabilities = result.capabilities as Record<string, unknown>;
+    await server.connection.sendNotification(InitializedNotification.type, {});
+  });
+
+  after(async () => {
+    await server.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it("accepts the extension's initializationOptions without complaint", async () => {
+    assert.deepEqual(initializationOptions({ maxChars: MAX_CHARS, searchEngine: null }), { max_chars: MAX_CHARS });
+    assert.deepEqual(initializationOptions({}), {});
+    // Any problem with the options would come as window/showMessage after `initialized`.
+    await server.call(readCall(long, 1));
+    assert.deepEqual(server.messages, []);
+    assert.ok(capabilities.textDocumentSync, "the server syncs documents");
+  });
+
+  it("reads the current file from the cursor line, within the configured budget", async () => {
+    const answer = await server.call(readCall(long, 5));
+    const lines = answer.text.split("\n");
+    assert.match(lines[0], /^long\.py · lines 5-\d+ of 80 · version /);
+    assert.equal(lines[1], " 5  value_5 = 5");
+    assert.ok(answer.text.length <= MAX_CHARS, `answer of ${answer.text.length} chars over ${MAX_CHARS}`);
+    const next = answer.next as { start: number };
+    assert.match(lines[lines.length - 1], new RegExp(`read on with start=${next.start}\\]$`));
+  });
+
+  it("reads the editor's unsaved buffer after didOpen and incremental didChange", async () => {
+    const uri = pathToFileURL(long).href;
+    const disk = fs.readFileSync(long, "utf8");
+    await server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: "python", version: 1, text: disk },
+    });
+    await server.connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 7 } }, text: "edited" }],
+    });
+    const answer = await server.call(readCall(long, 1));
+    assert.match(answer.text, /note: open in the editor/);
+    assert.match(answer.text, /\n 2 {2}edited = 2\n/);
+    assert.equal(fs.readFileSync(long, "utf8"), disk, "the file on disk is untouched");
+  });
+
+  it("answers a refusal (not an error) for a line past the end", async () => {
+    const answer = await server.call(readCall(long, 500));
+    assert.equal(answer.error?.code, "out_of_range");
+    assert.match(answer.text, /has 80 lines/);
+  });
+
+  it("rejects malformed arguments as InvalidParams", async () => {
+    await assert.rejects(server.call({ tool: "read", arguments: { path: long, start: "one" } }), { code: -32602 });
+  });
+});
+
+describe("finding the server command", () => {
+  it("finds an executable on PATH and by relative path, and explains a missing one", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lsp-agent-path-"));
+    const exe = path.join(dir, "lsp-agent");
+    fs.writeFileSync(exe, "#!/bin/sh\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, "not-executable"), "", { mode: 0o644 });
+    try {
+      assert.equal(findExecutable("lsp-agent", { PATH: `/nonexistent${path.delimiter}${dir}` }, "linux"), exe);
+      assert.equal(findExecutable("./lsp-agent", {}, "linux", dir), exe);
+      assert.equal(findExecutable("not-executable", { PATH: dir }, "linux"), undefined);
+      assert.equal(findExecutable("lsp-agent", { PATH: "/nonexistent" }, "linux"), undefined);
+      assert.match(missingCommandMessage("lsp-agent"), /"lsp-agent" was not found on PATH\..*lspAgent\.server\.command/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
