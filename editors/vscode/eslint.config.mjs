@@ -11,7 +11,11 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        // node:test's describe/it return promises the runner itself awaits.
+        { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["describe", "it"] }] },
+      ],
       "@typescript-eslint/explicit-function-return-type": ["error", { allowExpressions: true }],
       eqeqeq: "error",
     },
