@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from "vscode-languageclient/node";
 import {
   Answer,
+  COMMANDS,
   ToolCall,
   answerTitle,
   findExecutable,
@@ -53,20 +54,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         answers.forget(document.uri);
       }
     }),
-    vscode.commands.registerCommand("lspAgent.showSearch", () => run(answers, askSearch)),
-    vscode.commands.registerCommand("lspAgent.showRead", () =>
+    vscode.commands.registerCommand(COMMANDS.search, () => run(answers, askSearch)),
+    vscode.commands.registerCommand(COMMANDS.read, () =>
       run(answers, () => {
         const editor = activeFile();
         return editor && readCall(editor.document.uri.fsPath, editor.selection.active.line + 1);
       }),
     ),
-    vscode.commands.registerCommand("lspAgent.showSymbols", () =>
+    vscode.commands.registerCommand(COMMANDS.symbols, () =>
       run(answers, () => {
         const editor = activeFile();
         return editor && symbolsCall(editor.document.uri.fsPath);
       }),
     ),
-    vscode.commands.registerCommand("lspAgent.restart", restart),
+    vscode.commands.registerCommand(COMMANDS.restart, restart),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration("lspAgent") && !event.affectsConfiguration("lspAgent.trace")) {
         await restart();
@@ -108,10 +109,7 @@ async function start(): Promise<void> {
     // Every file: the server keeps open buffers as an overlay, so tools see unsaved text;
     // document symbols come for languages it has grammars for.
     documentSelector: [{ scheme: "file" }],
-    initializationOptions: initializationOptions({
-      maxChars: config.get<number | null>("maxChars", null),
-      searchEngine: config.get<string | null>("searchEngine", null),
-    }),
+    initializationOptions: initializationOptions((setting) => config.get(setting)),
     outputChannelName: "lsp-agent",
   };
   client = new LanguageClient("lspAgent", "lsp-agent", serverOptions, clientOptions);

@@ -17,26 +17,36 @@ export interface Answer {
   [field: string]: unknown;
 }
 
+/** The extension's commands (contributed in package.json). They are not named like the
+ * server's own commands `lspAgent.<tool>`, which the language client registers itself. */
+export const COMMANDS = {
+  search: "lspAgent.showSearch",
+  read: "lspAgent.showRead",
+  symbols: "lspAgent.showSymbols",
+  restart: "lspAgent.restart",
+} as const;
+
 /** Every registry tool is served as the custom request `lspAgent/<tool>` (cancellable). */
 export function requestMethod(tool: string): string {
   return `lspAgent/${tool}`;
 }
 
-/** The extension's settings that map onto the server's options (lsp_agent/config.py). */
-export interface ServerOptionsSettings {
-  maxChars?: number | null;
-  searchEngine?: string | null;
-}
+/** Server option (lsp_agent/config.py, sent in initializationOptions) -> the extension's
+ * setting `lspAgent.<name>` that sets it. */
+export const OPTION_SETTINGS = {
+  max_chars: "maxChars",
+  search_engine: "searchEngine",
+} as const;
 
-/** initializationOptions from the settings the user set. Unset settings are left out, so
- * the defaults of the server (or of its command-line flags) stay in force. */
-export function initializationOptions(settings: ServerOptionsSettings): Record<string, unknown> {
+/** initializationOptions from the settings: those left unset (undefined or null) are not
+ * sent, so the defaults of the server (or of its command-line flags) stay in force. */
+export function initializationOptions(settings: (name: string) => unknown): Record<string, unknown> {
   const options: Record<string, unknown> = {};
-  if (settings.maxChars !== undefined && settings.maxChars !== null) {
-    options.max_chars = settings.maxChars;
-  }
-  if (settings.searchEngine !== undefined && settings.searchEngine !== null) {
-    options.search_engine = settings.searchEngine;
+  for (const [option, setting] of Object.entries(OPTION_SETTINGS)) {
+    const value = settings(setting);
+    if (value !== undefined && value !== null) {
+      options[option] = value;
+    }
   }
   return options;
 }

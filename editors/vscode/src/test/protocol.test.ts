@@ -6,7 +6,7 @@
 // The server is started with $LSP_AGENT_PYTHON (set by tests/test_vscode.py), else the
 // repository's .venv/bin/python.
 
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -28,6 +28,8 @@ import {
 } from "vscode-languageserver-protocol/node";
 import {
   Answer,
+  COMMANDS,
+  OPTION_SETTINGS,
   ToolCall,
   findExecutable,
   initializationOptions,
@@ -91,7 +93,7 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
       rootUri: pathToFileURL(root).href,
       workspaceFolders: [{ uri: pathToFileURL(root).href, name: "fixture" }],
       capabilities: { window: { workDoneProgress: false } },
-      initializationOptions: initializationOptions({ maxChars: MAX_CHARS, searchEngine: null }),
+      initializationOptions: initializationOptions((setting) => ({ maxChars: MAX_CHARS, searchEngine: null })[setting]),
     });
     capabilities = result.capabilities as Record<string, unknown>;
     await server.connection.sendNotification(InitializedNotification.type, {});
@@ -103,8 +105,9 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
   });
 
   it("accepts the extension's initializationOptions without complaint", async () => {
-    assert.deepEqual(initializationOptions({ maxChars: MAX_CHARS, searchEngine: null }), { max_chars: MAX_CHARS });
-    assert.deepEqual(initializationOptions({}), {});
+    const settings: Record<string, unknown> = { maxChars: MAX_CHARS, searchEngine: null };
+    assert.deepEqual(initializationOptions((setting) => settings[setting]), { max_chars: MAX_CHARS });
+    assert.deepEqual(initializationOptions(() => undefined), {});
     // Any problem with the options would come as window/showMessage after `initialized`.
     await server.call(readCall(long, 1));
     assert.deepEqual(server.messages, []);
@@ -145,6 +148,35 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
 
   it("rejects malformed arguments as InvalidParams", async () => {
     await assert.rejects(server.call({ tool: "read", arguments: { path: long, start: "one" } }), { code: -32602 });
+  });
+});
+
+describe("the extension manifest", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as {
+    main: string;
+    contributes: { commands: { command: string }[]; configuration: { properties: Record<string, unknown> } };
+  };
+
+  it("contributes exactly the commands the extension registers", () => {
+    const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+    assert.deepEqual(contributed, Object.values(COMMANDS).sort());
+  });
+
+  it("has its entry point compiled", () => {
+    assert.ok(fs.existsSync(path.join(__dirname, "../..", manifest.main)), manifest.main);
+  });
+
+  it("has a setting for every option of the server", () => {
+    // The server's own list of options: the fields of lsp_agent.config.Settings.
+    const fields = execFileSync(PYTHON, [
+      "-c",
+      "import dataclasses, json; from lsp_agent.config import Settings; print(json.dumps([f.name for f in dataclasses.fields(Settings)]))",
+    ], { encoding: "utf8", cwd: REPO });
+    assert.deepEqual(Object.keys(OPTION_SETTINGS).sort(), (JSON.parse(fields) as string[]).sort());
+    const properties = Object.keys(manifest.contributes.configuration.properties);
+    for (const setting of Object.values(OPTION_SETTINGS)) {
+      assert.ok(properties.includes(`lspAgent.${setting}`), `package.json has no setting lspAgent.${setting}`);
+    }
   });
 });
 
