@@ -26,6 +26,12 @@ SCHEMA = {
             "type": "string",
             "description": "A version from an earlier read: if the file is unchanged the answer is one line.",
         },
+        "symbol": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Read only this symbol's lines, by name path (`Message/to_dict` or `Message.to_dict`); "
+            "start then pages within the symbol.",
+        },
     },
     "required": ["path"],
     "additionalProperties": False,
@@ -42,7 +48,7 @@ def numbered(number: int, width: int, line: str) -> str:
     return f"{number:>{width}}  {line}"
 
 
-def notes_for(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
+def file_notes(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
     notes = []
     if text.from_editor:
         notes.append("open in the editor: showing its buffer, which may be unsaved")
@@ -76,8 +82,15 @@ def read_text(
     if_version: str | None = None,
     first: int = 1,
     last: int | None = None,
+    notes: list[str] | None = None,
 ) -> dict:
-    """One page of `text` (lines `first`..`last` only, for reads of a part such as a symbol)."""
+    """One page of `text` (lines `first`..`last` only, for reads of a part such as a symbol;
+    `notes` are shown under the header, saying what that part is)."""
+    extra = list(notes or ())
+
+    def notes_for(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
+        return extra + file_notes(text, shows_last_line=shows_last_line, if_version=if_version)
+
     total = text.line_count
     last = total if last is None else last
     fields = {"path": shown, "version": text.version, "total_lines": total}
@@ -214,8 +227,46 @@ def read(
     col: int = 1,
     max_chars: int | None = None,
     if_version: str | None = None,
+    symbol: str | None = None,
 ) -> dict:
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
     budget = max_chars or ctx.settings.max_chars
-    return read_text(text, ctx.workspace.display(resolved), start=start, col=col, max_chars=budget, if_version=if_version)
+    shown = ctx.workspace.display(resolved)
+    if symbol is None:
+        return read_text(text, shown, start=start, col=col, max_chars=budget, if_version=if_version)
+    return read_symbol(text, resolved, shown, symbol, start=start, col=col, max_chars=budget, if_version=if_version)
+
+
+def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **options) -> dict:
+    """Page through one symbol's lines; with several symbols of that name path, the first,
+    and a note naming the others."""
+    from ..syntax import language_for, outline
+    from .symbols import find_in_file
+
+    if language_for(path) is None:
+        raise Refusal("no_grammar", f"{shown}: no symbols for this kind of file; read it by lines (start=N).")
+    found = find_in_file(path, text, name_path)
+    if not found:
+        top = ", ".join(s.name for s in outline(path, text)[:12]) or "none"
+        raise Refusal(
+            "no_symbol",
+            f"{shown} has no symbol {name_path!r}; its top-level symbols: {top}. "
+            f"List them all with symbols path={shown}, or search with find_symbol substring=true.",
+        )
+    symbol = found[0]
+    where = f"lines {symbol.start_line}-{symbol.end_line}"
+    notes = [f"{symbol.kind} {symbol.name_path}, {where}"]
+    if len(found) > 1:
+        others = ", ".join(f"{s.name_path} {s.start_line}-{s.end_line}" for s in found[1:4])
+        more = f" and {len(found) - 4} more" if len(found) > 4 else ""
+        notes.append(f"{len(found) - 1} more symbols match: {others}{more} (read those with start=N, without symbol=)")
+    first = symbol.start_line
+    answer = read_text(
+        text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
+        notes=notes, **options,
+    )  # fmt: skip
+    if answer.get("next"):
+        answer["next"] = {**answer["next"], "symbol": name_path}
+    answer["symbol"] = {"name_path": symbol.name_path, "kind": symbol.kind, "start_line": first, "end_line": symbol.end_line}
+    return answer

@@ -1,0 +1,24 @@
+"""tree-sitter symbols: the language table, the parse cache, outlines and enclosing symbols.
+
+    language_for(path) -> "python" | … | None
+    outline(path, text) -> [Symbol]           nested, cached by (path, text.version)
+    enclosing_symbol(path, text, line) -> "Class/method" | None
+    enclosing_symbols(path, text, lines) -> {line: name path | None}
+"""
+
+from .languages import EXTENSIONS, GRAMMARS, language_for
+from .outline import Symbol, enclosing_symbol, enclosing_symbols, name_path_matcher, outline, walk
+from .parsing import PARSES
+
+__all__ = [
+    "EXTENSIONS",
+    "GRAMMARS",
+    "PARSES",
+    "Symbol",
+    "enclosing_symbol",
+    "enclosing_symbols",
+    "language_for",
+    "name_path_matcher",
+    "outline",
+    "walk",
+]

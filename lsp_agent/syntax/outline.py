@@ -1,0 +1,271 @@
+"""Outlines: the nested definitions of a file, and the innermost symbol around a line.
+
+A language's query (lsp_agent/grammars/<language>.scm) captures each definition as
+`@definition.<kind>` with its `@name` (and optionally a `@scope`, such as a Go method's
+receiver type, prefixed to the name path). Nesting comes from the ranges, so the queries
+stay flat lists of "this node is a definition".
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..workspace import Text
+from .languages import language_for, query
+from .parsing import PARSES, Parsed
+
+OUTLINE_CACHE_SIZE = 4096  # files whose outline (not tree) is kept
+
+# A function directly inside one of these is a method.
+TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "object"})
+# The capture suffix of a file-scoped namespace (`namespace App;` in C# and PHP): it holds
+# everything up to the next such namespace or the end of the file.
+FILE_NAMESPACE = "namespace.file"
+
+
+@dataclass(slots=True)
+class Symbol:
+    kind: str  # class, function, method, interface, struct, enum, namespace, module, constant, …
+    name: str
+    name_path: str  # names from the outermost symbol down, joined by "/": "Message777/to_dict"
+    start_line: int  # 1-based
+    end_line: int  # 1-based, inclusive
+    # 0-based (row, UTF-8 byte column) of the start and end, as tree-sitter reports them;
+    # the LSP front door converts the columns to the negotiated position encoding.
+    range: tuple[int, int, int, int]
+    selection: tuple[int, int, int, int]  # the range of the name
+    children: list["Symbol"] = field(default_factory=list)
+
+    def walk(self) -> Iterator["Symbol"]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "name_path": self.name_path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "children": [c.to_dict() for c in self.children],
+        }
+
+
+def walk(symbols: Iterable[Symbol]) -> Iterator[Symbol]:
+    """Every symbol of an outline, parents before their children."""
+    for symbol in symbols:
+        yield from symbol.walk()
+
+
+@dataclass
+class _Entry:
+    version: str
+    symbols: list[Symbol]
+    segments: tuple[list[int], list[tuple[int, int, str | None]]] | None = None
+
+
+class _Outlines:
+    def __init__(self, size: int = OUTLINE_CACHE_SIZE):
+        self.size = size
+        self._entries: OrderedDict[Path, _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def entry(self, path: Path, text: Text) -> _Entry:
+        with self._lock:
+            entry = self._entries.get(path)
+            if entry is not None and entry.version == text.version:
+                self._entries.move_to_end(path)
+                return entry
+        language = language_for(path)
+        symbols: list[Symbol] = []
+        if language is not None:
+            parsed = PARSES.parse(path, text, language)
+            if parsed is not None:
+                symbols = build(parsed)
+        entry = _Entry(text.version, symbols)
+        with self._lock:
+            self._entries[path] = entry
+            self._entries.move_to_end(path)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return entry
+
+    def forget(self, path: Path) -> None:
+        with self._lock:
+            self._entries.pop(path, None)
+
+
+OUTLINES = _Outlines()
+
+
+def outline(path: Path, text: Text) -> list[Symbol]:
+    """The nested symbols of `text` (the content of `path`), cached by (path, version).
+    Empty for languages without a grammar. Callers must not modify the result."""
+    return OUTLINES.entry(path, text).symbols
+
+
+def enclosing_symbol(path: Path, text: Text, line: int) -> str | None:
+    """The name path of the innermost symbol holding 1-based `line`, or None."""
+    return enclosing_symbols(path, text, [line])[line]
+
+
+def enclosing_symbols(path: Path, text: Text, lines: Iterable[int]) -> dict[int, str | None]:
+    """enclosing_symbol for many lines of one file: one outline, then a binary search per line."""
+    entry = OUTLINES.entry(path, text)
+    if entry.segments is None:
+        entry.segments = _segments(entry.symbols)
+    starts, segments = entry.segments
+    answer: dict[int, str | None] = {}
+    for line in lines:
+        i = bisect_right(starts, line) - 1
+        answer[line] = segments[i][2] if i >= 0 and line <= segments[i][1] else None
+    return answer
+
+
+def _segments(symbols: list[Symbol]) -> tuple[list[int], list[tuple[int, int, str | None]]]:
+    """Disjoint line ranges, each labelled with its innermost symbol (None: no symbol), in
+    order. Where siblings share a line, the line goes to the first of them."""
+    out: list[tuple[int, int, str | None]] = []
+
+    def fill(children: list[Symbol], lo: int, hi: int, label: str | None) -> None:
+        cursor = lo
+        for child in children:
+            first, last = max(child.start_line, cursor), min(child.end_line, hi)
+            if first > last:
+                continue
+            if cursor < first and label is not None:
+                out.append((cursor, first - 1, label))
+            fill(child.children, first, last, child.name_path)
+            cursor = last + 1
+        if cursor <= hi and label is not None:
+            out.append((cursor, hi, label))
+
+    fill(symbols, 1, 1 << 62, None)
+    return [s[0] for s in out], out
+
+
+# --- building an outline from query matches -------------------------------------------
+
+
+def _text(data: bytes, node) -> str:
+    return " ".join(data[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
+
+
+def _end_line(start_row: int, end: tuple[int, int]) -> int:
+    """1-based last line of a range; a range ending at column 0 ends on the line before."""
+    return end[0] if end[1] == 0 and end[0] > start_row else end[0] + 1
+
+
+def build(parsed: Parsed) -> list[Symbol]:
+    import tree_sitter
+
+    data = parsed.data
+    cursor = tree_sitter.QueryCursor(query(parsed.language))
+    # name node start -> row; the widest capture of a name wins (a decorated definition
+    # over the bare one it wraps), then the earliest pattern (struct before plain type).
+    found: dict[int, list] = {}
+    for pattern, captures in cursor.matches(parsed.tree.root_node):
+        names = captures.get("name")
+        if not names:
+            continue
+        definition = kind = None
+        for capture, nodes in captures.items():
+            if capture.startswith("definition."):
+                definition, kind = nodes[0], capture[len("definition.") :]
+                break
+        if definition is None:
+            continue
+        name = names[0]
+        scopes = captures.get("scope")
+        scope = "/".join(_text(data, s) for s in scopes) if scopes else None
+        rank = (definition.start_byte - definition.end_byte, pattern)
+        old = found.get(name.start_byte)
+        if old is None or rank < old[7]:
+            found[name.start_byte] = [
+                definition.start_byte, definition.end_byte, kind, name, scope,
+                tuple(definition.start_point), tuple(definition.end_point), rank,
+            ]  # fmt: skip
+
+    rows = sorted(found.values(), key=lambda r: (r[0], -r[1]))
+    if any(row[2] == FILE_NAMESPACE for row in rows):
+        _extend_file_namespaces(rows, data)
+        rows.sort(key=lambda r: (r[0], -r[1]))
+
+    roots: list[Symbol] = []
+    stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open ancestors
+    for start, end, kind, name_node, scope, start_point, end_point, _rank in rows:
+        while stack and not end <= stack[-1][0]:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        if kind == FILE_NAMESPACE:
+            kind = "namespace"
+        elif kind == "function" and (scope or (parent is not None and parent.kind in TYPE_KINDS)):
+            kind = "method"  # also a Go method (receiver) or a C++ member defined outside its class
+        name = _text(data, name_node)
+        prefix = f"{parent.name_path}/" if parent is not None else ""
+        if scope:
+            prefix += f"{scope}/"
+        symbol = Symbol(
+            kind=kind,
+            name=name,
+            name_path=prefix + name,
+            start_line=start_point[0] + 1,
+            end_line=_end_line(start_point[0], end_point),
+            range=(*start_point, *end_point),
+            selection=(*name_node.start_point, *name_node.end_point),
+        )
+        (parent.children if parent is not None else roots).append(symbol)
+        stack.append((end, symbol))
+    return roots
+
+
+def _extend_file_namespaces(rows: list[list], data: bytes) -> None:
+    """A file-scoped namespace statement covers what follows it, up to the next one."""
+    marks = [i for i, row in enumerate(rows) if row[2] == FILE_NAMESPACE]
+    for n, i in enumerate(marks):
+        end = rows[marks[n + 1]][0] if n + 1 < len(marks) else len(data)
+        end = len(data[:end].rstrip())  # not the blank lines before the next namespace
+        rows[i][1] = end
+        rows[i][6] = (data.count(b"\n", 0, end), end - (data.rfind(b"\n", 0, end) + 1))
+
+
+# --- finding symbols by name path -------------------------------------------------------
+
+
+def name_path_matcher(pattern: str, *, substring: bool = False):
+    """A predicate on name paths for `pattern`:
+
+    - `to_dict` matches any symbol named to_dict, `Message/to_dict` any to_dict directly in
+      a Message (trailing segments), `/Message/to_dict` only the top-level Message's;
+    - "." separates segments too when the pattern has no "/" (`Message.to_dict`), while a
+      name that itself holds dots (a C# namespace `Shop.Billing`) still matches whole;
+    - with `substring`, the last segment only needs to contain the pattern's last segment,
+      ignoring case.
+    """
+    absolute = pattern.startswith("/")
+    body = pattern.strip("/")
+    choices = [body.split("/")]
+    if "/" not in body and "." in body.strip("."):
+        choices.append(body.split("."))
+
+    def match_segments(segments: list[str], wanted: list[str]) -> bool:
+        if len(segments) < len(wanted) or (absolute and len(segments) != len(wanted)):
+            return False
+        tail = segments[len(segments) - len(wanted) :]
+        if tail[:-1] != wanted[:-1]:
+            return False
+        if substring:
+            return wanted[-1].lower() in tail[-1].lower()
+        return tail[-1] == wanted[-1]
+
+    def matches(name_path: str) -> bool:
+        segments = name_path.split("/")
+        return any(match_segments(segments, wanted) for wanted in choices)
+
+    return matches

@@ -1,0 +1,308 @@
+"""symbols and find_symbol: outlines of files and folders, and definitions by name path.
+
+Outlines shorten like search answers: the full tree when it fits the budget, else the
+deepest depth that fits (hidden children counted), else symbol counts by kind per file, then
+per folder; every answer names its stage and the arguments that show more.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from ..errors import Refusal
+from ..syntax import EXTENSIONS, Symbol, language_for, name_path_matcher, outline, walk
+from ..syntax.files import source_files
+from ..workspace import Text
+from . import Context, tool
+from .read import numbered, read_text
+
+KINDS = [
+    "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
+    "method", "module", "namespace", "property", "record", "struct", "trait", "type",
+]  # fmt: skip
+
+SYMBOLS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "default": ".",
+            "description": "A file or a folder (recursive, .gitignore honoured), relative to the workspace root.",
+        },
+        "depth": {"type": "integer", "minimum": 1, "description": "Show symbols down to this nesting depth (1: top level)."},
+        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+    },
+    "additionalProperties": False,
+}
+
+SYMBOLS_SUMMARY = (
+    "Outline of a file or folder: each definition's kind, name and line range, nested. Over the "
+    "budget it shortens to a shallower depth, then to counts by kind per file; the header names "
+    "the stage and the answer says how to see more (a narrower path=, depth=)."
+)
+
+FIND_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name_path": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Name or name path: `to_dict`, `Message/to_dict` (or `Message.to_dict`); "
+            "a leading / anchors at the top level (`/Message/to_dict`).",
+        },
+        "path": {"type": "string", "description": "Search only this file or folder (default: the whole workspace)."},
+        "kinds": {"type": "array", "items": {"enum": KINDS}, "description": "Only symbols of these kinds."},
+        "substring": {
+            "type": "boolean",
+            "default": False,
+            "description": "The last segment matches any name containing it, ignoring case.",
+        },
+        "include_body": {
+            "type": "boolean",
+            "default": False,
+            "description": "Show the source of the match (paged like read; with several matches, all bodies if they fit).",
+        },
+        "start": {"type": "integer", "minimum": 1, "description": "With include_body: the line to read on from."},
+        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+    },
+    "required": ["name_path"],
+    "additionalProperties": False,
+}
+
+FIND_SUMMARY = (
+    "Find definitions by name or name path (`Class/method`, substring and kind filters) in the "
+    "workspace or under a path: answers each match's file, lines, kind and full name path, and "
+    "with include_body its source, paged like read."
+)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ch") else f"{n} {word}s"
+
+
+def span(symbol: Symbol) -> str:
+    return str(symbol.start_line) if symbol.start_line == symbol.end_line else f"{symbol.start_line}-{symbol.end_line}"
+
+
+def depth_of(symbols: list[Symbol]) -> int:
+    return max((1 + depth_of(s.children) for s in symbols), default=0)
+
+
+def count(symbols: list[Symbol]) -> int:
+    return sum(1 for _ in walk(symbols))
+
+
+def tree_lines(symbols: list[Symbol], depth: int, indent: str = "") -> list[str]:
+    lines = []
+    for s in symbols:
+        line = f"{indent}{s.kind} {s.name}  {span(s)}"
+        if depth <= 1:
+            if hidden := count(s.children):
+                line += f"  (+{hidden} inside)"
+            lines.append(line)
+        else:
+            lines.append(line)
+            lines += tree_lines(s.children, depth - 1, indent + "  ")
+    return lines
+
+
+def kind_counts(symbols: list[Symbol]) -> str:
+    counts = Counter(s.kind for s in walk(symbols))
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def fit(lines: list[str], budget: int) -> bool:
+    return sum(len(line) + 1 for line in lines) - 1 <= budget
+
+
+@tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
+def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: int | None = None) -> dict:
+    ws = ctx.workspace
+    target = ws.resolve(path)
+    shown = ws.display(target)
+    budget = max_chars or ctx.settings.max_chars
+    folder = target.is_dir()
+    if not folder:
+        text = ws.text(target)  # refuses missing and binary files
+        if language_for(target) is None:
+            raise Refusal(
+                "no_grammar",
+                f"{shown}: no symbols for this kind of file; outlines cover {', '.join(sorted(EXTENSIONS))}.",
+            )
+        files = [(shown, outline(target, text))]
+        scanned = 1
+    else:
+        files, scanned = [], 0
+        for file in source_files(ws, target, check=ctx.check_cancelled):
+            scanned += 1
+            ctx.progress(f"outlining {ws.display(file)}")
+            try:
+                file_symbols = outline(file, ws.text(file))
+            except Refusal:
+                continue
+            if file_symbols:
+                files.append((ws.display(file), file_symbols))
+
+    total = sum(count(s) for _, s in files)
+    deepest = max((depth_of(s) for _, s in files), default=0)
+    fields = {"path": shown, "files": len(files), "symbols": total, "max_depth": deepest}
+    what = plural(total, "symbol") + (f" in {plural(len(files), 'file')}" if folder else "")
+    if not folder:
+        fields["version"] = text.version
+    empty = f"; {plural(scanned - len(files), 'file')} without symbols not listed" if folder and scanned > len(files) else ""
+
+    if total == 0:
+        where = f"no definitions found in {plural(scanned, 'source file')}" if folder else "no definitions found"
+        return {"text": f"{shown} · {where}", "stage": "full tree", "depth": 0, **fields}
+
+    def body(d: int) -> list[str]:
+        if not folder:
+            return tree_lines(files[0][1], d)
+        out = []
+        for name, file_symbols in files:
+            out.append(f"{name}  ({plural(count(file_symbols), 'symbol')})")
+            out += tree_lines(file_symbols, d, "  ")
+        return out
+
+    limit = min(depth or deepest, deepest)
+    for d in range(limit, 0, -1):
+        ctx.check_cancelled()
+        if d == deepest:
+            stage, trailer = "full tree", None
+        else:
+            stage = f"depth {d} of {deepest}"
+            why = f"depth={depth} was asked" if d == depth else f"the full tree is over max_chars={budget}"
+            trailer = (
+                f"[{why}: deeper symbols are counted as (+N inside); see them with depth={d + 1} "
+                f"(and a larger max_chars) or a narrower path=FILE]"
+            )
+        lines = [f"{shown} · {what} · stage: {stage}{empty}", *body(d)]
+        if trailer:
+            lines.append(trailer)
+        if fit(lines, budget):
+            return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
+
+    # Counts by kind: per file, then per folder, then as many folders as fit.
+    hint = "outline one file with path=FILE, or a subfolder with path=FOLDER"
+    lines = [f"{shown} · {what} · stage: counts by kind per file (the outline at depth 1 is over max_chars={budget}){empty}"]
+    lines += [f"{name}: {kind_counts(s)}" for name, s in files]
+    lines.append(f"[{hint}]")
+    if fit(lines, budget):
+        return {"text": "\n".join(lines), "stage": "counts per file", "depth": 0, **fields}
+
+    folders: dict[str, list[Symbol]] = {}
+    for name, file_symbols in files:
+        folders.setdefault(name.rsplit("/", 1)[0] + "/" if "/" in name else "./", []).extend(file_symbols)
+    head = f"{shown} · {what} · stage: counts by kind per folder (counts per file are over max_chars={budget}){empty}"
+    rows = [f"{name}: {kind_counts(s)}" for name, s in folders.items()]
+    lines = [head, *rows, f"[{hint}]"]
+    if fit(lines, budget):
+        return {"text": "\n".join(lines), "stage": "counts per folder", "depth": 0, **fields}
+    kept: list[str] = []
+    for n, row in enumerate(rows):
+        rest = len(rows) - n - 1
+        tail = f"[{rest} more folders not listed: {hint}]"
+        if not fit([head, *kept, row, tail], budget):
+            break
+        kept.append(row)
+    tail = f"[{len(rows) - len(kept)} more folders not listed: {hint}]"
+    lines = [head, *kept, tail]
+    if not fit(lines, budget):
+        minimum = len("\n".join([head, tail]))
+        raise Refusal("budget_too_small", f"max_chars={budget} is too small for an outline of {shown}; use at least {minimum}.", minimum=minimum)
+    return {"text": "\n".join(lines), "stage": "counts per folder, cut", "depth": 0, **fields}
+
+
+# --- find_symbol ----------------------------------------------------------------------
+
+
+def find_in_file(path: Path, text: Text, name_path: str, *, substring: bool = False, kinds=None) -> list[Symbol]:
+    matches = name_path_matcher(name_path, substring=substring)
+    return [s for s in walk(outline(path, text)) if matches(s.name_path) and (not kinds or s.kind in kinds)]
+
+
+@tool("find_symbol", FIND_SUMMARY, FIND_SCHEMA)
+def find_symbol(
+    ctx: Context,
+    name_path: str,
+    path: str | None = None,
+    kinds: list[str] | None = None,
+    substring: bool = False,
+    include_body: bool = False,
+    start: int | None = None,
+    max_chars: int | None = None,
+) -> dict:
+    ws = ctx.workspace
+    budget = max_chars or ctx.settings.max_chars
+    targets = [ws.resolve(path)] if path is not None else list(ws.roots)
+    scope = ws.display(targets[0]) if path is not None else "the workspace"
+    found: list[tuple[str, Path, Text, Symbol]] = []
+    for target in targets:
+        files = source_files(ws, target, check=ctx.check_cancelled) if target.is_dir() else [target]
+        for file in files:
+            ctx.progress(f"looking in {ws.display(file)}")
+            try:
+                text = ws.text(file)
+            except Refusal:
+                if not target.is_dir():
+                    raise
+                continue
+            for symbol in find_in_file(file, text, name_path, substring=substring, kinds=kinds):
+                found.append((ws.display(file), file, text, symbol))
+
+    what = f'find_symbol "{name_path}"' + (f" ({', '.join(kinds)})" if kinds else "") + f" in {scope}"
+    file_count = len({f[0] for f in found})
+    fields = {"matches": [{"path": f[0], "name_path": f[3].name_path, "kind": f[3].kind,
+                           "start_line": f[3].start_line, "end_line": f[3].end_line} for f in found]}  # fmt: skip
+    if not found:
+        hint = "try substring=true" if not substring else "try a shorter name"
+        return {"text": f"{what}: no matches ({hint}, or outline a file with symbols path=FILE).", "stage": "locations", **fields}
+
+    if include_body and len(found) == 1:
+        shown, file, text, symbol = found[0]
+        answer = read_text(
+            text, shown, start=start or symbol.start_line, max_chars=budget,
+            first=symbol.start_line, last=symbol.end_line,
+            notes=[f"{symbol.kind} {symbol.name_path}, lines {span(symbol)}"],
+        )  # fmt: skip
+        if answer.get("next"):
+            answer["next"] = {"name_path": "/" + symbol.name_path, "path": shown, "include_body": True, **answer["next"]}
+        return answer | {"stage": "body"} | fields
+
+    header = f"{what} · {plural(len(found), 'match')} in {plural(file_count, 'file')}"
+    locations = [f"{shown}:{span(s)}  {s.kind} {s.name_path}" for shown, _, _, s in found]
+    if include_body:
+        blocks = [header + " · stage: bodies"]
+        for shown, _, text, s in found:
+            width = len(str(s.end_line))
+            blocks.append(f"── {shown}:{span(s)}  {s.kind} {s.name_path}")
+            blocks += [numbered(n, width, text.line(n)) for n in range(s.start_line, min(s.end_line, text.line_count) + 1)]
+        if fit(blocks, budget):
+            return {"text": "\n".join(blocks), "stage": "bodies", **fields}
+        trailer = (
+            "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
+            "or narrow this search to one match to page its body]"
+        )
+    else:
+        trailer = None
+    lines = [f"{header} · stage: locations", *locations] + ([trailer] if trailer else [])
+    if fit(lines, budget):
+        return {"text": "\n".join(lines), "stage": "locations", **fields}
+
+    per_file = Counter(f[0] for f in found)
+    hint = "narrow with path=FOLDER or FILE, kinds=, or a longer name path"
+    head = f"{header} · stage: counts per file (the locations are over max_chars={budget})"
+    rows = [f"{name}: {plural(n, 'match')}" for name, n in per_file.items()]
+    kept: list[str] = []
+    for n, row in enumerate(rows):
+        if not fit([head, *kept, row, f"[{len(rows) - n - 1} more files not listed: {hint}]"], budget):
+            break
+        kept.append(row)
+    left = len(rows) - len(kept)
+    lines = [head, *kept, f"[{left} more files not listed: {hint}]" if left else f"[{hint}]"]
+    if not fit(lines, budget):
+        minimum = len("\n".join([head, lines[-1]]))
+        raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer; use at least {minimum}.", minimum=minimum)
+    del fields["matches"][200:]  # structured matches stay bounded too
+    return {"text": "\n".join(lines), "stage": "counts per file", **fields}

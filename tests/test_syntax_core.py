@@ -1,0 +1,160 @@
+"""The syntax core: language table, outlines, enclosing symbols, the parse cache."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_agent.syntax import enclosing_symbol, enclosing_symbols, language_for, outline, walk
+from lsp_agent.syntax.outline import build
+from lsp_agent.syntax.parsing import ParseCache, common_prefix, common_suffix, encode, input_edit
+from lsp_agent.workspace import Text
+
+PYTHON = '''\
+import os
+
+MAX_SIZE = 10
+other = 3
+
+
+@dataclass
+class Message:
+    """Doc."""
+
+    def to_dict(self):
+        def inner():
+            return 1
+        return inner()
+
+    @property
+    def size(self):
+        return 2
+
+
+def top():
+    pass
+'''
+
+
+def shape(symbols):
+    return [(s.kind, s.name_path, s.start_line, s.end_line, shape(s.children)) for s in symbols]
+
+
+def test_language_table():
+    assert language_for("a/b.py") == "python"
+    assert language_for("x.TSX") == "tsx"
+    assert language_for("lib.h") == "cpp"
+    assert language_for("Rakefile") == "ruby"
+    assert language_for("notes.txt") is None
+    assert language_for("Makefile") is None
+
+
+def test_python_outline_nesting_and_ranges(tmp_path):
+    path = tmp_path / "m.py"
+    assert shape(outline(path, Text.from_str(PYTHON))) == [
+        ("constant", "MAX_SIZE", 3, 3, []),
+        ("class", "Message", 7, 18, [
+            ("method", "Message/to_dict", 11, 14, [("function", "Message/to_dict/inner", 12, 13, [])]),
+            ("method", "Message/size", 16, 18, []),
+        ]),
+        ("function", "top", 21, 22, []),
+    ]  # fmt: skip
+
+
+def test_enclosing_symbol_inside_between_outside(tmp_path):
+    path, text = tmp_path / "m.py", Text.from_str(PYTHON)
+    assert enclosing_symbol(path, text, 1) is None
+    assert enclosing_symbol(path, text, 7) == "Message"  # the decorator belongs to the class
+    assert enclosing_symbol(path, text, 9) == "Message"
+    assert enclosing_symbol(path, text, 13) == "Message/to_dict/inner"
+    assert enclosing_symbol(path, text, 14) == "Message/to_dict"
+    assert enclosing_symbol(path, text, 15) == "Message"  # blank line between two methods
+    assert enclosing_symbol(path, text, 19) is None
+    assert enclosing_symbol(path, text, 22) == "top"
+    assert enclosing_symbol(path, text, 999) is None
+
+
+def test_unknown_language_has_no_symbols(tmp_path):
+    text = Text.from_str("def f():\n  pass\n")
+    assert outline(tmp_path / "notes.txt", text) == []
+    assert enclosing_symbols(tmp_path / "notes.txt", text, [1, 2]) == {1: None, 2: None}
+
+
+def test_outline_is_cached_by_version(tmp_path):
+    path = tmp_path / "m.py"
+    first = outline(path, Text.from_str(PYTHON))
+    assert outline(path, Text.from_str(PYTHON)) is first
+    changed = outline(path, Text.from_str(PYTHON.replace("def top", "def bottom")))
+    assert changed is not first and changed[-1].name == "bottom"
+
+
+def test_importing_the_syntax_package_loads_no_grammar():
+    code = "import sys, lsp_agent.server, lsp_agent.syntax; print([m for m in sys.modules if m.startswith('tree_sitter')])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# --- enclosing_symbols agrees with a brute-force search over the outline ---------------
+
+def brute_force(symbols, line):
+    best = None
+    for s in walk(symbols):
+        if s.start_line <= line <= s.end_line:
+            best = s.name_path  # walk is pre-order: later hits are deeper or later siblings
+    return best
+
+
+def test_enclosing_symbols_matches_brute_force(tmp_path):
+    source = Path(__file__).read_text()
+    path, text = tmp_path / "copy.py", Text.from_str(source)
+    symbols = outline(path, text)
+    lines = range(0, text.line_count + 3)
+    assert enclosing_symbols(path, text, lines) == {n: brute_force(symbols, n) for n in lines}
+
+
+# --- incremental re-parse ---------------------------------------------------------------
+
+@given(st.binary(max_size=60), st.binary(max_size=60))
+def test_common_prefix_and_suffix(a, b):
+    p = common_prefix(a, b)
+    assert a[:p] == b[:p] and (p == min(len(a), len(b)) or a[p] != b[p])
+    limit = min(len(a), len(b)) - p
+    s = common_suffix(a, b, limit)
+    assert s <= limit and a[len(a) - s :] == b[len(b) - s :]
+    assert s == limit or a[len(a) - s - 1] != b[len(b) - s - 1]
+
+
+def test_input_edit_never_splits_a_character():
+    edit = input_edit("é".encode(), "è".encode())  # same first byte 0xC3
+    assert edit["start_byte"] == 0 and edit["old_end_byte"] == 2
+
+
+pieces = st.sampled_from(["def f(x):\n", "    return x\n", "class A:\n", "    def m(self):\n",
+                          "        pass\n", "\n", "é = 1\n", "@deco\n", ")", "  # 𝄞\n", "X = 2\n"])  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(pieces, max_size=25), min_size=1, max_size=6))
+def test_incremental_reparse_equals_a_fresh_parse(tmp_path_factory, versions):
+    path = tmp_path_factory.mktemp("inc") / "m.py"
+    cache = ParseCache()
+    for pieces_of_version in versions:
+        text = Text.from_str("".join(pieces_of_version))
+        incremental = cache.parse(path, text, "python")
+        fresh = ParseCache().parse(path, text, "python")
+        assert str(incremental.tree.root_node) == str(fresh.tree.root_node)
+        assert shape(build(incremental)) == shape(build(fresh))
+    assert cache.counts["incremental"] + cache.counts["cached"] == len(versions) - 1
+
+
+def test_parse_cache_reuses_and_reparses(tmp_path):
+    cache, path = ParseCache(), tmp_path / "m.py"
+    cache.parse(path, Text.from_str(PYTHON), "python")
+    cache.parse(path, Text.from_str(PYTHON), "python")
+    cache.parse(path, Text.from_str(PYTHON + "\ndef more():\n    pass\n"), "python")
+    assert cache.counts == {"cold": 1, "cached": 1, "incremental": 1}
+    assert encode(Text.from_str("a\udcff")) == b"a\xed\xb3\xbf"  # lone surrogates survive
