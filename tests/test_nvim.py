@@ -222,3 +222,15 @@ def test_checkhealth_reports_the_server(nvim, workspace):
     assert "OK lsp-agent 0.1.0" in report
     assert f"OK client 1: lsp-agent 0.1.0, root {workspace}, 1 buffer(s) attached" in report
     assert "ERROR" not in report and "WARNING" not in report
+
+
+def test_symbols_shows_the_outline_of_the_current_file(nvim, workspace):
+    nvim.edit(workspace / "app.py")
+    lines = nvim.run("LspAgentSymbols")
+    assert nvim.nvim.current.buffer.name == "lsp-agent://symbols"
+    assert lines == [
+        "app.py · 3 symbols · stage: full tree",
+        "class Greeter  1-5",
+        "  method hello  4-5",
+        "function main  8-9",
+    ]

@@ -36,6 +36,7 @@ import {
   missingCommandMessage,
   readCall,
   requestMethod,
+  symbolsCall,
 } from "../protocol";
 
 const REPO = path.resolve(__dirname, "../../../..");
@@ -81,12 +82,15 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
   let root: string;
   let server: Server;
   let long: string; // a file longer than one page at MAX_CHARS
+  let app: string; // a small module with a class and a function
   let capabilities: Record<string, unknown>;
 
   before(async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "lsp-agent-vscode-")));
     long = path.join(root, "long.py");
     fs.writeFileSync(long, Array.from({ length: 80 }, (_, i) => `value_${i + 1} = ${i + 1}\n`).join(""));
+    app = path.join(root, "app.py");
+    fs.writeFileSync(app, "class Greeter:\n    def hello(self):\n        return 'hello'\n\n\ndef main():\n    print(Greeter().hello())\n");
     server = new Server(root);
     const result = await server.connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
@@ -138,6 +142,14 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
     assert.match(answer.text, /note: open in the editor/);
     assert.match(answer.text, /\n 2 {2}edited = 2\n/);
     assert.equal(fs.readFileSync(long, "utf8"), disk, "the file on disk is untouched");
+  });
+
+  it("outlines the current file", async () => {
+    const answer = await server.call(symbolsCall(app));
+    assert.equal(
+      answer.text,
+      ["app.py · 3 symbols · stage: full tree", "class Greeter  1-3", "  method hello  2-3", "function main  6-7"].join("\n"),
+    );
   });
 
   it("answers a refusal (not an error) for a line past the end", async () => {
