@@ -220,6 +220,7 @@ def test_checkhealth_reports_the_server(nvim, workspace):
     report = "\n".join(nvim.nvim.current.buffer[:])
     assert "OK Neovim 0.11" in report
     assert "OK lsp-agent 0.1.0" in report
+    assert f"OK {workspace / 'app.py'}: served by client 1 (root {workspace})" in report
     assert f"OK client 1: lsp-agent 0.1.0, root {workspace}, 1 buffer(s) attached" in report
     assert "ERROR" not in report and "WARNING" not in report
 

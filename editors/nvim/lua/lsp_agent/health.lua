@@ -50,15 +50,28 @@ function M.check()
     end
   end
 
-  health.start("lsp-agent: this buffer")
-  local bufnr = vim.api.nvim_get_current_buf()
-  local root = lsp_agent.root(bufnr)
-  if root then
-    health.ok("workspace root: " .. root)
-  else
-    health.info("the current buffer is not inside a workspace root (markers: "
-      .. table.concat(config.root_markers, ", ") .. "), so it is not served.")
+  -- Every file buffer (checkhealth runs in its own buffer, so "the current one" is not useful).
+  health.start("lsp-agent: buffers")
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(bufnr)
+    if vim.bo[bufnr].buflisted and vim.bo[bufnr].buftype == "" and name ~= "" then
+      local root = lsp_agent.root(bufnr)
+      local attached = vim.lsp.get_clients({ bufnr = bufnr, name = lsp_agent.name })[1]
+      if attached then
+        health.ok(("%s: served by client %d (root %s)"):format(name, attached.id, root or "?"))
+      elseif root then
+        health.warn(("%s: inside root %s but no client is attached"):format(name, root), {
+          "Check :LspInfo (or :checkhealth vim.lsp) and the server's log in :lua =vim.lsp.get_log_path()",
+        })
+      else
+        health.info(("%s: not inside a workspace root (markers: %s), not served"):format(
+          name,
+          table.concat(config.root_markers, ", ")
+        ))
+      end
+    end
   end
+  health.start("lsp-agent: servers")
   local clients = vim.lsp.get_clients({ name = lsp_agent.name })
   if #clients == 0 then
     health.info("no lsp-agent server is running.")
