@@ -154,6 +154,9 @@ def test_attaches_to_buffers_inside_the_workspace_only(editor, workspace):
     assert editor.lua("return #vim.lsp.get_clients({ bufnr = 0 })") == 0
     # The server's options came through intact: no warning shown.
     assert editor.notes() == []
+    # A tool run from there goes to the running server, which refuses the path and says why.
+    editor.run("LspAgentRead 1")
+    assert editor.shown()["answer"]["error"]["code"] == "outside_workspace"
 
 
 def test_read_shows_the_answer_and_pages_on(editor, workspace):
@@ -206,7 +209,7 @@ def test_missing_server_command_is_explained(workspace, tmp_path):
         notes = ed.notes()
         assert len(notes) == 1 and '"/nonexistent/lsp-agent" is not executable' in notes[0]
         ed.nvim.command("LspAgentRead 1")
-        assert "no server is attached to this buffer" in ed.notes()[-1]
+        assert "no server is running: open a file inside a workspace root" in ed.notes()[-1]
         ed.nvim.command("checkhealth lsp_agent")
         report = "\n".join(ed.nvim.current.buffer[:])
         assert '"/nonexistent/lsp-agent" is not executable.' in report

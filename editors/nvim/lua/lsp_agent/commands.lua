@@ -7,14 +7,11 @@ local function notify(message, level)
   vim.notify("lsp-agent: " .. message, level or vim.log.levels.ERROR)
 end
 
---- The lsp-agent client of `bufnr`, else (for scratch buffers) any running one.
+--- The lsp-agent client of `bufnr`, else (from an answer's buffer, say) any running one: the
+--- server itself refuses a path outside its workspace, and says so.
 local function client_for(bufnr)
   local name = require("lsp_agent").name
-  local client = vim.lsp.get_clients({ bufnr = bufnr, name = name })[1]
-  if client or vim.bo[bufnr].buftype == "" then
-    return client
-  end
-  return vim.lsp.get_clients({ name = name })[1]
+  return vim.lsp.get_clients({ bufnr = bufnr, name = name })[1] or vim.lsp.get_clients({ name = name })[1]
 end
 
 --- The scratch buffer of `tool`, shown in a window (reused when one already shows it).
@@ -59,7 +56,7 @@ function M.call(bufnr, tool, arguments, after)
   local client = client_for(bufnr)
   if not client then
     notify(
-      "no server is attached to this buffer: is it inside a workspace root ("
+      "no server is running: open a file inside a workspace root ("
         .. table.concat(require("lsp_agent").config.root_markers, ", ")
         .. ")? See :checkhealth lsp_agent."
     )
