@@ -124,5 +124,5 @@ def call(ctx: Context, name: str, arguments: Any) -> dict:
 
 
 # Tool modules register themselves on import; this list is the whole catalogue.
-for _module in ("read", "symbols"):
+for _module in ("read", "search", "symbols"):
     import_module(f"{__name__}.{_module}")
