@@ -32,7 +32,7 @@ def nvim_binary() -> str:
 APP = textwrap.dedent(
     '''\
     class Greeter:
-        """Says hello."""
+        """Says « hello »."""
 
         def hello(self, name):
             return f"hello {name}"
@@ -193,6 +193,57 @@ def test_unsaved_edits_reach_the_server_incrementally(editor, workspace):
     assert "note: open in the editor: showing its buffer, which may be unsaved" in lines
     assert '5          return f"good morning {name}"' in lines
     assert 'hello {name}' in (workspace / "app.py").read_text()  # nothing was saved
+
+
+def quickfix(nvim: Editor) -> list[tuple[str, int, int, int, str]]:
+    """(file, line, byte column, end column, text) of each quickfix item."""
+    items = nvim.lua("return vim.fn.getqflist()")
+    return [(nvim.lua(f"return vim.api.nvim_buf_get_name({i['bufnr']})"), i["lnum"], i["col"], i["end_col"], i["text"])
+            for i in items]
+
+
+def test_search_shows_the_answer_and_fills_the_quickfix_list(editor, workspace):
+    editor.edit(workspace / "long.py")  # the matches are in another file, not yet open
+    lines = editor.run("LspAgentSearch hel+o")
+    assert editor.nvim.current.buffer.name == "lsp-agent://search"
+    assert lines == [
+        'search "hel+o" · 4 matches in 1 file · stage 1/7: full matches',
+        "app.py",
+        "[Greeter]",
+        '2:    """Says « hello »."""',
+        "[Greeter/hello]",
+        "4:    def hello(self, name):",
+        '5:        return f"hello {name}"',
+        "[main]",
+        '9:    print(Greeter().hello("world"))',
+    ]
+    app = str(workspace / "app.py")
+    # Columns count bytes in the quickfix list: « is two bytes in UTF-8.
+    assert quickfix(editor) == [
+        (app, 2, 16, 21, '    """Says « hello »."""'),
+        (app, 4, 9, 14, "    def hello(self, name):"),
+        (app, 5, 18, 23, '        return f"hello {name}"'),
+        (app, 9, 21, 26, '    print(Greeter().hello("world"))'),
+    ]
+    assert editor.lua("return vim.fn.getqflist({ title = 1 }).title") == "lsp-agent search hel+o"
+    editor.nvim.command("cfirst")  # and the list takes you there
+    assert editor.nvim.current.buffer.name == app
+    assert editor.nvim.current.window.cursor == (2, 15)
+
+
+def test_search_sees_unsaved_edits(editor, workspace):
+    editor.edit(workspace / "app.py")
+    assert editor.run("LspAgentSearch good morning")[0].startswith('search "good morning" · no matches')
+    editor.nvim.command("wincmd p")
+    # Typed as a user would (an incremental didChange), not saved.
+    editor.nvim.current.window.cursor = (5, 0)
+    editor.nvim.feedkeys(editor.nvim.replace_termcodes('0fhcwgood morning<Esc>'), "nx")
+    assert editor.nvim.current.buffer[4] == '        return f"good morning {name}"'
+    lines = editor.run("LspAgentSearch good morning")
+    assert lines[1] == "app.py (editor buffer, unsaved changes included)"
+    assert '5:        return f"good morning {name}"' in lines
+    assert quickfix(editor) == [(str(workspace / "app.py"), 5, 18, 30, '        return f"good morning {name}"')]
+    assert "hello {name}" in (workspace / "app.py").read_text()
 
 
 def test_refusal_is_shown_and_notified(nvim, workspace):

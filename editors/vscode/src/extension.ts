@@ -146,22 +146,20 @@ function activeFile(): vscode.TextEditor | undefined {
   return undefined;
 }
 
-/** The call for the search command: the selection (taken literally) or a typed pattern. */
+/** The call for the search command: the selection's first line, literally, else a pattern
+ * the user types. */
 async function askSearch(): Promise<ToolCall | undefined> {
   const editor = vscode.window.activeTextEditor;
   const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : "";
   const firstLine = selected.split(/\r?\n/)[0];
+  if (firstLine) {
+    return searchCall(firstLine, true);
+  }
   const pattern = await vscode.window.showInputBox({
     title: "lsp-agent: search the workspace",
-    prompt: "A regular expression (ripgrep syntax); a selection is pre-filled, escaped to match literally",
-    value: firstLine ? escapeRegex(firstLine) : "",
+    prompt: "A regular expression (ripgrep syntax). To search for text literally, select it and run the command.",
   });
   return pattern ? searchCall(pattern) : undefined;
-}
-
-/** Escape every ASCII punctuation character that is special in ripgrep's (and Python's) regexes. */
-function escapeRegex(text: string): string {
-  return text.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, "\\$&");
 }
 
 /** Build a tool call, send it as a cancellable request, and show the answer. */

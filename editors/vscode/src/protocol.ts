@@ -51,9 +51,9 @@ export function initializationOptions(settings: (name: string) => unknown): Reco
   return options;
 }
 
-/** Search the workspace for a regular expression. */
-export function searchCall(pattern: string): ToolCall {
-  return { tool: "search", arguments: { pattern } };
+/** Search the workspace for a regular expression (ripgrep syntax), or for literal text. */
+export function searchCall(pattern: string, literal = false): ToolCall {
+  return { tool: "search", arguments: literal ? { pattern, fixed_strings: true } : { pattern } };
 }
 
 /** Read `file` (absolute path inside the workspace) from 1-based line `start`. */
@@ -71,7 +71,7 @@ export function answerTitle(call: ToolCall): string {
   const args = call.arguments;
   switch (call.tool) {
     case "search":
-      return `search ${String(args.pattern)}`;
+      return `search ${String(args.pattern)}${args.fixed_strings ? " (literal)" : ""}`;
     case "read":
       return `read ${path.basename(String(args.path))} from line ${String(args.start)}`;
     case "symbols":

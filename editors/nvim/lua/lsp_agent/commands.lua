@@ -51,7 +51,7 @@ local function show(tool, arguments, answer)
   vim.api.nvim_exec_autocmds("User", { pattern = "LspAgentAnswer", data = record })
 end
 
---- Send the call `tool(arguments)` for buffer `bufnr`, then `after(answer)` (default: show it).
+--- Send the call `tool(arguments)` for buffer `bufnr`, then `after(answer, client)` (default: show it).
 function M.call(bufnr, tool, arguments, after)
   local client = client_for(bufnr)
   if not client then
@@ -68,7 +68,7 @@ function M.call(bufnr, tool, arguments, after)
     else
       (after or function(a)
         show(tool, arguments, a)
-      end)(answer)
+      end)(answer, client)
     end
   end
   if vim.fn.has("nvim-0.11") == 1 then
@@ -120,8 +120,44 @@ local function symbols()
   end
 end
 
+--- The 1-based byte column of 1-based character column `col` of `text` (quickfix counts bytes).
+local function byte_column(text, col)
+  local byte = vim.fn.byteidx(text, col - 1)
+  return byte >= 0 and byte + 1 or col
+end
+
+--- The quickfix list from the answer's `locations` (every match the answer covers; nil when
+--- the matches were too many to keep more than counts).
+local function set_quickfix(answer, root, pattern)
+  local title = "lsp-agent search " .. pattern
+  local locations = answer.locations
+  if type(locations) ~= "table" then
+    if not answer.error then
+      notify("too many matches to list their locations; narrow the search (see the answer).", vim.log.levels.INFO)
+    end
+    vim.fn.setqflist({}, " ", { title = title, items = {} })
+    return
+  end
+  local items = {}
+  for _, loc in ipairs(locations) do
+    local path = loc.path:sub(1, 1) == "/" and loc.path or vim.fs.joinpath(root, loc.path)
+    table.insert(items, {
+      filename = path,
+      lnum = loc.line,
+      col = byte_column(loc.text, loc.column),
+      end_col = byte_column(loc.text, loc.end_column),
+      text = loc.text,
+    })
+  end
+  vim.fn.setqflist({}, " ", { title = title, items = items })
+end
+
 local function search(opts)
-  M.call(vim.api.nvim_get_current_buf(), "search", { pattern = opts.args })
+  local arguments = { pattern = opts.args }
+  M.call(vim.api.nvim_get_current_buf(), "search", arguments, function(answer, client)
+    set_quickfix(answer, client.root_dir, opts.args)
+    show("search", arguments, answer)
+  end)
 end
 
 function M.create()

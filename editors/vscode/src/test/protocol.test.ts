@@ -36,6 +36,7 @@ import {
   missingCommandMessage,
   readCall,
   requestMethod,
+  searchCall,
   symbolsCall,
 } from "../protocol";
 
@@ -141,7 +142,28 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
     const answer = await server.call(readCall(long, 1));
     assert.match(answer.text, /note: open in the editor/);
     assert.match(answer.text, /\n 2 {2}edited = 2\n/);
+    const found = await server.call(searchCall("^edited"));
+    assert.match(found.text, /^long\.py \(editor buffer, unsaved changes included\)\n2:edited = 2$/m);
     assert.equal(fs.readFileSync(long, "utf8"), disk, "the file on disk is untouched");
+  });
+
+  it("searches for a pattern, and for a selection literally", async () => {
+    const answer = await server.call(searchCall("hel+o"));
+    assert.equal(
+      answer.text,
+      [
+        'search "hel+o" · 3 matches in 1 file · stage 1/7: full matches',
+        "app.py",
+        "[Greeter/hello]",
+        "2:    def hello(self):",
+        "3:        return 'hello'",
+        "[main]",
+        "7:    print(Greeter().hello())",
+      ].join("\n"),
+    );
+    const selection = await server.call(searchCall("hello()", true));
+    assert.match(selection.text, /^search "hello\(\)" \(fixed_strings\) · 1 match in 1 file · stage 1\/7: full matches\n/);
+    assert.deepEqual(selection.locations, [{ path: "app.py", line: 7, column: 21, end_column: 28, text: "    print(Greeter().hello())" }]);
   });
 
   it("outlines the current file", async () => {
