@@ -8,6 +8,7 @@ location lists, the client Neovim attached, the notifications it showed.
 from __future__ import annotations
 
 import sys
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -289,3 +290,14 @@ def test_symbols_shows_the_outline_of_the_current_file(nvim, workspace):
         "  method hello  4-5",
         "function main  8-9",
     ]
+
+
+def test_help_file_has_a_tag_for_every_command(nvim, tmp_path):
+    doc = tmp_path / "doc"
+    shutil.copytree(PLUGIN / "doc", doc)  # :helptags writes a tags file beside the help
+    nvim.nvim.command(f"helptags {doc}")
+    tags = {line.split("\t")[0] for line in (doc / "tags").read_text().splitlines()}
+    commands = {c for c in nvim.lua("return vim.tbl_keys(vim.api.nvim_get_commands({}))") if c.startswith("LspAgent")}
+    assert commands == {"LspAgentSearch", "LspAgentRead", "LspAgentSymbols"}
+    assert {":" + c for c in commands} | {"lsp_agent.txt", "lsp_agent-setup"} <= tags
+
