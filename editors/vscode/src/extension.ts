@@ -9,6 +9,7 @@ import {
   ToolCall,
   answerTitle,
   findExecutable,
+  nextPage,
   initializationOptions,
   missingCommandMessage,
   readCall,
@@ -23,23 +24,29 @@ let client: LanguageClient | undefined;
 // Why there is no client, told to the user when a command needs one.
 let notRunning = "lsp-agent is starting.";
 
-/** Answers shown as read-only virtual documents `lsp-agent:/<n>/<title>`. */
+/** Answers shown as read-only virtual documents `lsp-agent:/<n>/<title>`, each kept with
+ * the call that produced it. */
 class AnswerDocuments implements vscode.TextDocumentContentProvider {
-  private readonly answers = new Map<string, string>();
+  private readonly answers = new Map<string, { call: ToolCall; answer: Answer }>();
   private count = 0;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.answers.get(uri.toString()) ?? "This answer is no longer kept: run the command again.";
+    return this.answers.get(uri.toString())?.answer.text ?? "This answer is no longer kept: run the command again.";
+  }
+
+  get(uri: vscode.Uri): { call: ToolCall; answer: Answer } | undefined {
+    return this.answers.get(uri.toString());
   }
 
   forget(uri: vscode.Uri): void {
     this.answers.delete(uri.toString());
   }
 
-  async show(title: string, text: string): Promise<void> {
+  async show(call: ToolCall, answer: Answer): Promise<void> {
     this.count += 1;
-    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${this.count}/${title.replace(/[/\\]/g, "∕")}` });
-    this.answers.set(uri.toString(), text);
+    const title = answerTitle(call).replace(/[/\\]/g, "∕");
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${this.count}/${title}` });
+    this.answers.set(uri.toString(), { call, answer });
     const document = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
@@ -65,6 +72,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       run(answers, () => {
         const editor = activeFile();
         return editor && symbolsCall(editor.document.uri.fsPath);
+      }),
+    ),
+    vscode.commands.registerCommand(COMMANDS.readOn, () =>
+      run(answers, () => {
+        const uri = vscode.window.activeTextEditor?.document.uri;
+        const shown = uri && answers.get(uri);
+        const call = shown && nextPage(shown.call, shown.answer);
+        if (!call) {
+          void vscode.window.showInformationMessage("lsp-agent: this is not a read answer with more to read.");
+        }
+        return call;
       }),
     ),
     vscode.commands.registerCommand(COMMANDS.restart, restart),
@@ -186,7 +204,7 @@ async function run(
         return running.sendRequest<Answer>(requestMethod(call.tool), call.arguments, token);
       },
     );
-    await answers.show(answerTitle(call), answer.text);
+    await answers.show(call, answer);
   } catch (error) {
     if (!cancelled) {
       void vscode.window.showErrorMessage(`lsp-agent ${call.tool}: ${error instanceof Error ? error.message : String(error)}`);

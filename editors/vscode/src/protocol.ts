@@ -23,6 +23,7 @@ export const COMMANDS = {
   search: "lspAgent.showSearch",
   read: "lspAgent.showRead",
   symbols: "lspAgent.showSymbols",
+  readOn: "lspAgent.readOn",
   restart: "lspAgent.restart",
 } as const;
 
@@ -59,6 +60,15 @@ export function searchCall(pattern: string, literal = false): ToolCall {
 /** Read `file` (absolute path inside the workspace) from 1-based line `start`. */
 export function readCall(file: string, start: number): ToolCall {
   return { tool: "read", arguments: { path: file, start } };
+}
+
+/** The read of the page after `answer` (its `next` arguments), or undefined at the end. */
+export function nextPage(call: ToolCall, answer: Answer): ToolCall | undefined {
+  const next = answer.next as Record<string, unknown> | null | undefined;
+  if (call.tool !== "read" || !next) {
+    return undefined;
+  }
+  return { tool: "read", arguments: { path: call.arguments.path, ...next } };
 }
 
 /** The outline of `file`. */

@@ -34,6 +34,7 @@ import {
   findExecutable,
   initializationOptions,
   missingCommandMessage,
+  nextPage,
   readCall,
   requestMethod,
   searchCall,
@@ -127,6 +128,17 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
     assert.ok(answer.text.length <= MAX_CHARS, `answer of ${answer.text.length} chars over ${MAX_CHARS}`);
     const next = answer.next as { start: number };
     assert.match(lines[lines.length - 1], new RegExp(`read on with start=${next.start}\\]$`));
+    // "Read On" from the answer's document: the pages join up to the end of the file.
+    let shown = lines.slice(1, -1);
+    let call = nextPage(readCall(long, 5), answer);
+    let page: Answer = answer;
+    while (call) {
+      page = await server.call(call);
+      const body = page.text.split("\n").slice(1);
+      shown = shown.concat(page.next ? body.slice(0, -1) : body);
+      call = nextPage(call, page);
+    }
+    assert.deepEqual(shown.map((l) => l.trim()), Array.from({ length: 76 }, (_, i) => `${i + 5}  value_${i + 5} = ${i + 5}`));
   });
 
   it("reads the editor's unsaved buffer after didOpen and incremental didChange", async () => {
