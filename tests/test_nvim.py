@@ -126,19 +126,26 @@ class Editor:
         self.nvim.close()
 
 
-SETUP = "{{ cmd = {{ {python!r}, '-m', 'lsp_agent', 'serve' }}, init_options = {{ max_chars = 400 }} }}"
+def server_command() -> str:
+    """The server as a user runs it: the `lsp-agent` script installed beside this Python."""
+    script = Path(sys.executable).parent / "lsp-agent"
+    cmd = [str(script), "serve"] if script.is_file() else [sys.executable, "-m", "lsp_agent", "serve"]
+    return "{ " + ", ".join(repr(part) for part in cmd) + " }"
+
+
+SETUP = "{{ cmd = {cmd}, init_options = {{ max_chars = 400 }} }}"
 
 
 @pytest.fixture(params=["enable", "start"])
 def editor(request, workspace, tmp_path):
-    ed = Editor(workspace, tmp_path, SETUP.format(python=sys.executable), lsp_api=request.param)
+    ed = Editor(workspace, tmp_path, SETUP.format(cmd=server_command()), lsp_api=request.param)
     yield ed
     ed.close()
 
 
 @pytest.fixture
 def nvim(workspace, tmp_path):
-    ed = Editor(workspace, tmp_path, SETUP.format(python=sys.executable))
+    ed = Editor(workspace, tmp_path, SETUP.format(cmd=server_command()))
     yield ed
     ed.close()
 

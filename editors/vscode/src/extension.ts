@@ -2,7 +2,7 @@
 // the Command Palette, showing each answer exactly as an agent gets it.
 
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions, TransportKind } from "vscode-languageclient/node";
+import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 import {
   Answer,
   COMMANDS,
@@ -111,18 +111,14 @@ async function start(): Promise<void> {
   const executable = findExecutable(command, process.env, process.platform, folder.uri.fsPath);
   if (!executable) {
     notRunning = missingCommandMessage(command);
-    const choice = await vscode.window.showErrorMessage(notRunning, "Open Settings");
-    if (choice) {
-      await vscode.commands.executeCommand("workbench.action.openSettings", "lspAgent.server");
-    }
+    // Not awaited: activation must not wait for the user to dismiss the message.
+    void vscode.window.showErrorMessage(notRunning, "Open Settings").then((choice) =>
+      choice ? vscode.commands.executeCommand("workbench.action.openSettings", "lspAgent.server") : undefined,
+    );
     return;
   }
-  const serverOptions: ServerOptions = {
-    command: executable,
-    args,
-    transport: TransportKind.stdio,
-    options: { cwd: folder.uri.fsPath },
-  };
+  // No `transport`: the client would append --stdio; stdio is the server's default anyway.
+  const serverOptions: ServerOptions = { command: executable, args, options: { cwd: folder.uri.fsPath } };
   const clientOptions: LanguageClientOptions = {
     // Every file: the server keeps open buffers as an overlay, so tools see unsaved text;
     // document symbols come for languages it has grammars for.

@@ -3,8 +3,9 @@
 // documents, and send the very calls the extension's commands build (src/protocol.ts).
 //
 // VS Code itself cannot run here; this covers everything the extension says to the server.
-// The server is started with $LSP_AGENT_PYTHON (set by tests/test_vscode.py), else the
-// repository's .venv/bin/python.
+// The server is started as the extension starts it with its default settings (command
+// `lsp-agent`, args ["serve"], read from package.json), found next to $LSP_AGENT_PYTHON (set
+// by tests/test_vscode.py; else the repository's .venv/bin/python) or on PATH.
 
 import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as assert from "node:assert/strict";
@@ -45,6 +46,15 @@ const REPO = path.resolve(__dirname, "../../../..");
 const PYTHON = process.env.LSP_AGENT_PYTHON ?? path.join(REPO, ".venv", "bin", "python");
 const MAX_CHARS = 600;
 
+interface Manifest {
+  main: string;
+  contributes: {
+    commands: { command: string }[];
+    configuration: { properties: Record<string, { default?: unknown }> };
+  };
+}
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as Manifest;
+
 /** A running server and a connection to it, as the extension's LanguageClient holds. */
 class Server {
   readonly process: ChildProcess;
@@ -52,8 +62,13 @@ class Server {
   readonly messages: string[] = [];
 
   constructor(cwd: string) {
-    assert.ok(fs.existsSync(PYTHON), `no Python with lsp-agent at ${PYTHON}: run \`make venv\` or set LSP_AGENT_PYTHON`);
-    this.process = spawn(PYTHON, ["-m", "lsp_agent", "serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
+    const settings = manifest.contributes.configuration.properties;
+    const command = settings["lspAgent.server.command"].default as string;
+    const args = settings["lspAgent.server.args"].default as string[];
+    const PATH = [path.dirname(PYTHON), process.env.PATH].join(path.delimiter);
+    const executable = findExecutable(command, { PATH });
+    assert.ok(executable, missingCommandMessage(command) + ` (looked next to ${PYTHON}: run \`make venv\`)`);
+    this.process = spawn(executable, args, { cwd, stdio: ["pipe", "pipe", "inherit"] });
     this.connection = createProtocolConnection(
       new StreamMessageReader(this.process.stdout!),
       new StreamMessageWriter(this.process.stdin!),
@@ -198,11 +213,6 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
 });
 
 describe("the extension manifest", () => {
-  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as {
-    main: string;
-    contributes: { commands: { command: string }[]; configuration: { properties: Record<string, unknown> } };
-  };
-
   it("contributes exactly the commands the extension registers", () => {
     const contributed = manifest.contributes.commands.map((c) => c.command).sort();
     assert.deepEqual(contributed, Object.values(COMMANDS).sort());
