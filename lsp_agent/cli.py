@@ -41,8 +41,27 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("--col", type=int, default=1, help="first column of line START (1-based)")
     read.add_argument("--max-chars", type=int, help="budget of the answer")
     read.add_argument("--if-version", help="answer briefly if the file still has this version")
+    read.add_argument("--symbol", help="read only this symbol's lines (name path: Class/method)")
     read.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(read)
+
+    symbols = sub.add_parser("symbols", help="outline a file or folder (kinds, names, line ranges)")
+    symbols.add_argument("path", nargs="?", default=".")
+    symbols.add_argument("--depth", type=int, help="show symbols down to this depth (1: top level)")
+    symbols.add_argument("--max-chars", type=int, help="budget of the answer")
+    symbols.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(symbols)
+
+    find = sub.add_parser("find-symbol", help="find definitions by name or name path (Class/method)")
+    find.add_argument("name_path", metavar="NAME")
+    find.add_argument("path", nargs="?", help="a file or folder to search (default: the workspace)")
+    find.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable): class, method, …")
+    find.add_argument("--substring", action="store_true", help="the last segment may be part of a name (any case)")
+    find.add_argument("--body", action="store_true", dest="include_body", help="show the source of the match")
+    find.add_argument("--start", type=int, help="with --body: the line to read on from")
+    find.add_argument("--max-chars", type=int, help="budget of the answer")
+    find.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(find)
     return parser
 
 
@@ -88,7 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "read":
         arguments = {"path": args.path, "start": args.start, "col": args.col, "max_chars": args.max_chars}
         arguments["if_version"] = args.if_version
+        arguments["symbol"] = args.symbol
         return run_tool(args, "read", arguments)
+    if args.command == "symbols":
+        return run_tool(args, "symbols", {"path": args.path, "depth": args.depth, "max_chars": args.max_chars})
+    if args.command == "find-symbol":
+        arguments = {k: getattr(args, k) for k in ("name_path", "path", "kinds", "start", "max_chars")}
+        arguments |= {"substring": args.substring or None, "include_body": args.include_body or None}
+        return run_tool(args, "find_symbol", arguments)
     raise AssertionError(args.command)
 
 

@@ -23,9 +23,11 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 
 from . import __version__
 from .config import Settings
-from .errors import ArgumentError
+from .errors import ArgumentError, Refusal
+from .syntax import EXTENSIONS, Symbol, language_for, outline
+from .syntax.index import SymbolIndex, convert
 from .tools import REGISTRY, Context, call, catalog, validate
-from .workspace import Workspace, uri_to_path
+from .workspace import Text, Workspace, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,8 @@ class AgentServer(LanguageServer):
         self.tool_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tool")
         self.pending_messages: list[str] = []
         self._tokens = itertools.count(1)
+        self.symbol_index = SymbolIndex(self.agent_workspace)
+        self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
 
     def context(self, report=None) -> Context:
         return Context(self.agent_workspace, self.settings, report=report)
@@ -98,6 +102,81 @@ class AgentServer(LanguageServer):
             raise
         finally:
             await progress.finish()
+
+
+    # --- the workspace symbol index -------------------------------------------------------
+
+    async def build_index(self) -> None:
+        """Index the workspace in a worker thread, reporting $/progress when the client
+        supports server-initiated progress."""
+        self.symbol_index.encoding = str(self.workspace.position_encoding or "utf-16")
+        progress = Progress(self, "lsp-agent: indexing symbols", None)
+        loop = asyncio.get_running_loop()
+        try:
+            count = await loop.run_in_executor(self.tool_pool, self.symbol_index.build, progress.report)
+            log.info("symbol index: %d files", count)
+        finally:
+            await progress.finish()
+
+    def reindex_soon(self, path: Path, delay: float = 0.25) -> None:
+        """Re-index one file after a pause in typing: the re-parse is incremental (the parse
+        cache edits the previous tree of the document)."""
+        if language_for(path) is None:
+            return
+        if (timer := self._reindex_timers.pop(path, None)) is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+
+        def run() -> None:
+            self._reindex_timers.pop(path, None)
+            loop.run_in_executor(self.tool_pool, self.symbol_index.update, path)
+
+        self._reindex_timers[path] = loop.call_later(delay, run)
+
+
+# LSP SymbolKind of each outline kind.
+SYMBOL_KINDS = {
+    "class": types.SymbolKind.Class,
+    "constant": types.SymbolKind.Constant,
+    "constructor": types.SymbolKind.Constructor,
+    "enum": types.SymbolKind.Enum,
+    "function": types.SymbolKind.Function,
+    "impl": types.SymbolKind.Class,
+    "interface": types.SymbolKind.Interface,
+    "macro": types.SymbolKind.Function,
+    "method": types.SymbolKind.Method,
+    "module": types.SymbolKind.Module,
+    "namespace": types.SymbolKind.Namespace,
+    "property": types.SymbolKind.Property,
+    "record": types.SymbolKind.Struct,
+    "struct": types.SymbolKind.Struct,
+    "trait": types.SymbolKind.Interface,
+    "type": types.SymbolKind.Class,
+}
+
+
+def symbol_kind(kind: str, parent_kind: str | None = None) -> types.SymbolKind:
+    if kind == "constant" and parent_kind == "enum":
+        return types.SymbolKind.EnumMember
+    return SYMBOL_KINDS.get(kind, types.SymbolKind.Variable)
+
+
+def lsp_range(r: tuple[int, int, int, int]) -> types.Range:
+    return types.Range(start=types.Position(line=r[0], character=r[1]), end=types.Position(line=r[2], character=r[3]))
+
+
+def document_symbols(text: Text, symbols: list[Symbol], encoding: str, parent: str | None = None) -> list[types.DocumentSymbol]:
+    return [
+        types.DocumentSymbol(
+            name=s.name,
+            kind=symbol_kind(s.kind, parent),
+            detail=s.kind,
+            range=lsp_range(convert(text, s.range, encoding)),
+            selection_range=lsp_range(convert(text, s.selection, encoding)),
+            children=document_symbols(text, s.children, encoding, s.kind),
+        )
+        for s in symbols
+    ]
 
 
 class Progress:
@@ -175,10 +254,61 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
         ls.pending_messages += problems
 
     @server.feature(types.INITIALIZED)
-    def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
+    async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
         for message in ls.pending_messages:
             ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}"))
         ls.pending_messages.clear()
+        ls.index_task = asyncio.ensure_future(ls.build_index())  # kept: a task nobody holds may be collected
+        caps = ls.client_capabilities.workspace
+        if caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
+            # Files changed outside the editor (git checkout, a formatter) keep the index current.
+            glob = "**/*{" + ",".join(sorted(EXTENSIONS)) + "}"
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=glob)])
+            registration = types.Registration(
+                id="lsp-agent-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+            )
+            try:
+                await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+            except Exception as exc:  # the client declined: edits in the editor still update the index
+                log.info("file watcher not registered: %s", exc)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files_changed(ls: AgentServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            if not change.uri.startswith("file:"):
+                continue
+            path = uri_to_path(change.uri).resolve()
+            if change.type == types.FileChangeType.Deleted:
+                ls.symbol_index.remove(path)
+            else:
+                ls.reindex_soon(path, delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    async def document_symbol(ls: AgentServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+        encoding = str(ls.workspace.position_encoding or "utf-16")
+
+        def run() -> list[types.DocumentSymbol] | None:
+            try:
+                path = ls.agent_workspace.resolve(params.text_document.uri)
+                text = ls.agent_workspace.text(path)
+            except Refusal:
+                return None
+            return document_symbols(text, outline(path, text), encoding)
+
+        return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def workspace_symbol(ls: AgentServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        # Answers from what is indexed so far while the background index is being built.
+        return [
+            types.WorkspaceSymbol(
+                name=entry.name,
+                kind=symbol_kind(entry.kind),
+                container_name=entry.container or None,
+                location=types.Location(uri=path.as_uri(), range=lsp_range(entry.range)),
+            )
+            for path, entry in ls.symbol_index.query(params.query)
+        ]
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: AgentServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -188,6 +318,7 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
         roots += [uri_to_path(added.uri) for added in params.event.added]
         if roots:
             ls.agent_workspace.set_roots([r for r in roots if Path(r).is_dir()])
+            ls.index_task = asyncio.ensure_future(ls.build_index())  # files of new roots, none of old ones
 
     # The overlay: pygls applies full and incremental changes (in the negotiated position
     # encoding); tools then see the buffer's text instead of the disk.
@@ -196,6 +327,7 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
             return
         document = ls.workspace.get_text_document(uri)
         ls.agent_workspace.update_document(uri, document.source)
+        ls.reindex_soon(uri_to_path(uri).resolve())
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -209,6 +341,7 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
     def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None:
         if params.text_document.uri.startswith("file:"):
             ls.agent_workspace.close_document(params.text_document.uri)
+            ls.reindex_soon(uri_to_path(params.text_document.uri).resolve())  # back to the disk's text
 
     @server.feature(f"{METHOD_PREFIX}tools")
     def tools(ls: AgentServer, params: Any) -> dict:
