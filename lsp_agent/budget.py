@@ -51,6 +51,7 @@ class Overflow(Exception):
 
 class Writer:
     def __init__(self, limit: float):
+        self.matches = 0  # matches written in full so far (stage 1)
         self.lines: list[str] = []
         self.size = -1  # no newline before the first line
         self.limit = limit
@@ -81,6 +82,7 @@ class Search:
     files: list[FileMatches] = field(init=False)  # the page's files and matches
     shown_matches: int = field(init=False)
     _symbols: dict = field(init=False, default_factory=dict)
+    full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
 
     def __post_init__(self) -> None:
         self.files, self.shown_matches = page(self.outcome, self.offset, self.limit, self.before, self.after)
@@ -140,9 +142,9 @@ def snippet(m: Match, width: int | None) -> str:
     more = len(m.lines) > 1  # a match over several lines shows its first: a cut
     if width is None or len(text) + more <= width:
         return text + ELLIPSIS if more else plain(text)
-    if end <= width - 1:
+    if col <= width - 1 - min(end - col, 6):  # the match starts early enough: cut the tail
         return text[: width - 1] + ELLIPSIS
-    start = max(1, min(col - 3, len(text) - width + 1))
+    start = max(1, min(col - 3, len(text) - width + 1))  # else a window from just before it
     return ELLIPSIS + text[start : start + width - 2] + ELLIPSIS
 
 
@@ -198,6 +200,7 @@ def full_matches(s: Search, w: Writer) -> None:
                     w.add(f"{k}{kk}{plain(tt)}")
                 for k in range(m.line + 1, m.last + 1):  # the rest of a match over several lines
                     w.add(f"{k}:{plain(entries[k][1])}")
+                w.matches += 1
                 previous = after_last = m.last
                 after_last += s.after
                 continue
@@ -310,7 +313,10 @@ def dropped(s: Search, stage: int, width: int | None) -> str | None:
 
 
 def page_size(s: Search, budget: int) -> int:
-    """How many full matches (stage 1) would fit a budget like this one."""
+    """How many full matches (stage 1) would fit a budget like this one: as many as stage 1
+    wrote before it overflowed, less one for the page's own header; else an estimate."""
+    if s.full_fit is not None:
+        return max(1, s.full_fit - 1)
     if not s.outcome.detailed:
         return max(1, (budget - 300) // 80)
     chars = sum(len(f.shown) + 1 for f in s.files)
@@ -369,10 +375,13 @@ def render(
     more, nxt = guidance(s, stage, budget)
     if more:
         w.add(more)
-    if stage == 3:
-        one_line(s, w, width)
-    elif lists:
-        RENDER[stage](s, w)
+    try:
+        if stage == 3:
+            one_line(s, w, width)
+        elif lists:
+            RENDER[stage](s, w)
+    except Overflow:
+        raise Overflow(w.matches) from None
     return w.text(), nxt
 
 
@@ -395,19 +404,32 @@ def fit(s: Search, max_chars: int) -> dict:
                 continue
         try:
             text, nxt = render(s, stage, width, max_chars, max_chars)
-        except Overflow:
+        except Overflow as overflow:
+            if stage == 1:
+                s.full_fit = overflow.args[0] if overflow.args else None
             continue
         answer = {"text": text, "stage": stage, "stage_name": STAGE_NAMES[stage].format(width=width), "next": nxt}
         if width is not None:
             answer["width"] = width
         return answer
-    minimum = len(render(s, 7, limit=0, budget=max_chars, lists=False)[0])
+    minimum = smallest(s, max_chars)
     raise Refusal(
         "budget_too_small",
         f"max_chars={max_chars} is too small for even the summary of {plural(o.total, 'match')}; "
         f"the smallest budget for this search is {minimum}.",
         minimum=minimum,
     )
+
+
+def smallest(s: Search, budget: int) -> int:
+    """The smallest budget any stage fits in (stage sizes are not monotonic: a few files'
+    counts can be shorter than the summary)."""
+    sizes = [len(render(s, 7, budget=budget, lists=False)[0])]
+    for stage in (6, 5, 4, 3, 2, 1) if s.outcome.detailed else (6,):
+        if stage == 3 and widest(s) - 1 < MIN_WIDTH:
+            continue
+        sizes.append(len(render(s, stage, MIN_WIDTH if stage == 3 else None, budget=budget)[0]))
+    return min(sizes)
 
 
 def cut_width(s: Search, max_chars: int) -> int | None:
@@ -437,7 +459,7 @@ def nothing_found(s: Search, max_chars: int) -> dict:
     o = s.outcome
     options = f" ({s.options})" if s.options else ""
     lines = [
-        f"search {json.dumps(s.pattern, ensure_ascii=False)}{options} · no matches in {plural(o.files_searched, 'file')} searched",
+        f"search {json.dumps(s.pattern, ensure_ascii=False)}{options} · no matches",
         *notes(s),
         "note: hidden files and files ignored by .gitignore/.ignore are not searched; a glob that names them includes them",
     ]

@@ -61,7 +61,6 @@ class FileMatches:
 class Outcome:
     files: list[FileMatches]  # files with matches, sorted by shown path
     total: int
-    files_searched: int
     binary: list[str]  # binary files with matches, skipped
     detailed: bool  # False: only counts were kept (see module docstring)
     engine: str
@@ -77,7 +76,7 @@ class Collector:
         self.files: dict[Path, FileMatches] = {}
         self.binary: list[str] = []
         self.total = 0
-        self.files_searched = 0
+        self.files_searched = 0  # by the Python engine, for progress (ripgrep does not say)
         self.detailed = True
         self.floor = 0  # a lower bound of the line-numbers stage's size (see stage 5)
         self._last: dict[Path, int] = {}
@@ -117,7 +116,7 @@ class Collector:
         files = sorted(self.files.values(), key=lambda f: f.shown)
         for f in files:
             f.matches.sort(key=lambda m: m.line)
-        return Outcome(files, self.total, self.files_searched, sorted(self.binary), self.detailed, engine)
+        return Outcome(files, self.total, sorted(self.binary), self.detailed, engine)
 
 
 @dataclass

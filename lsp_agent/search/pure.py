@@ -84,10 +84,14 @@ class PythonEngine:
         self.search_bytes(path, text.content.encode("utf-8", errors="surrogatepass"), collector, from_editor=True)
 
     def search_bytes(self, path: Path, data: bytes, collector: Collector, *, from_editor: bool = False) -> None:
-        if b"\x00" in data:  # binary: skipped; counted if it matches (NULs read as line breaks)
-            text = decode(data.replace(b"\x00", b"\n"))
-            if self.regex(not text.isascii()).search(text):
-                collector.add_binary(path)
+        if b"\x00" in data:
+            # Binary: skipped. In line mode it is counted if it matches with its NULs read as
+            # line breaks (ripgrep --binary --no-mmap); ripgrep's multi-line reading of binary
+            # files follows other rules, so there they are skipped without counting.
+            if not self.query.multiline:
+                text = decode(data.replace(b"\x00", b"\n"))
+                if self.regex(not text.isascii()).search(text):
+                    collector.add_binary(path)
             return
         content = decode(data)
         rx = self.regex(not content.isascii())

@@ -4,8 +4,9 @@ Flags that make ripgrep's choices reproducible (and equal to the Python engine's
 `--no-config` (no user config file), `--no-ignore-global` (no per-user excludes),
 `--no-require-git` (a .gitignore counts outside git repositories too), `--no-ignore-parent`
 (nothing is read above the searched folder; the workspace folders between the root and a
-searched folder come as one `--ignore-file`), and `--binary`, so a binary file that matches
-is reported (with its `binary_offset`) and can be counted; its matches are dropped.
+searched folder come as one `--ignore-file`), and `--binary --no-mmap`, so a binary file
+that matches (its NULs read as line breaks) is reported with its `binary_offset` and can be
+counted; its matches are dropped.
 
 Cancellation kills the process from a watcher thread and reaps it: no rg is left behind.
 """
@@ -70,7 +71,7 @@ class RipgrepEngine:
 
     def common_args(self) -> list[str]:
         q = self.query
-        args = [self.rg, "--json", "--no-config", "--binary", "--no-messages"]
+        args = [self.rg, "--json", "--no-config", "--binary", "--no-mmap", "--no-messages"]
         if q.ignore_case:
             args.append("--ignore-case")
         if q.fixed_strings:
@@ -117,7 +118,8 @@ class RipgrepEngine:
             watcher = threading.Thread(target=watch, daemon=True)
             watcher.start()
             try:
-                summary = self.parse(proc.stdout, lambda p: root / p.removeprefix("./"), collector, progress)
+                to_path = lambda p: root / p.removeprefix("./")  # noqa: E731
+                summary = self.parse(proc.stdout, to_path, collector, progress, multiline=self.query.multiline)
             except BaseException:
                 proc.kill()
                 raise
@@ -135,8 +137,6 @@ class RipgrepEngine:
                     "invalid_regex",
                     f"ripgrep refused the pattern {self.query.pattern!r} (Rust regex syntax):\n{message}",
                 )
-            if summary is not None:
-                collector.files_searched += summary["stats"]["searches"]
 
     def search_text(self, path: Path, text: Text, collector: Collector) -> None:
         proc = subprocess.run(
@@ -147,10 +147,11 @@ class RipgrepEngine:
         if proc.returncode == 2 and not proc.stdout:
             message = proc.stderr.decode("utf-8", errors="replace").strip()
             raise Refusal("invalid_regex", f"ripgrep refused the pattern {self.query.pattern!r} (Rust regex syntax):\n{message}")
-        self.parse(proc.stdout.splitlines(keepends=True), lambda p: path, collector, lambda m: None, from_editor=True)
+        lines = proc.stdout.splitlines(keepends=True)
+        self.parse(lines, lambda p: path, collector, lambda m: None, multiline=self.query.multiline, from_editor=True)
 
     @staticmethod
-    def parse(stream, to_path, collector: Collector, progress, *, from_editor: bool = False) -> dict | None:
+    def parse(stream, to_path, collector: Collector, progress, *, multiline: bool, from_editor: bool = False) -> dict | None:
         """Feed ripgrep's JSON lines to the collector; the summary's data, if it came."""
         matches: list[Match] = []
         context: dict[int, str] = {}
@@ -174,7 +175,8 @@ class RipgrepEngine:
             elif kind == "end":
                 path = to_path(data_text(data["path"])[0])
                 if data["binary_offset"] is not None:
-                    collector.add_binary(path)
+                    if not multiline:
+                        collector.add_binary(path)
                 else:
                     collector.add(path, matches, context, count, from_editor=from_editor)
                 progress(f"{len(collector.files):,} files with matches so far, {collector.total:,} matches")

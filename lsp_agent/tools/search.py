@@ -176,7 +176,6 @@ def search(
     answer.update(
         total_matches=outcome.total,
         total_files=len(outcome.files),
-        files_searched=outcome.files_searched,
         binary_files_skipped=outcome.binary,
         engine=outcome.engine,
         locations=locations_of(outcome, offset, limit),
