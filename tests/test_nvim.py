@@ -308,3 +308,22 @@ def test_help_file_has_a_tag_for_every_command(nvim, tmp_path):
     assert commands == {"LspAgentSearch", "LspAgentRead", "LspAgentSymbols"}
     assert {":" + c for c in commands} | {"lsp_agent.txt", "lsp_agent-setup"} <= tags
 
+
+def location_list(nvim: Editor) -> list[tuple[int, str]]:
+    return [(i["lnum"], i["text"]) for i in nvim.lua("return vim.fn.getloclist(0)")]
+
+
+def test_document_symbols_follow_the_unsaved_buffer(editor, workspace):
+    editor.edit(workspace / "app.py")
+    source = editor.nvim.current.window
+    # What `gO` does: the server's documentSymbol answer, as Neovim lists it.
+    editor.lua("vim.lsp.buf.document_symbol()")
+    editor.wait("#vim.fn.getloclist(0) > 0")
+    assert location_list(editor) == [(1, "[Class] Greeter"), (4, "[Method] hello"), (8, "[Function] main")]
+
+    editor.nvim.current.window = source
+    editor.nvim.current.buffer.append(["", "", "def farewell():", "    return 'bye'"])  # unsaved
+    editor.lua("vim.fn.setloclist(0, {}, 'r', { items = {} })")
+    editor.lua("vim.lsp.buf.document_symbol()")
+    editor.wait("#vim.fn.getloclist(0) > 0")
+    assert location_list(editor)[-1] == (12, "[Function] farewell")
