@@ -18,6 +18,8 @@ import {
   CancellationTokenSource,
   DidChangeTextDocumentNotification,
   DidOpenTextDocumentNotification,
+  DocumentSymbol,
+  DocumentSymbolRequest,
   ExitNotification,
   InitializeRequest,
   InitializedNotification,
@@ -25,6 +27,7 @@ import {
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
+  SymbolKind,
   createProtocolConnection,
 } from "vscode-languageserver-protocol/node";
 import {
@@ -113,7 +116,11 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
       processId: process.pid,
       rootUri: pathToFileURL(root).href,
       workspaceFolders: [{ uri: pathToFileURL(root).href, name: "fixture" }],
-      capabilities: { window: { workDoneProgress: false } },
+      // As VS Code declares: the outline wants hierarchical document symbols.
+      capabilities: {
+        window: { workDoneProgress: false },
+        textDocument: { documentSymbol: { hierarchicalDocumentSymbolSupport: true } },
+      },
       initializationOptions: initializationOptions((setting) => ({ maxChars: MAX_CHARS, searchEngine: null })[setting]),
     });
     capabilities = result.capabilities as Record<string, unknown>;
@@ -199,6 +206,19 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
       answer.text,
       ["app.py · 3 symbols · stage: full tree", "class Greeter  1-3", "  method hello  2-3", "function main  6-7"].join("\n"),
     );
+  });
+
+  it("gives the outline view hierarchical document symbols", async () => {
+    assert.ok(capabilities.documentSymbolProvider, "the server offers documentSymbol");
+    const symbols = (await server.connection.sendRequest(DocumentSymbolRequest.type, {
+      textDocument: { uri: pathToFileURL(app).href },
+    })) as DocumentSymbol[];
+    const outline = (list: DocumentSymbol[]): unknown[] =>
+      list.map((s) => [s.name, s.kind, s.range.start.line, s.range.end.line, outline(s.children ?? [])]);
+    assert.deepEqual(outline(symbols), [
+      ["Greeter", SymbolKind.Class, 0, 2, [["hello", SymbolKind.Method, 1, 2, []]]],
+      ["main", SymbolKind.Function, 5, 6, []],
+    ]);
   });
 
   it("answers a refusal (not an error) for a line past the end", async () => {
