@@ -87,6 +87,7 @@ class Editor:
         lines.append(f'require("lsp_agent").setup({setup})')
         init.write_text("\n".join(lines))
         self.root = root
+        self.lsp_api = lsp_api
         self.nvim = pynvim.attach("child", argv=[nvim_binary(), "--embed", "--headless", "--clean", "-n", "-u", str(init)])
         self.nvim.command(f"cd {root}")
 
@@ -155,6 +156,9 @@ def test_attaches_to_buffers_inside_the_workspace_only(editor, workspace):
     client = editor.lua('local c = vim.lsp.get_clients({ bufnr = 0 })[1] '
                         'return { name = c.name, root = c.root_dir, server = c.server_info.name }')
     assert client == {"name": "lsp_agent", "root": str(workspace), "server": "lsp-agent"}
+    # Through the API under test: vim.lsp.enable, or the plugin's own autocommands (Neovim 0.10).
+    own_autocmds = editor.lua('local ok, a = pcall(vim.api.nvim_get_autocmds, { group = "lsp_agent" }) return ok and #a or 0')
+    assert (own_autocmds > 0) == (editor.lsp_api == "start")
 
     editor.nvim.command(f"edit {workspace.parent / 'elsewhere' / 'notes.py'}")
     assert editor.lua("return vim.bo.filetype") == "python"
