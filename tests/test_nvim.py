@@ -7,8 +7,8 @@ location lists, the client Neovim attached, the notifications it showed.
 
 from __future__ import annotations
 
-import sys
 import shutil
+import sys
 import textwrap
 from pathlib import Path
 
@@ -88,7 +88,9 @@ class Editor:
         init.write_text("\n".join(lines))
         self.root = root
         self.lsp_api = lsp_api
-        self.nvim = pynvim.attach("child", argv=[nvim_binary(), "--embed", "--headless", "--clean", "-n", "-u", str(init)])
+        self.nvim = pynvim.attach(
+            "child", argv=[nvim_binary(), "--embed", "--headless", "--clean", "-n", "-u", str(init)]
+        )
         self.nvim.command(f"cd {root}")
 
     def lua(self, code: str, *args):
@@ -105,8 +107,10 @@ class Editor:
     def edit(self, path: Path | str) -> None:
         """Open a file and wait until the server has attached and initialized."""
         self.nvim.command(f"edit {path}")
-        self.wait('(function() local c = vim.lsp.get_clients({ bufnr = 0, name = "lsp_agent" })[1] '
-                  "return c ~= nil and c.initialized end)()")
+        self.wait(
+            '(function() local c = vim.lsp.get_clients({ bufnr = 0, name = "lsp_agent" })[1] '
+            "return c ~= nil and c.initialized end)()"
+        )
 
     def run(self, command: str) -> list[str]:
         """Run a user command and return the lines of the scratch buffer showing its answer."""
@@ -153,11 +157,15 @@ def nvim(workspace, tmp_path):
 
 def test_attaches_to_buffers_inside_the_workspace_only(editor, workspace):
     editor.edit(workspace / "app.py")
-    client = editor.lua('local c = vim.lsp.get_clients({ bufnr = 0 })[1] '
-                        'return { name = c.name, root = c.root_dir, server = c.server_info.name }')
+    client = editor.lua(
+        "local c = vim.lsp.get_clients({ bufnr = 0 })[1] "
+        "return { name = c.name, root = c.root_dir, server = c.server_info.name }"
+    )
     assert client == {"name": "lsp_agent", "root": str(workspace), "server": "lsp-agent"}
     # Through the API under test: vim.lsp.enable, or the plugin's own autocommands (Neovim 0.10).
-    own_autocmds = editor.lua('local ok, a = pcall(vim.api.nvim_get_autocmds, { group = "lsp_agent" }) return ok and #a or 0')
+    own_autocmds = editor.lua(
+        'local ok, a = pcall(vim.api.nvim_get_autocmds, { group = "lsp_agent" }) return ok and #a or 0'
+    )
     assert (own_autocmds > 0) == (editor.lsp_api == "start")
 
     editor.nvim.command(f"edit {workspace.parent / 'elsewhere' / 'notes.py'}")
@@ -199,19 +207,30 @@ def test_read_defaults_to_the_cursor_line(nvim, workspace):
 def test_unsaved_edits_reach_the_server_incrementally(editor, workspace):
     editor.edit(workspace / "app.py")
     # The server asked for incremental sync, so Neovim sends ranges, not whole texts.
-    assert editor.lua("return vim.lsp.get_clients({ bufnr = 0 })[1].server_capabilities.textDocumentSync.change") == 2
+    assert (
+        editor.lua("return vim.lsp.get_clients({ bufnr = 0 })[1].server_capabilities.textDocumentSync.change")
+        == 2
+    )
     editor.nvim.current.buffer[4] = '        return f"good morning {name}"'
     lines = editor.run("LspAgentRead 5")
     assert "note: open in the editor: showing its buffer, which may be unsaved" in lines
     assert '5          return f"good morning {name}"' in lines
-    assert 'hello {name}' in (workspace / "app.py").read_text()  # nothing was saved
+    assert "hello {name}" in (workspace / "app.py").read_text()  # nothing was saved
 
 
 def quickfix(nvim: Editor) -> list[tuple[str, int, int, int, str]]:
     """(file, line, byte column, end column, text) of each quickfix item."""
     items = nvim.lua("return vim.fn.getqflist()")
-    return [(nvim.lua(f"return vim.api.nvim_buf_get_name({i['bufnr']})"), i["lnum"], i["col"], i["end_col"], i["text"])
-            for i in items]
+    return [
+        (
+            nvim.lua(f"return vim.api.nvim_buf_get_name({i['bufnr']})"),
+            i["lnum"],
+            i["col"],
+            i["end_col"],
+            i["text"],
+        )
+        for i in items
+    ]
 
 
 def test_search_shows_the_answer_and_fills_the_quickfix_list(editor, workspace):
@@ -249,12 +268,14 @@ def test_search_sees_unsaved_edits(editor, workspace):
     editor.nvim.command("wincmd p")
     # Typed as a user would (an incremental didChange), not saved.
     editor.nvim.current.window.cursor = (5, 0)
-    editor.nvim.feedkeys(editor.nvim.replace_termcodes('0fhcwgood morning<Esc>'), "nx")
+    editor.nvim.feedkeys(editor.nvim.replace_termcodes("0fhcwgood morning<Esc>"), "nx")
     assert editor.nvim.current.buffer[4] == '        return f"good morning {name}"'
     lines = editor.run("LspAgentSearch good morning")
     assert lines[1] == "app.py (editor buffer, unsaved changes included)"
     assert '5:        return f"good morning {name}"' in lines
-    assert quickfix(editor) == [(str(workspace / "app.py"), 5, 18, 30, '        return f"good morning {name}"')]
+    assert quickfix(editor) == [
+        (str(workspace / "app.py"), 5, 18, 30, '        return f"good morning {name}"')
+    ]
     assert "hello {name}" in (workspace / "app.py").read_text()
 
 
@@ -308,7 +329,9 @@ def test_help_file_has_a_tag_for_every_command(nvim, tmp_path):
     shutil.copytree(PLUGIN / "doc", doc)  # :helptags writes a tags file beside the help
     nvim.nvim.command(f"helptags {doc}")
     tags = {line.split("\t")[0] for line in (doc / "tags").read_text().splitlines()}
-    commands = {c for c in nvim.lua("return vim.tbl_keys(vim.api.nvim_get_commands({}))") if c.startswith("LspAgent")}
+    commands = {
+        c for c in nvim.lua("return vim.tbl_keys(vim.api.nvim_get_commands({}))") if c.startswith("LspAgent")
+    }
     assert commands == {"LspAgentSearch", "LspAgentRead", "LspAgentSymbols"}
     assert {":" + c for c in commands} | {"lsp_agent.txt", "lsp_agent-setup"} <= tags
 

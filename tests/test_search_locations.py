@@ -9,7 +9,13 @@ def test_locations_cover_every_match_in_path_then_line_order(tmp_path, run):
     (tmp_path / "a.py").write_text("def f():\n    return 'é needle', 'needle'\n\nneedle = 1\n")
     answer = run("search", pattern="needle")
     assert answer["locations"] == [
-        {"path": "a.py", "line": 2, "column": 15, "end_column": 21, "text": "    return 'é needle', 'needle'"},
+        {
+            "path": "a.py",
+            "line": 2,
+            "column": 15,
+            "end_column": 21,
+            "text": "    return 'é needle', 'needle'",
+        },
         {"path": "a.py", "line": 4, "column": 1, "end_column": 7, "text": "needle = 1"},
         {"path": "b.py", "line": 1, "column": 6, "end_column": 12, "text": "x = 'needle'"},
     ]

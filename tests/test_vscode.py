@@ -23,9 +23,19 @@ EXTENSION = Path(__file__).resolve().parent.parent / "editors" / "vscode"
 def npm(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     exe = shutil.which("npm")
     if exe is None or shutil.which("node") is None:
-        pytest.fail("Node.js 20+ and npm are needed to build and test the VS Code extension; install them (e.g. apt-get install nodejs npm)")
+        pytest.fail(
+            "Node.js 20+ and npm are needed to build and test the VS Code extension; "
+            "install them (e.g. apt-get install nodejs npm)"
+        )
     result = subprocess.run(
-        [exe, *args], cwd=EXTENSION, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=300
+        [exe, *args],
+        check=False,  # the assertion below shows npm's output
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
     )
     assert result.returncode == 0, f"npm {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
     return result

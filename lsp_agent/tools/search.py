@@ -114,7 +114,13 @@ def locations_of(outcome, offset: int, limit: int | None) -> list[dict] | None:
     if offset or limit is not None:
         every = every[offset : None if limit is None else offset + limit]
     return [
-        {"path": f.shown, "line": m.line, "column": m.col + 1, "end_column": m.end + 1, "text": m.lines[0][:LOCATION_TEXT]}
+        {
+            "path": f.shown,
+            "line": m.line,
+            "column": m.col + 1,
+            "end_column": m.end + 1,
+            "text": m.lines[0][:LOCATION_TEXT],
+        }
         for f, m in every
     ]
 
