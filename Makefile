@@ -21,7 +21,8 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
-	$(PY) -m benchmarks
+	$(PY) -m pip install --quiet -e '.[test,ws,bench]'
+	$(PY) -m benchmarks $(BENCH)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache benchmarks/out

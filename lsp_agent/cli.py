@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("--max-chars", type=int, help="budget of the answer")
     find.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(find)
+
     search = sub.add_parser("search", help="search file contents (Rust regex), answer shortened to fit the budget")
     search.add_argument("pattern")
     search.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to search (default: the workspace)")
@@ -76,6 +77,18 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, help="page the full matches: show at most this many")
     search.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(search)
+
+    decode = sub.add_parser("decode", help="decode the tool calls written as text in a reply read from stdin")
+    decode.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    decode.add_argument("--max-chars", type=int, help="budget of the report")
+    decode.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(decode)
+
+    run = sub.add_parser("run", help="decode a reply from stdin and run its calls against the workspace's tools")
+    run.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    run.add_argument("--max-chars", type=int, help="budget of the report")
+    run.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(run)
     return parser
 
 
@@ -106,7 +119,8 @@ def run_tool(args: argparse.Namespace, name: str, arguments: dict) -> int:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
         print(answer["text"])
-    return 1 if "error" in answer else 0
+    failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
+    return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
             "limit": args.limit,
         }
         return run_tool(args, "search", arguments)
+    if args.command in ("decode", "run"):
+        arguments = {"reply": sys.stdin.read(), "finish_reason": args.finish_reason, "max_chars": args.max_chars}
+        status = run_tool(args, f"{args.command}_calls", arguments)
+        return status  # 1 when the reply had diagnostics
     raise AssertionError(args.command)
 
 

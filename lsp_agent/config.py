@@ -14,11 +14,13 @@ from dataclasses import dataclass, fields
 class Settings:
     max_chars: int = 20_000  # default budget of every answer's text
     search_engine: str = "auto"  # "auto" (rg if found), "rg" or "python"
+    max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
 
     # option name -> (check, what a good value looks like)
     _RULES = {
         "max_chars": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200, "an integer >= 200"),
         "search_engine": (lambda v: v in ("auto", "rg", "python"), 'one of "auto", "rg", "python"'),
+        "max_nudges": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "an integer >= 0"),
     }
 
     @classmethod

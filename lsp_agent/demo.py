@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 class Session:
     """A minimal agent runtime: one stdio connection, tool calls as custom requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path = REPO) -> None:
+        self.root = root
         self.client = LanguageClient("lsp-agent-demo", "1", converter_factory=plain_converter)
 
     async def __aenter__(self) -> "Session":
@@ -29,7 +30,7 @@ class Session:
         await self.client.initialize_async(
             types.InitializeParams(
                 capabilities=types.ClientCapabilities(),
-                workspace_folders=[types.WorkspaceFolder(uri=REPO.as_uri(), name=REPO.name)],
+                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)],
             )
         )
         self.client.initialized(types.InitializedParams())
@@ -67,6 +68,19 @@ async def demo() -> None:
         show("read, a start past the end (refused)", refused, await agent.call("read", **refused))
         outside = {"path": "../../etc/passwd"}
         show("read, a path outside the workspace (refused)", outside, await agent.call("read", **outside))
+
+        # Tool calls written as text: prose, a valid call and a malformed block in one reply.
+        reply = (
+            "Let me check the package metadata.\n"
+            '<tool_call>\n{"name": "read", "arguments": {"path": "pyproject.toml", "max_chars": 400}}\n</tool_call>\n'
+            '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}\n</tool_call>\n'
+        )
+        print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
+        show("decode_calls: the decoded call, the diagnostic and the nudge", {"reply": "…"},
+             await agent.call("decode_calls", reply=reply, max_chars=1600))
+        show("run_calls: the good call reads a file; the bad block is reported", {"reply": "…"},
+             {k: v for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
+              if k in ("text", "nudges_left")})
 
 
 def main() -> None:

@@ -80,6 +80,10 @@ class AgentServer(LanguageServer):
         self.symbol_index = SymbolIndex(self.agent_workspace)
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
 
+    def shutdown(self) -> None:
+        super().shutdown()
+        self.tool_pool.shutdown(wait=False, cancel_futures=True)
+
     def context(self, report=None) -> Context:
         return Context(self.agent_workspace, self.settings, report=report)
 

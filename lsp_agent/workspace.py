@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import threading
 from bisect import bisect_right
+from itertools import accumulate
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -18,6 +20,7 @@ from urllib.parse import unquote, urlparse
 from .errors import Refusal
 
 BINARY_SNIFF_BYTES = 8192
+MAX_TEXT_BYTES = 256 * 1024 * 1024  # a text is held in memory whole, with its line index
 
 
 def content_version(data: bytes) -> str:
@@ -64,42 +67,21 @@ class Text:
 
     # --- line index -------------------------------------------------------------------
 
-    def _line_index(self) -> tuple[list[int], int, str]:
-        """(offsets of every line start, line count, eol). Built once per text."""
+    def _line_index(self) -> "LineIndex":
+        """The lines and their cumulative lengths, built once per text on first use."""
         if not self._index:
             with self._lock:
                 if not self._index:
-                    self._index.append(self._build_index())
+                    self._index.append(LineIndex(self.content))
         return self._index[0]
-
-    def _build_index(self) -> tuple[list[int], int, str]:
-        content = self.content
-        starts = [0]
-        find = content.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        newlines = len(starts) - 1
-        count = newlines if content.endswith("\n") or not content else newlines + 1
-        crlf = content.count("\r\n")
-        if newlines == 0 or crlf == 0:
-            eol = "\n"
-        elif crlf == newlines:
-            eol = "\r\n"
-        else:
-            eol = "mixed"
-        if count == newlines + 1:  # no final newline: a sentinel one past the end
-            starts.append(len(content) + 1)
-        return starts, count, eol
 
     @property
     def line_count(self) -> int:
-        return self._line_index()[1]
+        return self._line_index().count
 
     @property
     def eol(self) -> str:
-        return self._line_index()[2]
+        return self._line_index().eol
 
     @property
     def final_newline(self) -> bool:
@@ -107,24 +89,52 @@ class Text:
 
     def line(self, number: int) -> str:
         """Line `number` (1-based) without its terminator (and without "\\r" under CRLF)."""
-        starts, count, eol = self._line_index()
-        if not 1 <= number <= count:
+        index = self._line_index()
+        if not 1 <= number <= index.count:
             raise IndexError(number)
-        end = starts[number] - 1
-        if eol == "\r\n" and (number < count or self.final_newline):
-            end -= 1  # the CR of a CRLF terminator, reported once in the header
-        return self.content[starts[number - 1] : end]
+        return index.lines[number - 1]
+
+    def lines(self, first: int, last: int) -> list[str]:
+        """Lines first..last (1-based, inclusive)."""
+        return self._line_index().lines[first - 1 : last]
 
     def line_length(self, number: int) -> int:
-        starts, count, eol = self._line_index()
-        length = starts[number] - starts[number - 1] - 1
-        if eol == "\r\n" and (number < count or self.final_newline):
-            length -= 1
-        return length
+        return len(self._line_index().lines[number - 1])
 
     def line_of_offset(self, offset: int) -> int:
-        """1-based line holding character `offset`."""
-        return bisect_right(self._line_index()[0], offset)
+        """1-based line holding character `offset` of `content`."""
+        return bisect_right(self._line_index().starts, offset)
+
+
+class LineIndex:
+    """Lines split once (in C), and where each starts in the content.
+
+    Under uniform CRLF the lines are split on "\\r\\n", so they carry no CR; otherwise
+    on "\\n" alone, and any CR stays in its line ("mixed" endings still reproduce exactly).
+    """
+
+    def __init__(self, content: str):
+        self.lines = content.split("\n")
+        self.eol = "\n"
+        if "\r" in content:  # rare: only then pay for counting CRLFs
+            crlf = content.count("\r\n")
+            if crlf and crlf == len(self.lines) - 1:
+                self.eol, self.lines = "\r\n", content.split("\r\n")
+            elif crlf:
+                self.eol = "mixed"
+        if content.endswith("\n") or not content:
+            self.lines.pop()  # the empty string after the final terminator is no line
+        self.count = len(self.lines)
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """Offset of each line's first character (built on first use: search needs it,
+        paging does not)."""
+        if self._starts is None:
+            step = len(self.eol) if self.eol == "\r\n" else 1
+            self._starts = list(accumulate((len(line) + step for line in self.lines), initial=0))
+        return self._starts
 
 
 class Workspace:
@@ -146,12 +156,14 @@ class Workspace:
             if path not in resolved:
                 resolved.append(path)
         self.roots = resolved
+        self._prefixes = [str(r) for r in resolved]
 
     # --- confinement ------------------------------------------------------------------
 
     def root_of(self, path: Path) -> Path | None:
-        for root in self.roots:
-            if path == root or path.is_relative_to(root):
+        text = str(path)
+        for root, prefix in zip(self.roots, self._prefixes):
+            if text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep):
                 return root
         return None
 
@@ -166,15 +178,15 @@ class Workspace:
             raise Refusal("bad_path", "The path is empty: give a path relative to the workspace root.")
         if "\x00" in raw:
             raise Refusal("bad_path", "The path contains a NUL character.")
-        candidate = uri_to_path(raw) if raw.startswith("file:") else Path(raw).expanduser()
-        if not candidate.is_absolute():
-            candidate = self.roots[0] / candidate
-        lexical = Path(os.path.normpath(candidate))
+        candidate = str(uri_to_path(raw)) if raw.startswith("file:") else os.path.expanduser(raw)
+        if not os.path.isabs(candidate):
+            candidate = os.path.join(self._prefixes[0], candidate)
         try:
-            real = candidate.resolve()
-        except (OSError, RuntimeError) as exc:  # symlink loops
+            real = Path(os.path.realpath(candidate, strict=False))
+        except (OSError, ValueError) as exc:
             raise Refusal("bad_path", f"{raw}: cannot be resolved ({exc}).") from None
         if self.root_of(real) is None:
+            lexical = Path(os.path.normpath(candidate))
             how = "through a symlink " if self.root_of(lexical) is not None else ""
             roots = ", ".join(str(r) for r in self.roots)
             raise Refusal(
@@ -190,7 +202,7 @@ class Workspace:
         root = self.root_of(path)
         if root is None:
             return str(path)
-        rel = path.relative_to(root).as_posix() or "."
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
         return f"{root.name}/{rel}" if len(self.roots) > 1 else rel
 
     # --- overlay ----------------------------------------------------------------------
@@ -224,14 +236,22 @@ class Workspace:
             return open_text
         shown = self.display(path)
         try:
-            stat = path.stat()
+            info = os.stat(path)
         except FileNotFoundError:
             raise Refusal("not_found", f"{shown} does not exist.") from None
         except OSError as exc:
             raise Refusal("unreadable", f"{shown}: {exc.strerror}.") from None
-        if path.is_dir():
+        if stat.S_ISDIR(info.st_mode):
             raise Refusal("is_directory", f"{shown} is a directory; give a file path.")
-        key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refusal("not_a_file", f"{shown} is not a regular file (a device, socket or pipe).")
+        if info.st_size > MAX_TEXT_BYTES:
+            raise Refusal(
+                "too_large",
+                f"{shown} has {info.st_size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit for text; "
+                "search it instead of reading it.",
+            )
+        key = (info.st_mtime_ns, info.st_size, info.st_ino)
         cached = self._disk_cache.get(path)
         if cached and cached[0] == key:
             return cached[1]

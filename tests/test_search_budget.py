@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from lsp_agent.budget import MIN_WIDTH, Overflow, Search, fit, render, widest
 from lsp_agent.errors import Refusal
-from search_helpers import located, outcome, symbols_from
+from .search_helpers import located, outcome, symbols_from
 
 ROWS = {
     "a.py": [(3, "    return x  # first"), (4, "    return y"), (10, "print(x)")],

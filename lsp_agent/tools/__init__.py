@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import import_module
 from typing import Any, Callable
 
@@ -53,6 +54,10 @@ class Tool:
     # False for tools meant for agent runtimes rather than models (decoding replies, …):
     # they are served as requests but left out of the catalog a model is shown.
     for_agents: bool = True
+
+    @cached_property
+    def validator(self) -> jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator(self.schema)
 
     def describe(self) -> dict:
         return {"name": self.name, "description": self.summary, "inputSchema": self.schema}
@@ -97,8 +102,7 @@ def validate(name: str, arguments: Any) -> dict:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ArgumentError(f"{name}: arguments must be an object, got {type(arguments).__name__}")
-    validator = jsonschema.Draft202012Validator(REGISTRY[name].schema)
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+    errors = sorted(REGISTRY[name].validator.iter_errors(arguments), key=lambda e: list(e.path))
     if errors:
         raise ArgumentError(f"{name}: {describe_schema_error(errors[0])}")
     return arguments
@@ -124,5 +128,5 @@ def call(ctx: Context, name: str, arguments: Any) -> dict:
 
 
 # Tool modules register themselves on import; this list is the whole catalogue.
-for _module in ("read", "search", "symbols"):
+for _module in ("read", "search", "symbols", "calls"):
     import_module(f"{__name__}.{_module}")

@@ -6,6 +6,9 @@ budget comes in column segments, so the parts concatenate to the file's exact te
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate, chain, repeat
+
 from ..errors import Refusal
 from ..workspace import Text
 from . import Context, tool
@@ -14,10 +17,9 @@ SCHEMA = {
     "type": "object",
     "properties": {
         "path": {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."},
-        "start": {"type": "integer", "minimum": 1, "default": 1, "description": "First line to show (1-based)."},
+        "start": {"type": "integer", "default": 1, "description": "First line to show (1-based)."},
         "col": {
             "type": "integer",
-            "minimum": 1,
             "default": 1,
             "description": "First column (1-based character) of line `start`; used to page a line longer than the budget.",
         },
@@ -42,6 +44,37 @@ SUMMARY = (
     "shown, the total and the version; when there is more, the answer ends with "
     "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments."
 )
+
+
+def fit_lines(text: Text, start: int, last: int, per_line: int, room: int) -> int:
+    """How many whole lines from `start` fit in `room` characters, each costing its length
+    plus `per_line`. Scans chunks that double in size, starting from a guess by the file's
+    mean line length, so a page costs about its own lines, never the rest of the file."""
+    mean = len(text.content) / max(text.line_count, 1)
+    count, used, chunk = 0, 0, max(16, int(room / (mean + per_line) * 1.25))
+    while start + count <= last:
+        piece = text.lines(start + count, min(last, start + count + chunk - 1))
+        costs = list(accumulate(map(per_line.__add__, map(len, piece)), initial=used))
+        fit = bisect_right(costs, room) - 1
+        count, used = count + fit, costs[fit]
+        if fit < len(piece):
+            break
+        chunk *= 2
+    return count
+
+
+def body_chars(text: Text, start: int, count: int, prefix: int) -> int:
+    """Characters of `count` numbered lines from `start`, without their newlines."""
+    return sum(map(len, text.lines(start, start + count - 1))) + prefix * count
+
+
+def number_lines(start: int, width: int, lines: list[str]) -> list[str]:
+    """`lines` numbered from `start`, right-aligned to `width`. One %-format over the
+    whole page runs in C: it is a quarter faster than formatting line by line."""
+    if not lines:
+        return []
+    fields = chain.from_iterable(zip(repeat(width), range(start, start + len(lines)), lines))
+    return [("%*d  %s\n" * len(lines) % tuple(fields))[:-1]]
 
 
 def numbered(number: int, width: int, line: str) -> str:
@@ -94,6 +127,7 @@ def read_text(
     total = text.line_count
     last = total if last is None else last
     fields = {"path": shown, "version": text.version, "total_lines": total}
+    about = {"eol": text.eol, "final_newline": text.final_newline, "utf8": text.utf8, "from_editor": text.from_editor}
     span = f"lines {first}-{last} of {shown}" if (first, last) != (1, total) else shown
 
     if if_version is not None and if_version == text.version:
@@ -115,6 +149,7 @@ def read_text(
             "end": 0,
             "next": None,
             **fields,
+            **about,
         }
     if not first <= start <= last:
         where = f"{shown} has {total} lines" if (first, last) == (1, total) else f"{span} is the range"
@@ -124,7 +159,7 @@ def read_text(
             **fields,
         )
     length = text.line_length(start)
-    if col != 1 and not col <= length:
+    if col != 1 and not 1 <= col <= length:
         raise Refusal(
             "out_of_range",
             f"col={col} is past the end of line {start}, which has {length} characters; use col=1..{max(length, 1)}.",
@@ -134,28 +169,37 @@ def read_text(
     width = len(str(last))
     prefix = width + 2
 
+    # The page's overhead varies only with the digits of its last line and of the next
+    # start, so it is computed arithmetically: packing stays O(1) per line.
+    def notes_chars(shows_last: bool) -> int:
+        return sum(len(n) + 7 for n in notes_for(text, shows_last_line=shows_last, if_version=if_version))
+
+    notes_mid, notes_end = notes_chars(False), notes_chars(True)
+    header_base = len(header_lines(shown, start, 0, total, text.version)) - 1
+    trailer_base = len(trailer_text(0, None, 0, 0, last)) + 1 - 2
+
     def page_chars(body_chars: int, lines: int, end: int, nxt: int) -> int:
         """Length of the assembled page showing lines start..end, `nxt` coming next."""
-        notes = notes_for(text, shows_last_line=nxt > total, if_version=if_version)
-        size = len(header_lines(shown, start, end, total, text.version)) + body_chars + lines
-        size += sum(len(n) + 7 for n in notes)
+        size = header_base + len(str(end)) + body_chars + lines
         if nxt <= last:
-            size += len(trailer_text(nxt, None, 0, last - nxt + 1, last)) + 1
-        return size
+            return size + notes_mid + trailer_base + 2 * len(str(nxt))
+        return size + notes_end
 
     body: list[str] = []
-    used = 0
     number = start
     segment = None  # (first col, last col) when serving part of one long line
     if col == 1:
-        # Pack whole lines greedily; each check is O(1), so a page costs its own lines.
-        while number <= last:
-            cost = prefix + text.line_length(number)
-            if page_chars(used + cost, len(body) + 1, number, number + 1) > max_chars:
-                break
-            body.append(numbered(number, width, text.line(number)))
-            used += cost
-            number += 1
+        def fits(count: int) -> bool:
+            chars = body_chars(text, start, count, prefix)
+            return page_chars(chars, count, start + count - 1, start + count) <= max_chars
+
+        # Packed against the widest header and trailer; with the real numbers a line or
+        # two more may fit.
+        count = fit_lines(text, start, last, prefix + 1, max_chars - page_chars(0, 0, last, last))
+        while start + count <= last and fits(count + 1):
+            count += 1
+        body = number_lines(start, width, text.lines(start, start + count - 1))
+        number = start + count
     if not body:  # a long line, or the rest of one: serve a column segment
         big = 10 ** len(str(length)) - 1
         notes = notes_for(text, shows_last_line=True, if_version=if_version)
@@ -196,8 +240,7 @@ def read_text(
         trailer = trailer_text(nxt["start"], nxt.get("col"), length, last - number + 1, last)
     answer = compose(header, notes, body, trailer)
     assert len(answer) <= max_chars, (len(answer), max_chars)
-    result = {"text": answer, "start": start, "end": end, "next": nxt, **fields}
-    result.update(eol=text.eol, final_newline=text.final_newline, utf8=text.utf8, from_editor=text.from_editor)
+    result = {"text": answer, "start": start, "end": end, "next": nxt, **fields, **about}
     if segment is not None:
         result["columns"] = list(segment)
     if if_version is not None:

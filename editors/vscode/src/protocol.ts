@@ -37,6 +37,7 @@ export function requestMethod(tool: string): string {
 export const OPTION_SETTINGS = {
   max_chars: "maxChars",
   search_engine: "searchEngine",
+  max_nudges: "maxNudges",
 } as const;
 
 /** initializationOptions from the settings: those left unset (undefined or null) are not

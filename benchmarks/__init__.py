@@ -1,0 +1,1 @@
+"""Reproducible benchmarks: `make bench` (all) or `python -m benchmarks NAME`."""

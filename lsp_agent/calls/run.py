@@ -1,0 +1,96 @@
+"""Running a reply's calls: decode it, dispatch each runnable call to the registry's tool
+(only tools meant for agents), and answer with every result or error, the diagnostics and
+the nudge."""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import ArgumentError
+from .decode import decode
+from .model import Decoded
+from .nudge import nudge_for
+from .report import Section, fit
+from .toolset import ToolSet
+
+
+def run_calls(
+    ctx,
+    reply: str,
+    finish_reason: str | None = None,
+    *,
+    max_chars: int | None = None,
+    nudges_used: int = 0,
+    max_nudges: int | None = None,
+    id_prefix: str = "call_",
+) -> dict:
+    from ..tools import call as call_tool
+
+    tools = ToolSet.from_registry()
+    decoded = decode(reply, finish_reason, tools=tools, id_prefix=id_prefix)
+    results = []
+    for call in decoded.calls:
+        entry = {"id": call.id, "name": call.name, "arguments": call.arguments}
+        if not call.runnable:
+            d = next(d for d in decoded.diagnostics if d.call_id == call.id)
+            entry["error"] = {"code": d.kind, "message": d.reason}
+        else:
+            ctx.check_cancelled()
+            try:
+                entry["answer"] = call_tool(ctx, call.name, call.arguments)
+            except ArgumentError as exc:  # validated already; kept for tools that check more
+                entry["error"] = {"code": "invalid_arguments", "message": str(exc)}
+        results.append(entry)
+    nudge, left = budgeted_nudge(decoded, tools, nudges_used, max_nudges, ctx.settings.max_nudges, ran=True)
+    budget = max_chars or ctx.settings.max_chars
+    return {
+        "text": fit(run_report(decoded, results, nudge, left), budget),
+        "results": results,
+        "diagnostics": [d.to_dict() for d in decoded.diagnostics],
+        "nudge": nudge,
+        "nudges_left": left,
+        "visible_text": decoded.visible_text,
+    }
+
+
+def budgeted_nudge(
+    decoded: Decoded, tools, nudges_used: int, max_nudges: int | None, default: int, *, ran=False
+):
+    """(nudge dict or None, nudges left after it) under the per-turn budget."""
+    limit = default if max_nudges is None else max_nudges
+    left = max(0, limit - nudges_used)
+    if left == 0:
+        return None, 0
+    found = nudge_for(decoded, tools, ran=ran)
+    if found is None:
+        return None, left
+    return found.to_dict(), left - 1
+
+
+def run_report(decoded: Decoded, results: list[dict], nudge: dict | None, left: int) -> list[Section]:
+    ran = sum(1 for r in results if "answer" in r)
+    blocks = sum(1 for d in decoded.diagnostics if d.kind in ("malformed", "unterminated", "truncated"))
+    summary = f"ran {ran} of {len(results)} call{'' if len(results) == 1 else 's'}"
+    if blocks:
+        summary += f" · {blocks} block{'' if blocks == 1 else 's'} not decoded"
+    sections = [Section(summary)]
+    for n, r in enumerate(results):
+        head = f"── {r['id']} {r['name']} {compact(r['arguments'])}"
+        if "answer" in r:
+            failed = " (refused)" if "error" in r["answer"] else ""
+            sections.append(Section(head + failed, r["answer"].get("text", ""), f"results[{n}].answer.text"))
+        else:
+            sections.append(Section(f"{head}: not run: {r['error']['message']}"))
+    for d in decoded.diagnostics:
+        if d.call_id is None:
+            sections.append(Section(f"── {d.kind} {d.grammar} block at line {d.line}: {d.reason}"))
+    if nudge:
+        sections.append(Section("── nudge (send this back to the model):", nudge["text"], "nudge.text"))
+    elif decoded.diagnostics and left == 0:
+        sections.append(Section("── no nudge: this turn's nudge budget is spent"))
+    return sections
+
+
+def compact(arguments: dict, limit: int = 120) -> str:
+    text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

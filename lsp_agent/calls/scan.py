@@ -1,0 +1,438 @@
+"""Primitives the grammars share for finding where a block ends, one window at a time.
+
+A *finder* is a small state machine. The scrubber hands it the current window of input
+(`text`, whose first character is at absolute offset `base`) and a position `i`; the finder
+consumes what it can and returns `(pos, None)` when it needs more input (text[pos:] is a
+partial token, carried to the next window; it is short and bounded), or `(pos, End)` when
+the block ends. An `End` may lie before `pos` (the finder looked ahead): the scrubber scans
+the text after it again, so each character is scanned a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+CLOSED, MALFORMED, OPEN = "closed", "malformed", "open"
+
+# How far an opener may stretch before it is not an opener: bounds what is held back.
+NAME_LIMIT = 128
+TAG_LIMIT = 256
+WS_LIMIT = 256
+
+WS = " \t\r\n"
+PARTIAL = object()  # "cannot tell yet: wait for more input"
+
+
+@dataclass
+class End:
+    at: int  # absolute offset where the block ends (exclusive)
+    status: str  # CLOSED: decode it; MALFORMED: report `reason`; OPEN: no closer by the end
+    reason: str = ""
+    literal_until: int | None = None  # see TaggedJsonFinder: quotes are out of step up to here
+
+
+@dataclass
+class Opening:
+    """A claimed block starting at `start` (absolute); its opener ends at window index `end`."""
+
+    grammar: str
+    start: int
+    end: int
+    finder: Finder
+    decode: object  # callable(block_text) -> list[Decodable | Problem]
+    token: str  # the opener as written, for messages
+
+
+class Openers(Protocol):
+    def opening_at(self, text: str, j: int, base: int, final: bool): ...
+
+
+class Finder(Protocol):
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]: ...
+
+
+def starts(text: str, i: int, token: str, final: bool):
+    """True if `token` is at text[i], PARTIAL if text ends inside what may still be it."""
+    if text.startswith(token, i):
+        return True
+    rest = text[i : i + len(token)]
+    if not final and len(rest) < len(token) and token.startswith(rest):
+        return PARTIAL
+    return False
+
+
+def skip_ws(text: str, i: int, limit: int = WS_LIMIT) -> int:
+    """Index of the first non-whitespace character at or after i, looking at most `limit`
+    characters ahead (returns i + limit + 1 when the run is longer: not a block)."""
+    j = i
+    stop = min(len(text), i + limit + 1)
+    while j < stop and text[j] in WS:
+        j += 1
+    return j
+
+
+NAME_CHARS = re.compile(r"[\w.:\-]*")
+
+
+def read_name(text: str, i: int, final: bool):
+    """A tool name at text[i:]: (name, end), PARTIAL, or None (no name, or too long)."""
+    m = NAME_CHARS.match(text, i, i + NAME_LIMIT + 1)
+    end = m.end()
+    if end - i > NAME_LIMIT:
+        return None
+    if end == len(text) and not final:
+        return PARTIAL
+    return (text[i:end], end) if end > i else None
+
+
+TAG_ATTR = re.compile(r"""\s+([A-Za-z_][\w.:\-]*)\s*=\s*(?:"([^"<>\n]*)"|'([^'<>\n]*)'|([^\s"'<>=`]+))""")
+
+
+def match_tag(text: str, i: int, name: str, final: bool):
+    """`<name attr="v" …>` at text[i]: ({attrs}, end), PARTIAL or None. Attributes stay on
+    one line and the tag within TAG_LIMIT characters; anything else is not this tag."""
+    head = "<" + name
+    r = starts(text, i, head, final)
+    if r is not True:
+        return r or None
+    j = i + len(head)
+    if j == len(text):
+        return None if final else PARTIAL
+    if text[j] not in "> \t":
+        return None
+    close = text.find(">", j, i + TAG_LIMIT)
+    if close < 0:
+        inside = text[j : i + TAG_LIMIT]
+        if "<" in inside or "\n" in inside or final or len(text) >= i + TAG_LIMIT:
+            return None
+        return PARTIAL
+    attrs: dict[str, str] = {}
+    k = j
+    for m in TAG_ATTR.finditer(text, j, close):
+        if m.start() != k:
+            return None
+        attrs[m.group(1)] = next(g for g in m.group(2, 3, 4) if g is not None)
+        k = m.end()
+    if text[k:close].strip(" \t"):
+        return None
+    return attrs, close + 1
+
+
+FENCE_RUN = re.compile(r"(`{3,}|~{3,})")
+
+
+def fence_line(text: str, j: int, final: bool):
+    """A fence opener at text[j] (the fence characters; the caller checks the indentation):
+    (char, count, info, line_end) with line_end the index of the line break ending it (or
+    the end of the reply), PARTIAL, or None. Info strings stay within TAG_LIMIT characters."""
+    m = FENCE_RUN.match(text, j)
+    if m is None:
+        rest = text[j : j + 3]
+        if not final and len(text) - j < 3 and rest == rest[0] * len(rest):
+            return PARTIAL
+        return None
+    line_end = text.find("\n", m.end(), j + TAG_LIMIT)
+    if line_end < 0:
+        if len(text) >= j + TAG_LIMIT:
+            return None
+        if not final:
+            return PARTIAL
+        line_end = len(text)
+    info = text[m.end() : line_end].strip(" \t\r")
+    run = m.group(1)
+    if run[0] == "`" and "`" in info:
+        return None  # inline code such as ```x```, not a fence
+    return run[0], len(run), info, line_end
+
+
+def fence_at_line_start(text: str, k: int, final: bool):
+    """At a line start: (FenceFinder, line_end) when a fence opens on this line."""
+    j = k
+    while j < len(text) and j - k < 3 and text[j] == " ":
+        j += 1
+    if j == len(text):
+        return None if final else PARTIAL
+    if text[j] not in "`~":
+        return None
+    found = fence_line(text, j, final)
+    if found is None or found is PARTIAL:
+        return found
+    char, count, _, line_end = found
+    return FenceFinder(char, count), line_end
+
+
+class FenceFinder:
+    """The closing fence: a line of at most three spaces, then at least as many fence
+    characters as the opener, then only spaces or tabs."""
+
+    def __init__(self, char: str, count: int):
+        self.char, self.count = char, count
+        self.closing = re.compile(rf"[ ]{{0,3}}({re.escape(char)}{{{count},}})[ \t\r]*(?:\n|$)")
+        self.expects = f"the closing {char * count}"
+        self.at_line_start = False  # the finder starts on the opening line's line break
+
+    def scan(self, text, i, base, final, openers):
+        n = len(text)
+        while True:
+            if self.at_line_start:
+                m = self.closing.match(text, i)
+                if m and (m.group(0).endswith("\n") or final):
+                    return m.end(1), End(base + m.end(1), CLOSED)
+                if not final and self._may_close(text, i):
+                    return i, None  # the line so far could still be the closing fence
+                self.at_line_start = False
+            j = text.find("\n", i)
+            if j < 0:
+                return n, (End(base + n, OPEN) if final else None)
+            i, self.at_line_start = j + 1, True
+
+    def _may_close(self, text: str, k: int) -> bool:
+        line = text[k : k + TAG_LIMIT + 1]
+        if "\n" in line or len(line) > TAG_LIMIT:
+            return False
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) > 3:
+            return False
+        run = len(stripped) - len(stripped.lstrip(self.char))
+        tail = stripped[run:]
+        return (run == len(stripped)) or (run >= self.count and tail.strip(" \t\r") == "")
+
+
+def find_unfenced(text: str, token: str, start: int) -> int:
+    """text.find(token, start), skipping code fences that open on a line of their own
+    (the batch twin of HidesFences, so decoding agrees with the finder). Each line break
+    before the token is looked at once."""
+    i, t = start, text.find(token, start)
+    while t >= 0:
+        nl = text.find("\n", i, t)
+        if nl < 0:
+            return t
+        found = fence_at_line_start(text, nl + 1, True)
+        if not found:
+            i = nl + 1
+            continue
+        finder, line_end = found
+        _, end = finder.scan(text, line_end, 0, True, None)
+        if end.status == OPEN:
+            return -1
+        i = end.at
+        if t < i:
+            t = text.find(token, i)
+    return -1
+
+
+class HidesFences:
+    """Inside a block, as in prose, a code fence hides everything up to its closing line:
+    no opener, closer or quote in it counts (a fenced example inside a value is text)."""
+
+    fence: FenceFinder | None = None
+
+    def through_fence(self, text: str, i: int, base: int, final: bool, openers):
+        """Scan on inside an open fence: (i, True, None) to go on at i after the fence, or
+        (pos, False, End or None) for the finder's scan to return."""
+        pos, end = self.fence.scan(text, i, base, final, openers)
+        if end is None:
+            return pos, False, None
+        if end.status == OPEN:
+            return pos, False, End(base + len(text), OPEN)
+        self.fence = None
+        return end.at - base, True, None
+
+    def line_break(self, text: str, j: int, final: bool):
+        """At a line break text[j] outside strings: (i, True) to go on at i, or (pos, False)
+        to return (pos, None): wait for more input."""
+        r = fence_at_line_start(text, j + 1, final)
+        if r is PARTIAL:
+            return j, False
+        if r:
+            self.fence = r[0]
+            return r[1], True
+        return j + 1, True
+
+
+class EndsAt:
+    """A block already known to end at `at` (a repeated opener: the block opens twice)."""
+
+    def __init__(self, at: int, reason: str):
+        self.end = End(at, MALFORMED, reason)
+        self.expects = ""
+
+    def scan(self, text, i, base, final, openers):
+        return self.end.at - base, self.end
+
+
+class XmlFinder(HidesFences):
+    """The end of an XML-ish block: one child (`<function=…>…</function>`,
+    `<invoke …>…</invoke>`), or, inside a wrapper (`<tool_call>`, `<function_calls>`), children
+    separated by whitespace and then the wrapper's closer.
+
+    Values are raw text, so the first child closer ends the child (outside code fences). A
+    new opener before it (the model started another call) ends the block as malformed. The
+    wrapper's closer is optional: after a complete child, anything other than another child
+    or the wrapper's closer ends the block right after that child.
+    """
+
+    EVENT = re.compile(r"[<\n]")
+
+    def __init__(self, child_open: str, child_close: str, outer_close: str | None = None):
+        self.child_open, self.child_close, self.outer_close = child_open, child_close, outer_close
+        self.in_child = outer_close is None  # a bare child: its opener is already consumed
+        self.last_child_end: int | None = None
+
+    @property
+    def expects(self) -> str:
+        return self.child_close if self.in_child else (self.outer_close or self.child_close)
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        while True:
+            if self.fence is not None:
+                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                if not go_on:
+                    return i, end
+                continue
+            if not self.in_child:
+                k = i
+                while k < n and text[k] in WS:
+                    k += 1
+                if k == n:
+                    if not final:
+                        return n, None
+                    return n, self._after_children(n, base)
+                r = starts(text, k, self.child_open, final)
+                if r is PARTIAL:
+                    return k, None
+                if r:
+                    self.in_child, i = True, k + len(self.child_open)
+                    continue
+                r = starts(text, k, self.outer_close, final)
+                if r is PARTIAL:
+                    return k, None
+                if r:
+                    return k, End(base + k + len(self.outer_close), CLOSED)
+                return k, self._after_children(k, base)
+            m = self.EVENT.search(text, i)
+            if m is None:
+                return n, (End(base + n, OPEN) if final else None)
+            j = m.start()
+            if text[j] == "\n":
+                i, go_on = self.line_break(text, j, final)
+                if not go_on:
+                    return i, None
+                continue
+            r = starts(text, j, self.child_close, final)
+            if r is PARTIAL:
+                return j, None
+            if r:
+                end = j + len(self.child_close)
+                if self.outer_close is None:
+                    return end, End(base + end, CLOSED)
+                self.in_child, self.last_child_end, i = False, base + end, end
+                continue
+            if self.outer_close is not None:
+                r = starts(text, j, self.outer_close, final)
+                if r is PARTIAL:
+                    return j, None
+                if r:
+                    end = j + len(self.outer_close)
+                    why = f"{self.child_open}… has no {self.child_close} before {self.outer_close}"
+                    return end, End(base + end, MALFORMED, why)
+            o = openers.opening_at(text, j, base, final)
+            if o is PARTIAL:
+                return j, None
+            if o is not None:
+                why = f"a new {o.token} began before {self.child_close}"
+                return j, End(base + j, MALFORMED, why)
+            i = j + 1
+
+    def _after_children(self, k: int, base: int) -> End:
+        if self.last_child_end is None:  # cannot happen: the opener was claimed on its first child
+            return End(base + k, MALFORMED, f"expected {self.child_open}")
+        return End(self.last_child_end, CLOSED)
+
+
+class JsonValueFinder(HidesFences):
+    """The end of a JSON value that has no closing tag (Mistral): brackets balanced outside
+    strings. A mismatched bracket ends the value as malformed; a new opener outside a string
+    ends it too (the model started another call). A raw line break ends a string."""
+
+    OUT = re.compile(r'["\[\]{}<\n]')
+    IN = re.compile(r'[\\"\n]')
+    PAIRS = {"]": "[", "}": "{"}
+
+    def __init__(self, first: str, expects: str):
+        self.first = first  # the bracket the value must start with
+        self.expects = expects
+        self.stack: list[str] = []
+        self.in_string = False
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        if not self.stack:
+            k = i
+            while k < n and text[k] in WS:
+                k += 1
+            if k == n:
+                return n, (End(base + n, OPEN) if final else None)
+            if text[k] != self.first:
+                return k, End(
+                    base + k, MALFORMED, f"expected {self.first!r} to start the JSON, found {text[k]!r}"
+                )
+            self.stack.append(self.first)
+            i = k + 1
+        while True:
+            if self.fence is not None:
+                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                if not go_on:
+                    return i, end
+                continue
+            if self.in_string:
+                m = self.IN.search(text, i)
+                if m is None:
+                    return n, (End(base + n, OPEN) if final else None)
+                j = m.start()
+                c = text[j]
+                if c == "\\":
+                    if j + 1 == n:
+                        return (n, End(base + n, OPEN)) if final else (j, None)
+                    i = j + 2 if text[j + 1] != "\n" else j + 1
+                    continue
+                self.in_string = False
+                i = j + 1 if c == '"' else j  # a line break cuts the string and is seen again outside
+                continue
+            m = self.OUT.search(text, i)
+            if m is None:
+                return n, (End(base + n, OPEN) if final else None)
+            j = m.start()
+            c = text[j]
+            if c == '"':
+                self.in_string, i = True, j + 1
+            elif c == "\n":
+                i, go_on = self.line_break(text, j, final)
+                if not go_on:
+                    return i, None
+            elif c in "[{":
+                if c == "[":
+                    o = openers.opening_at(text, j, base, final)
+                    if o is PARTIAL:
+                        return j, None
+                    if o is not None:
+                        return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
+                self.stack.append(c)
+                i = j + 1
+            elif c in "]}":
+                if self.stack[-1] != self.PAIRS[c]:
+                    return j + 1, End(base + j + 1, MALFORMED, f"{c!r} does not match {self.stack[-1]!r}")
+                self.stack.pop()
+                if not self.stack:
+                    return j + 1, End(base + j + 1, CLOSED)
+                i = j + 1
+            else:  # "<"
+                o = openers.opening_at(text, j, base, final)
+                if o is PARTIAL:
+                    return j, None
+                if o is not None:
+                    return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
+                i = j + 1

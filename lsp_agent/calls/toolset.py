@@ -1,0 +1,158 @@
+"""The tools a reply's calls are checked against: the registry's agent tools by default,
+or the runtime's own list (name + JSON Schema), so a runtime with other tools can decode too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+from ..errors import ArgumentError
+
+ANY_OBJECT = {"type": "object"}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    schema: dict
+
+
+def spec_from(entry: Any) -> ToolSpec:
+    """One tool description in any of the usual shapes: {name, inputSchema} (MCP, our
+    catalog), {name, input_schema}, {name, parameters}, or {type: "function", function: {...}}."""
+    if not isinstance(entry, dict):
+        raise ArgumentError(f"a tool must be an object with a name, got {type(entry).__name__}")
+    if entry.get("type") == "function" and isinstance(entry.get("function"), dict):
+        entry = entry["function"]
+    name = entry.get("name")
+    if not isinstance(name, str) or not name:
+        raise ArgumentError("every tool needs a non-empty string `name`")
+    schema = entry.get("inputSchema", entry.get("input_schema", entry.get("parameters", ANY_OBJECT)))
+    if not isinstance(schema, dict):
+        raise ArgumentError(f"tool {name!r}: its schema must be an object")
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ArgumentError(f"tool {name!r}: invalid JSON Schema: {exc.message}") from None
+    return ToolSpec(name, str(entry.get("description", "")), schema)
+
+
+class ToolSet:
+    """Names and schemas to check decoded calls against."""
+
+    def __init__(self, specs: Iterable[ToolSpec]):
+        self.specs = {s.name: s for s in specs}
+        self._validators: dict[str, jsonschema.Draft202012Validator] = {}
+
+    @classmethod
+    def from_registry(cls) -> ToolSet:
+        """The registry's agent tools (for_agents=True): the only ones a reply may run."""
+        from ..tools import REGISTRY
+
+        return cls(ToolSpec(t.name, t.summary, t.schema) for t in REGISTRY.values() if t.for_agents)
+
+    @classmethod
+    def from_list(cls, entries: Iterable[Any]) -> ToolSet:
+        return cls(spec_from(e) for e in entries)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.specs
+
+    def names(self) -> list[str]:
+        return list(self.specs)
+
+    def closest(self, name: str) -> list[str]:
+        """Known names nearest to `name`, best first (up to three)."""
+        lowered = {n.lower(): n for n in self.specs}
+        near = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.5)
+        return [lowered[n] for n in near]
+
+    def wants_text(self, tool: str, argument: str) -> bool:
+        """Whether a raw-text argument should stay a string (its schema allows a string,
+        or says nothing about its type)."""
+        spec = self.specs.get(tool)
+        prop = (spec.schema.get("properties") or {}).get(argument) if spec else None
+        if not isinstance(prop, dict):
+            return True
+        types = schema_types(prop)
+        return not types or "string" in types
+
+    def coerce(self, tool: str, arguments: dict, text_params: frozenset[str]) -> dict:
+        """Raw-text arguments JSON-decoded where the schema wants a non-string."""
+        if not text_params:
+            return arguments
+        out = dict(arguments)
+        for key in text_params:
+            value = out.get(key)
+            if isinstance(value, str) and not self.wants_text(tool, key):
+                try:
+                    out[key] = json.loads(value)
+                except ValueError:
+                    pass  # left as text: the schema check says what is wrong with it
+        return out
+
+    def violations(self, tool: str, arguments: dict) -> list[tuple[str | None, str]]:
+        """(argument, why) for each way `arguments` fails the tool's schema, first by path."""
+        validator = self._validators.get(tool)
+        if validator is None:
+            validator = self._validators[tool] = jsonschema.Draft202012Validator(self.specs[tool].schema)
+        errors = sorted(
+            validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+        )
+        return [explain(e, arguments) for e in errors]
+
+
+def schema_types(schema: dict) -> set[str]:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return {k for k in kind if isinstance(k, str)}
+    types: set[str] = set()
+    for key in ("anyOf", "oneOf"):
+        for option in schema.get(key) or []:
+            if isinstance(option, dict):
+                types |= schema_types(option)
+    return types
+
+
+def explain(error: jsonschema.ValidationError, arguments: dict) -> tuple[str | None, str]:
+    """Name the argument a schema error is about, and say why in a few words."""
+    path = [str(p) for p in error.absolute_path]
+    if error.validator == "required" and not path:
+        missing = [k for k in error.validator_value if k not in arguments]
+        name = missing[0] if missing else None
+        return name, f"argument {name!r} is required but missing"
+    if error.validator == "additionalProperties" and not path:
+        allowed = set((error.schema.get("properties") or {}).keys())
+        extra = sorted(k for k in arguments if k not in allowed)
+        known = ", ".join(sorted(allowed)) or "none"
+        return (
+            extra[0] if extra else None
+        ), f"unexpected argument(s) {', '.join(map(repr, extra))} (known: {known})"
+    if path:
+        value = json.dumps(error.instance, ensure_ascii=False)
+        if len(value) > 60:
+            value = value[:59] + "…"
+        return path[0], f"argument {'/'.join(path)!r} = {value}: {short_message(error)}"
+    return None, error.message
+
+
+def short_message(error: jsonschema.ValidationError) -> str:
+    v, expected = error.validator, error.validator_value
+    if v == "type":
+        return f"must be of type {expected if isinstance(expected, str) else ' or '.join(expected)}"
+    if v == "minimum":
+        return f"must be >= {expected}"
+    if v == "maximum":
+        return f"must be <= {expected}"
+    if v == "enum":
+        return "must be one of " + ", ".join(json.dumps(x) for x in expected)
+    return error.message

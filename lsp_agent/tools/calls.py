@@ -1,0 +1,358 @@
+"""Front doors for text-dialect tool calls (runtime tools, for_agents=False: served as
+`lspAgent/<name>` requests and commands, left out of the catalog a model sees).
+
+decode_calls, run_calls and tool_prompt are stateless. A streaming session
+(stream_open → stream_feed… → stream_flush) keeps one Scrubber per reply; sessions close
+on flush, expire after SESSION_IDLE seconds without a feed, and at most MAX_SESSIONS are
+open at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..calls.decode import decode
+from ..calls.model import Decoded
+from ..calls.prompt import DIALECTS
+from ..calls.prompt import tool_prompt as render_prompt
+from ..calls.report import Section, fit
+from ..calls.run import budgeted_nudge, compact
+from ..calls.run import run_calls as run_reply
+from ..calls.scrubber import Scrubber
+from ..calls.toolset import ToolSet
+from ..errors import Refusal
+from . import Context, tool
+
+MAX_SESSIONS = 32
+SESSION_IDLE = 600.0  # seconds
+
+FINISH_REASON = {
+    "type": ["string", "null"],
+    "description": 'The model\'s finish reason: "length" or "max_tokens" make a block left open `truncated`; anything else `unterminated`.',
+}
+TOOLS = {
+    "type": "array",
+    "items": {"type": "object"},
+    "description": "The runtime's tools to check calls against, each {name, inputSchema|parameters, description}; default: this server's agent tools.",
+}
+ID_PREFIX = {
+    "type": "string",
+    "maxLength": 64,
+    "description": "Prefix of generated call ids (default 'call_').",
+}
+NUDGES = {
+    "nudges_used": {
+        "type": "integer",
+        "minimum": 0,
+        "default": 0,
+        "description": "Nudges already sent this turn.",
+    },
+    "max_nudges": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Nudges allowed per turn (default: the server's max_nudges).",
+    },
+}
+MAX_CHARS = {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."}
+
+
+def toolset(tools: list | None) -> ToolSet:
+    return ToolSet.from_registry() if tools is None else ToolSet.from_list(tools)
+
+
+def decode_report(
+    decoded: Decoded, nudge: dict | None, left: int, visible_where: str = "visible_text"
+) -> list[Section]:
+    calls, diags = decoded.calls, decoded.diagnostics
+    sections = [
+        Section(
+            f"{len(calls)} call{'' if len(calls) == 1 else 's'} decoded · {len(diags)} diagnostic{'' if len(diags) == 1 else 's'}"
+        )
+    ]
+    for c in calls:
+        flag = "" if c.runnable else "  (not runnable)"
+        sections.append(
+            Section(f"{c.id}  {c.name} {compact(c.arguments)}  [{c.grammar}, line {c.line}]{flag}")
+        )
+    for d in diags:
+        sections.append(
+            Section(f"{d.kind}  [{d.grammar}, line {d.line}, chars {d.span[0]}-{d.span[1]}] {d.reason}")
+        )
+    if nudge:
+        sections.append(Section("nudge:", nudge["text"], "nudge.text"))
+    elif diags and left == 0:
+        sections.append(Section("no nudge: this turn's nudge budget is spent"))
+    shown = decoded.visible_text
+    sections.append(Section(f"visible text ({len(shown)} chars):", shown, visible_where))
+    return sections
+
+
+@tool(
+    "decode_calls",
+    "Decode the tool calls a model wrote as text in a reply (tagged JSON, function XML, invoke XML, Mistral, "
+    "```tool_call fences): the visible text with call blocks removed, the calls, a diagnostic for every block "
+    "that could not be decoded or run, and the nudge to send back.",
+    {
+        "type": "object",
+        "properties": {
+            "reply": {"type": "string", "description": "The model's whole reply."},
+            "finish_reason": FINISH_REASON,
+            "tools": TOOLS,
+            "id_prefix": ID_PREFIX,
+            **NUDGES,
+            "max_chars": MAX_CHARS,
+        },
+        "required": ["reply"],
+        "additionalProperties": False,
+    },
+    for_agents=False,
+)
+def decode_calls(
+    ctx: Context,
+    reply: str,
+    finish_reason=None,
+    tools=None,
+    id_prefix="call_",
+    nudges_used=0,
+    max_nudges=None,
+    max_chars=None,
+) -> dict:
+    checked = toolset(tools)
+    decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix)
+    nudge, left = budgeted_nudge(decoded, checked, nudges_used, max_nudges, ctx.settings.max_nudges)
+    return {
+        "text": fit(decode_report(decoded, nudge, left), max_chars or ctx.settings.max_chars),
+        **decoded.to_dict(),
+        "nudge": nudge,
+        "nudges_left": left,
+    }
+
+
+@tool(
+    "run_calls",
+    "Decode the tool calls in a model's reply and run each runnable one against this server's agent tools: "
+    "every result or error, the diagnostics and the nudge.",
+    {
+        "type": "object",
+        "properties": {
+            "reply": {"type": "string", "description": "The model's whole reply."},
+            "finish_reason": FINISH_REASON,
+            "id_prefix": ID_PREFIX,
+            **NUDGES,
+            "max_chars": MAX_CHARS,
+        },
+        "required": ["reply"],
+        "additionalProperties": False,
+    },
+    for_agents=False,
+)
+def run_calls(
+    ctx: Context,
+    reply: str,
+    finish_reason=None,
+    id_prefix="call_",
+    nudges_used=0,
+    max_nudges=None,
+    max_chars=None,
+) -> dict:
+    return run_reply(
+        ctx,
+        reply,
+        finish_reason,
+        max_chars=max_chars,
+        nudges_used=nudges_used,
+        max_nudges=max_nudges,
+        id_prefix=id_prefix,
+    )
+
+
+@tool(
+    "tool_prompt",
+    "The tool protocol to put in a system prompt for one dialect: how to write a call, exactly as it is decoded, "
+    "and the tools with their parameters.",
+    {
+        "type": "object",
+        "properties": {
+            "dialect": {
+                "enum": list(DIALECTS),
+                "default": "tagged_json",
+                "description": "The call format to teach.",
+            },
+            "tools": TOOLS,
+            "max_chars": MAX_CHARS,
+        },
+        "additionalProperties": False,
+    },
+    for_agents=False,
+)
+def tool_prompt(ctx: Context, dialect="tagged_json", tools=None, max_chars=None) -> dict:
+    prompt = render_prompt(dialect, toolset(tools))
+    budget = max_chars or ctx.settings.max_chars
+    if len(prompt) > budget:
+        raise Refusal(
+            "budget_too_small",
+            f"the {dialect} prompt has {len(prompt)} characters, over max_chars={budget}; ask with max_chars={len(prompt)} "
+            "or pass fewer `tools`.",
+            minimum=len(prompt),
+        )
+    return {"text": prompt, "dialect": dialect, "dialects": DIALECTS}
+
+
+# -- streaming sessions ------------------------------------------------------------------
+
+
+@dataclass
+class Session:
+    scrubber: Scrubber
+    fed: int = 0
+    seen_calls: int = 0
+    seen_diagnostics: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def news(self) -> tuple[list[dict], list[dict]]:
+        calls = self.scrubber.calls[self.seen_calls :]
+        diags = self.scrubber.diagnostics[self.seen_diagnostics :]
+        self.seen_calls, self.seen_diagnostics = len(self.scrubber.calls), len(self.scrubber.diagnostics)
+        return [c.to_dict() for c in calls], [d.to_dict() for d in diags]
+
+
+class Sessions:
+    def __init__(self, limit: int = MAX_SESSIONS, idle: float = SESSION_IDLE):
+        self.limit, self.idle = limit, idle
+        self.open: dict[str, Session] = {}
+        self.lock = threading.Lock()
+        self.counter = itertools.count(1)
+
+    def add(self, scrubber: Scrubber) -> str:
+        with self.lock:
+            now = time.monotonic()
+            for sid in [s for s, v in self.open.items() if now - v.last_used > self.idle]:
+                del self.open[sid]
+            if len(self.open) >= self.limit:
+                raise Refusal(
+                    "too_many_sessions",
+                    f"{self.limit} streaming sessions are open; close one with stream_flush before opening another "
+                    f"(idle sessions close after {int(self.idle)} s).",
+                )
+            sid = f"s{next(self.counter)}-{secrets.token_hex(4)}"
+            self.open[sid] = Session(scrubber)
+            return sid
+
+    def get(self, sid: str) -> Session:
+        with self.lock:
+            session = self.open.get(sid)
+        if session is None:
+            raise Refusal(
+                "unknown_session",
+                f"no open streaming session {sid!r}: sessions close on stream_flush and after {int(self.idle)} s idle; "
+                "open one with stream_open.",
+            )
+        return session
+
+    def close(self, sid: str) -> None:
+        with self.lock:
+            self.open.pop(sid, None)
+
+
+SESSIONS = Sessions()
+
+
+@tool(
+    "stream_open",
+    "Open a streaming session that scrubs tool calls from a reply as it arrives (then stream_feed each delta, "
+    "and stream_flush at the end).",
+    {
+        "type": "object",
+        "properties": {"tools": TOOLS, "id_prefix": ID_PREFIX},
+        "additionalProperties": False,
+    },
+    for_agents=False,
+)
+def stream_open(ctx: Context, tools=None, id_prefix="call_") -> dict:
+    sid = SESSIONS.add(Scrubber(toolset(tools), id_prefix=id_prefix))
+    return {
+        "text": f"streaming session {sid} open: send each delta with stream_feed, then stream_flush.",
+        "session": sid,
+    }
+
+
+@tool(
+    "stream_feed",
+    "Feed the next delta of a reply to a streaming session: the text that is now safe to show, and the calls "
+    "and diagnostics completed by this delta.",
+    {
+        "type": "object",
+        "properties": {
+            "session": {"type": "string"},
+            "delta": {"type": "string"},
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Characters of the reply sent before this delta; when given, a delta sent out of order is refused.",
+            },
+        },
+        "required": ["session", "delta"],
+        "additionalProperties": False,
+    },
+    for_agents=False,
+)
+def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
+    current = SESSIONS.get(session)
+    with current.lock:
+        if offset is not None and offset != current.fed:
+            raise Refusal(
+                "out_of_order",
+                f"this delta starts at offset {offset} but the session has {current.fed} characters: send deltas in "
+                "order, waiting for each answer.",
+                fed=current.fed,
+            )
+        visible = current.scrubber.feed(delta)
+        current.fed += len(delta)
+        current.last_used = time.monotonic()
+        calls, diagnostics = current.news()
+    return stream_answer(visible, calls, diagnostics, current.fed) | {"session": session}
+
+
+@tool(
+    "stream_flush",
+    "End a streaming session: the rest of the visible text, the last calls and diagnostics (a block left open "
+    "is `truncated` when finish_reason is length/max_tokens, else `unterminated`), and the nudge for the whole "
+    "reply. The session is closed.",
+    {
+        "type": "object",
+        "properties": {"session": {"type": "string"}, "finish_reason": FINISH_REASON, **NUDGES},
+        "required": ["session"],
+        "additionalProperties": False,
+    },
+    for_agents=False,
+)
+def stream_flush(ctx: Context, session: str, finish_reason=None, nudges_used=0, max_nudges=None) -> dict:
+    current = SESSIONS.get(session)
+    with current.lock:
+        SESSIONS.close(session)
+        if current.scrubber.closed:
+            raise Refusal("unknown_session", f"streaming session {session!r} was already flushed.")
+        visible = current.scrubber.flush(finish_reason)
+        calls, diagnostics = current.news()
+    scrubber = current.scrubber
+    whole = Decoded("", scrubber.calls, scrubber.diagnostics)
+    nudge, left = budgeted_nudge(whole, scrubber.tools, nudges_used, max_nudges, ctx.settings.max_nudges)
+    answer = stream_answer(visible, calls, diagnostics, current.fed)
+    answer["text"] += (
+        f"; session closed ({len(scrubber.calls)} calls, {len(scrubber.diagnostics)} diagnostics in the reply)"
+    )
+    if nudge:
+        answer["text"] += "\nnudge:\n" + nudge["text"]
+    return answer | {"nudge": nudge, "nudges_left": left, "closed": True}
+
+
+def stream_answer(visible: str, calls: list[dict], diagnostics: list[dict], fed: int) -> dict:
+    text = (
+        f"{len(visible)} characters visible, {len(calls)} calls and {len(diagnostics)} diagnostics completed"
+    )
+    return {"text": text, "visible": visible, "calls": calls, "diagnostics": diagnostics, "fed": fed}

@@ -1,0 +1,103 @@
+"""Server internals that a client cannot see: cancellation reaches a running tool, and
+neither requests nor commands leave entries behind in pygls' table of pending futures.
+
+The server runs in a thread of this process (over TCP) so the test can inspect it; a test
+tool that waits for its cancel event stands in for a long search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.client import LanguageClient
+
+from lsp_agent.server import create_server, plain_converter
+from lsp_agent.tools import REGISTRY, tool
+
+# `exit` raises SystemExit in the server's thread, as it ends the process in production.
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+
+observed = threading.Event()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def waiting_tool():
+    """`wait_for_cancel`: loops until its context is cancelled, then records it."""
+    if "wait_for_cancel" not in REGISTRY:
+
+        @tool("wait_for_cancel", "Test tool: waits until cancelled.", {"type": "object", "properties": {}})
+        def wait_for_cancel(ctx):
+            for _ in range(1000):
+                ctx.progress("waiting", None, every=0)
+                if ctx.cancel_event.wait(0.01):
+                    observed.set()
+                    ctx.check_cancelled()
+            return {"text": "never cancelled"}
+
+    yield
+    REGISTRY.pop("wait_for_cancel", None)
+
+
+@pytest.fixture
+async def connected(tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = create_server()
+    thread = threading.Thread(target=server.start_tcp, args=("127.0.0.1", port), daemon=True)
+    thread.start()
+    client = LanguageClient("test", "1", converter_factory=plain_converter)
+    for _ in range(100):
+        try:
+            await client.start_tcp("127.0.0.1", port)
+            break
+        except OSError:
+            await asyncio.sleep(0.05)
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
+        workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
+    ))
+    yield client, server
+    await client.shutdown_async(None)
+    client.exit(None)  # pygls answers `exit` with SystemExit: here it ends the server thread
+    await client.stop()
+    thread.join(timeout=5)
+
+
+async def test_commands_and_requests_leave_no_pending_futures(connected):
+    client, server = connected
+    for _ in range(5):
+        await client.protocol.send_request_async("lspAgent/read", {"path": "a.txt"})
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="lspAgent.read", arguments=[{"path": "a.txt"}])
+        )
+    await asyncio.sleep(0.1)
+    assert server.protocol._request_futures == {}
+
+
+@pytest.mark.parametrize("via", ["request", "command"])
+async def test_cancel_reaches_the_running_tool(connected, via):
+    client, server = connected
+    observed.clear()
+    if via == "request":
+        future = client.protocol.send_request("lspAgent/wait_for_cancel", {})
+    else:
+        future = client.protocol.send_request(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            types.ExecuteCommandParams(command="lspAgent.wait_for_cancel", arguments=[{}]),
+        )
+    await asyncio.sleep(0.3)  # the tool is running and reporting progress
+    msg_id = next(reversed(client.protocol._request_futures))
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+    with pytest.raises(JsonRpcException) as error:
+        await asyncio.wait_for(asyncio.wrap_future(future), 5)
+    assert error.value.code == -32800  # RequestCancelled
+    assert await asyncio.to_thread(observed.wait, 5), "the tool never saw the cancellation"
+    await asyncio.sleep(0.1)
+    assert server.protocol._request_futures == {}
