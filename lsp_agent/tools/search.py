@@ -106,6 +106,30 @@ def symbol_provider(ws: Workspace):
     return symbols
 
 
+LOCATION_TEXT = 200  # characters of a match's line kept in its location
+
+
+def locations_of(outcome, offset: int, limit: int | None) -> list[dict] | None:
+    """The matches the answer covers, for programs (an editor's quickfix list): path as shown,
+    1-based line, 1-based start and end character columns, the start of the matched line.
+    None when the matches were too many to keep anything but counts."""
+    if not outcome.detailed:
+        return None
+    every = [(f, m) for f in outcome.files for m in f.matches]  # path, then line order
+    if offset or limit is not None:
+        every = every[offset : None if limit is None else offset + limit]
+    return [
+        {
+            "path": f.shown,
+            "line": m.line,
+            "column": m.col + 1,
+            "end_column": m.end + 1,
+            "text": m.lines[0][:LOCATION_TEXT],
+        }
+        for f, m in every
+    ]
+
+
 def describe_options(**options) -> str:
     shown = []
     for name, value in options.items():
@@ -166,5 +190,6 @@ def search(
         total_files=len(outcome.files),
         binary_files_skipped=outcome.binary,
         engine=outcome.engine,
+        locations=locations_of(outcome, offset, limit),
     )
     return answer
