@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
+from functools import partial
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -76,11 +78,20 @@ class AgentServer(LanguageServer):
         self.agent_workspace = Workspace(roots)
         self.tool_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tool")
         self.pending_messages: list[str] = []
+        # Set by `shutdown`: the index build and every running tool stop at their next check.
+        self.stopping = threading.Event()
+        self.running: set[Context] = set()
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace)
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
 
+    def stop_work(self) -> None:
+        self.stopping.set()
+        for ctx in list(self.running):
+            ctx.cancel_event.set()
+
     def shutdown(self) -> None:
+        self.stop_work()
         super().shutdown()
         self.tool_pool.shutdown(wait=False, cancel_futures=True)
 
@@ -98,6 +109,7 @@ class AgentServer(LanguageServer):
         progress = Progress(self, f"lsp-agent {name}", token)
         ctx = self.context(report=progress.report)
         loop = asyncio.get_running_loop()
+        self.running.add(ctx)
         job = loop.run_in_executor(self.tool_pool, call, ctx, name, arguments)
         try:
             return await job
@@ -105,6 +117,7 @@ class AgentServer(LanguageServer):
             ctx.cancel_event.set()  # the tool stops at its next check
             raise
         finally:
+            self.running.discard(ctx)
             await progress.finish()
 
 
@@ -117,7 +130,9 @@ class AgentServer(LanguageServer):
         progress = Progress(self, "lsp-agent: indexing symbols", None)
         loop = asyncio.get_running_loop()
         try:
-            count = await loop.run_in_executor(self.tool_pool, self.symbol_index.build, progress.report)
+            count = await loop.run_in_executor(
+                self.tool_pool, partial(self.symbol_index.build, progress.report, cancelled=self.stopping.is_set)
+            )
             log.info("symbol index: %d files", count)
         finally:
             await progress.finish()
@@ -197,7 +212,12 @@ class Progress:
         self.started: asyncio.Task | None = None
 
     def report(self, message: str, percentage: int | None = None) -> None:  # called from tool threads
-        self.loop.call_soon_threadsafe(self._report, message, percentage)
+        if self.server.stopping.is_set() or self.loop.is_closed():
+            return  # the client is going away: nobody to report to
+        try:
+            self.loop.call_soon_threadsafe(self._report, message, percentage)
+        except RuntimeError:  # the loop closed since the check
+            pass
 
     def _report(self, message: str, percentage: int | None) -> None:
         if self.started is None:
@@ -257,6 +277,10 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         ls.settings = ls.settings.replace(**{k: getattr(settings, k) for k in options if hasattr(settings, k)})
         ls.pending_messages += problems
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: AgentServer, params: Any) -> None:
+        ls.stop_work()
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
