@@ -44,6 +44,6 @@ async def test_read_over_network_transport(tmp_path, transport):
         await client.shutdown_async(None)
         client.exit(None)
     finally:
-        await client.stop()
-        server.kill()
+        server.kill()  # first: a client stops only when its connection closes
         server.wait()
+        await client.stop()

@@ -22,7 +22,7 @@ from ..errors import ArgumentError, Cancelled, Refusal
 from ..workspace import Workspace
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: the server keeps a set of running ones
 class Context:
     """What a tool may use besides its arguments."""
 
