@@ -49,6 +49,9 @@ def create_server(
         for entry in catalog()  # agent tools only: runtime tools are not for a model to call
     ]
     names = [t.name for t in listed]
+    # As many tools at once as the LSP server's pool runs: a burst of calls queues here
+    # rather than starting a thread (and a ripgrep) for each.
+    workers = anyio.CapacityLimiter(4)
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -64,7 +67,9 @@ def create_server(
         try:
             # abandon_on_cancel: a cancelled call answers at once; the tool's thread stops at
             # its next check_cancelled (and a search kills its ripgrep process).
-            answer = await anyio.to_thread.run_sync(call, context, params.name, arguments, abandon_on_cancel=True)
+            answer = await anyio.to_thread.run_sync(
+                call, context, params.name, arguments, abandon_on_cancel=True, limiter=workers
+            )
         except anyio.get_cancelled_exc_class():
             context.cancel_event.set()
             raise
@@ -106,7 +111,9 @@ def progress_reporter(ctx: ServerRequestContext):
     return report
 
 
-def serve(settings: Settings | None = None, roots: list[str] | None = None, *, structured_content: bool = False) -> int:
+def serve(
+    settings: Settings | None = None, roots: list[str] | None = None, *, structured_content: bool = False
+) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     server = create_server(settings, roots, structured_content=structured_content)
 
