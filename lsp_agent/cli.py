@@ -55,6 +55,22 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(read)
 
+    search = sub.add_parser("search", help="search file contents (Rust regex), answer shortened to fit the budget")
+    search.add_argument("pattern")
+    search.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to search (default: the workspace)")
+    search.add_argument("--max-chars", type=int, help="budget of the answer")
+    search.add_argument("-g", "--glob", action="append", help="include (GLOB) or exclude (!GLOB) files; repeatable")
+    search.add_argument("-i", "--ignore-case", action="store_true", help="match case-insensitively")
+    search.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is literal text")
+    search.add_argument("-U", "--multiline", action="store_true", help="let matches span lines")
+    search.add_argument("-A", "--after-context", type=int, help="lines of context after each match")
+    search.add_argument("-B", "--before-context", type=int, help="lines of context before each match")
+    search.add_argument("--count-binary", action="store_true", help="read binary files to name those that match")
+    search.add_argument("--offset", type=int, help="page the full matches: skip this many")
+    search.add_argument("--limit", type=int, help="page the full matches: show at most this many")
+    search.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(search)
+
     symbols = sub.add_parser("symbols", help="outline a file or folder (kinds, names, line ranges)")
     symbols.add_argument("path", nargs="?", default=".")
     symbols.add_argument("--depth", type=int, help="show symbols down to this depth (1: top level)")
@@ -134,6 +150,22 @@ def main(argv: list[str] | None = None) -> int:
         arguments["if_version"] = args.if_version
         arguments["symbol"] = args.symbol
         return run_tool(args, "read", arguments)
+    if args.command == "search":
+        arguments = {
+            "pattern": args.pattern,
+            "paths": args.paths or None,
+            "glob": args.glob,
+            "ignore_case": args.ignore_case or None,
+            "fixed_strings": args.fixed_strings or None,
+            "multiline": args.multiline or None,
+            "count_binary": args.count_binary or None,
+            "context_after": args.after_context,
+            "context_before": args.before_context,
+            "max_chars": args.max_chars,
+            "offset": args.offset,
+            "limit": args.limit,
+        }
+        return run_tool(args, "search", arguments)
     if args.command == "symbols":
         return run_tool(args, "symbols", {"path": args.path, "depth": args.depth, "max_chars": args.max_chars})
     if args.command == "find-symbol":

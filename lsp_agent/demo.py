@@ -88,6 +88,12 @@ async def demo() -> None:
              {k: v for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
               if k in ("text", "nudges_left")})
 
+        # A search that overflows its budget: it shrinks, and every line names its symbol.
+        overflow = {"pattern": r"def \w+\(self", "paths": ["lsp_agent/search"], "max_chars": 2000}
+        found = await agent.call("search", **overflow)
+        show(f"search over budget (stage {found['stage']}: {found['stage_name']})", overflow,
+             {k: v for k, v in found.items() if k in ("text", "stage", "next", "total_matches")})
+
 
 def main() -> None:
     asyncio.run(demo())

@@ -128,5 +128,5 @@ def call(ctx: Context, name: str, arguments: Any) -> dict:
 
 
 # Tool modules register themselves on import; this list is the whole catalogue.
-for _module in ("read", "symbols", "calls"):
+for _module in ("read", "search", "symbols", "calls"):
     import_module(f"{__name__}.{_module}")

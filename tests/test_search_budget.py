@@ -1,0 +1,299 @@
+"""The shortening chain: each stage by hand, the fitting rule as a property, and the overflow
+case that motivated it (1,300 classes holding the same matched line)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from lsp_agent.budget import MIN_WIDTH, Overflow, Search, fit, render, widest
+from lsp_agent.errors import Refusal
+from .search_helpers import located, outcome, symbols_from
+
+ROWS = {
+    "a.py": [(3, "    return x  # first"), (4, "    return y"), (10, "print(x)")],
+    "notes.txt": [(1, "x marks the spot…")],
+}
+SYMBOLS = symbols_from({"a.py": {3: "A/f", 4: "A/f", 10: None}, "notes.txt": None})
+MORE = 'more: page the full matches with offset=0 limit=4; narrow with paths=["a.py"] (3 matches) or a glob'
+READ = '; read a match with read path="a.py" start=3'
+
+
+def search(**kwargs) -> Search:
+    context = kwargs.pop("context", None)
+    return Search(outcome(ROWS, context=context), "x|y", SYMBOLS, **kwargs)
+
+
+def stage(n: int, width: int | None = None, **kwargs) -> str:
+    return render(search(**kwargs), n, width)[0]
+
+
+def test_stage_1_full_matches_grouped_by_file_and_symbol_with_context():
+    s = search(context={"a.py": {2: "  def f(self):", 5: "", 9: "x = 1"}}, before=1, after=1)
+    assert render(s, 1)[0] == "\n".join([
+        'search "x|y" · 4 matches in 2 files · stage 1/7: full matches',
+        "a.py",
+        "[A/f]",
+        "2-  def f(self):",
+        "3:    return x  # first",
+        "4:    return y",
+        "5-",
+        "--",
+        "[<module>]",
+        "9-x = 1",
+        "10:print(x)",
+        "notes.txt",
+        "1:x marks the spot\\u2026",  # a literal … at the end is escaped: only cut lines end in …
+    ])
+
+
+def test_stage_2_one_line_per_match():
+    assert stage(2) == "\n".join([
+        'search "x|y" · 4 matches in 2 files · stage 2/7: one line per match',
+        "dropped: indentation",
+        MORE + READ,
+        "a.py",
+        "3 A/f: return x  # first",
+        "4 A/f: return y",
+        "10 <module>: print(x)",
+        "notes.txt",
+        "1: x marks the spot\\u2026",
+    ])
+
+
+def test_stage_3_states_its_width_and_marks_exactly_the_cut_lines():
+    assert stage(3, 16) == "\n".join([
+        'search "x|y" · 4 matches in 2 files · stage 3/7: lines cut to 16 characters',
+        "dropped: indentation, and text past 16 characters (a cut line ends with …)",
+        MORE + READ,
+        "a.py",
+        "3 A/f: return x  # fir…",
+        "4 A/f: return y",
+        "10 <module>: print(x)",
+        "notes.txt",
+        "1: x marks the spo…",
+    ])
+
+
+def test_stage_3_cuts_around_a_match_far_into_the_line():
+    far = "a" * 40 + "NEEDLE" + "b" * 40
+    s = Search(outcome({"f.txt": [(7, far)]}), "NEEDLE", symbols_from({}))
+    s.files[0].matches[0] = type(s.files[0].matches[0])(7, (far,), 40, 46)
+    assert render(s, 3, 20)[0].split("\n")[-1] == "7: …aaaNEEDLEbbbbbbbbb…"
+
+
+def test_stage_4_line_numbers_with_symbols():
+    assert stage(4) == "\n".join([
+        'search "x|y" · 4 matches in 2 files · stage 4/7: line numbers with symbols',
+        "dropped: the matched text",
+        MORE + READ,
+        "a.py",
+        "A/f: 3, 4",
+        "<module>: 10",
+        "notes.txt",
+        "1",
+    ])
+
+
+def test_stage_5_line_numbers_per_file():
+    assert stage(5) == "\n".join([
+        'search "x|y" · 4 matches in 2 files · stage 5/7: line numbers per file',
+        "dropped: the matched text and the enclosing symbols",
+        MORE + READ,
+        "a.py: 3-4, 10",
+        "notes.txt: 1",
+    ])
+
+
+def test_stage_6_counts_per_file():
+    assert stage(6) == "\n".join([
+        'search "x|y" · 4 matches in 2 files · stage 6/7: match counts per file',
+        "dropped: line numbers",
+        MORE,
+        "a.py: 3",
+        "notes.txt: 1",
+    ])
+
+
+def test_stage_7_summary():
+    assert stage(7) == "\n".join([
+        'search "x|y" · 4 matches in 2 files · stage 7/7: summary',
+        "dropped: the list of the 2 files",
+        MORE,
+        "by folder: . 4 (2 files)",
+        "by type: *.py 3 (1 file); *.txt 1 (1 file)",
+    ])
+
+
+def test_binary_files_are_counted_in_every_stage():
+    s = Search(outcome(ROWS, binary=["img.png"]), "x|y", SYMBOLS)
+    for n in range(1, 8):
+        assert "binary files with matches, skipped: 1 (img.png)" in render(s, n, 16)[0].split("\n")[1]
+
+
+def test_fit_takes_the_first_stage_that_fits():
+    s = search()
+    sizes = {n: len(render(s, n, MIN_WIDTH if n == 3 else None)[0]) for n in range(1, 8)}
+    for budget in sorted({*sizes.values(), *(v - 1 for v in sizes.values())}):
+        fitting = [n for n in range(1, 8) if sizes[n] <= budget]
+        if not fitting:
+            with pytest.raises(Refusal):
+                fit(s, budget)
+            continue
+        answer = fit(s, budget)
+        assert answer["stage"] == fitting[0] and len(answer["text"]) <= budget
+
+
+def test_budget_too_small_for_the_summary_says_the_minimum():
+    s = search()
+    with pytest.raises(Refusal) as refused:
+        fit(s, 100)
+    minimum = refused.value.fields["minimum"]
+    assert f"the smallest budget for this search is {minimum}" in refused.value.message
+    assert len(fit(s, minimum)["text"]) == minimum  # and that minimum is enough
+    with pytest.raises(Refusal):
+        fit(s, minimum - 1)
+
+
+def test_paging_shows_the_requested_matches_and_the_next_page():
+    s = Search(outcome(ROWS), "x|y", SYMBOLS, offset=1, limit=2)
+    answer = fit(s, 10_000)
+    assert answer["stage"] == 1 and answer["next"] == {"offset": 3, "limit": 2}
+    assert "4 matches in 2 files, showing matches 2-3" in answer["text"]
+    assert "4:    return y" in answer["text"] and "10:print(x)" in answer["text"]
+    assert "3:" not in answer["text"] and "notes.txt" not in answer["text"]
+
+
+# --- the property ------------------------------------------------------------------------------
+
+line_text = st.tuples(
+    st.integers(0, 6), st.text(st.characters(min_codepoint=32, max_codepoint=0x2026, exclude_categories=("Cs",)), min_size=10, max_size=120)
+).map(lambda t: "    " * t[0] + t[1])  # indented, as code is
+files_strategy = st.dictionaries(
+    st.from_regex(r"[a-c]{1,3}/[a-z]{1,6}\.(py|txt)", fullmatch=True),
+    st.lists(st.tuples(st.integers(1, 3000), line_text), min_size=10, max_size=40, unique_by=lambda r: r[0]),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(files=files_strategy, data=st.data())
+def test_property_within_budget_earliest_stage_covering_every_match(files, data):
+    rows = {path: sorted(r) for path, r in files.items()}
+    table = {}
+    for path, r in rows.items():
+        if path.endswith(".py"):
+            table[path] = {line: data.draw(st.sampled_from([None, "A", "A/f", "B/g"])) for line, _ in r}
+    s = Search(outcome(rows), "p", symbols_from(table))
+    budget = data.draw(st.integers(200, max(200, len(render(s, 1)[0]) + 200)), label="budget")
+    try:
+        answer = fit(s, budget)
+    except Refusal as refusal:
+        assert len(render(s, 7, limit=float("inf"), lists=False)[0]) > budget
+        assert refusal.fields["minimum"] > budget
+        return
+    text, chosen = answer["text"], answer["stage"]
+    event(f"stage {chosen}")
+    assert len(text) <= budget
+    # the earliest stage that fits: every earlier stage is over the budget
+    for earlier in range(1, chosen):
+        width = MIN_WIDTH if earlier == 3 else None
+        if earlier == 3 and widest(s) - 1 < MIN_WIDTH:
+            continue  # no line is wider than the narrowest cut: stage 3 would be stage 2
+        assert len(render(s, earlier, width)[0]) > budget, earlier
+    assert f"stage {chosen}/7" in text.split("\n")[0]
+    # covers every match
+    body = text.split("\n")
+    if chosen <= 5:
+        shown = lines_per_file(text, [f.shown for f in s.files])
+        for f in s.files:
+            assert {m.line for m in f.matches} <= shown[f.shown]
+    elif chosen == 6:
+        counts = dict(re.findall(r"^(\S+): ([\d,]+)$", text, re.M))
+        assert {p: int(c.replace(",", "")) for p, c in counts.items()} == {p: len(r) for p, r in rows.items()}
+    else:
+        assert f"{sum(len(r) for r in rows.values()):,} match" in body[0]
+    # only cut lines end with …
+    if chosen in (2, 3):
+        originals = {(f.shown, m.line): m.lines[0].strip() for f in s.files for m in f.matches}
+        current = None
+        for line in body[3:]:
+            if any(line == f.shown for f in s.files):
+                current = line
+                continue
+            m = re.match(r"(\d+)(?: \S+)?: (.*)$", line)
+            original = originals[(current, int(m.group(1)))]
+            shown = m.group(2)
+            if shown.endswith("…"):
+                assert shown != original and shown.strip("…") in original
+                assert chosen == 3 or original.endswith("…")
+            else:
+                assert shown == original.removesuffix("…") + ("\\u2026" if original.endswith("…") else "")
+
+
+NOTES = ("dropped:", "more:", "binary files", "left out:")
+
+
+def lines_per_file(text: str, paths: list[str]) -> dict[str, set[int]]:
+    """The line numbers an answer of stages 1-5 gives for each file."""
+    found: dict[str, set[int]] = {p: set() for p in paths}
+    current = None
+    for line in text.split("\n")[1:]:
+        if line.startswith(NOTES):
+            continue
+        head, _, rest = line.partition(": ")
+        if line in paths or head in paths:
+            current = line if line in paths else head
+            numbers = rest if head in paths else ""
+        elif re.fullmatch(r"[\d, -]+", line):  # stage 4 without symbols: "3, 7-9"
+            numbers = line
+        elif re.match(r"\d", line):  # stages 1-3: "12:text", "12-context", "12 Symbol: text"
+            numbers = re.match(r"\d+(?:-\d+)?(?=[:\- ])", line).group(0)
+        elif line in ("--",) or re.fullmatch(r"\[.+\]", line):
+            continue
+        else:  # stage 4: "Symbol: 3, 7"
+            numbers = line.rsplit(": ", 1)[-1]
+        for n in re.findall(r"\d+(?:-\d+)?", numbers):
+            a, _, b = n.partition("-")
+            found[current].update(range(int(a), int(b or a) + 1))
+    return found
+
+
+# --- the overflow case ------------------------------------------------------------------------
+
+
+def messages_file(root: Path, classes: int = 1300) -> Path:
+    lines = []
+    for n in range(1, classes + 1):
+        lines += [f"class Message{n}:", "    def __init__(self):", f"        self.id = {n}", "", "    def to_dict(self):",
+                  '        return {"id": self.id, "kind": "message"}', "", ""]
+    path = root / "messages.py"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def test_message777_is_located_from_the_answer_alone(tmp_path, run):
+    path = messages_file(tmp_path)
+    truth = path.read_text().split("\n").index("class Message777:") + 6  # its return line
+    answer = run("search", pattern='return {"id": self.id', fixed_strings=True, max_chars=60_000)
+    assert answer["total_matches"] == 1300
+    assert answer["stage"] > 1  # the full matches do not fit
+    assert len(answer["text"]) <= 60_000
+    assert located(answer["text"])["Message777/to_dict"] == [truth]
+
+
+def test_readme_states_the_figures_per_10000_characters(tmp_path):
+    from benchmarks.bench_search import message_figures
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    figures = {stage: (chars, per_10k) for stage, chars, per_10k in message_figures(tmp_path)}
+    assert [figures[n][1] for n in range(1, 8)] == [131, 149, 236, 396, 0, 0, 0]
+    for stage in (1, 2, 3, 4, 5):
+        chars, per_10k = figures[stage]
+        row = next(line for line in readme.split("\n") if line.startswith(f"| {stage} ") and f"| {chars:,} |" in line)
+        assert row.rstrip().endswith(f"| {per_10k} |") or f"| {per_10k} (" in row

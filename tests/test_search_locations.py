@@ -1,0 +1,34 @@
+"""The search answer's `locations`: every match the answer covers, for editors' quickfix lists."""
+
+from lsp_agent.config import Settings
+from lsp_agent.tools import Context, call
+
+
+def test_locations_cover_every_match_in_path_then_line_order(tmp_path, run):
+    (tmp_path / "b.py").write_text("x = 'needle'\n")
+    (tmp_path / "a.py").write_text("def f():\n    return 'é needle', 'needle'\n\nneedle = 1\n")
+    answer = run("search", pattern="needle")
+    assert answer["locations"] == [
+        {
+            "path": "a.py",
+            "line": 2,
+            "column": 15,
+            "end_column": 21,
+            "text": "    return 'é needle', 'needle'",
+        },
+        {"path": "a.py", "line": 4, "column": 1, "end_column": 7, "text": "needle = 1"},
+        {"path": "b.py", "line": 1, "column": 6, "end_column": 12, "text": "x = 'needle'"},
+    ]
+
+
+def test_locations_follow_the_page(tmp_path, run):
+    (tmp_path / "a.txt").write_text("".join(f"hit {i}\n" for i in range(10)))
+    answer = run("search", pattern="hit", offset=3, limit=2)
+    assert [loc["line"] for loc in answer["locations"]] == [4, 5]
+
+
+def test_locations_are_left_out_when_only_counts_are_kept(tmp_path, ws):
+    (tmp_path / "big.txt").write_text("hit\nmiss\n" * 5000)  # runs of one line: even numbers overflow
+    answer = call(Context(ws, Settings(max_chars=200)), "search", {"pattern": "hit"})
+    assert answer["total_matches"] == 5000
+    assert answer["locations"] is None
