@@ -13,7 +13,8 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from lsp_agent.mcp import ANSWER_META
-from lsp_agent.tools import catalog
+from lsp_agent.tools import Context, call, catalog
+from lsp_agent.workspace import Workspace
 
 SLOW_TOOL_SERVER = str(Path(__file__).with_name("mcp_slow_tool.py"))
 
@@ -149,3 +150,21 @@ def test_without_the_extra_the_command_says_how_to_install_it(tmp_path):
     assert done.returncode == 1
     assert "pip install 'lsp-agent[mcp]'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_search_answers_as_the_registry_does(root):
+    (root / "m.py").write_text(
+        "class Message777:\n"
+        + "".join(f"    def to_dict_{n}(self):\n        return {{'needle': {n}}}\n" for n in range(60))
+    )
+    arguments = {"pattern": "needle", "max_chars": 2500}
+    async with client(root) as mcp:
+        result = await mcp.call_tool("search", arguments)
+        bad_regex = await mcp.call_tool("search", {"pattern": "needle("})
+    answer = result.meta[ANSWER_META]
+    assert answer == call(Context(Workspace([root])), "search", arguments)  # same tool, same answer
+    assert not result.is_error and text_of(result) == answer["text"] and len(answer["text"]) <= 2500
+    assert answer["total_matches"] == 60 and answer["stage"] > 1  # shortened, and it says so
+    assert "Message777/to_dict_" in answer["text"]  # shortened lines still name their symbol
+    assert bad_regex.is_error and bad_regex.meta[ANSWER_META]["error"]["code"] == "invalid_regex"
+    assert "unclosed group" in text_of(bad_regex)
