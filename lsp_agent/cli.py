@@ -33,6 +33,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-file", help="write the server's log here")
     settings_flags(serve)
 
+    mcp = sub.add_parser("mcp", help="serve the agent tools over MCP stdio (needs the extra: pip install 'lsp-agent[mcp]')")
+    mcp.add_argument("--log-file", help="write the server's log here (default: warnings to stderr)")
+    mcp.add_argument(
+        "--structured-content",
+        action="store_true",
+        help="also send each whole answer as structuredContent (off by default: some clients then show the "
+        "model that JSON instead of the text; the answer is always in _meta)",
+    )
+    settings_flags(mcp)
+
     sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
 
     read = sub.add_parser("read", help="read a file in pages, as an agent sees it")
@@ -128,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         return serve(args)
+    if args.command == "mcp":
+        return mcp(args)
     if args.command == "tools":
         from .tools import catalog
 
@@ -182,3 +194,17 @@ def serve(args: argparse.Namespace) -> int:
     else:
         server.start_io()
     return 0
+
+
+def mcp(args: argparse.Namespace) -> int:
+    try:
+        from .mcp import serve as serve_mcp
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        raise SystemExit(
+            "lsp-agent mcp needs the MCP Python SDK, an optional extra; install it with\n"
+            "  pip install 'lsp-agent[mcp]'      (in a checkout: pip install -e '.[mcp]')"
+        ) from None
+    logging.basicConfig(filename=args.log_file, level=logging.INFO if args.log_file else logging.WARNING)
+    return serve_mcp(settings_from(args), args.root, structured_content=args.structured_content)

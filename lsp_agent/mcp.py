@@ -1,0 +1,125 @@
+"""The MCP front door: the registry's agent tools served over MCP stdio.
+
+Thin by design: `tools/list` is the registry's catalog, `tools/call` is `tools.call` run in a
+worker thread. The answer's `text` is the result's one text block, what the model reads. The
+whole answer (`next`, `version`, totals, …) rides along for programs in `_meta` under
+`lsp-agent/answer`, and as `structuredContent` only when asked (`structured_content=True`):
+Claude Code and Copilot CLI show a model `structuredContent` *instead of* the text when both
+are present (anthropics/claude-code#55677, github/copilot-cli#3258), which would hand it an
+escaped JSON object over its budget. A refusal and a malformed call are tool errors
+(`isError`), so the model reads what went wrong and can retry; only an unknown tool name is
+a protocol error. Needs the optional extra `mcp` (the MCP Python SDK).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from . import __version__
+from .config import Settings
+from .errors import ArgumentError
+from .tools import Context, call, catalog, validate
+from .workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+ANSWER_META = "lsp-agent/answer"
+
+
+def create_server(
+    settings: Settings | None = None, roots: list[str] | None = None, *, structured_content: bool = False
+) -> Server:
+    settings = settings or Settings()
+    workspace = Workspace(roots)
+    listed = [
+        types.Tool(name=entry["name"], description=entry["description"], input_schema=entry["inputSchema"])
+        for entry in catalog()  # agent tools only: runtime tools are not for a model to call
+    ]
+    names = [t.name for t in listed]
+    # As many tools at once as the LSP server's pool runs: a burst of calls queues here
+    # rather than starting a thread (and a ripgrep) for each.
+    workers = anyio.CapacityLimiter(4)
+
+    async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name not in names:
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {', '.join(names)}")
+        try:
+            arguments = validate(params.name, params.arguments)
+        except ArgumentError as exc:
+            return tool_error(str(exc))
+        context = Context(workspace, settings, report=progress_reporter(ctx))
+        try:
+            # abandon_on_cancel: a cancelled call answers at once; the tool's thread stops at
+            # its next check_cancelled (and a search kills its ripgrep process).
+            answer = await anyio.to_thread.run_sync(
+                call, context, params.name, arguments, abandon_on_cancel=True, limiter=workers
+            )
+        except anyio.get_cancelled_exc_class():
+            context.cancel_event.set()
+            raise
+        return types.CallToolResult(
+            content=[types.TextContent(text=answer["text"])],
+            structured_content=answer if structured_content else None,
+            is_error="error" in answer,  # a refusal: the text says what to do instead
+            _meta={ANSWER_META: answer},
+        )
+
+    return Server(
+        "lsp-agent",
+        version=__version__,
+        instructions="Paged reads, symbol-aware search and outlines of the workspace; every answer fits "
+        "its budget and says how to get the rest.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def tool_error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def progress_reporter(ctx: ServerRequestContext):
+    """`Context.report` for one call: `notifications/progress` on the call's progressToken
+    (the session drops them when the client sent none). Called from the tool's thread."""
+    token = anyio.lowlevel.current_token()
+    counter = itertools.count(1)
+
+    def report(message: str, percentage: int | None) -> None:
+        # MCP progress must increase: a percentage when the tool knows one, else a count.
+        progress, total = (percentage, 100) if percentage is not None else (next(counter), None)
+        try:
+            anyio.from_thread.run(ctx.session.report_progress, progress, total, message, token=token)
+        except Exception:  # a lost progress note must never fail the tool
+            log.debug("progress not sent", exc_info=True)
+
+    return report
+
+
+def serve(
+    settings: Settings | None = None, roots: list[str] | None = None, *, structured_content: bool = False
+) -> int:
+    """Serve MCP on stdin/stdout until the client closes stdin."""
+    server = create_server(settings, roots, structured_content=structured_content)
+
+    async def run() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(run)
+    return 0

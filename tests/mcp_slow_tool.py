@@ -1,0 +1,29 @@
+"""`lsp-agent mcp` with one extra tool, for the cancellation and progress tests (run as a
+script: python tests/mcp_slow_tool.py --root DIR).
+
+`wait_for_cancel` reports progress every few milliseconds until its call is cancelled, then
+writes the file `cancelled` in the first root, so the test can see the tool itself stopped.
+"""
+
+import sys
+import time
+
+from lsp_agent.cli import main
+from lsp_agent.errors import Cancelled
+from lsp_agent.tools import tool
+
+
+@tool("wait_for_cancel", "Test tool: wait until cancelled.", {"type": "object", "additionalProperties": False})
+def wait_for_cancel(ctx):
+    for step in range(1, 400):  # 20 s at most
+        ctx.progress(f"waiting, step {step}", every=0)
+        try:
+            ctx.check_cancelled()
+        except Cancelled:
+            (ctx.workspace.roots[0] / "cancelled").write_text(f"cancelled at step {step}")
+            raise
+        time.sleep(0.05)
+    return {"text": "never cancelled"}
+
+
+raise SystemExit(main(["mcp", *sys.argv[1:]]))
