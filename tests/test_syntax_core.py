@@ -216,3 +216,31 @@ def test_index_skips_a_file_it_cannot_outline(tmp_path, monkeypatch):
     symbols = index.SymbolIndex(Workspace([tmp_path]))
     assert symbols.build() == 2
     assert [entry.name for _, entry in symbols.query("")] == ["good"]
+
+
+def test_tree_cache_is_bounded_by_source_bytes(tmp_path):
+    from lsp_agent.syntax.parsing import ParseCache
+    from lsp_agent.workspace import Text
+
+    cache = ParseCache(size=100, max_bytes=10_000)
+    texts = {tmp_path / f"m{i}.py": Text.from_str(f"def f{i}():\n    return {i}\n" * 200) for i in range(5)}
+    for path, text in texts.items():  # each about 5,000 bytes: two fit
+        assert cache.parse(path, text, "python") is not None
+    assert len(cache._trees) == 2 and cache._bytes <= 10_000
+    assert list(cache._trees) == list(texts)[-2:]  # the most recent are kept
+    huge = tmp_path / "huge.py"
+    cache.parse(huge, Text.from_str("x = 1\n" * 5_000), "python")  # alone over the limit: still kept
+    assert list(cache._trees) == [huge]
+
+
+def test_index_leaves_out_huge_files(tmp_path, monkeypatch):
+    from lsp_agent.syntax import index as index_module
+    from lsp_agent.workspace import Workspace
+
+    (tmp_path / "small.py").write_text("def kept():\n    pass\n")
+    (tmp_path / "bundle.py").write_text("def skipped():\n    pass\n" + "# filler\n" * 200)
+    monkeypatch.setattr(index_module, "INDEX_MAX_BYTES", 1000)
+    symbols = index_module.SymbolIndex(Workspace([tmp_path]))
+    symbols.build()
+    assert [e.name for _, e in symbols.query("kept")] == ["kept"]
+    assert symbols.query("skipped") == []

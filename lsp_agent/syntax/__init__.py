@@ -33,3 +33,4 @@ def clear_caches() -> None:
         OUTLINES._entries.clear()
     with PARSES._lock:
         PARSES._trees.clear()
+        PARSES._bytes = 0

@@ -21,6 +21,10 @@ from .outline import Symbol, outline, walk
 
 log = logging.getLogger(__name__)
 
+# Larger files (bundles, generated code) are left out of the background index: a 9 MB
+# bundle takes over a second and a quarter of a GB to parse. They still get outlines on demand.
+INDEX_MAX_BYTES = 2 * 1024 * 1024
+
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
 
@@ -110,6 +114,9 @@ class SymbolIndex:
         try:
             text = self.workspace.text(path)
         except Refusal:
+            self.remove(path)
+            return
+        if text.size > INDEX_MAX_BYTES:
             self.remove(path)
             return
         try:

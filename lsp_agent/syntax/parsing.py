@@ -16,6 +16,9 @@ from ..workspace import Text
 from .languages import grammar
 
 TREE_CACHE_SIZE = 48  # trees (with their bytes) kept for incremental re-parses and reuse
+# A tree takes about 25 times its source in memory (typescript.js: 9 MB -> 225 MB), so the
+# cache is also bounded by the source bytes it holds; the newest tree is always kept.
+TREE_CACHE_BYTES = 8 * 1024 * 1024
 MAX_PARSE_BYTES = 32 * 1024 * 1024  # larger texts get no symbols (a parse would take seconds)
 
 
@@ -111,8 +114,10 @@ class ParseCache:
     """The latest tree of each recently parsed path (LRU), and per-thread parsers
     (a tree_sitter.Parser must not be shared between threads)."""
 
-    def __init__(self, size: int = TREE_CACHE_SIZE):
+    def __init__(self, size: int = TREE_CACHE_SIZE, max_bytes: int = TREE_CACHE_BYTES):
         self.size = size
+        self.max_bytes = max_bytes
+        self._bytes = 0
         self._trees: OrderedDict[Path, Parsed] = OrderedDict()
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -149,15 +154,21 @@ class ParseCache:
         parsed = Parsed(language, text.version, data, tree)
         with self._lock:
             self.counts[kind] += 1
+            self._forget(path)
             self._trees[path] = parsed
-            self._trees.move_to_end(path)
-            while len(self._trees) > self.size:
-                self._trees.popitem(last=False)
+            self._bytes += len(data)
+            while len(self._trees) > 1 and (len(self._trees) > self.size or self._bytes > self.max_bytes):
+                _, evicted = self._trees.popitem(last=False)
+                self._bytes -= len(evicted.data)
         return parsed
+
+    def _forget(self, path: Path) -> None:
+        if (old := self._trees.pop(path, None)) is not None:
+            self._bytes -= len(old.data)
 
     def forget(self, path: Path) -> None:
         with self._lock:
-            self._trees.pop(path, None)
+            self._forget(path)
 
 
 PARSES = ParseCache()
