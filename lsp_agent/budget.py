@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .errors import Refusal
 from .search import FileMatches, Match, Outcome, shorten
@@ -488,13 +488,14 @@ def cut_width(s: Search, max_chars: int) -> int | None:
 
 
 def nothing_found(s: Search, max_chars: int) -> dict:
-    o = s.outcome
     options = f" ({s.options})" if s.options else ""
     lines = [
         f"search {shorten(s.pattern)}{options} · no matches",
         *notes(s),
-        "note: hidden files and files ignored by .gitignore/.ignore are not searched (a glob that names them includes "
-        "them); binary files are skipped (count_binary=true names those that match)",
+        (
+            "note: hidden files and files ignored by .gitignore/.ignore are not searched (a glob that names them "
+            "includes them); binary files are skipped (count_binary=true names those that match)"
+        ),
     ]
     text = "\n".join(lines)
     if len(text) > max_chars:

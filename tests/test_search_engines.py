@@ -3,7 +3,6 @@ answers from the pure-Python engine; patterns the Python engine refuses."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 

@@ -17,9 +17,9 @@ import os
 import shutil
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..errors import Refusal
 from ..workspace import Text, Workspace
@@ -167,7 +167,7 @@ def decode(data: bytes) -> str:
 
 
 def strip_eol(line: str) -> str:
-    return line[:-1] if line.endswith("\r") else line
+    return line.removesuffix("\r")
 
 
 def run_search(

@@ -134,7 +134,7 @@ class RipgrepEngine:
             watcher = threading.Thread(target=watch, daemon=True)
             watcher.start()
             try:
-                to_path = lambda p: root / p.removeprefix("./")  # noqa: E731
+                to_path = lambda p: root / p.removeprefix("./")
                 q = self.query
                 summary = self.parse(proc.stdout, to_path, collector, progress, multiline=q.multiline, count_binary=q.count_binary)
             except BaseException:
@@ -162,6 +162,7 @@ class RipgrepEngine:
             self.common_args() + ["--regexp", self.query.pattern, "--", "-"],
             input=text.content.encode("utf-8", errors="surrogatepass"),
             capture_output=True,
+            check=False,  # rg exits 1 when nothing matched, 2 on a bad pattern (refused below)
         )
         if proc.returncode == 2 and not proc.stdout:
             message = clip(proc.stderr.decode("utf-8", errors="replace").strip())

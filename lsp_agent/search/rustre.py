@@ -93,7 +93,7 @@ class Risk:
     repeats: bool = False
     alternatives: bool = False
 
-    def absorb(self, inner: "Risk") -> None:
+    def absorb(self, inner: Risk) -> None:
         self.repeats |= inner.repeats
         self.alternatives |= inner.alternatives
 
