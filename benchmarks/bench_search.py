@@ -13,7 +13,6 @@ benchmarks/.cache and its tool class is called directly, with no language server
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -68,7 +67,7 @@ def run_serena(root: Path, patterns: list[str]) -> dict[str, dict]:
 
 
 def plain_rg(root: Path, pattern: str) -> None:
-    subprocess.run([find_rg(), "--json", pattern, "./"], cwd=root, capture_output=True, stdin=subprocess.DEVNULL)
+    subprocess.run([find_rg(), "--json", pattern, "./"], cwd=root, capture_output=True, stdin=subprocess.DEVNULL, check=False)
 
 
 def ours(root: Path, pattern: str) -> dict:
@@ -208,8 +207,8 @@ def main() -> None:
             started = time.perf_counter()
             answer = ours(root, pattern)  # the first call parses the files it shows symbols for
             cold = time.perf_counter() - started
-            rg_s = median(timed(lambda: plain_rg(root, pattern), REPEAT))
-            ours_s = median(timed(lambda: ours(root, pattern), REPEAT))
+            rg_s = median(timed(lambda root=root, pattern=pattern: plain_rg(root, pattern), REPEAT))
+            ours_s = median(timed(lambda root=root, pattern=pattern: ours(root, pattern), REPEAT))
             serena_s = median(serena[pattern]["seconds"])
             ratio = ours_s / rg_s
             limit = {"rare": 1.5, "very common": 3.0}.get(kind)

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .errors import Refusal
-from .search import FileMatches, Match, Outcome
+from .search import FileMatches, Match, Outcome, shorten
 
 STAGE_NAMES = {
     1: "full matches",
@@ -83,6 +83,7 @@ class Search:
     shown_matches: int = field(init=False)
     _symbols: dict = field(init=False, default_factory=dict)
     full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
+    _page_sizes: dict = field(init=False, default_factory=dict)  # page_size's answers
 
     def __post_init__(self) -> None:
         self.files, self.shown_matches = page(self.outcome, self.offset, self.limit, self.before, self.after)
@@ -292,7 +293,7 @@ def header(s: Search, stage: int, width: int | None) -> str:
     totals = f"{plural(o.total, 'match')} in {plural(len(o.files), 'file')}"
     if s.paged:
         totals += f", showing matches {s.offset + 1:,}-{s.offset + s.shown_matches:,}"
-    return f"search {json.dumps(s.pattern, ensure_ascii=False)}{options} · {totals} · stage {stage}/7: {name}"
+    return f"search {shorten(s.pattern)}{options} · {totals} · stage {stage}/7: {name}"
 
 
 def dropped(s: Search, stage: int, width: int | None) -> str | None:
@@ -312,18 +313,39 @@ def dropped(s: Search, stage: int, width: int | None) -> str | None:
     return f"dropped: {parts}"
 
 
-def page_size(s: Search, budget: int) -> int:
-    """How many full matches (stage 1) would fit a budget like this one: as many as stage 1
-    wrote before it overflowed, less one for the page's own header; else an estimate."""
-    if s.full_fit is not None:
-        return max(1, s.full_fit - 1)
+NEXT_LINE = 80  # room kept for a page's own "more: the next page with offset=… limit=…" line
+
+
+def page_size(s: Search, offset: int, most: int, budget: int) -> int:
+    """The most matches from `offset` (at most `most`) whose full matches (stage 1) fit the
+    budget as a page of their own, its header and "more" line included: the `limit` an
+    answer suggests is checked by rendering that page, so following it gives full matches.
+    (An estimate when only counts were kept.)"""
     if not s.outcome.detailed:
-        return max(1, (budget - 300) // 80)
-    chars = sum(len(f.shown) + 1 for f in s.files)
-    chars += sum(sum(len(t) + len(str(m.line)) + 2 for t in m.lines) for f in s.files for m in f.matches)
-    chars += sum(len(t) + len(str(n)) + 2 for f in s.files for n, t in f.context.items())
-    per_match = chars / max(1, s.shown_matches)
-    return max(1, int((budget - 400) / per_match))
+        return max(1, min(most, (budget - 300) // 80))
+    key = (offset, most, budget)
+    if key not in s._page_sizes:
+
+        def fits(n: int) -> bool:
+            page = Search(s.outcome, s.pattern, s.symbols, s.options, s.before, s.after, offset, n)
+            page._symbols = s._symbols  # symbols computed once for every page tried
+            try:
+                render(page, 1, limit=budget - NEXT_LINE, budget=budget, guide=False)
+                return True
+            except Overflow:
+                return False
+
+        lo, hi = 1, most
+        if s.full_fit is not None and offset == s.offset:
+            hi = max(1, min(hi, s.full_fit))  # stage 1 of the whole overflowed after this many
+        while lo < hi:  # fits(n) only turns False as n grows
+            mid = (lo + hi + 1) // 2
+            if fits(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        s._page_sizes[key] = lo
+    return s._page_sizes[key]
 
 
 def guidance(s: Search, stage: int, budget: int) -> tuple[str | None, dict | None]:
@@ -332,10 +354,11 @@ def guidance(s: Search, stage: int, budget: int) -> tuple[str | None, dict | Non
     if stage == 1:
         end = s.offset + total_shown
         if s.limit is not None and end < s.outcome.total:
-            nxt = {"offset": end, "limit": s.limit}
-            return f"more: the next page with offset={end} limit={s.limit}", nxt
+            limit = page_size(s, end, s.limit, budget)
+            nxt = {"offset": end, "limit": limit}
+            return f"more: the next page with offset={end} limit={limit}", nxt
         return None, None
-    limit = min(page_size(s, budget), total_shown)
+    limit = page_size(s, s.offset, total_shown, budget)
     nxt = {"offset": s.offset, "limit": limit}
     ways = [f"page the full matches with offset={s.offset} limit={limit}"]
     folders: Counter = Counter()
@@ -363,10 +386,17 @@ def notes(s: Search) -> list[str]:
 
 
 def render(
-    s: Search, stage: int, width: int | None = None, limit: float = INFINITE, budget: int = 20_000, lists: bool = True
+    s: Search,
+    stage: int,
+    width: int | None = None,
+    limit: float = INFINITE,
+    budget: int = 20_000,
+    lists: bool = True,
+    guide: bool = True,
 ) -> tuple[str, dict | None]:
     """Stage `stage` of the answer, or Overflow when it is longer than `limit`.
-    (lists=False: the summary's fixed part only, whatever the limit: its smallest size.)"""
+    (lists=False: the summary's fixed part only, whatever the limit: its smallest size;
+    guide=False: without the "more" line, to size a page.)"""
     w = Writer(limit if lists else INFINITE)
     w.add(header(s, stage, width))
     for note in notes(s):
@@ -374,7 +404,7 @@ def render(
     drop = dropped(s, stage, width)
     if drop:
         w.add(drop)
-    more, nxt = guidance(s, stage, budget)
+    more, nxt = guidance(s, stage, budget) if guide else (None, None)
     if more:
         w.add(more)
     try:
@@ -458,13 +488,14 @@ def cut_width(s: Search, max_chars: int) -> int | None:
 
 
 def nothing_found(s: Search, max_chars: int) -> dict:
-    o = s.outcome
     options = f" ({s.options})" if s.options else ""
     lines = [
-        f"search {json.dumps(s.pattern, ensure_ascii=False)}{options} · no matches",
+        f"search {shorten(s.pattern)}{options} · no matches",
         *notes(s),
-        "note: hidden files and files ignored by .gitignore/.ignore are not searched (a glob that names them includes "
-        "them); binary files are skipped (count_binary=true names those that match)",
+        (
+            "note: hidden files and files ignored by .gitignore/.ignore are not searched (a glob that names them "
+            "includes them); binary files are skipped (count_binary=true names those that match)"
+        ),
     ]
     text = "\n".join(lines)
     if len(text) > max_chars:

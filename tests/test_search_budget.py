@@ -10,8 +10,9 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from lsp_agent.budget import MIN_WIDTH, Overflow, Search, fit, render, widest
+from lsp_agent.budget import MIN_WIDTH, Search, fit, render, widest
 from lsp_agent.errors import Refusal
+
 from .search_helpers import located, outcome, symbols_from
 
 ROWS = {
@@ -214,7 +215,7 @@ def test_property_within_budget_earliest_stage_covering_every_match(files, data)
         for f in s.files:
             assert {m.line for m in f.matches} <= shown[f.shown]
     elif chosen == 6:
-        counts = dict(re.findall(r"^(\S+): ([\d,]+)$", text, re.M))
+        counts = dict(re.findall(r"^(\S+): ([\d,]+)$", text, re.MULTILINE))
         assert {p: int(c.replace(",", "")) for p, c in counts.items()} == {p: len(r) for p, r in rows.items()}
     else:
         assert f"{sum(len(r) for r in rows.values()):,} match" in body[0]

@@ -3,7 +3,6 @@ answers from the pure-Python engine; patterns the Python engine refuses."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -249,3 +248,43 @@ def test_a_bad_glob_is_refused(tree, engine, glob):
         pytest.skip("no rg")
     refused = search(tree, engine, "foo", glob=glob)
     assert refused["error"]["code"] == "invalid_glob" and "error parsing glob" in refused["text"]
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+@pytest.mark.parametrize(
+    "arguments,code",
+    [
+        ({"pattern": "a\x00b"}, "invalid_regex"),
+        ({"pattern": "x" * 200_000}, "invalid_regex"),  # past the OS's limit for one argument
+        ({"pattern": "foo", "glob": "*.py\x00"}, "invalid_glob"),
+        ({"pattern": "foo", "glob": ["*"] * 101}, "invalid_glob"),
+        ({"pattern": "foo", "glob": "{" * 5_000}, "invalid_glob"),
+    ],
+)
+def test_hostile_input_is_refused_by_both_engines_within_a_short_answer(tree, engine, arguments, code):
+    if engine == "rg" and find_rg() is None:
+        pytest.skip("no rg")
+    refused = search(tree, engine, **arguments)
+    assert refused["error"]["code"] == code
+    assert len(refused["text"]) < 2_500  # the pattern or glob is not echoed whole
+
+
+def test_a_long_pattern_is_cut_in_the_header_not_refused_for_the_budget(tree):
+    pattern = "foo|" + "|".join(f"word{i}" for i in range(1_000))
+    answer = search(tree, "rg" if find_rg() else "python", pattern)
+    assert "error" not in answer and answer["total_matches"] > 0
+    assert answer["text"].startswith('search "foo|word0|') and len(answer["text"].split("\n")[0]) < 300
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+c", "(x\\s*)*y", "(a{2,3})+", "((a|b)c)*"])
+def test_python_engine_refuses_patterns_that_backtrack_exponentially(tree, pattern):
+    with pytest.raises(Unsupported, match="exponential"):
+        translate(pattern)
+    (tree / "long.txt").write_text("a" * 60 + "\n")
+    refused = search(tree, "python", pattern)  # without the refusal this call would not return
+    assert refused["error"]["code"] == "unsupported_regex"
+
+
+@pytest.mark.parametrize("pattern", ["(ab)+", "(foo|bar)?", "(a{2})+", "(?:x)+y", "(a+)?"])
+def test_repeated_groups_without_backtracking_risk_still_run(pattern):
+    assert re.compile(translate(pattern))

@@ -32,3 +32,21 @@ def test_locations_are_left_out_when_only_counts_are_kept(tmp_path, ws):
     answer = call(Context(ws, Settings(max_chars=200)), "search", {"pattern": "hit"})
     assert answer["total_matches"] == 5000
     assert answer["locations"] is None
+
+
+def test_following_next_pages_through_every_match_exactly_once(tmp_path, ws):
+    for name in ("a", "b", "c"):
+        body = "".join(f"class {name.upper()}{i}:\n    def f(self):\n        return 'needle {i}' * 3\n" for i in range(40))
+        (tmp_path / f"{name}.py").write_text(body)
+    ctx = Context(ws, Settings(max_chars=2_000))
+    every = call(ctx, "search", {"pattern": "needle", "max_chars": 100_000})["locations"]
+    assert len(every) == 120
+    answer = call(ctx, "search", {"pattern": "needle"})
+    assert answer["stage"] > 1 and answer["next"] == {"offset": 0, "limit": answer["next"]["limit"]}
+    seen, pages = [], 0
+    while answer["next"] is not None:
+        answer = call(ctx, "search", {"pattern": "needle", **answer["next"]})
+        assert answer["stage"] == 1 and len(answer["text"]) <= 2_000
+        seen += answer["locations"]
+        pages += 1
+    assert seen == every and pages > 2  # each match once, in path-then-line order

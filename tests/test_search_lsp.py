@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
@@ -118,7 +119,7 @@ async def test_cancelling_a_long_search_leaves_no_rg_process(client: LanguageCli
         await asyncio.sleep(0.02)
     await asyncio.sleep(0.3)
     client.protocol.notify("$/cancelRequest", types.CancelParams(id=request_id))
-    with pytest.raises(Exception):
+    with pytest.raises(JsonRpcRequestCancelled):  # not a timeout: the request really ended
         await asyncio.wait_for(asyncio.wrap_future(pending), 10)
     deadline = time.monotonic() + 3
     while rg_processes_in(tree):

@@ -12,13 +12,14 @@ be counts anyway, and this keeps a very common pattern close to ripgrep's own sp
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..errors import Refusal
 from ..workspace import Text, Workspace
@@ -166,7 +167,7 @@ def decode(data: bytes) -> str:
 
 
 def strip_eol(line: str) -> str:
-    return line[:-1] if line.endswith("\r") else line
+    return line.removesuffix("\r")
 
 
 def run_search(
@@ -182,8 +183,7 @@ def run_search(
     """Search `targets` with `engine` ("auto": ripgrep if found, "rg", "python")."""
     from . import pure, ripgrep
 
-    if "\n" in query.pattern and not query.multiline:
-        raise Refusal("invalid_regex", "The pattern contains a line break; set multiline=true to match across lines.")
+    check_query(query)
     rg = find_rg() if engine in ("auto", "rg") else None
     if engine == "rg" and rg is None:
         raise Refusal("no_ripgrep", "search_engine is 'rg' but no rg was found on PATH or in the ripgrep wheel.")
@@ -205,6 +205,45 @@ def run_search(
                 collector.files_searched += 1
                 break
     return collector.outcome("ripgrep" if rg is not None else "python")
+
+
+# Untrusted input must not reach rg's command line in a form the OS refuses (a NUL byte, an
+# argument past Linux's 128 KiB limit), which would fail the call with an internal error.
+MAX_PATTERN = 10_000
+MAX_GLOB = 1_000
+MAX_GLOBS = 100
+
+
+def shorten(text: str, width: int = 200) -> str:
+    """A pattern or glob as echoed in answers and refusals: JSON, cut at `width` with "…"."""
+    shown = json.dumps(text, ensure_ascii=False)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
+def check_query(query: Query) -> None:
+    """Refuse, the same way for both engines, what neither can run."""
+    if "\n" in query.pattern and not query.multiline:
+        raise Refusal("invalid_regex", "The pattern contains a line break; set multiline=true to match across lines.")
+    if "\x00" in query.pattern:
+        raise Refusal(
+            "invalid_regex",
+            "The pattern contains a NUL character, which no searched text has (a file with a NUL byte is "
+            "binary and skipped); remove it.",
+        )
+    if len(query.pattern) > MAX_PATTERN:
+        raise Refusal(
+            "invalid_regex",
+            f"The pattern is {len(query.pattern):,} characters long; the longest accepted is {MAX_PATTERN:,}.",
+        )
+    if len(query.globs) > MAX_GLOBS:
+        raise Refusal("invalid_glob", f"{len(query.globs):,} globs given; at most {MAX_GLOBS} are accepted.")
+    for glob in query.globs:
+        if "\x00" in glob or len(glob) > MAX_GLOB:
+            raise Refusal(
+                "invalid_glob",
+                f"The glob {shorten(glob)} is not accepted: a glob may not contain a NUL character "
+                f"or be longer than {MAX_GLOB:,} characters.",
+            )
 
 
 def visits(root: Path, rel: str, path: Path, globs: tuple[str, ...]) -> bool:

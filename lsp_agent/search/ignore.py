@@ -143,7 +143,7 @@ class Overrides:
     globs: list[tuple[re.Pattern, bool]] = field(default_factory=list)
 
     @classmethod
-    def parse(cls, globs: list[str]) -> "Overrides":
+    def parse(cls, globs: list[str]) -> Overrides:
         return cls([glob_regex(g) for g in globs])
 
     def check(self, rel: str, is_dir: bool) -> bool | None:
@@ -168,7 +168,7 @@ class Level:
     specs: tuple  # (.rgignore, .ignore, .gitignore, .git/info/exclude) specs or None
 
     @classmethod
-    def load(cls, folder: Path, rel: str) -> "Level":
+    def load(cls, folder: Path, rel: str) -> Level:
         specs = [spec_of(read_rules(folder / name)) for name in IGNORE_FILES]
         git = folder / ".git"
         specs.append(spec_of(read_rules(git / "info" / "exclude")) if git.is_dir() else None)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import Cancelled, Refusal
 from ..workspace import Text
-from . import Collector, Match, Query, Target, decode, strip_eol
+from . import Collector, Match, Query, Target, decode, shorten, strip_eol
 from .ignore import Overrides, Rules, walk
 from .ripgrep import CHUNK
 from .rustre import Invalid, Unsupported, needs_unicode_variant, translate
@@ -39,22 +39,17 @@ class PythonEngine:
         q = self.query
         key = unicode_text and not q.fixed_strings and needs_unicode_variant(q.pattern)
         if key not in self._regex:
-            if "\n" in q.pattern and not q.multiline:
-                raise Refusal(
-                    "invalid_regex",
-                    "The pattern contains a line break; set multiline=true to match across lines.",
-                )
             try:
                 if q.fixed_strings:
                     source = re.escape(q.pattern)
                 else:
                     source = translate(q.pattern, multiline=q.multiline, unicode_text=key)
             except Invalid as exc:
-                raise Refusal("invalid_regex", f"Invalid regex {q.pattern!r} (Rust regex syntax): {exc}.") from None
+                raise Refusal("invalid_regex", f"Invalid regex {shorten(q.pattern)} (Rust regex syntax): {exc}.") from None
             except Unsupported as exc:
                 raise Refusal(
                     "unsupported_regex",
-                    f"The Python search engine cannot run {q.pattern!r} exactly as ripgrep would: {exc}. "
+                    f"The Python search engine cannot run {shorten(q.pattern)} exactly as ripgrep would: {exc}. "
                     "Rewrite the pattern without it, or install ripgrep (the `ripgrep` wheel) to use it.",
                 ) from None
             flags = re.MULTILINE | (re.IGNORECASE if q.ignore_case else 0)

@@ -25,11 +25,19 @@ from pathlib import Path
 
 from ..errors import Cancelled, Refusal
 from ..workspace import Text
-from . import Collector, Match, Query, Target, strip_eol
+from . import Collector, Match, Query, Target, shorten, strip_eol
 from .ignore import ancestor_rules
 
 MATCH_PREFIX = b'{"type":"match"'
 CHUNK = 512  # matches handed to the collector at a time, so a huge file cannot pile up
+MAX_ERROR = 1_000  # characters of rg's error message passed on (it quotes the whole pattern or glob)
+
+
+def clip(message: str) -> str:
+    """rg's error message, its middle cut when long: the start says what, the end says why."""
+    if len(message) <= MAX_ERROR:
+        return message
+    return message[: MAX_ERROR // 2] + " … " + message[-MAX_ERROR // 2 :]
 
 
 def data_text(field: dict) -> tuple[str, bytes]:
@@ -110,7 +118,10 @@ class RipgrepEngine:
 
     def run(self, args: list[str], root: Path, collector: Collector, cancelled, progress) -> None:
         with tempfile.TemporaryFile() as errors:
-            proc = subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+            try:
+                proc = subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+            except OSError as exc:  # e.g. so many paths that the command line is over the OS's limit
+                raise Refusal("search_failed", f"ripgrep could not be started ({exc.strerror}); search fewer paths at once.") from None
             stop = threading.Event()
 
             def watch() -> None:  # kill rg as soon as the caller cancels
@@ -123,7 +134,7 @@ class RipgrepEngine:
             watcher = threading.Thread(target=watch, daemon=True)
             watcher.start()
             try:
-                to_path = lambda p: root / p.removeprefix("./")  # noqa: E731
+                to_path = lambda p: root / p.removeprefix("./")
                 q = self.query
                 summary = self.parse(proc.stdout, to_path, collector, progress, multiline=q.multiline, count_binary=q.count_binary)
             except BaseException:
@@ -137,13 +148,13 @@ class RipgrepEngine:
             if cancelled():
                 raise Cancelled()
             errors.seek(0)
-            message = errors.read().decode("utf-8", errors="replace").strip()
+            message = clip(errors.read().decode("utf-8", errors="replace").strip())
             if "error parsing glob" in message:
                 raise Refusal("invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{message}")
             if proc.returncode == 2 and summary is None:
                 raise Refusal(
                     "invalid_regex",
-                    f"ripgrep refused the pattern {self.query.pattern!r} (Rust regex syntax):\n{message}",
+                    f"ripgrep refused the pattern {shorten(self.query.pattern)} (Rust regex syntax):\n{message}",
                 )
 
     def search_text(self, path: Path, text: Text, collector: Collector) -> None:
@@ -151,10 +162,11 @@ class RipgrepEngine:
             self.common_args() + ["--regexp", self.query.pattern, "--", "-"],
             input=text.content.encode("utf-8", errors="surrogatepass"),
             capture_output=True,
+            check=False,  # rg exits 1 when nothing matched, 2 on a bad pattern (refused below)
         )
         if proc.returncode == 2 and not proc.stdout:
-            message = proc.stderr.decode("utf-8", errors="replace").strip()
-            raise Refusal("invalid_regex", f"ripgrep refused the pattern {self.query.pattern!r} (Rust regex syntax):\n{message}")
+            message = clip(proc.stderr.decode("utf-8", errors="replace").strip())
+            raise Refusal("invalid_regex", f"ripgrep refused the pattern {shorten(self.query.pattern)} (Rust regex syntax):\n{message}")
         lines = proc.stdout.splitlines(keepends=True)
         q = self.query
         self.parse(lines, lambda p: path, collector, lambda m: None, multiline=q.multiline, count_binary=q.count_binary, from_editor=True)

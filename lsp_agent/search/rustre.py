@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 
@@ -85,6 +86,18 @@ def hexcode(p: str, i: int, letter: str) -> tuple[int, int]:
     return value, nxt
 
 
+@dataclass
+class Risk:
+    """What a group holds that makes repeating it backtrack badly in Python's re."""
+
+    repeats: bool = False
+    alternatives: bool = False
+
+    def absorb(self, inner: Risk) -> None:
+        self.repeats |= inner.repeats
+        self.alternatives |= inner.alternatives
+
+
 class Translator:
     def __init__(self, pattern: str, *, multiline: bool, unicode_text: bool):
         self.p = pattern
@@ -111,9 +124,16 @@ class Translator:
 
     def translate(self) -> str:
         p, out, i = self.p, [], 0
-        depth, atom = 0, False  # open groups; may a repetition follow?
+        atom = False  # may a repetition follow?
+        # Per open group: does it hold a repetition or alternatives? Python's re backtracks,
+        # so repeating such a group ((a+)+, (a|aa)+) can take exponential time on one line,
+        # where ripgrep takes linear time: those patterns are refused, not run.
+        groups: list[Risk] = []
+        closed: Risk | None = None  # the group just closed, if it is what a repetition follows
         while i < len(p):
             c = p[i]
+            if c not in "*+?{":
+                closed = None
             if c == "\\":
                 piece, i = self.escape(i)
                 out.append(piece)
@@ -131,13 +151,15 @@ class Translator:
                     atom = False
                     continue
                 out.append(piece)
-                depth += 1
+                groups.append(Risk())
                 atom = False
                 continue
             if c == ")":
-                if depth == 0:
+                if not groups:
                     raise Invalid(f"unopened group at offset {i}")
-                depth -= 1
+                closed = groups.pop()
+                if groups:
+                    groups[-1].absorb(closed)
                 out.append(")")
                 i += 1
                 atom = True
@@ -154,9 +176,20 @@ class Translator:
                         raise Invalid(f"invalid repetition range {m.group(0)}: the maximum is below the minimum")
                     out.append(m.group(0))
                     i = m.end()
+                    many = int(high) > 1 if high else (low > 1 or m.group(2) is not None)
+                    varies = m.group(2) is not None and high != str(low)  # {n,} or {n,m}, m > n
                 else:
                     out.append(c)
                     i += 1
+                    many, varies = c != "?", True
+                if many and closed is not None and (closed.repeats or closed.alternatives):
+                    raise Unsupported(
+                        "a repeated group that holds a repetition or alternatives (like (a+)+ or (a|ab)*) "
+                        "can take exponential time in Python's re (ripgrep's takes linear time)"
+                    )
+                if varies and groups:
+                    groups[-1].repeats = True
+                closed = None
                 if i < len(p) and p[i] == "?":
                     out.append("?")
                     i += 1
@@ -166,6 +199,8 @@ class Translator:
                 continue
             if c == "\n" and not self.multiline:
                 raise Invalid('the literal "\\n" is not allowed in a regex (set multiline to match across lines)')
+            if c == "|" and groups:
+                groups[-1].alternatives = True
             if c in "^$|.":
                 out.append(c)
                 atom = c == "."
@@ -173,7 +208,7 @@ class Translator:
                 out.append(re.escape(c))
                 atom = True
             i += 1
-        if depth:
+        if groups:
             raise Invalid("unclosed group")
         return "".join(out)
 
