@@ -48,7 +48,7 @@ def serena_python() -> Path:
     python = SERENA_VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(SERENA_VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "serena-agent"], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "serena-agent==2.1.0"], check=True)
     return python
 
 
