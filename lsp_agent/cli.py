@@ -17,6 +17,7 @@ def settings_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--root", action="append", help="workspace root (repeatable; default: the current directory)")
     group.add_argument("--default-max-chars", dest="default_max_chars", type=int, help="default answer budget")
     group.add_argument("--search-engine", choices=["auto", "rg", "python"], help="search engine")
+    group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,6 +110,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         options["max_chars"] = args.default_max_chars
     if getattr(args, "search_engine", None) is not None:
         options["search_engine"] = args.search_engine
+    if getattr(args, "max_nudges", None) is not None:
+        options["max_nudges"] = args.max_nudges
     settings, problems = Settings.from_options(options)
     if problems:
         raise SystemExit("lsp-agent: " + "; ".join(problems))
