@@ -354,3 +354,28 @@ def test_document_symbols_follow_the_unsaved_buffer(editor, workspace):
     editor.lua("vim.lsp.buf.document_symbol()")
     editor.wait("#vim.fn.getloclist(0) > 0")
     assert location_list(editor)[-1] == (12, "[Function] farewell")
+
+
+def test_quickfix_columns_count_composing_characters(nvim, workspace):
+    # "é" written as e + U+0301: the server counts two code points, UTF-8 has three bytes.
+    (workspace / "accent.py").write_text("e\u0301x = 1\n")
+    nvim.edit(workspace / "app.py")
+    nvim.run("LspAgentSearch x = 1")
+    assert quickfix(nvim) == [(str(workspace / "accent.py"), 1, 4, 9, "e\u0301x = 1")]
+
+
+def test_a_second_setup_replaces_the_first(workspace, tmp_path):
+    first = "{{ cmd = {cmd}, filetypes = {{ 'lua' }}, init_options = {{ max_chars = 400 }} }}"
+    ed = Editor(workspace, tmp_path, first.format(cmd=server_command()))
+    try:
+        ed.lua(f"require('lsp_agent').setup({{ cmd = {server_command()} }})")
+        # Every filetype again, and the server's own default budget (no init_options sent).
+        ed.edit(workspace / "long.py")
+        assert ed.lua("return vim.lsp.get_clients({ bufnr = 0 })[1].config.init_options") is None
+        lines = ed.run("LspAgentRead 1")
+        assert lines[-1] == "60  value_60 = 60"  # all 60 lines fit the default budget, not 400
+        commands = ed.lua("return vim.tbl_keys(vim.api.nvim_get_commands({}))")
+        commands = [c for c in commands if c.startswith("LspAgent")]
+        assert sorted(commands) == ["LspAgentRead", "LspAgentSearch", "LspAgentSymbols"]
+    finally:
+        ed.close()

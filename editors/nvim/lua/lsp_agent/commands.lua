@@ -121,8 +121,9 @@ local function symbols()
 end
 
 --- The 1-based byte column of 1-based character column `col` of `text` (quickfix counts bytes).
+--- The server counts code points, composing ones included, hence byteidxcomp, not byteidx.
 local function byte_column(text, col)
-  local byte = vim.fn.byteidx(text, col - 1)
+  local byte = vim.fn.byteidxcomp(text, col - 1)
   return byte >= 0 and byte + 1 or col
 end
 

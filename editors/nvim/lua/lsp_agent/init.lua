@@ -71,18 +71,17 @@ function M.setup(opts)
   end
 
   if vim.lsp.config and vim.lsp.enable then
-    vim.lsp.config(
-      M.name,
-      vim.tbl_extend("force", client_config(), {
-        -- Attach only inside a workspace root: on_dir is not called otherwise.
-        root_dir = function(bufnr, on_dir)
-          local root = M.root(bufnr)
-          if root then
-            on_dir(root)
-          end
-        end,
-      })
-    )
+    -- Assigned, not `vim.lsp.config(name, ...)`, which deep-merges into the previous config:
+    -- a second setup() would keep options it no longer gives (init_options, filetypes).
+    vim.lsp.config[M.name] = vim.tbl_extend("force", client_config(), {
+      -- Attach only inside a workspace root: on_dir is not called otherwise.
+      root_dir = function(bufnr, on_dir)
+        local root = M.root(bufnr)
+        if root then
+          on_dir(root)
+        end
+      end,
+    })
     vim.lsp.enable(M.name)
   else
     local group = vim.api.nvim_create_augroup("lsp_agent", { clear = true })
