@@ -21,6 +21,9 @@ import {
 const SCHEME = "lsp-agent";
 
 let client: LanguageClient | undefined;
+// One channel for the extension's life, shared by every client a restart creates (a client
+// that names its own channel leaves it behind when it cannot be stopped cleanly).
+let output: vscode.LogOutputChannel;
 // Why there is no client, told to the user when a command needs one.
 let notRunning = "lsp-agent is starting.";
 
@@ -54,7 +57,9 @@ class AnswerDocuments implements vscode.TextDocumentContentProvider {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const answers = new AnswerDocuments();
+  output = vscode.window.createOutputChannel("lsp-agent", { log: true });
   context.subscriptions.push(
+    output,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, answers),
     vscode.workspace.onDidCloseTextDocument((document) => {
       if (document.uri.scheme === SCHEME) {
@@ -124,7 +129,7 @@ async function start(): Promise<void> {
     // document symbols come for languages it has grammars for.
     documentSelector: [{ scheme: "file" }],
     initializationOptions: initializationOptions((setting) => config.get(setting)),
-    outputChannelName: "lsp-agent",
+    outputChannel: output,
   };
   client = new LanguageClient("lspAgent", "lsp-agent", serverOptions, clientOptions);
   try {
@@ -141,7 +146,13 @@ async function stop(): Promise<void> {
   client = undefined;
   notRunning = "lsp-agent is restarting.";
   if (running) {
-    await running.stop();
+    try {
+      await running.stop();
+    } catch (error) {
+      // A server that crashed for good, is still starting or will not shut down cannot be
+      // stopped; a restart must start a new one all the same.
+      output.warn(`stopping the server failed: ${String(error)}`);
+    }
   }
 }
 
