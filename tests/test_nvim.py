@@ -379,3 +379,18 @@ def test_a_second_setup_replaces_the_first(workspace, tmp_path):
         assert sorted(commands) == ["LspAgentRead", "LspAgentSearch", "LspAgentSymbols"]
     finally:
         ed.close()
+
+
+def test_answer_buffer_is_reused_and_stays_a_scratch_buffer(nvim, workspace):
+    nvim.edit(workspace / "long.py")
+    nvim.run("LspAgentRead 1")
+    nvim.nvim.command("bdelete")  # unloaded, still listed by name
+    nvim.nvim.command(f"edit {workspace / 'long.py'}")
+    assert nvim.run("LspAgentRead 3")[0].startswith("long.py · lines 3-")
+    assert nvim.lua("return { vim.bo.buftype, vim.bo.bufhidden, vim.bo.swapfile, vim.bo.filetype }") == [
+        "nofile",
+        "hide",
+        False,
+        "lsp_agent",
+    ]
+    assert [b.name for b in nvim.nvim.buffers if b.name.startswith("lsp-agent://")] == ["lsp-agent://read"]

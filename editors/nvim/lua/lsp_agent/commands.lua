@@ -21,8 +21,6 @@ local function scratch(tool)
   if bufnr == -1 then
     bufnr = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_name(bufnr, name)
-    vim.bo[bufnr].bufhidden = "hide"
-    vim.bo[bufnr].filetype = "lsp_agent"
   end
   local win = vim.fn.bufwinid(bufnr)
   if win == -1 then
@@ -30,6 +28,14 @@ local function scratch(tool)
     vim.api.nvim_win_set_buf(0, bufnr)
   else
     vim.api.nvim_set_current_win(win)
+  end
+  -- Every time, not only on creation: a buffer unloaded by :bdelete comes back as a plain one
+  -- (a file named lsp-agent://read that :w would write).
+  vim.bo[bufnr].buftype = "nofile"
+  vim.bo[bufnr].bufhidden = "hide"
+  vim.bo[bufnr].swapfile = false
+  if vim.bo[bufnr].filetype ~= "lsp_agent" then -- (setting it fires FileType)
+    vim.bo[bufnr].filetype = "lsp_agent"
   end
   return bufnr
 end
