@@ -70,6 +70,7 @@ function M.setup(opts)
     )
   end
 
+  local group = vim.api.nvim_create_augroup("lsp_agent", { clear = true })
   if vim.lsp.config and vim.lsp.enable then
     -- Assigned, not `vim.lsp.config(name, ...)`, which deep-merges into the previous config:
     -- a second setup() would keep options it no longer gives (init_options, filetypes).
@@ -83,8 +84,18 @@ function M.setup(opts)
       end,
     })
     vim.lsp.enable(M.name)
+    if not M.config.filetypes then
+      -- vim.lsp.enable attaches on FileType, which never fires for a file with no filetype.
+      vim.api.nvim_create_autocmd("BufEnter", {
+        group = group,
+        callback = function(args)
+          if vim.bo[args.buf].filetype == "" then
+            attach(args.buf)
+          end
+        end,
+      })
+    end
   else
-    local group = vim.api.nvim_create_augroup("lsp_agent", { clear = true })
     vim.api.nvim_create_autocmd({ "FileType", "BufEnter" }, {
       group = group,
       callback = function(args)
