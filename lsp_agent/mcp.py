@@ -30,7 +30,7 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .config import Settings
 from .errors import ArgumentError
-from .tools import Context, call, catalog, validate
+from .tools import Context, catalog, run, validate
 from .workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def create_server(
             # abandon_on_cancel: a cancelled call answers at once; the tool's thread stops at
             # its next check_cancelled (and a search kills its ripgrep process).
             answer = await anyio.to_thread.run_sync(
-                call, context, params.name, arguments, abandon_on_cancel=True, limiter=workers
+                run, context, params.name, arguments, abandon_on_cancel=True, limiter=workers
             )
         except anyio.get_cancelled_exc_class():
             context.cancel_event.set()

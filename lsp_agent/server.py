@@ -28,7 +28,7 @@ from .config import Settings
 from .errors import ArgumentError, Refusal
 from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import SymbolIndex, convert
-from .tools import REGISTRY, Context, call, catalog, validate
+from .tools import REGISTRY, Context, catalog, run, validate
 from .workspace import Text, Workspace, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class AgentServer(LanguageServer):
         ctx = self.context(report=progress.report)
         loop = asyncio.get_running_loop()
         self.running.add(ctx)
-        job = loop.run_in_executor(self.tool_pool, call, ctx, name, arguments)
+        job = loop.run_in_executor(self.tool_pool, run, ctx, name, arguments)
         try:
             return await job
         except asyncio.CancelledError:
@@ -355,7 +355,7 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
         if not uri.startswith("file:"):
             return
         document = ls.workspace.get_text_document(uri)
-        ls.agent_workspace.update_document(uri, document.source)
+        ls.agent_workspace.open_document(uri, document.source)
         ls.reindex_soon(uri_to_path(uri).resolve())
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

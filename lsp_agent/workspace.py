@@ -208,9 +208,7 @@ class Workspace:
     # --- overlay ----------------------------------------------------------------------
 
     def open_document(self, path: str | Path, content: str) -> None:
-        self._overlay[self._key(path)] = Text.from_str(content)
-
-    def update_document(self, path: str | Path, content: str) -> None:
+        """Serve `content` for `path` until it is closed (an editor's buffer, opened or changed)."""
         self._overlay[self._key(path)] = Text.from_str(content)
 
     def close_document(self, path: str | Path) -> None:
@@ -234,21 +232,20 @@ class Workspace:
         """
         if (open_text := self._overlay.get(path)) is not None:
             return open_text
-        shown = self.display(path)
         try:
             info = os.stat(path)
         except FileNotFoundError:
-            raise Refusal("not_found", f"{shown} does not exist.") from None
+            raise Refusal("not_found", f"{self.display(path)} does not exist.") from None
         except OSError as exc:
-            raise Refusal("unreadable", f"{shown}: {exc.strerror}.") from None
+            raise Refusal("unreadable", f"{self.display(path)}: {exc.strerror}.") from None
         if stat.S_ISDIR(info.st_mode):
-            raise Refusal("is_directory", f"{shown} is a directory; give a file path.")
+            raise Refusal("is_directory", f"{self.display(path)} is a directory; give a file path.")
         if not stat.S_ISREG(info.st_mode):
-            raise Refusal("not_a_file", f"{shown} is not a regular file (a device, socket or pipe).")
+            raise Refusal("not_a_file", f"{self.display(path)} is not a regular file (a device, socket or pipe).")
         if info.st_size > MAX_TEXT_BYTES:
             raise Refusal(
                 "too_large",
-                f"{shown} has {info.st_size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit for text; "
+                f"{self.display(path)} has {info.st_size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit for text; "
                 "search it instead of reading it.",
             )
         key = (info.st_mtime_ns, info.st_size, info.st_ino)
@@ -258,11 +255,11 @@ class Workspace:
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise Refusal("unreadable", f"{shown}: {exc.strerror}.") from None
+            raise Refusal("unreadable", f"{self.display(path)}: {exc.strerror}.") from None
         if b"\x00" in data[:BINARY_SNIFF_BYTES]:
             raise Refusal(
                 "binary",
-                f"{shown} is a binary file ({len(data):,} bytes); it is not shown as text.",
+                f"{self.display(path)} is a binary file ({len(data):,} bytes); it is not shown as text.",
             )
         text = Text.from_bytes(data)
         if len(self._disk_cache) > 64:

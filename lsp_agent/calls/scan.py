@@ -294,9 +294,7 @@ class XmlFinder(HidesFences):
                     return i, end
                 continue
             if not self.in_child:
-                k = i
-                while k < n and text[k] in WS:
-                    k += 1
+                k = skip_ws(text, i, n)
                 if k == n:
                     if not final:
                         return n, None
@@ -373,9 +371,7 @@ class JsonValueFinder(HidesFences):
     def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
         n = len(text)
         if not self.stack:
-            k = i
-            while k < n and text[k] in WS:
-                k += 1
+            k = skip_ws(text, i, n)
             if k == n:
                 return n, (End(base + n, OPEN) if final else None)
             if text[k] != self.first:

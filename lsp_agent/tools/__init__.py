@@ -120,7 +120,12 @@ def describe_schema_error(error: jsonschema.ValidationError) -> str:
 def call(ctx: Context, name: str, arguments: Any) -> dict:
     """Validate and run one tool call. Refusals come back as answers with `error`;
     malformed arguments raise ArgumentError; cancellation raises Cancelled."""
-    arguments = validate(name, arguments)
+    return run(ctx, name, validate(name, arguments))
+
+
+def run(ctx: Context, name: str, arguments: dict) -> dict:
+    """Run a call whose arguments `validate` has already accepted (front doors validate
+    first, to answer malformed calls in their own protocol)."""
     try:
         return REGISTRY[name].handler(ctx, **arguments)
     except Refusal as refusal:

@@ -77,10 +77,6 @@ def number_lines(start: int, width: int, lines: list[str]) -> list[str]:
     return [("%*d  %s\n" * len(lines) % tuple(fields))[:-1]]
 
 
-def numbered(number: int, width: int, line: str) -> str:
-    return f"{number:>{width}}  {line}"
-
-
 def file_notes(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
     notes = []
     if text.from_editor:
@@ -220,7 +216,7 @@ def read_text(
         line = text.line(start)
         piece = line[col - 1 : col - 1 + take]
         segment = (col, col - 1 + len(piece))
-        body.append(numbered(start, width, piece))
+        body += number_lines(start, width, [piece])
         number = start if segment[1] < length else start + 1
 
     end = number - 1 if segment is None or number > start else start

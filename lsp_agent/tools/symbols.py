@@ -15,7 +15,7 @@ from ..syntax import EXTENSIONS, Symbol, language_for, name_path_matcher, outlin
 from ..syntax.files import source_files
 from ..workspace import Text
 from . import Context, tool
-from .read import numbered, read_text
+from .read import number_lines, read_text
 
 KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
@@ -280,7 +280,7 @@ def find_symbol(
         for shown, _, text, s in found:
             width = len(str(s.end_line))
             blocks.append(f"── {shown}:{span(s)}  {s.kind} {s.name_path}")
-            blocks += [numbered(n, width, text.line(n)) for n in range(s.start_line, min(s.end_line, text.line_count) + 1)]
+            blocks += number_lines(s.start_line, width, text.lines(s.start_line, min(s.end_line, text.line_count)))
         if fit(blocks, budget):
             return {"text": "\n".join(blocks), "stage": "bodies", **fields}
         trailer = (
