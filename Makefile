@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test venv bench clean
+.PHONY: demo test lint venv bench clean
 
 venv: $(STAMP)
 
@@ -17,8 +17,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m lsp_agent.demo
 
-test: $(STAMP)
+test: lint
 	$(PY) -m pytest -q
+
+# ruff (rules chosen in pyproject.toml) and mypy on lsp_agent; `make test` runs both first.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

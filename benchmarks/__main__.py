@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 names = sys.argv[1:] or sorted(
-    m.name.removeprefix("bench_") for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+    m.name.removeprefix("bench_")
+    for m in pkgutil.iter_modules([str(Path(__file__).parent)])
     if m.name.startswith("bench_")
 )
 for name in names:

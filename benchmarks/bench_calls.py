@@ -135,7 +135,7 @@ def main() -> None:
         ours_small.append(best(lambda text=text: stream(text, 16, tools)))
         report.add(f"naive re-decode per delta: {mb * 1000:.0f} KB", mb, naive[-1], mb / naive[-1])
 
-    per_mb = [s / mb for s, mb in zip(ours, sizes)]
+    per_mb = [s / mb for s, mb in zip(ours, sizes, strict=False)]
     streamed: list = []
     stream(reply, 16, tools, streamed)
     same = streamed == [batch.visible_text, batch.calls, batch.diagnostics]
@@ -149,7 +149,7 @@ def main() -> None:
     )
     report.note(
         "Linearity (16-byte deltas): seconds per MB at "
-        + ", ".join(f"{mb} MB = {p:.3f}" for mb, p in zip(sizes, per_mb))
+        + ", ".join(f"{mb} MB = {p:.3f}" for mb, p in zip(sizes, per_mb, strict=False))
         + f"; largest/smallest = {max(per_mb) / min(per_mb):.2f} (1.0 = perfectly linear)."
     )
     report.note(
@@ -161,7 +161,7 @@ def main() -> None:
         "Naive re-decode per delta: "
         + ", ".join(
             f"{mb * 1000:.0f} KB {n / s:.0f}x slower than the scrubber"
-            for mb, n, s in zip(naive_sizes, naive, ours_small)
+            for mb, n, s in zip(naive_sizes, naive, ours_small, strict=False)
         )
         + "; each doubling of the reply multiplies its time by "
         + " and ".join(f"{g:.1f}" for g in growth)
@@ -189,10 +189,10 @@ def linearity_chart(sizes, ours, naive_sizes, naive):
         return pad + x / xmax * (width - 2 * pad), height - pad - y / ymax * (height - 2 * pad)
 
     def line(xs, ys, color, label, dy):
-        pts = " ".join("{:.1f},{:.1f}".format(*point(x, y)) for x, y in zip(xs, ys))
+        pts = " ".join("{:.1f},{:.1f}".format(*point(x, y)) for x, y in zip(xs, ys, strict=False))
         dots = "".join(
             '<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"/>'.format(*point(x, y), color)
-            for x, y in zip(xs, ys)
+            for x, y in zip(xs, ys, strict=False)
         )
         legend = f'<text x="{pad + 10}" y="{pad + dy}" fill="{color}" font-size="12">{label}</text>'
         return f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>{dots}{legend}'

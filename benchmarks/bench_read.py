@@ -60,8 +60,11 @@ def main() -> None:
     path = typescript_js()
     size = path.stat().st_size
     lines = plain_read(path)
-    report = Report("read", f"Paged read of typescript.js ({size / 1e6:.1f} MB, {lines:,} lines)",
-                    ["what", "pages", "median s", "× plain read"])
+    report = Report(
+        "read",
+        f"Paged read of typescript.js ({size / 1e6:.1f} MB, {lines:,} lines)",
+        ["what", "pages", "median s", "× plain read"],
+    )
     floor = median(timed(lambda: plain_read(path), repeat=5))
     report.add("plain read + split", 1, floor, 1.0)
     numbered = median(timed(lambda: numbered_read(path), repeat=5))
@@ -73,10 +76,12 @@ def main() -> None:
         pages, page_times = runs[0]
         report.add(f"read, max_chars={budget:,}", pages, total, total / floor)
         tenth = max(1, len(page_times) // 10)
-        early, late = median(page_times[1:tenth + 1]), median(page_times[-tenth:])
-        report.note(f"max_chars={budget:,}: median page {early * 1e3:.2f} ms in the first tenth, "
-                    f"{late * 1e3:.2f} ms in the last tenth (flat = linear); "
-                    f"first page (builds the line index) {page_times[0] * 1e3:.1f} ms")
+        early, late = median(page_times[1 : tenth + 1]), median(page_times[-tenth:])
+        report.note(
+            f"max_chars={budget:,}: median page {early * 1e3:.2f} ms in the first tenth, "
+            f"{late * 1e3:.2f} ms in the last tenth (flat = linear); "
+            f"first page (builds the line index) {page_times[0] * 1e3:.1f} ms"
+        )
     with tempfile.TemporaryDirectory() as alone:  # a workspace of this one file: no other work
         copy = Path(shutil.copy(path, alone))
         started = time.perf_counter()
@@ -84,8 +89,10 @@ def main() -> None:
         stdio = time.perf_counter() - started
     report.add("read over LSP stdio, max_chars=20,000", pages, stdio, stdio / floor)
     report.note("Target: the in-process paged read within 3x of the plain read (linear, not quadratic).")
-    report.note(f"Against a read that also numbers every line once, the paged read at max_chars=20,000 "
-                f"takes {totals[20_000] / numbered:.2f}x.")
+    report.note(
+        f"Against a read that also numbers every line once, the paged read at max_chars=20,000 "
+        f"takes {totals[20_000] / numbered:.2f}x."
+    )
     report.write(chart=("what", "× plain read"))
 
 

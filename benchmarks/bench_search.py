@@ -40,7 +40,9 @@ PATTERNS = {
 def stdlib_copy() -> Path:
     target = CACHE / "stdlib"
     if not target.is_dir():
-        shutil.copytree(stdlib(), target, ignore=shutil.ignore_patterns("site-packages", "__pycache__"), symlinks=True)
+        shutil.copytree(
+            stdlib(), target, ignore=shutil.ignore_patterns("site-packages", "__pycache__"), symlinks=True
+        )
     return target
 
 
@@ -56,7 +58,10 @@ def run_serena(root: Path, patterns: list[str]) -> dict[str, dict]:
     job = {"root": str(root), "budget": BUDGET, "patterns": patterns, "repeat": SERENA_REPEAT + 1}
     done = subprocess.run(
         [str(serena_python()), str(Path(__file__).with_name("serena_runner.py"))],
-        input=json.dumps(job), capture_output=True, text=True, check=True,
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     answers = {}
     for line in done.stdout.splitlines():
@@ -67,7 +72,13 @@ def run_serena(root: Path, patterns: list[str]) -> dict[str, dict]:
 
 
 def plain_rg(root: Path, pattern: str) -> None:
-    subprocess.run([find_rg(), "--json", pattern, "./"], cwd=root, capture_output=True, stdin=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        [find_rg(), "--json", pattern, "./"],
+        cwd=root,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def ours(root: Path, pattern: str) -> dict:
@@ -132,7 +143,9 @@ def serena_located(text: str) -> tuple[str, int]:
         return "first lines, cut", sum(len(v) for v in data.values())
     if text.startswith("Matched lines per file"):
         return "first lines", sum(len(v) for v in data.values())
-    return "full matches", sum(1 for v in data.values() for block in v for line in block.split("\n") if line.startswith("  >"))
+    return "full matches", sum(
+        1 for v in data.values() for block in v for line in block.split("\n") if line.startswith("  >")
+    )
 
 
 # --- the Message777 figures (README) ----------------------------------------------------------------
@@ -143,8 +156,16 @@ def message_figures(root: Path) -> list[tuple[int, int, int]]:
     overflow case: 1,300 classes MessageN each holding the same matched line."""
     lines = []
     for n in range(1, 1301):
-        lines += [f"class Message{n}:", "    def __init__(self):", f"        self.id = {n}", "", "    def to_dict(self):",
-                  '        return {"id": self.id, "kind": "message"}', "", ""]
+        lines += [
+            f"class Message{n}:",
+            "    def __init__(self):",
+            f"        self.id = {n}",
+            "",
+            "    def to_dict(self):",
+            '        return {"id": self.id, "kind": "message"}',
+            "",
+            "",
+        ]
     root.mkdir(parents=True, exist_ok=True)
     (root / "messages.py").write_text("\n".join(lines))
     ws = Workspace([root])
@@ -170,8 +191,16 @@ def chart(rows: list[tuple[str, float, float, float]]) -> Path | None:
     labels = [r[0] for r in rows]
     fig, ax = plt.subplots(figsize=(10, 5.2))
     width = 0.27
-    for i, (name, color) in enumerate((("rg --json", "#999999"), ("lsp-agent search", "#4a7ab5"), ("Serena search_for_pattern", "#d08040"))):
-        ax.bar([x + (i - 1) * width for x in range(len(rows))], [r[i + 1] * 1000 for r in rows], width, label=name, color=color)
+    for i, (name, color) in enumerate(
+        (("rg --json", "#999999"), ("lsp-agent search", "#4a7ab5"), ("Serena search_for_pattern", "#d08040"))
+    ):
+        ax.bar(
+            [x + (i - 1) * width for x in range(len(rows))],
+            [r[i + 1] * 1000 for r in rows],
+            width,
+            label=name,
+            color=color,
+        )
     ax.set_yscale("log")
     ax.set_ylabel("median milliseconds (log scale)")
     ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
@@ -192,12 +221,34 @@ def main() -> None:
     speed = Report(
         "search",
         f"search: median seconds, plain rg --json vs lsp-agent vs Serena (budget {BUDGET:,} characters)",
-        ["corpus", "pattern", "kind", "matches", "rg", "ours", "ours cold", "ours/rg", "serena", "serena/ours", "target"],
+        [
+            "corpus",
+            "pattern",
+            "kind",
+            "matches",
+            "rg",
+            "ours",
+            "ours cold",
+            "ours/rg",
+            "serena",
+            "serena/ours",
+            "target",
+        ],
     )
     where = Report(
         "search_located",
         f"search: matches each answer locates at a {BUDGET:,}-character budget",
-        ["corpus", "pattern", "matches", "our stage", "ours: with symbol", "ours: line", "serena's stage", "serena: line", "serena: with symbol"],
+        [
+            "corpus",
+            "pattern",
+            "matches",
+            "our stage",
+            "ours: with symbol",
+            "ours: line",
+            "serena's stage",
+            "serena: line",
+            "serena: with symbol",
+        ],
     )
     bars = []
     for corpus, root in corpora.items():
@@ -214,25 +265,52 @@ def main() -> None:
             limit = {"rare": 1.5, "very common": 3.0}.get(kind)
             target = "n/a" if limit is None else f"≤{limit}× rg: {'met' if ratio <= limit else 'MISSED'}"
             target += f"; ≥10× Serena: {'met' if serena_s / ours_s >= 10 else 'MISSED'}"
-            speed.add(corpus, pattern, kind, answer["total_matches"], rg_s, ours_s, cold, round(ratio, 2), serena_s,
-                      round(serena_s / ours_s, 1), target)
+            speed.add(
+                corpus,
+                pattern,
+                kind,
+                answer["total_matches"],
+                rg_s,
+                ours_s,
+                cold,
+                round(ratio, 2),
+                serena_s,
+                round(serena_s / ours_s, 1),
+                target,
+            )
             stage, text = answer["stage"], answer["text"]
             serena_stage, serena_lines = serena_located(serena[pattern]["text"])
             with_symbol, lines = located(text, stage)
-            where.add(corpus, pattern, answer["total_matches"], f"{stage}: {answer['stage_name']}", with_symbol, lines,
-                      serena_stage, serena_lines, 0)
+            where.add(
+                corpus,
+                pattern,
+                answer["total_matches"],
+                f"{stage}: {answer['stage_name']}",
+                with_symbol,
+                lines,
+                serena_stage,
+                serena_lines,
+                0,
+            )
             bars.append((f"{corpus}: {pattern}", rg_s, ours_s, serena_s))
-    speed.note(f"{REPEAT} runs each after a warm-up (Serena: {SERENA_REPEAT}); 'ours cold' is the first call, "
-               "which also parses the files whose symbols it shows. Machine: 2 shared cores.")
+    speed.note(
+        f"{REPEAT} runs each after a warm-up (Serena: {SERENA_REPEAT}); 'ours cold' is the first call, "
+        "which also parses the files whose symbols it shows. Machine: 2 shared cores."
+    )
     png = chart(bars)
     if png:
         speed.note(f"![search timings]({png.name})")
     speed.write()
-    where.note("'with symbol': matches the answer places inside a named definition (Class/method); Serena's answers "
-               "never name one. 'line': matches given a line number.")
+    where.note(
+        "'with symbol': matches the answer places inside a named definition (Class/method); Serena's answers "
+        "never name one. 'line': matches given a line number."
+    )
     where.write()
-    figures = Report("search_message777", "The overflow case: 1,300 classes MessageN holding the same matched line",
-                     ["stage", "characters", "located with symbol per 10,000 chars"])
+    figures = Report(
+        "search_message777",
+        "The overflow case: 1,300 classes MessageN holding the same matched line",
+        ["stage", "characters", "located with symbol per 10,000 chars"],
+    )
     for row in message_figures(CACHE / "message777"):
         figures.add(*row)
     figures.write()

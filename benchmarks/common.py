@@ -10,8 +10,8 @@ import sys
 import sysconfig
 import tarfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
@@ -24,8 +24,19 @@ def django_tree() -> Path:
     if not target.is_dir():
         CACHE.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
-             "--dest", str(CACHE), "django==5.2.8"],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-binary",
+                ":all:",
+                "--no-deps",
+                "--dest",
+                str(CACHE),
+                "django==5.2.8",
+            ],
             check=True,
         )
         archive = next(CACHE.glob("[dD]jango-5.2.8.tar.gz"))
@@ -43,8 +54,9 @@ def typescript_js() -> Path:
     if not target.is_file():
         folder = CACHE / "typescript-5.9.3"
         folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "pack", "--silent", "typescript@5.9.3"], cwd=folder, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            ["npm", "pack", "--silent", "typescript@5.9.3"], cwd=folder, check=True, stdout=subprocess.DEVNULL
+        )
         with tarfile.open(next(folder.glob("typescript-5.9.3.tgz"))) as tar:
             tar.extractall(folder, filter="data")
     return target
@@ -88,7 +100,7 @@ class Report:
     def table(self) -> str:
         cells = [self.columns] + [[fmt(c) for c in row] for row in self.rows]
         widths = [max(len(str(r[i])) for r in cells) for i in range(len(self.columns))]
-        lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in cells]
+        lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)) for r in cells]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines)
 
@@ -100,10 +112,9 @@ class Report:
         for note in self.notes:
             print(note)
         OUT.mkdir(parents=True, exist_ok=True)
-        md = [f"# {self.title}", "", "| " + " | ".join(self.columns) + " |",
-              "|" + "---|" * len(self.columns)]
+        md = [f"# {self.title}", "", "| " + " | ".join(self.columns) + " |", "|" + "---|" * len(self.columns)]
         md += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in self.rows]
-        md += [""] + self.notes
+        md += ["", *self.notes]
         if chart:
             png = self.chart(*chart)
             if png:

@@ -32,7 +32,9 @@ class Agent:
 def main() -> None:
     job = json.load(sys.stdin)
     config = SerenaConfig(gui_log_window=False, web_dashboard=False)
-    project_config = ProjectConfig.autogenerate(job["root"], config, languages=[LanguageServerId.PYTHON], save_to_disk=False)
+    project_config = ProjectConfig.autogenerate(
+        job["root"], config, languages=[LanguageServerId.PYTHON], save_to_disk=False
+    )
     project = Project(project_root=job["root"], project_config=project_config, serena_config=config)
     tool = SearchForPatternTool(Agent(config, project))
     for pattern in job["patterns"]:

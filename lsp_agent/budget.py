@@ -108,7 +108,9 @@ class Search:
         return names.get(line) or TOP_LEVEL
 
 
-def page(outcome: Outcome, offset: int, limit: int | None, before: int, after: int) -> tuple[list[FileMatches], int]:
+def page(
+    outcome: Outcome, offset: int, limit: int | None, before: int, after: int
+) -> tuple[list[FileMatches], int]:
     """The files and matches of matches[offset:offset+limit] in path-then-line order."""
     if offset == 0 and limit is None:
         return outcome.files, outcome.total
@@ -120,7 +122,9 @@ def page(outcome: Outcome, offset: int, limit: int | None, before: int, after: i
         if lo >= hi:
             continue
         kept = f.matches[lo:hi]
-        context = {n: t for n, t in f.context.items() if any(m.line - before <= n <= m.last + after for m in kept)}
+        context = {
+            n: t for n, t in f.context.items() if any(m.line - before <= n <= m.last + after for m in kept)
+        }
         files.append(FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor))
         shown += len(kept)
     return files, shown
@@ -188,7 +192,7 @@ def full_matches(s: Search, w: Writer) -> None:
                 continue
             if m is not None:
                 label = s.label(f, n)
-                lines = pending + [n]
+                lines = [*pending, n]
                 pending = []
                 first = lines[0]
                 if s.context and previous is not None and first > previous + 1:
@@ -266,7 +270,10 @@ def summary(s: Search, w: Writer) -> None:
         types[kind] += f.count
         type_files[kind] += 1
     for title, counts, files in (("by folder", folders, folder_files), ("by type", types, type_files)):
-        entries = [f"{key} {n:,} ({files[key]:,} file{'s' if files[key] != 1 else ''})" for key, n in counts.most_common(10)]
+        entries = [
+            f"{key} {n:,} ({files[key]:,} file{'s' if files[key] != 1 else ''})"
+            for key, n in counts.most_common(10)
+        ]
         for shown in range(len(entries), 0, -1):  # as many of the largest as fit
             rest = len(counts) - shown
             line = f"{title}: " + "; ".join(entries[:shown]) + (f"; {rest:,} more" if rest else "")
@@ -275,7 +282,15 @@ def summary(s: Search, w: Writer) -> None:
                 break
 
 
-RENDER = {1: full_matches, 2: one_line, 3: one_line, 4: symbol_numbers, 5: file_numbers, 6: file_counts, 7: summary}
+RENDER = {
+    1: full_matches,
+    2: one_line,
+    3: one_line,
+    4: symbol_numbers,
+    5: file_numbers,
+    6: file_counts,
+    7: summary,
+}
 NEEDS_DETAILS = {1, 2, 3, 4, 5}
 
 
@@ -302,7 +317,8 @@ def dropped(s: Search, stage: int, width: int | None) -> str | None:
     multi = any(len(m.lines) > 1 for f in s.files for m in f.matches)
     parts = {
         2: ("context lines, " if s.context else "") + "indentation",
-        3: ("context lines, " if s.context else "") + f"indentation, and text past {width} characters (a cut line ends with …)",
+        3: ("context lines, " if s.context else "")
+        + f"indentation, and text past {width} characters (a cut line ends with …)",
         4: "the matched text",
         5: "the matched text and the enclosing symbols",
         6: "line numbers",
@@ -440,7 +456,12 @@ def fit(s: Search, max_chars: int) -> dict:
             if stage == 1:
                 s.full_fit = overflow.args[0] if overflow.args else None
             continue
-        answer = {"text": text, "stage": stage, "stage_name": STAGE_NAMES[stage].format(width=width), "next": nxt}
+        answer = {
+            "text": text,
+            "stage": stage,
+            "stage_name": STAGE_NAMES[stage].format(width=width),
+            "next": nxt,
+        }
         if width is not None:
             answer["width"] = width
         return answer
@@ -501,5 +522,9 @@ def nothing_found(s: Search, max_chars: int) -> dict:
     if len(text) > max_chars:
         text = lines[0]
     if len(text) > max_chars:
-        raise Refusal("budget_too_small", f"max_chars={max_chars} is too small; the smallest budget for this search is {len(text)}.", minimum=len(text))
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={max_chars} is too small; the smallest budget for this search is {len(text)}.",
+            minimum=len(text),
+        )
     return {"text": text, "stage": 1, "stage_name": STAGE_NAMES[1], "next": None}

@@ -14,14 +14,20 @@ from .config import Settings
 
 def settings_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("settings (the same as initializationOptions)")
-    group.add_argument("--root", action="append", help="workspace root (repeatable; default: the current directory)")
-    group.add_argument("--default-max-chars", dest="default_max_chars", type=int, help="default answer budget")
+    group.add_argument(
+        "--root", action="append", help="workspace root (repeatable; default: the current directory)"
+    )
+    group.add_argument(
+        "--default-max-chars", dest="default_max_chars", type=int, help="default answer budget"
+    )
     group.add_argument("--search-engine", choices=["auto", "rg", "python"], help="search engine")
     group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lsp-agent", description="A language server that serves tools to AI coding agents.")
+    parser = argparse.ArgumentParser(
+        prog="lsp-agent", description="A language server that serves tools to AI coding agents."
+    )
     parser.add_argument("--version", action="version", version=f"lsp-agent {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -34,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-file", help="write the server's log here")
     settings_flags(serve)
 
-    mcp = sub.add_parser("mcp", help="serve the agent tools over MCP stdio (needs the extra: pip install 'lsp-agent[mcp]')")
+    mcp = sub.add_parser(
+        "mcp", help="serve the agent tools over MCP stdio (needs the extra: pip install 'lsp-agent[mcp]')"
+    )
     mcp.add_argument("--log-file", help="write the server's log here (default: warnings to stderr)")
     mcp.add_argument(
         "--structured-content",
@@ -56,17 +64,25 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(read)
 
-    search = sub.add_parser("search", help="search file contents (Rust regex), answer shortened to fit the budget")
+    search = sub.add_parser(
+        "search", help="search file contents (Rust regex), answer shortened to fit the budget"
+    )
     search.add_argument("pattern")
-    search.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to search (default: the workspace)")
+    search.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders to search (default: the workspace)"
+    )
     search.add_argument("--max-chars", type=int, help="budget of the answer")
-    search.add_argument("-g", "--glob", action="append", help="include (GLOB) or exclude (!GLOB) files; repeatable")
+    search.add_argument(
+        "-g", "--glob", action="append", help="include (GLOB) or exclude (!GLOB) files; repeatable"
+    )
     search.add_argument("-i", "--ignore-case", action="store_true", help="match case-insensitively")
     search.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is literal text")
     search.add_argument("-U", "--multiline", action="store_true", help="let matches span lines")
     search.add_argument("-A", "--after-context", type=int, help="lines of context after each match")
     search.add_argument("-B", "--before-context", type=int, help="lines of context before each match")
-    search.add_argument("--count-binary", action="store_true", help="read binary files to name those that match")
+    search.add_argument(
+        "--count-binary", action="store_true", help="read binary files to name those that match"
+    )
     search.add_argument("--offset", type=int, help="page the full matches: skip this many")
     search.add_argument("--limit", type=int, help="page the full matches: show at most this many")
     search.add_argument("--json", action="store_true", help="print the whole answer as JSON")
@@ -82,8 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     find = sub.add_parser("find-symbol", help="find definitions by name or name path (Class/method)")
     find.add_argument("name_path", metavar="NAME")
     find.add_argument("path", nargs="?", help="a file or folder to search (default: the workspace)")
-    find.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable): class, method, …")
-    find.add_argument("--substring", action="store_true", help="the last segment may be part of a name (any case)")
+    find.add_argument(
+        "--kind", action="append", dest="kinds", help="only this kind (repeatable): class, method, …"
+    )
+    find.add_argument(
+        "--substring", action="store_true", help="the last segment may be part of a name (any case)"
+    )
     find.add_argument("--body", action="store_true", dest="include_body", help="show the source of the match")
     find.add_argument("--start", type=int, help="with --body: the line to read on from")
     find.add_argument("--max-chars", type=int, help="budget of the answer")
@@ -91,13 +111,21 @@ def build_parser() -> argparse.ArgumentParser:
     settings_flags(find)
 
     decode = sub.add_parser("decode", help="decode the tool calls written as text in a reply read from stdin")
-    decode.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    decode.add_argument(
+        "--finish-reason",
+        help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)',
+    )
     decode.add_argument("--max-chars", type=int, help="budget of the report")
     decode.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(decode)
 
-    run = sub.add_parser("run", help="decode a reply from stdin and run its calls against the workspace's tools")
-    run.add_argument("--finish-reason", help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)')
+    run = sub.add_parser(
+        "run", help="decode a reply from stdin and run its calls against the workspace's tools"
+    )
+    run.add_argument(
+        "--finish-reason",
+        help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)',
+    )
     run.add_argument("--max-chars", type=int, help="budget of the report")
     run.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(run)
@@ -170,13 +198,19 @@ def main(argv: list[str] | None = None) -> int:
         }
         return run_tool(args, "search", arguments)
     if args.command == "symbols":
-        return run_tool(args, "symbols", {"path": args.path, "depth": args.depth, "max_chars": args.max_chars})
+        return run_tool(
+            args, "symbols", {"path": args.path, "depth": args.depth, "max_chars": args.max_chars}
+        )
     if args.command == "find-symbol":
         arguments = {k: getattr(args, k) for k in ("name_path", "path", "kinds", "start", "max_chars")}
         arguments |= {"substring": args.substring or None, "include_body": args.include_body or None}
         return run_tool(args, "find_symbol", arguments)
     if args.command in ("decode", "run"):
-        arguments = {"reply": sys.stdin.read(), "finish_reason": args.finish_reason, "max_chars": args.max_chars}
+        arguments = {
+            "reply": sys.stdin.read(),
+            "finish_reason": args.finish_reason,
+            "max_chars": args.max_chars,
+        }
         status = run_tool(args, f"{args.command}_calls", arguments)
         return status  # 1 when the reply had diagnostics
     raise AssertionError(args.command)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
@@ -17,20 +18,28 @@ class Settings:
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
 
     # option name -> (check, what a good value looks like)
-    _RULES = {
-        "max_chars": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200, "an integer >= 200"),
+    _RULES: ClassVar[dict[str, Any]] = {
+        "max_chars": (
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200,
+            "an integer >= 200",
+        ),
         "search_engine": (lambda v: v in ("auto", "rg", "python"), 'one of "auto", "rg", "python"'),
-        "max_nudges": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "an integer >= 0"),
+        "max_nudges": (
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+            "an integer >= 0",
+        ),
     }
 
     @classmethod
-    def from_options(cls, options: dict | None) -> tuple["Settings", list[str]]:
+    def from_options(cls, options: dict | None) -> tuple[Settings, list[str]]:
         """Settings from a client's options, and one problem message per rejected option."""
         problems: list[str] = []
         if options is None:
             return cls(), problems
         if not isinstance(options, dict):
-            return cls(), [f"initializationOptions must be an object, got {type(options).__name__}; using defaults."]
+            return cls(), [
+                f"initializationOptions must be an object, got {type(options).__name__}; using defaults."
+            ]
         known = {f.name for f in fields(cls)}
         values = {}
         for name, value in options.items():
@@ -42,8 +51,10 @@ class Settings:
                 values[name] = value
             else:
                 default = getattr(cls, name)
-                problems.append(f"option {name}={value!r} is invalid ({expected} expected); using {default!r}.")
+                problems.append(
+                    f"option {name}={value!r} is invalid ({expected} expected); using {default!r}."
+                )
         return cls(**values), problems
 
-    def replace(self, **changes) -> "Settings":
+    def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)

@@ -25,7 +25,7 @@ class Session:
         self.root = root
         self.client = LanguageClient("lsp-agent-demo", "1", converter_factory=plain_converter)
 
-    async def __aenter__(self) -> "Session":
+    async def __aenter__(self) -> Session:
         await self.client.start_io(sys.executable, "-m", "lsp_agent", "serve")
         await self.client.initialize_async(
             types.InitializeParams(
@@ -82,17 +82,29 @@ async def demo() -> None:
             '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}\n</tool_call>\n'
         )
         print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
-        show("decode_calls: the decoded call, the diagnostic and the nudge", {"reply": "…"},
-             await agent.call("decode_calls", reply=reply, max_chars=1600))
-        show("run_calls: the good call reads a file; the bad block is reported", {"reply": "…"},
-             {k: v for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
-              if k in ("text", "nudges_left")})
+        show(
+            "decode_calls: the decoded call, the diagnostic and the nudge",
+            {"reply": "…"},
+            await agent.call("decode_calls", reply=reply, max_chars=1600),
+        )
+        show(
+            "run_calls: the good call reads a file; the bad block is reported",
+            {"reply": "…"},
+            {
+                k: v
+                for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
+                if k in ("text", "nudges_left")
+            },
+        )
 
         # A search that overflows its budget: it shrinks, and every line names its symbol.
         overflow = {"pattern": r"def \w+\(self", "paths": ["lsp_agent/search"], "max_chars": 2000}
         found = await agent.call("search", **overflow)
-        show(f"search over budget (stage {found['stage']}: {found['stage_name']})", overflow,
-             {k: v for k, v in found.items() if k in ("text", "stage", "next", "total_matches")})
+        show(
+            f"search over budget (stage {found['stage']}: {found['stage_name']})",
+            overflow,
+            {k: v for k, v in found.items() if k in ("text", "stage", "next", "total_matches")},
+        )
 
 
 def main() -> None:

@@ -56,7 +56,9 @@ def create_server(
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
 
-    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         if params.name not in names:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {', '.join(names)}")
         try:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import threading
-from functools import partial
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,9 @@ class AgentProtocol(LanguageServerProtocol):
             )
         arguments = list(params.arguments or [])
         if len(arguments) > 1 or (arguments and not isinstance(arguments[0], dict)):
-            raise JsonRpcInvalidParams(f"{params.command} takes one argument: an object of the tool's arguments")
+            raise JsonRpcInvalidParams(
+                f"{params.command} takes one argument: an object of the tool's arguments"
+            )
         return await self._server.run_tool(name, arguments[0] if arguments else {}, params.work_done_token)
 
 
@@ -120,7 +122,6 @@ class AgentServer(LanguageServer):
             self.running.discard(ctx)
             await progress.finish()
 
-
     # --- the workspace symbol index -------------------------------------------------------
 
     async def build_index(self) -> None:
@@ -131,7 +132,8 @@ class AgentServer(LanguageServer):
         loop = asyncio.get_running_loop()
         try:
             count = await loop.run_in_executor(
-                self.tool_pool, partial(self.symbol_index.build, progress.report, cancelled=self.stopping.is_set)
+                self.tool_pool,
+                partial(self.symbol_index.build, progress.report, cancelled=self.stopping.is_set),
             )
             log.info("symbol index: %d files", count)
         finally:
@@ -182,10 +184,14 @@ def symbol_kind(kind: str, parent_kind: str | None = None) -> types.SymbolKind:
 
 
 def lsp_range(r: tuple[int, int, int, int]) -> types.Range:
-    return types.Range(start=types.Position(line=r[0], character=r[1]), end=types.Position(line=r[2], character=r[3]))
+    return types.Range(
+        start=types.Position(line=r[0], character=r[1]), end=types.Position(line=r[2], character=r[3])
+    )
 
 
-def document_symbols(text: Text, symbols: list[Symbol], encoding: str, parent: str | None = None) -> list[types.DocumentSymbol]:
+def document_symbols(
+    text: Text, symbols: list[Symbol], encoding: str, parent: str | None = None
+) -> list[types.DocumentSymbol]:
     return [
         types.DocumentSymbol(
             name=s.name,
@@ -235,11 +241,13 @@ class Progress:
             self.token = f"lsp-agent-{next(self.server._tokens)}"
             try:
                 await self.server.work_done_progress.create_async(self.token)
-            except Exception:  # noqa: BLE001 (the client refused: no progress, the work goes on)
+            except Exception:
                 return False
         self.server.work_done_progress.begin(
             self.token,
-            types.WorkDoneProgressBegin(title=self.title, message=message, percentage=percentage, cancellable=False),
+            types.WorkDoneProgressBegin(
+                title=self.title, message=message, percentage=percentage, cancellable=False
+            ),
         )
         return True
 
@@ -275,7 +283,9 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
         settings, problems = Settings.from_options(params.initialization_options)
         # CLI flags set the server's defaults; initializationOptions override them.
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-        ls.settings = ls.settings.replace(**{k: getattr(settings, k) for k in options if hasattr(settings, k)})
+        ls.settings = ls.settings.replace(
+            **{k: getattr(settings, k) for k in options if hasattr(settings, k)}
+        )
         ls.pending_messages += problems
 
     @server.feature(types.SHUTDOWN)
@@ -285,20 +295,28 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
         for message in ls.pending_messages:
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}"))
+            ls.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}")
+            )
         ls.pending_messages.clear()
         ls.index_task = asyncio.ensure_future(ls.build_index())  # kept: a task nobody holds may be collected
         caps = ls.client_capabilities.workspace
         if caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
             # Files changed outside the editor (git checkout, a formatter) keep the index current.
             glob = "**/*{" + ",".join(sorted(EXTENSIONS)) + "}"
-            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=glob)])
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=glob)]
+            )
             registration = types.Registration(
-                id="lsp-agent-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+                id="lsp-agent-watch",
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=options,
             )
             try:
-                await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
-            except Exception as exc:  # noqa: BLE001 (the client declined: edits in the editor still update the index)
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(registrations=[registration])
+                )
+            except Exception as exc:
                 log.info("file watcher not registered: %s", exc)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -313,7 +331,9 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
                 ls.reindex_soon(path, delay=0)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def document_symbol(ls: AgentServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+    async def document_symbol(
+        ls: AgentServer, params: types.DocumentSymbolParams
+    ) -> list[types.DocumentSymbol] | None:
         encoding = str(ls.workspace.position_encoding or "utf-16")
 
         def run() -> list[types.DocumentSymbol] | None:

@@ -12,8 +12,8 @@ import os
 import stat
 import threading
 from bisect import bisect_right
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -53,7 +53,7 @@ class Text:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, from_editor: bool = False) -> "Text":
+    def from_bytes(cls, data: bytes, *, from_editor: bool = False) -> Text:
         try:
             content, utf8 = data.decode("utf-8"), True
         except UnicodeDecodeError:
@@ -61,13 +61,13 @@ class Text:
         return cls(content, content_version(data), len(data), utf8, from_editor)
 
     @classmethod
-    def from_str(cls, content: str, *, from_editor: bool = True) -> "Text":
+    def from_str(cls, content: str, *, from_editor: bool = True) -> Text:
         data = content.encode("utf-8", errors="surrogatepass")
         return cls(content, content_version(data), len(data), True, from_editor)
 
     # --- line index -------------------------------------------------------------------
 
-    def _line_index(self) -> "LineIndex":
+    def _line_index(self) -> LineIndex:
         """The lines and their cumulative lengths, built once per text on first use."""
         if not self._index:
             with self._lock:
@@ -162,7 +162,7 @@ class Workspace:
 
     def root_of(self, path: Path) -> Path | None:
         text = str(path)
-        for root, prefix in zip(self.roots, self._prefixes):
+        for root, prefix in zip(self.roots, self._prefixes, strict=False):
             if text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep):
                 return root
         return None
@@ -241,7 +241,9 @@ class Workspace:
         if stat.S_ISDIR(info.st_mode):
             raise Refusal("is_directory", f"{self.display(path)} is a directory; give a file path.")
         if not stat.S_ISREG(info.st_mode):
-            raise Refusal("not_a_file", f"{self.display(path)} is not a regular file (a device, socket or pipe).")
+            raise Refusal(
+                "not_a_file", f"{self.display(path)} is not a regular file (a device, socket or pipe)."
+            )
         if info.st_size > MAX_TEXT_BYTES:
             raise Refusal(
                 "too_large",

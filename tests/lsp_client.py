@@ -24,12 +24,12 @@ def make_client() -> LanguageClient:
 CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 
 
-def initialize_params(root: Path, options: dict | None = None,
-                      capabilities: types.ClientCapabilities | None = None) -> types.InitializeParams:
+def initialize_params(
+    root: Path, options: dict | None = None, capabilities: types.ClientCapabilities | None = None
+) -> types.InitializeParams:
     return types.InitializeParams(
-        capabilities=capabilities or types.ClientCapabilities(
-            window=types.WindowClientCapabilities(work_done_progress=True)
-        ),
+        capabilities=capabilities
+        or types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
         initialization_options=options,
     )

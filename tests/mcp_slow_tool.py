@@ -13,7 +13,9 @@ from lsp_agent.errors import Cancelled
 from lsp_agent.tools import tool
 
 
-@tool("wait_for_cancel", "Test tool: wait until cancelled.", {"type": "object", "additionalProperties": False})
+@tool(
+    "wait_for_cancel", "Test tool: wait until cancelled.", {"type": "object", "additionalProperties": False}
+)
 def wait_for_cancel(ctx):
     for step in range(1, 400):  # 20 s at most
         ctx.progress(f"waiting, step {step}", every=0)

@@ -8,8 +8,12 @@ from pathlib import Path
 from lsp_agent.search import FileMatches, Match, Outcome
 
 
-def outcome(files: dict[str, list[tuple[int, str]]], *, context: dict[str, dict[int, str]] | None = None,
-            binary: list[str] | None = None) -> Outcome:
+def outcome(
+    files: dict[str, list[tuple[int, str]]],
+    *,
+    context: dict[str, dict[int, str]] | None = None,
+    binary: list[str] | None = None,
+) -> Outcome:
     """An Outcome from {path: [(line, text), …]}; each match's column is its first non-blank."""
     entries = []
     for shown, rows in sorted(files.items()):
@@ -17,7 +21,9 @@ def outcome(files: dict[str, list[tuple[int, str]]], *, context: dict[str, dict[
         for line, text in rows:
             col = len(text) - len(text.lstrip())
             matches.append(Match(line, (text,), col, len(text)))
-        entries.append(FileMatches(Path("/ws") / shown, shown, matches, (context or {}).get(shown, {}), len(matches)))
+        entries.append(
+            FileMatches(Path("/ws") / shown, shown, matches, (context or {}).get(shown, {}), len(matches))
+        )
     total = sum(f.count for f in entries)
     return Outcome(entries, total, binary or [], True, "test")
 

@@ -66,7 +66,8 @@ def test_run_calls_runs_the_good_and_reports_the_bad(ctx):
     assert first["answer"]["text"].splitlines()[1:] == ["1  alpha", "2  beta"]
     assert second["error"] == {
         "code": "unknown_tool",
-        "message": "there is no tool 'decode_calls'; the tools are " + ", ".join(t["name"] for t in catalog()),
+        "message": "there is no tool 'decode_calls'; the tools are "
+        + ", ".join(t["name"] for t in catalog()),
     }
     assert [d["kind"] for d in answer["diagnostics"]] == ["malformed", "unknown_tool"]
     assert answer["nudge"]["kind"] == "undecodable" and answer["nudges_left"] == 1

@@ -59,8 +59,9 @@ async def test_unsaved_buffer_after_incremental_change(client: LanguageClient, r
     uri = (root / "long.py").as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1,
-                                                 text=(root / "long.py").read_text())
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="python", version=1, text=(root / "long.py").read_text()
+            )
         )
     )
     # Replace "value_2 = 2" by "renamed_2 = 2" on line 2 (0-based line 1), incrementally.
@@ -69,8 +70,9 @@ async def test_unsaved_buffer_after_incremental_change(client: LanguageClient, r
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
                 types.TextDocumentContentChangePartial(
-                    range=types.Range(start=types.Position(line=1, character=0),
-                                      end=types.Position(line=1, character=5)),
+                    range=types.Range(
+                        start=types.Position(line=1, character=0), end=types.Position(line=1, character=5)
+                    ),
                     text="renamed",
                 )
             ],
@@ -79,7 +81,9 @@ async def test_unsaved_buffer_after_incremental_change(client: LanguageClient, r
     answer = await request(client, "read", path="long.py", start=1, max_chars=300)
     assert "renamed_2 = 2" in answer["text"] and answer["from_editor"] is True
     assert (root / "long.py").read_text().splitlines()[1] == "value_2 = 2"  # disk untouched
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     answer = await request(client, "read", path="long.py", start=1, max_chars=300)
     assert "value_2 = 2" in answer["text"] and answer["from_editor"] is False
 

@@ -19,7 +19,9 @@ from lsp_agent.workspace import Workspace
 SLOW_TOOL_SERVER = str(Path(__file__).with_name("mcp_slow_tool.py"))
 
 
-def client(root: Path | None, *extra: str, cwd: Path | None = None, mode: str = "legacy", script=None) -> Client:
+def client(
+    root: Path | None, *extra: str, cwd: Path | None = None, mode: str = "legacy", script=None
+) -> Client:
     """A client that starts the server as a subprocess. 'legacy' is the initialize handshake
     today's hosts (Claude Code, Codex) use; 'auto' probes the 2026 discovery first."""
     args = [script] if script else ["-m", "lsp_agent", "mcp"]
@@ -49,7 +51,7 @@ async def test_tools_list_is_the_registry_catalog(root, mode):
         listed = (await mcp.list_tools()).tools
     expected = catalog()
     assert [t.name for t in listed] == [t["name"] for t in expected]
-    for tool, entry in zip(listed, expected):
+    for tool, entry in zip(listed, expected, strict=False):
         assert tool.description == entry["description"]
         assert tool.input_schema == entry["inputSchema"]
     # runtime-only tools (decoding replies) are not offered to a model
@@ -62,7 +64,7 @@ async def test_read_pages_with_next_give_every_line_once(root):
     pages = 0
     async with client(root) as mcp:
         arguments = {"path": "lines.txt", "max_chars": 600}
-        for pages in range(1, 20):
+        for pages in range(1, 20):  # noqa: B007 (the count is checked after the loop)
             result = await mcp.call_tool("read", arguments)
             assert not result.is_error
             text = text_of(result)
@@ -146,7 +148,9 @@ async def test_cancellation_stops_the_tool_and_progress_arrives(root):
 
 def test_without_the_extra_the_command_says_how_to_install_it(tmp_path):
     hide_sdk = "import sys; sys.modules['mcp'] = None; from lsp_agent.cli import main; main(['mcp'])"
-    done = subprocess.run([sys.executable, "-c", hide_sdk], capture_output=True, text=True, timeout=30, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", hide_sdk], capture_output=True, text=True, timeout=30, check=False
+    )
     assert done.returncode == 1
     assert "pip install 'lsp-agent[mcp]'" in done.stderr
     assert "Traceback" not in done.stderr

@@ -28,7 +28,7 @@ def body_lines(answer: dict) -> list[tuple[int, str]]:
     for line in lines:
         match = NUMBERED.match(line)
         assert match, line
-        parsed.append((int(match.group(1)), line[match.end():]))
+        parsed.append((int(match.group(1)), line[match.end() :]))
     return parsed
 
 
@@ -75,9 +75,7 @@ texts = st.lists(
         st.just(""),
     ),
     max_size=30,
-).flatmap(
-    lambda lines: st.tuples(st.just(lines), st.sampled_from(["\n", "\r\n", "mixed"]), st.booleans())
-)
+).flatmap(lambda lines: st.tuples(st.just(lines), st.sampled_from(["\n", "\r\n", "mixed"]), st.booleans()))
 
 
 def assemble(lines: list[str], eol: str, final_newline: bool) -> str:
@@ -170,13 +168,24 @@ def test_confinement(tmp_path, run):
     def read(path):
         return call(ctx, "read", {"path": path})
 
-    for bad in ("../secret.txt", str(tmp_path / "secret.txt"), (tmp_path / "secret.txt").as_uri(), "/etc/passwd"):
+    for bad in (
+        "../secret.txt",
+        str(tmp_path / "secret.txt"),
+        (tmp_path / "secret.txt").as_uri(),
+        "/etc/passwd",
+    ):
         assert read(bad)["error"]["code"] == "outside_workspace", bad
     escaped = read("escape.txt")
     assert escaped["error"]["code"] == "outside_workspace"
     assert "through a symlink" in escaped["text"]
     assert "secret" not in escaped["text"].split("(")[0].replace("escape.txt", "")
-    for good in ("ok.txt", str(inside / "ok.txt"), (inside / "ok.txt").as_uri(), "sub/../ok.txt", "alias.txt"):
+    for good in (
+        "ok.txt",
+        str(inside / "ok.txt"),
+        (inside / "ok.txt").as_uri(),
+        "sub/../ok.txt",
+        "alias.txt",
+    ):
         assert "fine" in read(good)["text"], good
     assert read("missing.txt")["error"]["code"] == "not_found"
     assert read(".")["error"]["code"] == "is_directory"

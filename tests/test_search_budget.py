@@ -35,49 +35,55 @@ def stage(n: int, width: int | None = None, **kwargs) -> str:
 
 def test_stage_1_full_matches_grouped_by_file_and_symbol_with_context():
     s = search(context={"a.py": {2: "  def f(self):", 5: "", 9: "x = 1"}}, before=1, after=1)
-    assert render(s, 1)[0] == "\n".join([
-        'search "x|y" · 4 matches in 2 files · stage 1/7: full matches',
-        "a.py",
-        "[A/f]",
-        "2-  def f(self):",
-        "3:    return x  # first",
-        "4:    return y",
-        "5-",
-        "--",
-        "[<module>]",
-        "9-x = 1",
-        "10:print(x)",
-        "notes.txt",
-        "1:x marks the spot\\u2026",  # a literal … at the end is escaped: only cut lines end in …
-    ])
+    assert render(s, 1)[0] == "\n".join(
+        [
+            'search "x|y" · 4 matches in 2 files · stage 1/7: full matches',
+            "a.py",
+            "[A/f]",
+            "2-  def f(self):",
+            "3:    return x  # first",
+            "4:    return y",
+            "5-",
+            "--",
+            "[<module>]",
+            "9-x = 1",
+            "10:print(x)",
+            "notes.txt",
+            "1:x marks the spot\\u2026",  # a literal … at the end is escaped: only cut lines end in …
+        ]
+    )
 
 
 def test_stage_2_one_line_per_match():
-    assert stage(2) == "\n".join([
-        'search "x|y" · 4 matches in 2 files · stage 2/7: one line per match',
-        "dropped: indentation",
-        MORE + READ,
-        "a.py",
-        "3 A/f: return x  # first",
-        "4 A/f: return y",
-        "10 <module>: print(x)",
-        "notes.txt",
-        "1: x marks the spot\\u2026",
-    ])
+    assert stage(2) == "\n".join(
+        [
+            'search "x|y" · 4 matches in 2 files · stage 2/7: one line per match',
+            "dropped: indentation",
+            MORE + READ,
+            "a.py",
+            "3 A/f: return x  # first",
+            "4 A/f: return y",
+            "10 <module>: print(x)",
+            "notes.txt",
+            "1: x marks the spot\\u2026",
+        ]
+    )
 
 
 def test_stage_3_states_its_width_and_marks_exactly_the_cut_lines():
-    assert stage(3, 16) == "\n".join([
-        'search "x|y" · 4 matches in 2 files · stage 3/7: lines cut to 16 characters',
-        "dropped: indentation, and text past 16 characters (a cut line ends with …)",
-        MORE + READ,
-        "a.py",
-        "3 A/f: return x  # fir…",
-        "4 A/f: return y",
-        "10 <module>: print(x)",
-        "notes.txt",
-        "1: x marks the spo…",
-    ])
+    assert stage(3, 16) == "\n".join(
+        [
+            'search "x|y" · 4 matches in 2 files · stage 3/7: lines cut to 16 characters',
+            "dropped: indentation, and text past 16 characters (a cut line ends with …)",
+            MORE + READ,
+            "a.py",
+            "3 A/f: return x  # fir…",
+            "4 A/f: return y",
+            "10 <module>: print(x)",
+            "notes.txt",
+            "1: x marks the spo…",
+        ]
+    )
 
 
 def test_stage_3_cuts_around_a_match_far_into_the_line():
@@ -88,46 +94,54 @@ def test_stage_3_cuts_around_a_match_far_into_the_line():
 
 
 def test_stage_4_line_numbers_with_symbols():
-    assert stage(4) == "\n".join([
-        'search "x|y" · 4 matches in 2 files · stage 4/7: line numbers with symbols',
-        "dropped: the matched text",
-        MORE + READ,
-        "a.py",
-        "A/f: 3, 4",
-        "<module>: 10",
-        "notes.txt",
-        "1",
-    ])
+    assert stage(4) == "\n".join(
+        [
+            'search "x|y" · 4 matches in 2 files · stage 4/7: line numbers with symbols',
+            "dropped: the matched text",
+            MORE + READ,
+            "a.py",
+            "A/f: 3, 4",
+            "<module>: 10",
+            "notes.txt",
+            "1",
+        ]
+    )
 
 
 def test_stage_5_line_numbers_per_file():
-    assert stage(5) == "\n".join([
-        'search "x|y" · 4 matches in 2 files · stage 5/7: line numbers per file',
-        "dropped: the matched text and the enclosing symbols",
-        MORE + READ,
-        "a.py: 3-4, 10",
-        "notes.txt: 1",
-    ])
+    assert stage(5) == "\n".join(
+        [
+            'search "x|y" · 4 matches in 2 files · stage 5/7: line numbers per file',
+            "dropped: the matched text and the enclosing symbols",
+            MORE + READ,
+            "a.py: 3-4, 10",
+            "notes.txt: 1",
+        ]
+    )
 
 
 def test_stage_6_counts_per_file():
-    assert stage(6) == "\n".join([
-        'search "x|y" · 4 matches in 2 files · stage 6/7: match counts per file',
-        "dropped: line numbers",
-        MORE,
-        "a.py: 3",
-        "notes.txt: 1",
-    ])
+    assert stage(6) == "\n".join(
+        [
+            'search "x|y" · 4 matches in 2 files · stage 6/7: match counts per file',
+            "dropped: line numbers",
+            MORE,
+            "a.py: 3",
+            "notes.txt: 1",
+        ]
+    )
 
 
 def test_stage_7_summary():
-    assert stage(7) == "\n".join([
-        'search "x|y" · 4 matches in 2 files · stage 7/7: summary',
-        "dropped: the list of the 2 files",
-        MORE,
-        "by folder: . 4 (2 files)",
-        "by type: *.py 3 (1 file); *.txt 1 (1 file)",
-    ])
+    assert stage(7) == "\n".join(
+        [
+            'search "x|y" · 4 matches in 2 files · stage 7/7: summary',
+            "dropped: the list of the 2 files",
+            MORE,
+            "by folder: . 4 (2 files)",
+            "by type: *.py 3 (1 file); *.txt 1 (1 file)",
+        ]
+    )
 
 
 def test_binary_files_are_counted_in_every_stage():
@@ -172,7 +186,12 @@ def test_paging_shows_the_requested_matches_and_the_next_page():
 # --- the property ------------------------------------------------------------------------------
 
 line_text = st.tuples(
-    st.integers(0, 6), st.text(st.characters(min_codepoint=32, max_codepoint=0x2026, exclude_categories=("Cs",)), min_size=10, max_size=120)
+    st.integers(0, 6),
+    st.text(
+        st.characters(min_codepoint=32, max_codepoint=0x2026, exclude_categories=("Cs",)),
+        min_size=10,
+        max_size=120,
+    ),
 ).map(lambda t: "    " * t[0] + t[1])  # indented, as code is
 files_strategy = st.dictionaries(
     st.from_regex(r"[a-c]{1,3}/[a-z]{1,6}\.(py|txt)", fullmatch=True),
@@ -271,8 +290,16 @@ def lines_per_file(text: str, paths: list[str]) -> dict[str, set[int]]:
 def messages_file(root: Path, classes: int = 1300) -> Path:
     lines = []
     for n in range(1, classes + 1):
-        lines += [f"class Message{n}:", "    def __init__(self):", f"        self.id = {n}", "", "    def to_dict(self):",
-                  '        return {"id": self.id, "kind": "message"}', "", ""]
+        lines += [
+            f"class Message{n}:",
+            "    def __init__(self):",
+            f"        self.id = {n}",
+            "",
+            "    def to_dict(self):",
+            '        return {"id": self.id, "kind": "message"}',
+            "",
+            "",
+        ]
     path = root / "messages.py"
     path.write_text("\n".join(lines))
     return path
@@ -296,5 +323,7 @@ def test_readme_states_the_figures_per_10000_characters(tmp_path):
     assert [figures[n][1] for n in range(1, 8)] == [131, 149, 236, 396, 0, 0, 0]
     for stage in (1, 2, 3, 4, 5):
         chars, per_10k = figures[stage]
-        row = next(line for line in readme.split("\n") if line.startswith(f"| {stage} ") and f"| {chars:,} |" in line)
+        row = next(
+            line for line in readme.split("\n") if line.startswith(f"| {stage} ") and f"| {chars:,} |" in line
+        )
         assert row.rstrip().endswith(f"| {per_10k} |") or f"| {per_10k} (" in row

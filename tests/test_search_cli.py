@@ -9,19 +9,23 @@ def test_cli_search_with_every_flag(tmp_path, capsys):
     (tmp_path / "a.py").write_text("class A:\n    def f(self):\n        return FOO\n")
     (tmp_path / "b.txt").write_text("foo in text\n")
     (tmp_path / "c.md").write_text("FOO in markdown\n")
-    status = main(["search", "foo", "--root", str(tmp_path), "-i", "-g", "*.py", "-g", "*.txt", "-B", "1", "-A", "1"])
+    status = main(
+        ["search", "foo", "--root", str(tmp_path), "-i", "-g", "*.py", "-g", "*.txt", "-B", "1", "-A", "1"]
+    )
     out = capsys.readouterr().out
     assert status == 0
-    assert out == "\n".join([
-        'search "foo" (ignore_case, glob=*.py,*.txt) · 2 matches in 2 files · stage 1/7: full matches',
-        "a.py",
-        "[A/f]",
-        "2-    def f(self):",
-        "3:        return FOO",
-        "b.txt",
-        "1:foo in text",
-        "",
-    ])
+    assert out == "\n".join(
+        [
+            'search "foo" (ignore_case, glob=*.py,*.txt) · 2 matches in 2 files · stage 1/7: full matches',
+            "a.py",
+            "[A/f]",
+            "2-    def f(self):",
+            "3:        return FOO",
+            "b.txt",
+            "1:foo in text",
+            "",
+        ]
+    )
     assert main(["search", "a.c", "--root", str(tmp_path), "-F"]) == 0
     assert "no matches" in capsys.readouterr().out
 

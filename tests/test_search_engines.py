@@ -71,8 +71,16 @@ requires_rg = pytest.mark.skipif(find_rg() is None, reason="no rg")
 def test_ripgrep_rules(tree):
     found = outcome(tree, "rg", "foo", ignore_case=True)
     assert [f.shown for f in found.files] == [
-        "bom.txt", "crlf.txt", "keep.log", "multi.txt", "nofinal.txt", "src/app.py", "src/util.js",
-        "sub/deep/notes.md", "sub/z.log", "unicode.txt",
+        "bom.txt",
+        "crlf.txt",
+        "keep.log",
+        "multi.txt",
+        "nofinal.txt",
+        "src/app.py",
+        "src/util.js",
+        "sub/deep/notes.md",
+        "sub/z.log",
+        "unicode.txt",
     ]  # no ignored, hidden, symlinked (inside or escaping) or binary file
     assert found.binary == []  # binary files are skipped at their first NUL, as ripgrep does
     counted = outcome(tree, "rg", "foo", ignore_case=True, count_binary=True)
@@ -139,7 +147,9 @@ def test_engines_give_identical_records(tree, pattern, query):
 
 
 @requires_rg
-@pytest.mark.parametrize("paths", [["src"], ["sub"], ["sub/deep"], ["src/skip.log"], ["src", "src/app.py"], [".hidden"]])
+@pytest.mark.parametrize(
+    "paths", [["src"], ["sub"], ["sub/deep"], ["src/skip.log"], ["src", "src/app.py"], [".hidden"]]
+)
 def test_engines_agree_on_paths(tree, paths):
     for pattern in ("foo", "o"):
         rg = search(tree, "rg", pattern, paths, max_chars=4000)
@@ -178,7 +188,10 @@ def test_editor_buffers_are_searched_as_their_unsaved_text(tree, engine):
     ws.open_document(tree / "build" / "gen.py", "foo in an ignored folder\n")
     found = run_search(ws, Query("foo"), [Target(ws.roots[0], ["src"])], engine=engine)
     files = {f.shown: f for f in found.files}
-    assert [(m.line, m.lines[0]) for m in files["src/app.py"].matches] == [(1, "def foo():"), (2, "    unsaved foo")]
+    assert [(m.line, m.lines[0]) for m in files["src/app.py"].matches] == [
+        (1, "def foo():"),
+        (2, "    unsaved foo"),
+    ]
     assert files["src/app.py"].from_editor and files["src/new.py"].from_editor
     assert "build/gen.py" not in files
     answer = call(Context(ws, Settings(search_engine=engine)), "search", {"pattern": "unsaved"})

@@ -36,7 +36,10 @@ def test_locations_are_left_out_when_only_counts_are_kept(tmp_path, ws):
 
 def test_following_next_pages_through_every_match_exactly_once(tmp_path, ws):
     for name in ("a", "b", "c"):
-        body = "".join(f"class {name.upper()}{i}:\n    def f(self):\n        return 'needle {i}' * 3\n" for i in range(40))
+        body = "".join(
+            f"class {name.upper()}{i}:\n    def f(self):\n        return 'needle {i}' * 3\n"
+            for i in range(40)
+        )
         (tmp_path / f"{name}.py").write_text(body)
     ctx = Context(ws, Settings(max_chars=2_000))
     every = call(ctx, "search", {"pattern": "needle", "max_chars": 100_000})["locations"]

@@ -32,19 +32,25 @@ def tree(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("lsp-search")
     (root / "pkg").mkdir()
     for n in range(300):
-        (root / "pkg" / f"m{n}.py").write_text(f"class Model{n}:\n    def save(self):\n        return 'foo {n}'\n")
+        (root / "pkg" / f"m{n}.py").write_text(
+            f"class Model{n}:\n    def save(self):\n        return 'foo {n}'\n"
+        )
     (root / "big").mkdir()
     (root / "big" / "huge.txt").write_bytes(b"foo bar baz\n" * 3_000_000)  # a search that takes seconds
     return root
 
 
 @pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "lsp_agent", "serve"], client_factory=make_client)
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "lsp_agent", "serve"], client_factory=make_client
+    )
 )
 async def client(lsp_client: LanguageClient, tree: Path):
     await lsp_client.initialize_session(
         types.InitializeParams(
-            capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
+            capabilities=types.ClientCapabilities(
+                window=types.WindowClientCapabilities(work_done_progress=True)
+            ),
             workspace_folders=[types.WorkspaceFolder(uri=tree.as_uri(), name="ws")],
         )
     )
@@ -59,7 +65,11 @@ async def index_built(client: LanguageClient, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for reports in client.progress_reports.values():
-            if reports and getattr(reports[0], "title", "") == "lsp-agent: indexing symbols" and reports[-1].kind == "end":
+            if (
+                reports
+                and getattr(reports[0], "title", "") == "lsp-agent: indexing symbols"
+                and reports[-1].kind == "end"
+            ):
                 return
         await asyncio.sleep(0.05)
 
@@ -69,7 +79,10 @@ def rg_processes_in(root: Path) -> list[int]:
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.readlink(f"/proc/{pid}/exe").endswith("/rg") and Path(os.readlink(f"/proc/{pid}/cwd")) == root:
+            if (
+                os.readlink(f"/proc/{pid}/exe").endswith("/rg")
+                and Path(os.readlink(f"/proc/{pid}/cwd")) == root
+            ):
                 found.append(int(pid))
         except OSError:
             continue
@@ -88,7 +101,9 @@ async def test_search_request_and_command_give_the_same_answer(client: LanguageC
 
 
 async def test_an_overflowing_search_shrinks_and_names_symbols(client: LanguageClient):
-    answer = await client.protocol.send_request_async("lspAgent/search", {"pattern": "return 'foo", "paths": ["pkg"], "max_chars": 12_000})
+    answer = await client.protocol.send_request_async(
+        "lspAgent/search", {"pattern": "return 'foo", "paths": ["pkg"], "max_chars": 12_000}
+    )
     assert answer["total_matches"] == 300 and answer["stage"] in (3, 4) and len(answer["text"]) <= 12_000
     assert "Model42/save" in answer["text"]
 
@@ -103,7 +118,9 @@ async def test_refusals_are_answers_and_bad_arguments_are_errors(client: Languag
 async def test_progress_notifications_arrive(client: LanguageClient):
     answer = await client.protocol.send_request_async("lspAgent/search", {"pattern": "foo", "paths": ["pkg"]})
     assert answer["total_matches"] == 300
-    ours = [v for v in client.progress_reports.values() if v and getattr(v[0], "title", "") == "lsp-agent search"]
+    ours = [
+        v for v in client.progress_reports.values() if v and getattr(v[0], "title", "") == "lsp-agent search"
+    ]
     assert len(ours) == 1  # one token for this search (the server may report other work too)
     kinds = [r.kind for r in ours[0]]
     assert kinds[0] == "begin" and kinds[-1] == "end"
@@ -112,7 +129,9 @@ async def test_progress_notifications_arrive(client: LanguageClient):
 
 async def test_cancelling_a_long_search_leaves_no_rg_process(client: LanguageClient, tree: Path):
     request_id = "long-search"
-    pending = client.protocol.send_request("lspAgent/search", {"pattern": "foo", "paths": ["big"]}, msg_id=request_id)
+    pending = client.protocol.send_request(
+        "lspAgent/search", {"pattern": "foo", "paths": ["big"]}, msg_id=request_id
+    )
     deadline = time.monotonic() + 10
     while not rg_processes_in(tree):  # wait until ripgrep is running
         assert time.monotonic() < deadline, "rg never started"
@@ -126,5 +145,7 @@ async def test_cancelling_a_long_search_leaves_no_rg_process(client: LanguageCli
         assert time.monotonic() < deadline, "rg left running after cancellation"
         await asyncio.sleep(0.02)
     # the server is still serving
-    answer = await client.protocol.send_request_async("lspAgent/search", {"pattern": "Model299\\b", "paths": ["pkg"]})
+    answer = await client.protocol.send_request_async(
+        "lspAgent/search", {"pattern": "Model299\\b", "paths": ["pkg"]}
+    )
     assert answer["total_matches"] == 1

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 
-
 from .lsp_client import initialize_params, make_client
 
 

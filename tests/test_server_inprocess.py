@@ -59,10 +59,14 @@ async def connected(tmp_path):
             break
         except OSError:
             await asyncio.sleep(0.05)
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
-        workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
-    ))
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                window=types.WindowClientCapabilities(work_done_progress=True)
+            ),
+            workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
+        )
+    )
     yield client, server
     await client.shutdown_async(None)
     client.exit(None)  # pygls answers `exit` with SystemExit: here it ends the server thread

@@ -35,7 +35,9 @@ def make_client() -> LanguageClient:
     return client
 
 
-CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_agent", "serve"], client_factory=make_client)
+CONFIG = ClientServerConfig(
+    server_command=[sys.executable, "-m", "lsp_agent", "serve"], client_factory=make_client
+)
 CLIENTS = {"vscode": ("visual-studio-code", "utf-16"), "neovim": ("neovim@v0.11.0", "utf-8")}
 
 
@@ -45,7 +47,9 @@ def project(tmp_path_factory) -> Path:
     shutil.copytree(FIXTURES, root / "src")
     (root / "src" / "unicode.js").write_text(UNICODE_JS, encoding="utf-8")
     # untrusted input: definitions nested 5,000 deep
-    (root / "src" / "deep.js").write_text("".join(f"function f{i}() {{\n" for i in range(5000)) + "}\n" * 5000)
+    (root / "src" / "deep.js").write_text(
+        "".join(f"function f{i}() {{\n" for i in range(5000)) + "}\n" * 5000
+    )
     return root
 
 
@@ -127,7 +131,9 @@ async def test_incremental_changes_give_the_symbols_of_a_fresh_parse(client: Lan
     uri = path.as_uri()
     source = "class A:\n    def m(self):\n        pass\n"
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=source))
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=source)
+        )
     )
     edits = [  # (start line, start col, end line, end col, new text)
         (2, 8, 2, 12, "return 1"),
@@ -152,9 +158,16 @@ async def test_incremental_changes_give_the_symbols_of_a_fresh_parse(client: Lan
     ]
     # the same as the disk's text parsed from scratch once the buffer is saved and closed
     path.write_text(final)
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     answer = await client.protocol.send_request_async("lspAgent/symbols", {"path": "src/edited.py"})
-    assert answer["text"].splitlines()[1:] == ["class Renamed  1-3", "  method method  2-3", "function top  5-6", "  function inner  6"]
+    assert answer["text"].splitlines()[1:] == [
+        "class Renamed  1-3",
+        "  method method  2-3",
+        "function top  5-6",
+        "  function inner  6",
+    ]
 
 
 async def test_workspace_symbol_index(client: LanguageClient, project):
@@ -196,7 +209,11 @@ async def test_index_reports_progress(client: LanguageClient):
 
     async def reports():
         for values in client.progress_reports.values():
-            if values and getattr(values[0], "title", "") == "lsp-agent: indexing symbols" and values[-1].kind == "end":
+            if (
+                values
+                and getattr(values[0], "title", "") == "lsp-agent: indexing symbols"
+                and values[-1].kind == "end"
+            ):
                 return values
         return None
 
@@ -215,7 +232,11 @@ async def test_symbol_tools_as_requests(client: LanguageClient):
     assert found["matches"] == [{"path": "src/account.rb", "name_path": "Bank/Account/deposit", "kind": "method",
                                  "start_line": 12, "end_line": 14}]  # fmt: skip
     body = await send("lspAgent/read", {"path": "src/account.rb", "symbol": "deposit"})
-    assert body["text"].splitlines()[2:] == ["12      def deposit(amount)", "13        @balance += amount", "14      end"]
+    assert body["text"].splitlines()[2:] == [
+        "12      def deposit(amount)",
+        "13        @balance += amount",
+        "14      end",
+    ]
     command = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="lspAgent.find_symbol", arguments=[{"name_path": "helper"}]))  # fmt: skip
     assert command["matches"][0]["start_line"] == 28

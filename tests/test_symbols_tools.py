@@ -102,9 +102,17 @@ def test_outline_fits_any_budget_and_shortens_in_order(project, budget):
         return
     assert len(answer["text"]) <= budget
     stage = answer["stage"]
-    assert answer["text"].splitlines()[0].split(" · stage: ")[1].startswith(stage.split(",")[0].replace(" per ", " by kind per ").split(" of ")[0][:6])
+    assert (
+        answer["text"]
+        .splitlines()[0]
+        .split(" · stage: ")[1]
+        .startswith(stage.split(",")[0].replace(" per ", " by kind per ").split(" of ")[0][:6])
+    )
     bigger = call(ctx, "symbols", {"path": ".", "max_chars": budget + 500})
-    rank = lambda s: STAGES.index("depth" if s.startswith("depth") else s)
+
+    def rank(s):
+        return STAGES.index("depth" if s.startswith("depth") else s)
+
     assert rank(bigger["stage"]) <= rank(stage)
     if stage.startswith("depth"):
         assert bigger["depth"] >= answer["depth"]
@@ -177,7 +185,9 @@ def test_find_symbol_over_budget_counts_per_file(project, run):
     answer = run("find_symbol", name_path="a", substring=True, max_chars=400)
     assert answer["stage"] == "counts per file" and len(answer["text"]) <= 400
     assert "src/geometry.rs: 4 matches" in answer["text"]
-    assert answer["text"].endswith("more files not listed: narrow with path=FOLDER or FILE, kinds=, or a longer name path]")
+    assert answer["text"].endswith(
+        "more files not listed: narrow with path=FOLDER or FILE, kinds=, or a longer name path]"
+    )
 
 
 # --- read symbol= ---------------------------------------------------------------------
@@ -196,7 +206,12 @@ def test_read_symbol_pages_with_symbol_kept(project):
     assert first["text"].endswith("[lines 22-24 not shown: read on with start=22 symbol=Library.map]")
     second = call(ctx, "read", {**args, **first["next"]})
     assert second["next"] is None and second["end"] == 24
-    assert second["symbol"] == {"name_path": "Library/map", "kind": "method", "start_line": 20, "end_line": 24}
+    assert second["symbol"] == {
+        "name_path": "Library/map",
+        "kind": "method",
+        "start_line": 20,
+        "end_line": 24,
+    }
 
 
 def test_read_symbol_refusals_and_ambiguity(project, run):
@@ -224,7 +239,12 @@ def test_cli_prints_what_an_agent_gets(project):
     code, out = cli("find-symbol", "rollback", "src", "--kind", "function")
     assert code == 0 and out.splitlines()[1] == "src/deploy.sh:17-19  function deploy/rollback"
     code, out = cli("read", "src/deploy.sh", "--symbol", "log")
-    assert code == 0 and out.splitlines()[1:] == ["note: function log, lines 6-8", '6  log() {', '7    echo "[deploy] $*"', "8  }"]
+    assert code == 0 and out.splitlines()[1:] == [
+        "note: function log, lines 6-8",
+        "6  log() {",
+        '7    echo "[deploy] $*"',
+        "8  }",
+    ]
     code, out = cli("symbols", "src/notes.txt")
     assert code == 1 and "no symbols for this kind of file" in out
 

@@ -102,6 +102,7 @@ def test_importing_the_syntax_package_loads_no_grammar():
 
 # --- enclosing_symbols agrees with a brute-force search over the outline ---------------
 
+
 def brute_force(symbols, line):
     best = None
     for s in walk(symbols):
@@ -119,6 +120,7 @@ def test_enclosing_symbols_matches_brute_force(tmp_path):
 
 
 # --- incremental re-parse ---------------------------------------------------------------
+
 
 @given(st.binary(max_size=60), st.binary(max_size=60))
 def test_common_prefix_and_suffix(a, b):

@@ -273,12 +273,14 @@ def test_selection_is_the_name_inside_the_range(name):
 # Definitions a developer expects, as real code writes them (each once missed or mislabelled).
 SNIPPETS = {
     "ptr.cpp": (
-        ("int* make() { return nullptr; }\n"
-        "Foo& Foo::operator=(const Foo& o) { return *this; }\n"
-        "const std::string& app::core::name() { return s; }\n"
-        "char **split(const char *s);\n"
-        "class W { W& self() { return *this; } int* raw(); int count; };\n"
-        "void run() { int local(int); int (*fp)(int) = 0; }\n"),
+        (
+            "int* make() { return nullptr; }\n"
+            "Foo& Foo::operator=(const Foo& o) { return *this; }\n"
+            "const std::string& app::core::name() { return s; }\n"
+            "char **split(const char *s);\n"
+            "class W { W& self() { return *this; } int* raw(); int count; };\n"
+            "void run() { int local(int); int (*fp)(int) = 0; }\n"
+        ),
         [
             ("function", "make", 1, 1, []),
             ("method", "Foo/operator=", 2, 2, []),
@@ -289,10 +291,12 @@ SNIPPETS = {
         ],
     ),
     "proto.c": (
-        ("int add(int a, int b);\n"
-        "static char **split(const char *s, char sep) { return 0; }\n"
-        "typedef int (*cmp_fn)(const void *, const void *);\n"
-        "int add(int a, int b) { return a + b; }\n"),
+        (
+            "int add(int a, int b);\n"
+            "static char **split(const char *s, char sep) { return 0; }\n"
+            "typedef int (*cmp_fn)(const void *, const void *);\n"
+            "int add(int a, int b) { return a + b; }\n"
+        ),
         [
             ("function", "add", 1, 1, []),
             ("function", "split", 2, 2, []),
@@ -301,32 +305,32 @@ SNIPPETS = {
         ],
     ),
     "api.js": (
-        ("export const api = {\n"
-        "  get(id) { return id; },\n"
-        "  put: (id) => id,\n"
-        "  size: 3,\n"
-        "};\n"
-        "class C { static n = 1; #run = () => 0; }\n"),
+        (
+            "export const api = {\n"
+            "  get(id) { return id; },\n"
+            "  put: (id) => id,\n"
+            "  size: 3,\n"
+            "};\n"
+            "class C { static n = 1; #run = () => 0; }\n"
+        ),
         [
             ("object", "api", 1, 5, [("method", "api/get", 2, 2, []), ("method", "api/put", 3, 3, [])]),
             ("class", "C", 6, 6, [("property", "C/n", 6, 6, []), ("method", "C/#run", 6, 6, [])]),
         ],
     ),
     "decorated.ts": (
-        ("@Component({ selector: 'x' })\n"
-        "export class X {\n"
-        "  @Input() name: string;\n"
-        "  @HostListener('click')\n"
-        "  onClick() {}\n"
-        "}\n"),
+        (
+            "@Component({ selector: 'x' })\n"
+            "export class X {\n"
+            "  @Input() name: string;\n"
+            "  @HostListener('click')\n"
+            "  onClick() {}\n"
+            "}\n"
+        ),
         [("class", "X", 1, 6, [("property", "X/name", 3, 3, []), ("method", "X/onClick", 4, 5, [])])],
     ),
     "attrs.rs": (
-        ("#[cfg(test)]\n"
-        "mod tests {\n"
-        "    #[test]\n"
-        "    fn works() {}\n"
-        "}\n"),
+        ("#[cfg(test)]\nmod tests {\n    #[test]\n    fn works() {}\n}\n"),
         [("module", "tests", 1, 5, [("function", "tests/works", 3, 4, [])])],
     ),
     "alias.py": ("type Vector = list[float]\n", [("type", "Vector", 1, 1, [])]),

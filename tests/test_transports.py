@@ -25,21 +25,24 @@ def free_port() -> int:
 async def test_read_over_network_transport(tmp_path, transport):
     (tmp_path / "a.txt").write_text("alpha\nbeta\n")
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "lsp_agent", "serve", transport, str(port)],
-                              stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lsp_agent", "serve", transport, str(port)], stderr=subprocess.PIPE
+    )
     client = LanguageClient("test", "1", converter_factory=plain_converter)
     try:
         connect = client.start_tcp if transport == "--tcp" else client.start_ws
-        for attempt in range(100):  # until the server listens (a probe would be its one client)
+        for _attempt in range(100):  # until the server listens (a probe would be its one client)
             try:
                 await connect("127.0.0.1", port)
                 break
             except OSError:
                 await asyncio.sleep(0.1)
-        await client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
-        ))
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
+            )
+        )
         answer = await client.protocol.send_request_async("lspAgent/read", {"path": "a.txt"})
         assert answer["text"].split("\n")[1:] == ["1  alpha", "2  beta"]
         await client.shutdown_async(None)

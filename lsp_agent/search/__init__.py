@@ -91,9 +91,11 @@ class Collector:
             return raw[len(self._prefix) :]
         return self.ws.display(path)
 
-    def add(self, path: Path, matches: list[Match], context: dict[int, str], count: int, *, from_editor=False):
+    def add(
+        self, path: Path, matches: list[Match], context: dict[int, str], count: int, *, from_editor=False
+    ):
         """Add some of a file's matches (a file may come in several parts, in line order)."""
-        if not count or path in self.skip and not from_editor:
+        if not count or (path in self.skip and not from_editor):
             return
         entry = self.files.get(path)
         if entry is None:
@@ -186,13 +188,12 @@ def run_search(
     check_query(query)
     rg = find_rg() if engine in ("auto", "rg") else None
     if engine == "rg" and rg is None:
-        raise Refusal("no_ripgrep", "search_engine is 'rg' but no rg was found on PATH or in the ripgrep wheel.")
+        raise Refusal(
+            "no_ripgrep", "search_engine is 'rg' but no rg was found on PATH or in the ripgrep wheel."
+        )
     overlay = ws.open_documents()
     collector = Collector(ws, detail_limit, set(overlay))
-    if rg is not None:
-        searcher = ripgrep.RipgrepEngine(rg, query)
-    else:
-        searcher = pure.PythonEngine(query)
+    searcher = ripgrep.RipgrepEngine(rg, query) if rg is not None else pure.PythonEngine(query)
     searcher.check()
     for target in targets:
         searcher.search(target, collector, cancelled, progress)
@@ -223,7 +224,9 @@ def shorten(text: str, width: int = 200) -> str:
 def check_query(query: Query) -> None:
     """Refuse, the same way for both engines, what neither can run."""
     if "\n" in query.pattern and not query.multiline:
-        raise Refusal("invalid_regex", "The pattern contains a line break; set multiline=true to match across lines.")
+        raise Refusal(
+            "invalid_regex", "The pattern contains a line break; set multiline=true to match across lines."
+        )
     if "\x00" in query.pattern:
         raise Refusal(
             "invalid_regex",

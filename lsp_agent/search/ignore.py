@@ -197,10 +197,7 @@ def ancestor_rules(root: Path, rel_folder: str) -> list[str]:
                 body = line[1:] if negate else line
                 trimmed = body.rstrip("/") if len(body) > 1 else body
                 anchor = f"/{rel}/" if rel else "/"
-                if "/" in trimmed:
-                    rewritten = anchor + body.lstrip("/")
-                else:
-                    rewritten = anchor + "**/" + body
+                rewritten = anchor + body.lstrip("/") if "/" in trimmed else anchor + "**/" + body
                 out.append(("!" if negate else "") + rewritten)
     return out
 

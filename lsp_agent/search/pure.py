@@ -45,7 +45,9 @@ class PythonEngine:
                 else:
                     source = translate(q.pattern, multiline=q.multiline, unicode_text=key)
             except Invalid as exc:
-                raise Refusal("invalid_regex", f"Invalid regex {shorten(q.pattern)} (Rust regex syntax): {exc}.") from None
+                raise Refusal(
+                    "invalid_regex", f"Invalid regex {shorten(q.pattern)} (Rust regex syntax): {exc}."
+                ) from None
             except Unsupported as exc:
                 raise Refusal(
                     "unsupported_regex",
@@ -81,9 +83,13 @@ class PythonEngine:
                 raise Cancelled()
 
     def search_text(self, path: Path, text: Text, collector: Collector) -> None:
-        self.search_bytes(path, text.content.encode("utf-8", errors="surrogatepass"), collector, from_editor=True)
+        self.search_bytes(
+            path, text.content.encode("utf-8", errors="surrogatepass"), collector, from_editor=True
+        )
 
-    def search_bytes(self, path: Path, data: bytes, collector: Collector, *, from_editor: bool = False) -> None:
+    def search_bytes(
+        self, path: Path, data: bytes, collector: Collector, *, from_editor: bool = False
+    ) -> None:
         if b"\x00" in data:
             # Binary: skipped. With count_binary (line mode) it is counted if it matches with
             # its NULs read as line breaks (ripgrep --binary --no-mmap); ripgrep's multi-line

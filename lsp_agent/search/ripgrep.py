@@ -99,7 +99,7 @@ class RipgrepEngine:
 
     def search(self, target: Target, collector: Collector, cancelled, progress) -> None:
         root = target.root
-        args = self.common_args() + ["--no-require-git", "--no-ignore-global", "--no-ignore-parent"]
+        args = [*self.common_args(), "--no-require-git", "--no-ignore-global", "--no-ignore-parent"]
         args += [f"--glob={g}" for g in self.query.globs]
         rules = [r for rel in target.rels if (root / rel).is_dir() for r in ancestor_rules(root, rel)]
         ignore_file = None
@@ -119,9 +119,14 @@ class RipgrepEngine:
     def run(self, args: list[str], root: Path, collector: Collector, cancelled, progress) -> None:
         with tempfile.TemporaryFile() as errors:
             try:
-                proc = subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+                proc = subprocess.Popen(
+                    args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
+                )
             except OSError as exc:  # e.g. so many paths that the command line is over the OS's limit
-                raise Refusal("search_failed", f"ripgrep could not be started ({exc.strerror}); search fewer paths at once.") from None
+                raise Refusal(
+                    "search_failed",
+                    f"ripgrep could not be started ({exc.strerror}); search fewer paths at once.",
+                ) from None
             stop = threading.Event()
 
             def watch() -> None:  # kill rg as soon as the caller cancels
@@ -134,9 +139,19 @@ class RipgrepEngine:
             watcher = threading.Thread(target=watch, daemon=True)
             watcher.start()
             try:
-                to_path = lambda p: root / p.removeprefix("./")
+
+                def to_path(p):
+                    return root / p.removeprefix("./")
+
                 q = self.query
-                summary = self.parse(proc.stdout, to_path, collector, progress, multiline=q.multiline, count_binary=q.count_binary)
+                summary = self.parse(
+                    proc.stdout,
+                    to_path,
+                    collector,
+                    progress,
+                    multiline=q.multiline,
+                    count_binary=q.count_binary,
+                )
             except BaseException:
                 proc.kill()
                 raise
@@ -159,21 +174,39 @@ class RipgrepEngine:
 
     def search_text(self, path: Path, text: Text, collector: Collector) -> None:
         proc = subprocess.run(
-            self.common_args() + ["--regexp", self.query.pattern, "--", "-"],
+            [*self.common_args(), "--regexp", self.query.pattern, "--", "-"],
             input=text.content.encode("utf-8", errors="surrogatepass"),
             capture_output=True,
             check=False,  # rg exits 1 when nothing matched, 2 on a bad pattern (refused below)
         )
         if proc.returncode == 2 and not proc.stdout:
             message = clip(proc.stderr.decode("utf-8", errors="replace").strip())
-            raise Refusal("invalid_regex", f"ripgrep refused the pattern {shorten(self.query.pattern)} (Rust regex syntax):\n{message}")
+            raise Refusal(
+                "invalid_regex",
+                f"ripgrep refused the pattern {shorten(self.query.pattern)} (Rust regex syntax):\n{message}",
+            )
         lines = proc.stdout.splitlines(keepends=True)
         q = self.query
-        self.parse(lines, lambda p: path, collector, lambda m: None, multiline=q.multiline, count_binary=q.count_binary, from_editor=True)
+        self.parse(
+            lines,
+            lambda p: path,
+            collector,
+            lambda m: None,
+            multiline=q.multiline,
+            count_binary=q.count_binary,
+            from_editor=True,
+        )
 
     @staticmethod
     def parse(
-        stream, to_path, collector: Collector, progress, *, multiline: bool, count_binary: bool = False, from_editor: bool = False
+        stream,
+        to_path,
+        collector: Collector,
+        progress,
+        *,
+        multiline: bool,
+        count_binary: bool = False,
+        from_editor: bool = False,
     ) -> dict | None:
         """Feed ripgrep's JSON lines to the collector; the summary's data, if it came."""
         matches: list[Match] = []
@@ -209,4 +242,3 @@ class RipgrepEngine:
             elif kind == "summary":
                 summary = data
         return summary
-

@@ -49,7 +49,13 @@ POSIX = {
 }
 WORD_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "Pc"}
 # Other_Alphabetic characters that are not marks: circled and squared Latin letters.
-EXTRA_ALPHABETIC = [(0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189), (0x200C, 0x200D)]
+EXTRA_ALPHABETIC = [
+    (0x24B6, 0x24E9),
+    (0x1F130, 0x1F149),
+    (0x1F150, 0x1F169),
+    (0x1F170, 0x1F189),
+    (0x200C, 0x200D),
+]
 SIMPLE_ESCAPES = {"t": "\\t", "r": "\\r", "f": "\\f", "v": "\\v", "a": "\\a", "n": "\\n"}
 
 
@@ -173,7 +179,9 @@ class Translator:
                         raise Invalid(f"invalid counted repetition at offset {i}")
                     low, high = int(m.group(1)), m.group(3)
                     if high and int(high) < low:
-                        raise Invalid(f"invalid repetition range {m.group(0)}: the maximum is below the minimum")
+                        raise Invalid(
+                            f"invalid repetition range {m.group(0)}: the maximum is below the minimum"
+                        )
                     out.append(m.group(0))
                     i = m.end()
                     many = int(high) > 1 if high else (low > 1 or m.group(2) is not None)
@@ -198,7 +206,9 @@ class Translator:
                 atom = False
                 continue
             if c == "\n" and not self.multiline:
-                raise Invalid('the literal "\\n" is not allowed in a regex (set multiline to match across lines)')
+                raise Invalid(
+                    'the literal "\\n" is not allowed in a regex (set multiline to match across lines)'
+                )
             if c == "|" and groups:
                 groups[-1].alternatives = True
             if c in "^$|.":
@@ -253,14 +263,18 @@ class Translator:
         if c in "xuU":
             value, nxt = hexcode(p, i + 2, c)
             if value == 10 and not self.multiline:
-                raise Invalid('the literal "\\n" is not allowed in a regex (set multiline to match across lines)')
+                raise Invalid(
+                    'the literal "\\n" is not allowed in a regex (set multiline to match across lines)'
+                )
             return f"\\U{value:08x}", nxt
         if c == "n" and not self.multiline:
             raise Invalid('the literal "\\n" is not allowed in a regex (set multiline to match across lines)')
         if c in SIMPLE_ESCAPES:
             return SIMPLE_ESCAPES[c], nxt
         if c in "pP":
-            raise Unsupported(f"\\{c}{{…}} Unicode classes are Rust-regex-only; Python's re has no equivalent")
+            raise Unsupported(
+                f"\\{c}{{…}} Unicode classes are Rust-regex-only; Python's re has no equivalent"
+            )
         if c == "d":
             return "\\d", nxt
         if c in "wWsSD" and in_class:
@@ -326,7 +340,9 @@ class Translator:
                 items.append(piece)
                 continue
             if c == "\n" and not self.multiline:
-                raise Invalid('the literal "\\n" is not allowed in a regex (set multiline to match across lines)')
+                raise Invalid(
+                    'the literal "\\n" is not allowed in a regex (set multiline to match across lines)'
+                )
             items.append("\\" + c if c in "\\[]^" else c)
             j += 1
         body = "".join(items)

@@ -1,9 +1,9 @@
 """tree-sitter symbols: the language table, the parse cache, outlines and enclosing symbols.
 
-    language_for(path) -> "python" | … | None
-    outline(path, text) -> [Symbol]           nested, cached by (path, text.version)
-    enclosing_symbol(path, text, line) -> "Class/method" | None
-    enclosing_symbols(path, text, lines) -> {line: name path | None}
+language_for(path) -> "python" | … | None
+outline(path, text) -> [Symbol]           nested, cached by (path, text.version)
+enclosing_symbol(path, text, line) -> "Class/method" | None
+enclosing_symbols(path, text, lines) -> {line: name path | None}
 """
 
 from .languages import EXTENSIONS, GRAMMARS, language_for

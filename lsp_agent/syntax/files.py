@@ -88,4 +88,4 @@ def _walk(workspace, folder: Path, rules: list[Ignore], check, wanted) -> Iterat
     yield from files
     for sub in folders:
         rule = _gitignore(workspace, sub)
-        yield from _walk(workspace, sub, rules + [rule] if rule else rules, check, wanted)
+        yield from _walk(workspace, sub, [*rules, rule] if rule else rules, check, wanted)

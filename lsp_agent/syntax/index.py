@@ -56,7 +56,9 @@ class Entry:
 def entries(text: Text, symbols: Iterable[Symbol], encoding: str) -> list[Entry]:
     out = []
     for symbol in walk(symbols):
-        container = symbol.name_path[: -len(symbol.name) - 1] if symbol.name_path.endswith("/" + symbol.name) else ""
+        container = (
+            symbol.name_path[: -len(symbol.name) - 1] if symbol.name_path.endswith("/" + symbol.name) else ""
+        )
         out.append(
             Entry(symbol.name, symbol.kind, container, convert(text, symbol.range, encoding),
                   convert(text, symbol.selection, encoding))

@@ -247,7 +247,7 @@ def build(parsed: Parsed) -> list[Symbol]:
 
     roots: list[Symbol] = []
     stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open ancestors
-    for start, end, kind, name_node, scope, start_point, end_point, _rank in rows:
+    for _start, end, kind, name_node, scope, start_point, end_point, _rank in rows:
         while stack and not end <= stack[-1][0]:
             stack.pop()
         if len(stack) >= MAX_NESTING:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import import_module
-from typing import Any, Callable
+from typing import Any
 
 import jsonschema
 

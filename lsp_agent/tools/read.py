@@ -16,14 +16,21 @@ from . import Context, tool
 SCHEMA = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."},
+        "path": {
+            "type": "string",
+            "description": "File path, relative to the workspace root (or absolute inside it).",
+        },
         "start": {"type": "integer", "default": 1, "description": "First line to show (1-based)."},
         "col": {
             "type": "integer",
             "default": 1,
             "description": "First column (1-based character) of line `start`; used to page a line longer than the budget.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text, header included."},
+        "max_chars": {
+            "type": "integer",
+            "minimum": 200,
+            "description": "Budget for the answer's text, header included.",
+        },
         "if_version": {
             "type": "string",
             "description": "A version from an earlier read: if the file is unchanged the answer is one line.",
@@ -125,7 +132,12 @@ def read_text(
     total = text.line_count
     last = total if last is None else last
     fields = {"path": shown, "version": text.version, "total_lines": total}
-    about = {"eol": text.eol, "final_newline": text.final_newline, "utf8": text.utf8, "from_editor": text.from_editor}
+    about = {
+        "eol": text.eol,
+        "final_newline": text.final_newline,
+        "utf8": text.utf8,
+        "from_editor": text.from_editor,
+    }
     span = f"lines {first}-{last} of {shown}" if (first, last) != (1, total) else shown
 
     if if_version is not None and if_version == text.version:
@@ -187,6 +199,7 @@ def read_text(
     number = start
     segment = None  # (first col, last col) when serving part of one long line
     if col == 1:
+
         def fits(count: int) -> bool:
             chars = body_chars(text, start, count, prefix)
             return page_chars(chars, count, start + count - 1, start + count) <= max_chars
@@ -276,7 +289,9 @@ def read(
     shown = ctx.workspace.display(resolved)
     if symbol is None:
         return read_text(text, shown, start=start, col=col, max_chars=budget, if_version=if_version)
-    return read_symbol(text, resolved, shown, symbol, start=start, col=col, max_chars=budget, if_version=if_version)
+    return read_symbol(
+        text, resolved, shown, symbol, start=start, col=col, max_chars=budget, if_version=if_version
+    )
 
 
 def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **options) -> dict:
@@ -301,7 +316,9 @@ def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **o
     if len(found) > 1:
         others = ", ".join(f"{s.name_path} {s.start_line}-{s.end_line}" for s in found[1:4])
         more = f" and {len(found) - 4} more" if len(found) > 4 else ""
-        notes.append(f"{len(found) - 1} more symbols match: {others}{more} (read those with start=N, without symbol=)")
+        notes.append(
+            f"{len(found) - 1} more symbols match: {others}{more} (read those with start=N, without symbol=)"
+        )
     first = symbol.start_line
     answer = read_text(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
@@ -309,5 +326,10 @@ def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **o
     )  # fmt: skip
     if answer.get("next"):
         answer["next"] = {**answer["next"], "symbol": name_path}
-    answer["symbol"] = {"name_path": symbol.name_path, "kind": symbol.kind, "start_line": first, "end_line": symbol.end_line}
+    answer["symbol"] = {
+        "name_path": symbol.name_path,
+        "kind": symbol.kind,
+        "start_line": first,
+        "end_line": symbol.end_line,
+    }
     return answer

@@ -20,7 +20,11 @@ SCHEMA = {
             "description": "Regular expression in Rust regex syntax (ripgrep's): no look-around or "
             "backreferences; \\b, \\w, \\d, \\s, (?i), [[:alpha:]], \\p{L} work as in ripgrep.",
         },
-        "fixed_strings": {"type": "boolean", "default": False, "description": "Treat the pattern as literal text."},
+        "fixed_strings": {
+            "type": "boolean",
+            "default": False,
+            "description": "Treat the pattern as literal text.",
+        },
         "ignore_case": {"type": "boolean", "default": False, "description": "Match case-insensitively."},
         "paths": {
             "type": "array",
@@ -32,17 +36,46 @@ SCHEMA = {
             "description": "ripgrep glob(s) choosing files: '*.py' includes, '!*_test.py' excludes; "
             "a glob overrides .gitignore and hidden-file rules.",
         },
-        "context_before": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0, "description": "Lines of context before each match."},
-        "context_after": {"type": "integer", "minimum": 0, "maximum": 100, "default": 0, "description": "Lines of context after each match."},
-        "multiline": {"type": "boolean", "default": False, "description": "Let the pattern match across lines (\\n in the pattern)."},
+        "context_before": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 100,
+            "default": 0,
+            "description": "Lines of context before each match.",
+        },
+        "context_after": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 100,
+            "default": 0,
+            "description": "Lines of context after each match.",
+        },
+        "multiline": {
+            "type": "boolean",
+            "default": False,
+            "description": "Let the pattern match across lines (\\n in the pattern).",
+        },
         "count_binary": {
             "type": "boolean",
             "default": False,
             "description": "Also read binary files (skipped either way) to name those that match; slower.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text, header included."},
-        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Page the full matches: skip this many (in path, then line order)."},
-        "limit": {"type": "integer", "minimum": 1, "description": "Page the full matches: show at most this many."},
+        "max_chars": {
+            "type": "integer",
+            "minimum": 200,
+            "description": "Budget for the answer's text, header included.",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Page the full matches: skip this many (in path, then line order).",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page the full matches: show at most this many.",
+        },
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -80,12 +113,18 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
     targets = []
     for root, rels in chosen.items():
         # a path inside another searched folder would be searched twice
-        kept = [r for r in sorted(set(rels)) if not any(o != r and (o == "" or r.startswith(o + "/")) for o in rels)]
+        kept = [
+            r
+            for r in sorted(set(rels))
+            if not any(o != r and (o == "" or r.startswith(o + "/")) for o in rels)
+        ]
         targets.append(Target(root, kept))
     if not targets:
         raise Refusal(
             "no_paths",
-            "None of the paths is inside the workspace: " + " ".join(left_out) + " Give paths relative to the workspace root.",
+            "None of the paths is inside the workspace: "
+            + " ".join(left_out)
+            + " Give paths relative to the workspace root.",
         )
     return targets, left_out
 
@@ -158,7 +197,9 @@ def search(
     budget = max_chars or ctx.settings.max_chars
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)
-    query = Query(pattern, fixed_strings, ignore_case, multiline, globs, context_before, context_after, count_binary)
+    query = Query(
+        pattern, fixed_strings, ignore_case, multiline, globs, context_before, context_after, count_binary
+    )
     paged = offset > 0 or limit is not None
     outcome = run_search(
         ctx.workspace,
@@ -182,7 +223,16 @@ def search(
         paths=",".join(paths or []) or None,
         glob=",".join(globs) or None,
     )
-    s = Search(outcome, pattern, symbol_provider(ctx.workspace), options, context_before, context_after, offset, limit)
+    s = Search(
+        outcome,
+        pattern,
+        symbol_provider(ctx.workspace),
+        options,
+        context_before,
+        context_after,
+        offset,
+        limit,
+    )
     s.extra_notes = [f"left out: {m}" for m in left_out]
     answer = fit(s, budget)
     answer.update(

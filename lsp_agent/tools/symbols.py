@@ -30,7 +30,11 @@ SYMBOLS_SCHEMA = {
             "default": ".",
             "description": "A file or a folder (recursive, .gitignore honoured), relative to the workspace root.",
         },
-        "depth": {"type": "integer", "minimum": 1, "description": "Show symbols down to this nesting depth (1: top level)."},
+        "depth": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Show symbols down to this nesting depth (1: top level).",
+        },
         "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
     },
     "additionalProperties": False,
@@ -51,7 +55,10 @@ FIND_SCHEMA = {
             "description": "Name or name path: `to_dict`, `Message/to_dict` (or `Message.to_dict`); "
             "a leading / anchors at the top level (`/Message/to_dict`).",
         },
-        "path": {"type": "string", "description": "Search only this file or folder (default: the whole workspace)."},
+        "path": {
+            "type": "string",
+            "description": "Search only this file or folder (default: the whole workspace).",
+        },
         "kinds": {"type": "array", "items": {"enum": KINDS}, "description": "Only symbols of these kinds."},
         "substring": {
             "type": "boolean",
@@ -63,7 +70,11 @@ FIND_SCHEMA = {
             "default": False,
             "description": "Show the source of the match (paged like read; with several matches, all bodies if they fit).",
         },
-        "start": {"type": "integer", "minimum": 1, "description": "With include_body: the line to read on from."},
+        "start": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "With include_body: the line to read on from.",
+        },
         "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
     },
     "required": ["name_path"],
@@ -82,7 +93,11 @@ def plural(n: int, word: str) -> str:
 
 
 def span(symbol: Symbol) -> str:
-    return str(symbol.start_line) if symbol.start_line == symbol.end_line else f"{symbol.start_line}-{symbol.end_line}"
+    return (
+        str(symbol.start_line)
+        if symbol.start_line == symbol.end_line
+        else f"{symbol.start_line}-{symbol.end_line}"
+    )
 
 
 def depth_of(symbols: list[Symbol]) -> int:
@@ -148,14 +163,26 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
 
     total = sum(count(s) for _, s in files)
     deepest = max((depth_of(s) for _, s in files), default=0)
-    fields = {"path": shown, "files": len(files), "files_scanned": scanned, "symbols": total, "max_depth": deepest}
+    fields = {
+        "path": shown,
+        "files": len(files),
+        "files_scanned": scanned,
+        "symbols": total,
+        "max_depth": deepest,
+    }
     what = plural(total, "symbol") + (f" in {plural(len(files), 'file')}" if folder else "")
     if not folder:
         fields["version"] = text.version
-    empty = f"; {plural(scanned - len(files), 'file')} without symbols not listed" if folder and scanned > len(files) else ""
+    empty = (
+        f"; {plural(scanned - len(files), 'file')} without symbols not listed"
+        if folder and scanned > len(files)
+        else ""
+    )
 
     if total == 0:
-        where = f"no definitions found in {plural(scanned, 'source file')}" if folder else "no definitions found"
+        where = (
+            f"no definitions found in {plural(scanned, 'source file')}" if folder else "no definitions found"
+        )
         return {"text": f"{shown} · {where}", "stage": "full tree", "depth": 0, **fields}
 
     def body(d: int) -> list[str]:
@@ -187,7 +214,9 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
 
     # Counts by kind: per file, then per folder, then as many folders as fit.
     hint = "outline one file with path=FILE, or a subfolder with path=FOLDER"
-    lines = [f"{shown} · {what} · stage: counts by kind per file (the outline at depth 1 is over max_chars={budget}){empty}"]
+    lines = [
+        f"{shown} · {what} · stage: counts by kind per file (the outline at depth 1 is over max_chars={budget}){empty}"
+    ]
     lines += [f"{name}: {kind_counts(s)}" for name, s in files]
     lines.append(f"[{hint}]")
     if fit(lines, budget):
@@ -212,14 +241,20 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
     lines = [head, *kept, tail]
     if not fit(lines, budget):
         minimum = len(f"{head}\n{tail}")
-        raise Refusal("budget_too_small", f"max_chars={budget} is too small for an outline of {shown}; use at least {minimum}.", minimum=minimum)
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for an outline of {shown}; use at least {minimum}.",
+            minimum=minimum,
+        )
     return {"text": "\n".join(lines), "stage": "counts per folder, cut", "depth": 0, **fields}
 
 
 # --- find_symbol ----------------------------------------------------------------------
 
 
-def find_in_file(path: Path, text: Text, name_path: str, *, substring: bool = False, kinds=None) -> list[Symbol]:
+def find_in_file(
+    path: Path, text: Text, name_path: str, *, substring: bool = False, kinds=None
+) -> list[Symbol]:
     matches = name_path_matcher(name_path, substring=substring)
     return [s for s in walk(outline(path, text)) if matches(s.name_path) and (not kinds or s.kind in kinds)]
 
@@ -259,7 +294,11 @@ def find_symbol(
                            "start_line": f[3].start_line, "end_line": f[3].end_line} for f in found]}  # fmt: skip
     if not found:
         hint = "try substring=true" if not substring else "try a shorter name"
-        return {"text": f"{what}: no matches ({hint}, or outline a file with symbols path=FILE).", "stage": "locations", **fields}
+        return {
+            "text": f"{what}: no matches ({hint}, or outline a file with symbols path=FILE).",
+            "stage": "locations",
+            **fields,
+        }
 
     if include_body and len(found) == 1:
         shown, file, text, symbol = found[0]
@@ -270,7 +309,12 @@ def find_symbol(
             then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
         )  # fmt: skip
         if answer.get("next"):
-            answer["next"] = {"name_path": "/" + symbol.name_path, "path": shown, "include_body": True, **answer["next"]}
+            answer["next"] = {
+                "name_path": "/" + symbol.name_path,
+                "path": shown,
+                "include_body": True,
+                **answer["next"],
+            }
         return answer | {"stage": "body"} | fields
 
     header = f"{what} · {plural(len(found), 'match')} in {plural(file_count, 'file')}"
@@ -280,7 +324,9 @@ def find_symbol(
         for shown, _, text, s in found:
             width = len(str(s.end_line))
             blocks.append(f"── {shown}:{span(s)}  {s.kind} {s.name_path}")
-            blocks += number_lines(s.start_line, width, text.lines(s.start_line, min(s.end_line, text.line_count)))
+            blocks += number_lines(
+                s.start_line, width, text.lines(s.start_line, min(s.end_line, text.line_count))
+            )
         if fit(blocks, budget):
             return {"text": "\n".join(blocks), "stage": "bodies", **fields}
         trailer = (
@@ -306,6 +352,10 @@ def find_symbol(
     lines = [head, *kept, f"[{left} more files not listed: {hint}]" if left else f"[{hint}]"]
     if not fit(lines, budget):
         minimum = len("\n".join([head, lines[-1]]))
-        raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer; use at least {minimum}.", minimum=minimum)
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for this answer; use at least {minimum}.",
+            minimum=minimum,
+        )
     del fields["matches"][200:]  # structured matches stay bounded too
     return {"text": "\n".join(lines), "stage": "counts per file", **fields}
