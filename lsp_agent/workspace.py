@@ -11,6 +11,7 @@ import hashlib
 import os
 import stat
 import threading
+import time
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -143,7 +144,8 @@ class Workspace:
     def __init__(self, roots: list[str | Path] | None = None):
         self.roots: list[Path] = []
         self._overlay: dict[Path, Text] = {}
-        self._disk_cache: dict[Path, tuple[tuple[int, int, int], Text]] = {}
+        self._disk_cache: dict[Path, Cached] = {}
+        self._cache_lock = threading.Lock()
         self.set_roots(roots or [Path.cwd()])
 
     def set_roots(self, roots: list[str | Path]) -> None:
@@ -228,10 +230,29 @@ class Workspace:
         """The text of a resolved path: the editor's buffer if open, else the disk.
 
         Refuses folders, missing files and binary files (NUL in the first 8 KiB).
-        Disk texts are cached by (mtime, size, inode) so repeated pages reuse the index.
+        Disk texts are cached so repeated pages reuse the line index; see `Cached` for
+        why a cached text is never served after the file changed.
         """
         if (open_text := self._overlay.get(path)) is not None:
             return open_text
+        read_at = time.time_ns()  # before the stat: a write after it makes the entry racy
+        info = self._stat_file(path)
+        identity = file_identity(info)
+        with self._cache_lock:
+            cached = self._disk_cache.get(path)
+        if cached is not None and cached.identity == identity and not cached.racy:
+            return cached.text
+        text = self._read_text(path)
+        if cached is not None and cached.identity == identity and cached.text.version == text.version:
+            text = cached.text  # verified by content: keep the text whose line index is built
+        with self._cache_lock:
+            self._disk_cache.pop(path, None)
+            if len(self._disk_cache) >= DISK_CACHE_SIZE:
+                self._disk_cache.pop(next(iter(self._disk_cache)))
+            self._disk_cache[path] = Cached(identity, text, racy=is_racy(info, read_at))
+        return text
+
+    def _stat_file(self, path: Path) -> os.stat_result:
         try:
             info = os.stat(path)
         except FileNotFoundError:
@@ -250,10 +271,9 @@ class Workspace:
                 f"{self.display(path)} has {info.st_size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit for text; "
                 "search it instead of reading it.",
             )
-        key = (info.st_mtime_ns, info.st_size, info.st_ino)
-        cached = self._disk_cache.get(path)
-        if cached and cached[0] == key:
-            return cached[1]
+        return info
+
+    def _read_text(self, path: Path) -> Text:
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -263,8 +283,36 @@ class Workspace:
                 "binary",
                 f"{self.display(path)} is a binary file ({len(data):,} bytes); it is not shown as text.",
             )
-        text = Text.from_bytes(data)
-        if len(self._disk_cache) > 64:
-            self._disk_cache.pop(next(iter(self._disk_cache)))
-        self._disk_cache[path] = (key, text)
-        return text
+        return Text.from_bytes(data)
+
+
+DISK_CACHE_SIZE = 64
+# Within this long of a change, a file's timestamps cannot tell a second change from the
+# first: file times come from a coarse clock (a few ms on Linux) and some file systems keep
+# whole seconds (HFS+) or two (FAT). Generous, since it only costs a re-read of young files.
+RACY_WINDOW_NS = 2_000_000_000
+
+
+def file_identity(info: os.stat_result) -> tuple[int, ...]:
+    """What tells one version of a file from another without reading it: a rewrite changes
+    the size or mtime, and even one that keeps both (`touch -r`, a checkout within the
+    same second) changes ctime, which no user can set; a replacement changes the inode."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def is_racy(info: os.stat_result, read_at: int) -> bool:
+    """Git's "racily clean" entries: a file changed within the timestamps' granularity of
+    being read may change again with identical timestamps, so its cached text is verified
+    by content on each use until it is old enough to trust its stat."""
+    return max(info.st_mtime_ns, info.st_ctime_ns) + RACY_WINDOW_NS > read_at
+
+
+@dataclass(frozen=True)
+class Cached:
+    """A disk text and the stat identity it was read under. A racy entry (see `is_racy`)
+    is re-read and compared by content on each use; a verified re-read once the window
+    has passed stores it as clean."""
+
+    identity: tuple[int, ...]
+    text: Text
+    racy: bool

@@ -1,0 +1,91 @@
+"""No stale answer: a file rewritten with the same size and modification time is read anew,
+whether its change shows in ctime (the usual case) or only by content (a racily clean
+entry, as git calls it: cached within the timestamps' granularity of being changed)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from lsp_agent import workspace as workspace_module
+from lsp_agent.workspace import Workspace
+
+
+def rewrite_keeping_size_and_mtime(path, content: str) -> None:
+    before = os.stat(path)
+    path.write_text(content)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Count the disk reads the workspace makes."""
+    counted = []
+    original = Workspace._read_text
+
+    def counting(self, path):
+        counted.append(path)
+        return original(self, path)
+
+    monkeypatch.setattr(Workspace, "_read_text", counting)
+    return counted
+
+
+def test_same_size_and_mtime_is_seen_through_ctime(tmp_path, monkeypatch, reads):
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)  # every entry trusted by its stat
+    path = tmp_path / "a.py"
+    path.write_text("alpha = 1\n")
+    ws = Workspace([tmp_path])
+    assert ws.text(path).content == "alpha = 1\n"
+    assert ws.text(path).content == "alpha = 1\n"
+    assert len(reads) == 1  # the second answer came from the cache
+    time.sleep(0.02)  # past the coarse clock's tick, so ctime moves
+    rewrite_keeping_size_and_mtime(path, "omega = 2\n")
+    assert ws.text(path).content == "omega = 2\n"
+
+
+def test_racily_clean_entry_is_verified_by_content(tmp_path, monkeypatch, reads):
+    # A file system whose timestamps cannot show the second write (coarse or unchanged
+    # ctime): only size and mtime identify the file.
+    monkeypatch.setattr(workspace_module, "file_identity", lambda info: (info.st_size, info.st_mtime_ns))
+    path = tmp_path / "a.py"
+    path.write_text("alpha = 1\n")
+    ws = Workspace([tmp_path])
+    assert ws.text(path).content == "alpha = 1\n"
+    rewrite_keeping_size_and_mtime(path, "omega = 2\n")
+    assert ws.text(path).content == "omega = 2\n"  # racy: re-read and compared
+    assert len(reads) == 2
+
+
+def test_old_files_are_served_from_the_cache(tmp_path, reads):
+    path = tmp_path / "a.py"
+    path.write_text("alpha = 1\n")
+    old = time.time_ns() - 3_600 * 10**9
+    os.utime(path, ns=(old, old))
+    ws = Workspace([tmp_path])
+    first = ws.text(path)
+    # ctime is recent (utime just set it): racy, so the next use verifies by content once
+    # more, and keeps the text whose line index may already be built.
+    assert ws.text(path) is first
+    assert len(reads) == 2
+    ws._disk_cache[path] = workspace_module.Cached(ws._disk_cache[path].identity, first, racy=False)
+    assert ws.text(path) is first
+    assert len(reads) == 2  # a clean entry is trusted without reading
+
+
+def test_racy_entry_becomes_clean_once_old(tmp_path, monkeypatch, reads):
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 50_000_000)  # 50 ms
+    path = tmp_path / "a.py"
+    path.write_text("alpha = 1\n")
+    ws = Workspace([tmp_path])
+    ws.text(path)
+    assert ws._disk_cache[path].racy
+    time.sleep(0.1)
+    ws.text(path)  # verified by content, now past the window
+    assert not ws._disk_cache[path].racy
+    ws.text(path)
+    assert len(reads) == 2
