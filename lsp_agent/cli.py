@@ -229,7 +229,7 @@ def serve(args: argparse.Namespace) -> int:
     elif args.ws is not None:
         server.start_ws(args.host, args.ws)
     else:
-        server.start_io()
+        return server.start_io()  # 0, 1 on exit without shutdown, rpc.EXIT_OVERSIZED
     return 0
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,15 +20,17 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+from pygls.protocol import default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
 from . import __version__
 from .config import Settings
 from .errors import ArgumentError, Refusal
+from .lanes import Lanes
+from .rpc import StrictProtocol, serve_stdio
 from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import SymbolIndex, convert
-from .tools import REGISTRY, Context, catalog, run, validate
+from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, is_light, run, validate
 from .workspace import Text, Workspace, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -45,10 +47,19 @@ def plain_converter():
     converter = default_converter()
     for cls in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
         converter.register_structure_hook(cls, lambda obj, cls: cls(**obj))
+    converter.register_structure_hook(str, strict_str)
     return converter
 
 
-class AgentProtocol(LanguageServerProtocol):
+def strict_str(value: Any, _type: Any) -> str:
+    """cattrs would turn a number into a string (a uri of 5 becomes "5"); params of the
+    wrong type are Invalid params instead."""
+    if not isinstance(value, str):
+        raise TypeError(f"a string was expected, not {type(value).__name__}")
+    return value
+
+
+class AgentProtocol(StrictProtocol):
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
         """Commands `lspAgent.<tool>` with one argument object, run exactly like the
@@ -69,6 +80,8 @@ class AgentProtocol(LanguageServerProtocol):
 
 
 class AgentServer(LanguageServer):
+    protocol: AgentProtocol
+
     def __init__(self, settings: Settings | None = None, roots: list[str] | None = None):
         super().__init__(
             "lsp-agent",
@@ -78,7 +91,7 @@ class AgentServer(LanguageServer):
         )
         self.settings = settings or Settings()
         self.agent_workspace = Workspace(roots)
-        self.tool_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tool")
+        self.lanes = Lanes()
         self.pending_messages: list[str] = []
         # Set by `shutdown`: the index build and every running tool stop at their next check.
         self.stopping = threading.Event()
@@ -86,6 +99,17 @@ class AgentServer(LanguageServer):
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace)
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
+
+    def start_io(self, stdin=None, stdout=None) -> int:
+        """Serve stdio with strict framing (see rpc.py); the process's exit code."""
+        self._stop_event = threading.Event()
+        # The reader thread may still be blocked in a read when the process exits: it gets
+        # a file object of its own, since the interpreter's exit takes sys.stdin's lock.
+        stdin = stdin or open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115
+        try:
+            return serve_stdio(self.protocol, stdin, stdout or sys.stdout.buffer, self._stop_event)
+        finally:
+            self.shutdown()
 
     def stop_work(self) -> None:
         self.stopping.set()
@@ -95,10 +119,11 @@ class AgentServer(LanguageServer):
     def shutdown(self) -> None:
         self.stop_work()
         super().shutdown()
-        self.tool_pool.shutdown(wait=False, cancel_futures=True)
+        self.lanes.shutdown()
 
-    def context(self, report=None) -> Context:
-        return Context(self.agent_workspace, self.settings, report=report)
+    def context(self, report=None, *, heavy: bool = False) -> Context:
+        step_aside = self.lanes.step_aside if heavy else None
+        return Context(self.agent_workspace, self.settings, report=report, step_aside=step_aside)
 
     async def run_tool(self, name: str, params: Any, token: Any = None) -> dict:
         if isinstance(params, dict):
@@ -109,12 +134,11 @@ class AgentServer(LanguageServer):
         except ArgumentError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         progress = Progress(self, f"lsp-agent {name}", token)
-        ctx = self.context(report=progress.report)
-        loop = asyncio.get_running_loop()
+        heavy = not is_light(self.agent_workspace, name, arguments)
+        ctx = self.context(report=progress.report, heavy=heavy)
         self.running.add(ctx)
-        job = loop.run_in_executor(self.tool_pool, run, ctx, name, arguments)
         try:
-            return await job
+            return await self.lanes.run(heavy, run, ctx, name, arguments)
         except asyncio.CancelledError:
             ctx.cancel_event.set()  # the tool stops at its next check
             raise
@@ -129,11 +153,9 @@ class AgentServer(LanguageServer):
         supports server-initiated progress."""
         self.symbol_index.encoding = str(self.workspace.position_encoding or "utf-16")
         progress = Progress(self, "lsp-agent: indexing symbols", None)
-        loop = asyncio.get_running_loop()
         try:
-            count = await loop.run_in_executor(
-                self.tool_pool,
-                partial(self.symbol_index.build, progress.report, cancelled=self.stopping.is_set),
+            count = await self.lanes.run(
+                True, partial(self.symbol_index.build, progress.report, cancelled=self.stopping.is_set)
             )
             log.info("symbol index: %d files", count)
         finally:
@@ -150,7 +172,7 @@ class AgentServer(LanguageServer):
 
         def run() -> None:
             self._reindex_timers.pop(path, None)
-            loop.run_in_executor(self.tool_pool, self.symbol_index.update, path)
+            loop.run_in_executor(self.lanes.heavy, self.symbol_index.update, path)
 
         self._reindex_timers[path] = loop.call_later(delay, run)
 
@@ -344,7 +366,13 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
                 return None
             return document_symbols(text, outline(path, text), encoding)
 
-        return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
+        # An outline of a small file (or one already parsed) is light; a large one is not.
+        try:
+            path = ls.agent_workspace.resolve(params.text_document.uri)
+            heavy = path.stat().st_size > SMALL_FILE_BYTES
+        except (Refusal, OSError):
+            heavy = False
+        return await ls.lanes.run(heavy, run)
 
     @server.feature(types.WORKSPACE_SYMBOL)
     def workspace_symbol(ls: AgentServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:

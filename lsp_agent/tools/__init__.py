@@ -32,14 +32,22 @@ class Context:
     # report(message, percentage or None); the server turns it into $/progress
     report: Callable[[str, int | None], None] | None = None
     cancel_event: threading.Event = field(default_factory=threading.Event)
+    # A heavy call's checkpoint lets light calls run first (see lanes.py); None: no lanes.
+    step_aside: Callable[[], None] | None = None
     _last_report: float = 0.0
 
     def check_cancelled(self) -> None:
+        """A checkpoint of long work: stop if cancelled, step aside for light calls."""
         if self.cancel_event.is_set():
             raise Cancelled()
+        if self.step_aside is not None:
+            self.step_aside()
 
     def progress(self, message: str, percentage: int | None = None, *, every: float = 0.2) -> None:
-        """Report progress, at most once per `every` seconds."""
+        """Report progress, at most once per `every` seconds (a checkpoint too: long work
+        reports as it goes, so it steps aside for light calls here)."""
+        if self.step_aside is not None:
+            self.step_aside()
         now = time.monotonic()
         if self.report is not None and now - self._last_report >= every:
             self._last_report = now
@@ -55,6 +63,9 @@ class Tool:
     # False for tools meant for agent runtimes rather than models (decoding replies, …):
     # they are served as requests but left out of the catalog a model is shown.
     for_agents: bool = True
+    # True (or true of the call's arguments) for calls that take milliseconds whatever the
+    # workspace: front doors run them in the light lane, never queued behind heavy calls.
+    light: bool | Callable[[Workspace, dict], bool] = False
 
     @cached_property
     def validator(self) -> jsonschema.Draft202012Validator:
@@ -68,7 +79,12 @@ REGISTRY: dict[str, Tool] = {}
 
 
 def tool(
-    name: str, summary: str, schema: dict, *, for_agents: bool = True
+    name: str,
+    summary: str,
+    schema: dict,
+    *,
+    for_agents: bool = True,
+    light: bool | Callable[[Workspace, dict], bool] = False,
 ) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
     """Register `handler` as the tool `name`. The schema is an object schema of its arguments."""
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -76,7 +92,7 @@ def tool(
     def register(handler: Callable[..., dict]) -> Callable[..., dict]:
         if name in REGISTRY:
             raise ValueError(f"tool {name!r} registered twice")
-        REGISTRY[name] = Tool(name, summary, schema, handler, for_agents)
+        REGISTRY[name] = Tool(name, summary, schema, handler, for_agents, light)
         return handler
 
     return register
@@ -116,6 +132,25 @@ def describe_schema_error(error: jsonschema.ValidationError) -> str:
     if error.validator == "required":
         return error.message
     return f"argument {where!r}: {error.message}" if where else error.message
+
+
+def is_light(workspace: Workspace, name: str, arguments: dict) -> bool:
+    """Whether a validated call runs in the light lane."""
+    light = REGISTRY[name].light
+    return light(workspace, arguments) if callable(light) else light
+
+
+# Outlines of one file this small parse in a few milliseconds.
+SMALL_FILE_BYTES = 256 * 1024
+
+
+def one_small_file(workspace: Workspace, arguments: dict) -> bool:
+    """For tools whose `path` may be a folder: light when it is one small file."""
+    try:
+        path = workspace.resolve(arguments.get("path", "."))
+        return path.is_file() and path.stat().st_size <= SMALL_FILE_BYTES
+    except (Refusal, OSError):
+        return True  # refused at once by the tool itself
 
 
 def call(ctx: Context, name: str, arguments: Any) -> dict:

@@ -110,6 +110,7 @@ def decode_report(
         "additionalProperties": False,
     },
     for_agents=False,
+    light=True,
 )
 def decode_calls(
     ctx: Context,
@@ -188,6 +189,7 @@ def run_calls(
         "additionalProperties": False,
     },
     for_agents=False,
+    light=True,
 )
 def tool_prompt(ctx: Context, dialect="tagged_json", tools=None, max_chars=None) -> dict:
     prompt = render_prompt(dialect, toolset(tools))
@@ -275,6 +277,7 @@ SESSIONS = Sessions()
         "additionalProperties": False,
     },
     for_agents=False,
+    light=True,
 )
 def stream_open(ctx: Context, tools=None, id_prefix="call_") -> dict:
     sid = SESSIONS.add(Scrubber(toolset(tools), id_prefix=id_prefix))
@@ -303,6 +306,7 @@ def stream_open(ctx: Context, tools=None, id_prefix="call_") -> dict:
         "additionalProperties": False,
     },
     for_agents=False,
+    light=True,
 )
 def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
     current = SESSIONS.get(session)
@@ -335,6 +339,7 @@ def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
         "additionalProperties": False,
     },
     for_agents=False,
+    light=True,
 )
 def stream_flush(ctx: Context, session: str, finish_reason=None, nudges_used=0, max_nudges=None) -> dict:
     current = SESSIONS.get(session)

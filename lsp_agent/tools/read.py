@@ -273,7 +273,7 @@ def trailer_text(start: int, col: int | None, length: int, remaining: int, last:
     return f"[lines {start}-{last} not shown: read on with start={start}{then}]"
 
 
-@tool("read", SUMMARY, SCHEMA)
+@tool("read", SUMMARY, SCHEMA, light=True)
 def read(
     ctx: Context,
     path: str,

@@ -14,7 +14,7 @@ from ..errors import Refusal
 from ..syntax import EXTENSIONS, Symbol, language_for, name_path_matcher, outline, walk
 from ..syntax.files import source_files
 from ..workspace import Text
-from . import Context, tool
+from . import Context, one_small_file, tool
 from .read import number_lines, read_text
 
 KINDS = [
@@ -133,7 +133,7 @@ def fit(lines: list[str], budget: int) -> bool:
     return sum(len(line) + 1 for line in lines) - 1 <= budget
 
 
-@tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
+@tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA, light=one_small_file)
 def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: int | None = None) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
@@ -259,7 +259,7 @@ def find_in_file(
     return [s for s in walk(outline(path, text)) if matches(s.name_path) and (not kinds or s.kind in kinds)]
 
 
-@tool("find_symbol", FIND_SUMMARY, FIND_SCHEMA)
+@tool("find_symbol", FIND_SUMMARY, FIND_SCHEMA, light=one_small_file)
 def find_symbol(
     ctx: Context,
     name_path: str,

@@ -1,0 +1,292 @@
+"""Strict JSON-RPC 2.0 and the LSP lifecycle in front of pygls.
+
+pygls logs and drops what it cannot parse, so a client that sent a bad frame waits forever
+for an answer. Here every message gets the answer the specifications name:
+
+- a body that is not UTF-8 or not JSON: Parse error (-32700), id null;
+- JSON that is not a request, notification or response (a batch, a numeric method, an id
+  that is null, an object, an array or a boolean, a non-structured params): Invalid
+  Request (-32600), with the request's id when it has a valid one, else null;
+- params that do not fit the method (documentSymbol without a document): Invalid params
+  (-32602);
+- a request before `initialize`: ServerNotInitialized (-32002); a second `initialize`
+  and any request after `shutdown`: Invalid Request (-32600), as LSP says. Notifications
+  then are dropped, except `exit`.
+
+Framing is read by a thread of its own, which also decodes the JSON, so the event loop only
+dispatches whole messages. Garbage between frames is skipped up to the next
+`Content-Length` header and answered with one Parse error. A Content-Length over
+MAX_MESSAGE_BYTES cannot be followed (nothing after it can be trusted to be a frame): the
+server says so on stderr and exits with EXIT_OVERSIZED.
+
+Exit codes of `lsp-agent serve` on stdio: 0 after `shutdown` and `exit`, or when the client
+closes the stream; 1 on `exit` without `shutdown` (LSP); EXIT_OVERSIZED (65) as above.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
+
+from lsprotocol import types
+from pygls.io_ import StdoutWriter
+from pygls.protocol import LanguageServerProtocol
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
+
+# The largest message body accepted: an editor's didOpen of the largest text the workspace
+# serves (256 MiB) still fits once escaped.
+MAX_MESSAGE_BYTES = 512 * 1024 * 1024
+MAX_HEADER_LINE = 64 * 1024
+EXIT_OVERSIZED = 65  # sysexits' EX_DATAERR: the input was not in a form that can be read
+
+CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\S*)", re.IGNORECASE)
+
+
+class Oversized(Exception):
+    pass
+
+
+class Stream:
+    """A binary stream with bytes pushed back in front of it."""
+
+    def __init__(self, raw: BinaryIO):
+        self.raw = raw
+        self.pushed = b""
+
+    def readline(self, limit: int) -> bytes:
+        if not self.pushed:
+            return self.raw.readline(limit)
+        end = self.pushed.find(b"\n", 0, limit)
+        cut = end + 1 if end >= 0 else min(limit, len(self.pushed))
+        line, self.pushed = self.pushed[:cut], self.pushed[cut:]
+        if end < 0 and len(line) < limit:
+            line += self.raw.readline(limit - len(line))
+        return line
+
+    def read(self, size: int) -> bytes:
+        data, self.pushed = self.pushed[:size], self.pushed[size:]
+        return data + self.raw.read(size - len(data)) if len(data) < size else data
+
+    def push(self, data: bytes) -> None:
+        self.pushed = data + self.pushed
+
+
+class ParseFailure:
+    def __init__(self, message: str):
+        self.message = message
+
+
+def messages(raw: BinaryIO) -> Iterator[Any]:
+    """Each message of the stream, decoded (a JSON value) or a ParseFailure saying what
+    could not be read; ends with the stream; raises Oversized for a Content-Length that
+    cannot be followed.
+
+    Resynchronises after garbage: bytes before a Content-Length header are skipped, and a
+    body that is not JSON but holds a Content-Length header (a frame that announced more
+    bytes than it had) is read again from that header, so the next good frame is found.
+    """
+    stream = Stream(raw)
+    while True:
+        length: int | None = None
+        seen = garbage = False
+        while True:
+            line = stream.readline(MAX_HEADER_LINE)
+            if not line:
+                return
+            if not line.strip():
+                if seen:
+                    break
+                continue  # blank lines between frames
+            seen = True
+            match = CONTENT_LENGTH.search(line)
+            if match is None:  # other headers (Content-Type) are ignored
+                garbage = garbage or b":" not in line or not line.endswith(b"\n")
+                continue
+            garbage = garbage or match.start() > 0
+            value = match.group(1)
+            length = int(value) if value.isdigit() else None
+            garbage = garbage or length is None
+            if length is not None and length > MAX_MESSAGE_BYTES:
+                raise Oversized(length)
+        if length is None:
+            yield ParseFailure("a frame without a valid Content-Length header was skipped")
+            continue
+        body = stream.read(length)
+        if len(body) < length:
+            return
+        if garbage:
+            yield ParseFailure("bytes that are not a frame header were skipped")
+        message = decode(body)
+        if isinstance(message, ParseFailure) and (resync := CONTENT_LENGTH.search(body)) is not None:
+            stream.push(body[resync.start() :])
+        yield message
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(body: bytes) -> Any:
+    """The JSON value of a body, or a ParseFailure saying what is wrong with it."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ParseFailure(f"the message body is not valid UTF-8 ({exc.reason} at byte {exc.start})")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        return ParseFailure(f"the message body is not valid JSON ({str(exc)[:200]})")
+
+
+def valid_id(value: Any) -> bool:
+    """LSP ids are integers or strings (JSON-RPC also allows null, but discourages it, and
+    LSP does not)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def envelope_error(message: Any) -> tuple[Any, str] | None:
+    """(the id to answer, why) when `message` is not a JSON-RPC 2.0 message LSP allows."""
+    if isinstance(message, list):
+        return None, "batches are not part of LSP; send one message per frame" if message else "empty batch"
+    if not isinstance(message, dict):
+        return None, f"a message is a JSON object, not {type(message).__name__}"
+    msg_id = message.get("id")
+    answer_id = msg_id if valid_id(msg_id) else None
+    if message.get("jsonrpc") != "2.0":
+        return answer_id, 'the member "jsonrpc" must be exactly "2.0"'
+    if "id" in message and not valid_id(msg_id):
+        return None, f"an id is an integer or a string, not {json.dumps(msg_id)[:50]}"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return answer_id, "the method must be a string"
+        if not isinstance(message.get("params"), dict | list | None):
+            return answer_id, "params must be an object or an array"
+        return None
+    if "id" in message and ("result" in message) != ("error" in message):
+        return None  # a response to one of the server's requests
+    return answer_id, "neither a request, a notification nor a response"
+
+
+class StrictProtocol(LanguageServerProtocol):
+    """The LSP lifecycle enforced for every transport; see the module docstring."""
+
+    initialize_received = False
+
+    def send_error(self, msg_id: Any, code: int, message: str) -> None:
+        # A plain dict: the converter would drop an id of null, which JSON-RPC requires.
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+
+    def admit(self, method: str | None, msg_id: Any, is_request: bool) -> bool:
+        """Whether the lifecycle lets this message through; answers a request it stops."""
+        if method == types.EXIT or method is None:
+            return True
+        if self._shutdown:
+            if is_request:
+                self.send_error(msg_id, INVALID_REQUEST, f"{method}: the server has been shut down")
+            return False
+        if method == types.INITIALIZE:
+            if self.initialize_received:
+                self.send_error(msg_id, INVALID_REQUEST, "initialize may be sent only once")
+                return False
+            self.initialize_received = True
+        elif not self.initialize_received:
+            if is_request:
+                self.send_error(msg_id, SERVER_NOT_INITIALIZED, f"{method}: send initialize first")
+            return False
+        return True
+
+    def handle_message(self, message: Any) -> None:
+        """Messages of the transports pygls reads itself (TCP, websocket)."""
+        method = getattr(message, "method", None)
+        if self.admit(method, getattr(message, "id", None), method is not None and hasattr(message, "id")):
+            super().handle_message(message)
+
+    def dispatch(self, message: Any) -> None:
+        """One decoded message from the stream: checked, structured, handled."""
+        if isinstance(message, ParseFailure):
+            self.send_error(None, PARSE_ERROR, f"Parse error: {message.message}")
+            return
+        if (problem := envelope_error(message)) is not None:
+            self.send_error(problem[0], INVALID_REQUEST, f"Invalid Request: {problem[1]}")
+            return
+        method, msg_id = message.get("method"), message.get("id")
+        is_request = method is not None and "id" in message
+        if not self.admit(method, msg_id, is_request):
+            return
+        try:
+            structured = self.structure_message(message)
+        except Exception:
+            if is_request:
+                self.send_error(msg_id, INVALID_PARAMS, f"{method}: invalid params")
+            else:
+                log.warning("dropped a notification with invalid params: %s", method)
+            return
+        try:
+            super().handle_message(structured)
+        except Exception:  # pygls answers handler errors itself; this is a bug of ours
+            log.exception("unhandled error handling %s", method)
+
+
+def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, stop: threading.Event) -> int:
+    """Serve `protocol` on a byte stream until `exit`, the end of the stream or a frame that
+    cannot be followed; the exit code."""
+    protocol.set_writer(StdoutWriter(stdout))
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        finished: asyncio.Future[int] = loop.create_future()
+
+        def finish(code: int) -> None:
+            if not finished.done():
+                finished.set_result(code)
+
+        def post(callback: Callable[..., None], *args: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(callback, *args)
+            except RuntimeError:  # the loop closed: the server is exiting
+                pass
+
+        def read() -> None:
+            try:
+                for message in messages(stdin):
+                    if stop.is_set():
+                        break
+                    post(protocol.dispatch, message)
+            except Oversized as exc:
+                print(
+                    f"lsp-agent: a message announced Content-Length {exc.args[0]:,}, over the limit of "
+                    f"{MAX_MESSAGE_BYTES:,} bytes; the stream cannot be followed past it. "
+                    f"Exiting with code {EXIT_OVERSIZED}.",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                post(finish, EXIT_OVERSIZED)
+                return
+            except (OSError, ValueError):  # the stream was closed under us
+                pass
+            post(finish, 0)
+
+        threading.Thread(target=read, name="lsp-reader", daemon=True).start()
+        return await finished
+
+    try:
+        return asyncio.run(main())
+    except SystemExit as exc:  # `exit`: pygls closes the output and exits 0 or 1
+        return exc.code if isinstance(exc.code, int) else 0
+    except BrokenPipeError:
+        log.error("the client closed its end of the connection")
+        return 0
+    finally:
+        stop.set()

@@ -1,0 +1,162 @@
+"""A byte-level JSON-RPC client of `lsp-agent serve`, for what a well-behaved client cannot
+send: malformed frames and bodies, odd ids, requests out of order, and thousands of requests
+in flight with cancels (the soak benchmark uses it too)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SERVER = [sys.executable, "-m", "lsp_agent", "serve"]
+
+
+def frame(body: bytes | str) -> bytes:
+    data = body.encode() if isinstance(body, str) else body
+    return b"Content-Length: %d\r\n\r\n" % len(data) + data
+
+
+class RawClient:
+    """The server as a subprocess; responses matched to requests by id, everything else
+    the server sends kept in `received`."""
+
+    def __init__(self, process: asyncio.subprocess.Process):
+        self.process = process
+        self.pending: dict[Any, asyncio.Future] = {}
+        self.received: list[dict] = []  # every message, in order
+        self.unmatched: list[dict] = []  # responses with an id nobody waits for (or null)
+        self.arrived = asyncio.Event()  # set on every message
+        self._ids = itertools.count(1)
+        self._reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def start(cls, *args: str, cwd: Path | None = None) -> RawClient:
+        process = await asyncio.create_subprocess_exec(
+            *SERVER,
+            *args,
+            cwd=cwd,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            limit=2**24,
+        )
+        return cls(process)
+
+    # --- sending ----------------------------------------------------------------------
+
+    def send_bytes(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+
+    def send(self, message: Any) -> None:
+        self.send_bytes(frame(json.dumps(message)))
+
+    def notify(self, method: str, params: Any = None) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: Any = None, *, msg_id: Any = None) -> tuple[Any, asyncio.Future]:
+        """Send a request; its id and the future of its response message (result or error)."""
+        msg_id = next(self._ids) if msg_id is None else msg_id
+        future = asyncio.get_running_loop().create_future()
+        self.pending[msg_id] = future
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        return msg_id, future
+
+    def expect(self, msg_id: Any) -> asyncio.Future:
+        """The future of the response with `msg_id`, for a request sent as raw bytes."""
+        future = asyncio.get_running_loop().create_future()
+        self.pending[msg_id] = future
+        return future
+
+    async def call(self, method: str, params: Any = None, timeout: float = 30) -> dict:
+        _, future = self.request(method, params)
+        return await asyncio.wait_for(future, timeout)
+
+    def cancel(self, msg_id: Any) -> None:
+        self.notify("$/cancelRequest", {"id": msg_id})
+
+    async def initialize(self, root: Path, **extra: Any) -> dict:
+        params = {
+            "processId": None,
+            "rootUri": root.as_uri(),
+            "capabilities": {},
+            "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            **extra,
+        }
+        answer = await self.call("initialize", params)
+        self.notify("initialized", {})
+        return answer
+
+    async def next_unmatched(self, timeout: float = 10) -> dict:
+        """The next response nobody was waiting for (an error with id null, …)."""
+        async with asyncio.timeout(timeout):
+            while not self.unmatched:
+                self.arrived.clear()
+                await self.arrived.wait()
+        return self.unmatched.pop(0)
+
+    async def finish(self, timeout: float = 10) -> int:
+        """shutdown, exit, and the exit code."""
+        try:
+            await self.call("shutdown", None, timeout=timeout)
+            self.notify("exit")
+        except (asyncio.TimeoutError, ConnectionError):
+            pass
+        return await self.wait(timeout)
+
+    async def wait(self, timeout: float = 10) -> int:
+        try:
+            return await asyncio.wait_for(self.process.wait(), timeout)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+        self._reader.cancel()
+
+    async def stderr(self) -> str:
+        assert self.process.stderr is not None
+        return (await self.process.stderr.read()).decode(errors="replace")
+
+    # --- receiving --------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            while True:
+                length = None
+                while (line := await stdout.readline()) not in (b"\r\n", b""):
+                    name, _, value = line.decode().partition(":")
+                    if name.lower() == "content-length":
+                        length = int(value)
+                if not line or length is None:
+                    break
+                self._dispatch(json.loads(await stdout.readexactly(length)))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            for future in self.pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("the server closed its output"))
+
+    def _dispatch(self, message: dict) -> None:
+        self.received.append(message)
+        self.arrived.set()
+        if "method" in message:
+            if "id" in message:  # a request of the server (progress tokens, registrations)
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            return
+        future = self.pending.pop(message.get("id"), None) if _hashable(message.get("id")) else None
+        if future is None:
+            self.unmatched.append(message)
+        elif not future.done():
+            future.set_result(message)
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, str | int | float | type(None))
