@@ -7,6 +7,7 @@ of the disk while the document is open.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -187,6 +188,11 @@ class Workspace:
             real = Path(os.path.realpath(candidate, strict=False))
         except (OSError, ValueError) as exc:
             raise Refusal("bad_path", f"{raw}: cannot be resolved ({exc}).") from None
+        try:
+            os.lstat(real)
+        except OSError as exc:  # a missing file is the tool's to report; an impossible path is not
+            if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+                raise Refusal("bad_path", f"{raw[:200]}: {exc.strerror}.") from None
         if self.root_of(real) is None:
             lexical = Path(os.path.normpath(candidate))
             how = "through a symlink " if self.root_of(lexical) is not None else ""
@@ -222,7 +228,7 @@ class Workspace:
     def _key(self, path: str | Path) -> Path:
         raw = str(path)
         candidate = uri_to_path(raw) if raw.startswith("file:") else Path(raw)
-        return candidate.resolve()
+        return Path(os.path.realpath(candidate))  # never raises, even for a symlink loop
 
     # --- reading ----------------------------------------------------------------------
 

@@ -73,7 +73,7 @@ def _walk(workspace, folder: Path, rules: list[Ignore], check, wanted) -> Iterat
         path = Path(entry.path)
         try:
             if entry.is_symlink():
-                target = path.resolve()
+                target = Path(os.path.realpath(path))  # a symlink loop resolves to itself
                 if not target.is_file() or workspace.root_of(target) is None:
                     continue  # no symlinked folders, nothing outside the workspace
                 if not ignored(path, False, rules) and wanted(path):
