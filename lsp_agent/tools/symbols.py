@@ -14,7 +14,7 @@ from ..errors import Refusal
 from ..syntax import EXTENSIONS, Symbol, language_for, name_path_matcher, outline, walk
 from ..syntax.files import source_files
 from ..workspace import Text
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 from .read import number_lines, read_text
 
 KINDS = [
@@ -35,7 +35,7 @@ SYMBOLS_SCHEMA = {
             "minimum": 1,
             "description": "Show symbols down to this nesting depth (1: top level).",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -75,7 +75,7 @@ FIND_SCHEMA = {
             "minimum": 1,
             "description": "With include_body: the line to read on from.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "required": ["name_path"],
     "additionalProperties": False,
@@ -134,11 +134,11 @@ def fit(lines: list[str], budget: int) -> bool:
 
 
 @tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
-def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: int | None = None) -> dict:
+def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     folder = target.is_dir()
     if not folder:
         text = ws.text(target)  # refuses missing and binary files
@@ -263,15 +263,16 @@ def find_in_file(
 def find_symbol(
     ctx: Context,
     name_path: str,
+    *,
+    max_chars: int,
     path: str | None = None,
     kinds: list[str] | None = None,
     substring: bool = False,
     include_body: bool = False,
     start: int | None = None,
-    max_chars: int | None = None,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
     found: list[tuple[str, Path, Text, Symbol]] = []
