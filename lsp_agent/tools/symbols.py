@@ -17,7 +17,7 @@ from ..paging import number_lines, page
 from ..syntax import EXTENSIONS, Symbol, find_in_file, language_for, outline, walk
 from ..syntax.files import source_files
 from ..workspace import Text
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
@@ -37,7 +37,7 @@ SYMBOLS_SCHEMA = {
             "minimum": 1,
             "description": "Show symbols down to this nesting depth (1: top level).",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -77,7 +77,7 @@ FIND_SCHEMA = {
             "minimum": 1,
             "description": "With include_body: the line to read on from.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "required": ["name_path"],
     "additionalProperties": False,
@@ -128,11 +128,11 @@ def kind_counts(symbols: list[Symbol]) -> str:
 
 
 @tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
-def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: int | None = None) -> dict:
+def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     folder = target.is_dir()
     if not folder:
         text = ws.text(target)  # refuses missing and binary files
@@ -259,15 +259,16 @@ class Found:
 def find_symbol(
     ctx: Context,
     name_path: str,
+    *,
+    max_chars: int,
     path: str | None = None,
     kinds: list[str] | None = None,
     substring: bool = False,
     include_body: bool = False,
     start: int | None = None,
-    max_chars: int | None = None,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
     found = find_definitions(ctx, targets, name_path, substring=substring, kinds=kinds)
