@@ -13,7 +13,7 @@ import os
 import stat
 import threading
 import time
-from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -103,10 +103,6 @@ class Text:
     def line_length(self, number: int) -> int:
         return len(self._line_index().lines[number - 1])
 
-    def line_of_offset(self, offset: int) -> int:
-        """1-based line holding character `offset` of `content`."""
-        return bisect_right(self._line_index().starts, offset)
-
 
 class LineIndex:
     """Lines split once (in C), and where each starts in the content.
@@ -142,17 +138,17 @@ class LineIndex:
 class Workspace:
     """Roots, confinement and the overlay of open documents."""
 
-    def __init__(self, roots: list[str | Path] | None = None):
+    def __init__(self, roots: Sequence[str | Path] | None = None):
         self.roots: list[Path] = []
         self._overlay: dict[Path, Text] = {}
         self._disk_cache: dict[Path, Cached] = {}
         self._cache_lock = threading.Lock()
         self.set_roots(roots or [Path.cwd()])
 
-    def set_roots(self, roots: list[str | Path]) -> None:
+    def set_roots(self, roots: Sequence[str | Path]) -> None:
         resolved = []
         for root in roots:
-            path = uri_to_path(root) if str(root).startswith("file:") else Path(root)
+            path = uri_to_path(str(root)) if str(root).startswith("file:") else Path(root)
             path = path.expanduser().resolve()
             if not path.is_dir():
                 raise ValueError(f"workspace root {str(path)!r} is not a directory")
