@@ -313,7 +313,8 @@ async def soak_mcp(corpus: Corpus, n: int, seed: int = 3) -> Tally:
 
     rng = random.Random(seed)
     tally = Tally()
-    mix = {k: v for k, v in MIX.items() if k not in ("documentSymbol", "workspace/symbol")}
+    # MCP serves the agent tools only: no LSP features, no runtime tools such as decode_calls.
+    mix = {k: v for k, v in MIX.items() if k not in ("documentSymbol", "workspace/symbol", "decode_calls")}
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "lsp_agent", "mcp", "--root", str(corpus.root)]
     )

@@ -1,7 +1,7 @@
 """The MCP front door: the registry's agent tools served over MCP stdio.
 
 Thin by design: `tools/list` is the registry's catalog, `tools/call` is `tools.call` run in a
-worker thread. The answer's `text` is the result's one text block, what the model reads. The
+worker thread of its lane (lanes.py: light calls never queue behind heavy ones). The answer's `text` is the result's one text block, what the model reads. The
 whole answer (`next`, `version`, totals, …) rides along for programs in `_meta` under
 `lsp-agent/answer`, and as `structuredContent` only when asked (`structured_content=True`):
 Claude Code and Copilot CLI show a model `structuredContent` *instead of* the text when both
@@ -21,7 +21,6 @@ from typing import Any
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
-import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -31,7 +30,8 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .config import Settings
 from .errors import ArgumentError
-from .tools import Context, catalog, run, validate
+from .lanes import Lanes
+from .tools import Context, catalog, is_light, run, validate
 from .workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -53,9 +53,9 @@ def create_server(
         for entry in catalog()  # agent tools only: runtime tools are not for a model to call
     ]
     names = [t.name for t in listed]
-    # As many tools at once as the LSP server's pool runs: a burst of calls queues here
-    # rather than starting a thread (and a ripgrep) for each.
-    workers = anyio.CapacityLimiter(4)
+    # The LSP server's lanes: a burst of calls queues in its lane rather than starting a
+    # thread (and a ripgrep) for each, and a read never queues behind a search.
+    lanes = Lanes()
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -69,13 +69,13 @@ def create_server(
             arguments = validate(params.name, params.arguments)
         except ArgumentError as exc:
             return tool_error(str(exc))
-        context = Context(workspace, settings, report=progress_reporter(ctx))
+        heavy = not is_light(workspace, params.name, arguments)
+        step_aside = lanes.step_aside if heavy else None
+        context = Context(workspace, settings, report=progress_reporter(ctx), step_aside=step_aside)
         try:
-            # abandon_on_cancel: a cancelled call answers at once; the tool's thread stops at
-            # its next check_cancelled (and a search kills its ripgrep process).
-            answer = await anyio.to_thread.run_sync(
-                run, context, params.name, arguments, abandon_on_cancel=True, limiter=workers
-            )
+            # A cancelled call answers at once; the tool's thread stops at its next
+            # check_cancelled (and a search kills its ripgrep process).
+            answer = await lanes.run(heavy, run, context, params.name, arguments)
         except anyio.get_cancelled_exc_class():
             context.cancel_event.set()
             raise

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from lsp_agent.search import MAX_PATTERN
+from lsp_agent.search import MAX_PATTERN, ripgrep
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
@@ -158,3 +158,29 @@ async def test_hostile_searches_in_flight_do_not_hold_reads_or_cancels(corpus):
         assert not any("Traceback" in json.dumps(m) for m in client.received)
     finally:
         assert await client.finish() == 0
+
+
+def test_a_match_line_with_a_million_submatches_is_decoded_from_its_first():
+    """`.` over a minified line: rg lists every character as a submatch. Only the first is
+    decoded; the rest of the message is as rg sent it."""
+    text = 'x},{"match":{"text":"y"}' * 40_000
+    submatches = [{"match": {"text": ch}, "start": i, "end": i + 1} for i, ch in enumerate(text)]
+    message = {
+        "type": "match",
+        "data": {
+            "path": {"text": "a.js"},
+            "lines": {"text": text + "\n"},
+            "line_number": 1,
+            "absolute_offset": 0,
+            "submatches": submatches,
+        },
+    }
+    raw = json.dumps(message, separators=(",", ":")).encode()
+    assert len(raw) > 10 * ripgrep.LONG_MESSAGE
+    loaded = ripgrep.load(raw)
+    assert loaded["data"]["submatches"] == submatches[:1]
+    assert {k: v for k, v in loaded["data"].items() if k != "submatches"} == {
+        k: v for k, v in message["data"].items() if k != "submatches"
+    }
+    small = json.dumps({**message, "data": {**message["data"], "submatches": submatches[:3]}}).encode()
+    assert ripgrep.load(small)["data"]["submatches"] == submatches[:3]

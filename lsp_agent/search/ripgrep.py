@@ -56,6 +56,23 @@ def split_lines(text: str) -> list[str]:
     return [strip_eol(p) for p in parts]
 
 
+# A match line of a minified file can list millions of submatches (`.` over a 2 MB line:
+# an 86 MB JSON line, over a GB decoded, held under the interpreter lock for seconds). Only
+# the first submatch is used, so a long match message is cut after it before decoding.
+LONG_MESSAGE = 64 * 1024
+NEXT_SUBMATCH = b'},{"match":'  # cannot occur inside a JSON string: its quote would be escaped
+
+
+def load(raw: bytes) -> dict:
+    """One JSON line of `rg --json`, with the submatches after the first dropped."""
+    if len(raw) > LONG_MESSAGE and raw.startswith(MATCH_PREFIX):
+        start = raw.find(b',"submatches":[')
+        cut = raw.find(NEXT_SUBMATCH, start) if start > 0 else -1
+        if cut > 0:
+            raw = raw[: cut + 1] + b"]}}"
+    return json.loads(raw)
+
+
 def record(data: dict) -> Match:
     text, raw = data_text(data["lines"])
     lines = tuple(split_lines(text)) or ("",)
@@ -219,7 +236,7 @@ class RipgrepEngine:
             if not collector.detailed and raw.startswith(MATCH_PREFIX):
                 count += 1  # only counted: skip the JSON decoding
                 continue
-            message = json.loads(raw)
+            message = load(raw)
             kind, data = message["type"], message["data"]
             if kind == "match":
                 count += 1
