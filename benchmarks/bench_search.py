@@ -171,7 +171,7 @@ def message_figures(root: Path) -> list[tuple[int, int, int]]:
     ws = Workspace([root])
     pattern = 'return {"id": self.id'
     found = run_search(ws, Query(pattern, fixed_strings=True), [Target(ws.roots[0], [""])])
-    s = Search(found, pattern, symbol_provider(ws))
+    s = Search(found, pattern, symbol_provider(Context(ws)))
     rows = []
     for stage in range(1, 8):
         text = render(s, stage, MIN_WIDTH if stage == 3 else None)[0]

@@ -35,17 +35,16 @@ class Lanes:
         self._idle = threading.Condition()
 
     async def run(self, heavy: bool, fn: Callable[..., T], *args: Any) -> T:
-        """fn(*args) in its lane's thread, awaited from the event loop."""
+        """fn(*args) in its lane's thread, awaited from the event loop. A light call counts
+        as running from here until its answer is back on the loop: heavy threads step aside
+        for the hops between threads too, not only while it runs."""
         loop = asyncio.get_running_loop()
         if heavy:
             return await loop.run_in_executor(self.heavy, fn, *args)
-        return await loop.run_in_executor(self.light, self._light, fn, *args)
-
-    def _light(self, fn: Callable[..., T], *args: Any) -> T:
         with self._idle:
             self._light_running += 1
         try:
-            return fn(*args)
+            return await loop.run_in_executor(self.light, fn, *args)
         finally:
             with self._idle:
                 self._light_running -= 1

@@ -126,11 +126,14 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
     return targets, left_out
 
 
-def symbol_provider(ws: Workspace):
+def symbol_provider(ctx: Context):
     """Enclosing symbols for a file's match lines; None for a language without a grammar."""
     from ..syntax import enclosing_symbols, language_for
 
+    ws = ctx.workspace
+
     def symbols(file: FileMatches) -> dict[int, str | None] | None:
+        ctx.check_cancelled()  # a parse per file: a checkpoint of long work
         if language_for(file.path) is None:
             return None
         try:
@@ -224,7 +227,7 @@ def search(
     s = Search(
         outcome,
         pattern,
-        symbol_provider(ctx.workspace),
+        symbol_provider(ctx),
         options,
         context_before,
         context_after,
