@@ -175,6 +175,19 @@ class Tally:
     wrong_examples: list[str] = field(default_factory=list)
     memory: dict[str, float] = field(default_factory=dict)  # MB at start, after 1,000, end
 
+    def answered_one(self, pid: int, first: int = 1000) -> None:
+        self.answered += 1
+        if self.answered == first:
+            self.memory["after 1,000"] = rss_mb(pid)
+
+    def judge(self, call: Call, right: bool, shown: str, started: float) -> None:
+        if right:
+            self.times[call.kind].append(time.perf_counter() - started)
+            return
+        self.wrong += 1
+        if len(self.wrong_examples) < 5:
+            self.wrong_examples.append(f"{call.kind} {call.params}: {shown[:300]}")
+
 
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -223,19 +236,12 @@ async def soak_stdio(corpus: Corpus, n: int, seed: int = 1) -> Tally:
             return
         finally:
             slots.release()
-        tally.answered += 1
-        if tally.answered == 1000:
-            tally.memory["after 1,000"] = rss_mb(pid)
+        tally.answered_one(pid)
         error = message.get("error")
         if error is not None and error.get("code") == REQUEST_CANCELLED and cancel_after is not None:
             tally.cancelled += 1
             return
-        if error is not None or not call.check(message.get("result")):
-            tally.wrong += 1
-            if len(tally.wrong_examples) < 5:
-                tally.wrong_examples.append(f"{call.kind} {call.params}: {str(message)[:300]}")
-            return
-        tally.times[call.kind].append(time.perf_counter() - started)
+        tally.judge(call, error is None and call.check(message.get("result")), str(message), started)
 
     tasks = []
     for kind in kinds(rng, n, MIX):
@@ -337,17 +343,8 @@ async def soak_mcp(corpus: Corpus, n: int, seed: int = 3) -> Tally:
                 return
             finally:
                 slots.release()
-            tally.answered += 1
-            if tally.answered == min(1000, n // 2):
-                tally.memory["after 1,000"] = rss_mb(pid)
-            if not call.check(result.meta[ANSWER_META]):
-                tally.wrong += 1
-                if len(tally.wrong_examples) < 5:
-                    tally.wrong_examples.append(
-                        f"{call.kind} {call.arguments}: {result.content[0].text[:300]}"
-                    )
-                return
-            tally.times[call.kind].append(time.perf_counter() - started)
+            tally.answered_one(pid, min(1000, n // 2))
+            tally.judge(call, call.check(result.meta[ANSWER_META]), result.content[0].text, started)
 
         tasks = []
         for kind in kinds(rng, n, mix):
@@ -406,20 +403,8 @@ def main() -> None:
         mcp = asyncio.run(soak_mcp(corpus, MCP_REQUESTS))
         report_tally(report, "mcp", mcp)
         alone, loaded, heavy_done = asyncio.run(reads_under_heavy_load(corpus))
-        report.add(
-            "stdio",
-            "read, idle server",
-            len(alone),
-            ms(statistics.median(alone)),
-            ms(percentile(alone, 0.99)),
-        )
-        report.add(
-            "stdio",
-            "read, 32 heavy in flight",
-            len(loaded),
-            ms(statistics.median(loaded)),
-            ms(percentile(loaded, 0.99)),
-        )
+        for label, times in (("read, idle server", alone), ("read, 32 heavy in flight", loaded)):
+            report.add("stdio", label, len(times), ms(statistics.median(times)), ms(percentile(times, 0.99)))
         report.note(f"{heavy_done:,} heavy calls completed while the {len(loaded)} loaded reads ran")
         report.note(f"{len(corpus.modules)} files; the whole soak took {time.perf_counter() - started:.0f} s")
         report.write()

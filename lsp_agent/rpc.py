@@ -188,6 +188,20 @@ class StrictProtocol(LanguageServerProtocol):
         # A plain dict: the converter would drop an id of null, which JSON-RPC requires.
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
 
+    def _execute_handler(
+        self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None
+    ) -> None:
+        """pygls keeps the future of every async, threaded or generator handler under its id
+        until a response is sent, so notifications (each didChange) and the inner steps of
+        its generator handlers were never removed: the table grew for the whole session."""
+
+        def done(future: Any) -> None:
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
+
     def admit(self, method: str | None, msg_id: Any, is_request: bool) -> bool:
         """Whether the lifecycle lets this message through; answers a request it stops."""
         if method == types.EXIT or method is None:

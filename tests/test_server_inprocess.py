@@ -85,6 +85,28 @@ async def test_commands_and_requests_leave_no_pending_futures(connected):
     assert server.protocol._request_futures == {}
 
 
+async def test_notifications_leave_no_pending_futures(connected, tmp_path):
+    """A long editing session sends thousands of didChange: none may leave a future behind."""
+    client, server = connected
+    uri = (tmp_path / "a.txt").as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="alpha\n")
+        )
+    )
+    for version in range(2, 52):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+                [types.TextDocumentContentChangeWholeDocument(text=f"alpha {version}\n")],
+            )
+        )
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    await client.protocol.send_request_async("lspAgent/read", {"path": "a.txt"})  # all handled
+    await asyncio.sleep(0.1)
+    assert server.protocol._request_futures == {}
+
+
 @pytest.mark.parametrize("via", ["request", "command"])
 async def test_cancel_reaches_the_running_tool(connected, via):
     client, server = connected
