@@ -193,14 +193,12 @@ class StrictProtocol(LanguageServerProtocol):
     ) -> None:
         """pygls keeps the future of every async, threaded or generator handler under its id
         until a response is sent, so notifications (each didChange) and the inner steps of
-        its generator handlers were never removed: the table grew for the whole session."""
-
-        def done(future: Any) -> None:
-            if self._request_futures.get(msg_id) is future:
-                del self._request_futures[msg_id]
-            callback(future)
-
-        super()._execute_handler(msg_id, handler, done, args, kwargs)
+        its generator handlers were never removed: the table grew for the whole session.
+        Finished ones are dropped before each handler starts (not from their callbacks:
+        pygls cancels the table's futures while iterating over it at shutdown)."""
+        for finished in [key for key, future in self._request_futures.items() if future.done()]:
+            del self._request_futures[finished]
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
 
     def admit(self, method: str | None, msg_id: Any, is_request: bool) -> bool:
         """Whether the lifecycle lets this message through; answers a request it stops."""
