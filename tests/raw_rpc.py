@@ -29,6 +29,7 @@ class RawClient:
         self.received: list[dict] = []  # every message, in order
         self.unmatched: list[dict] = []  # responses with an id nobody waits for (or null)
         self.arrived = asyncio.Event()  # set on every message
+        self.failure: Exception | None = None  # why reading stopped, if not the end of output
         self._ids = itertools.count(1)
         self._reader = asyncio.ensure_future(self._read())
 
@@ -61,6 +62,9 @@ class RawClient:
         """Send a request; its id and the future of its response message (result or error)."""
         msg_id = next(self._ids) if msg_id is None else msg_id
         future = asyncio.get_running_loop().create_future()
+        if self._reader.done():
+            future.set_exception(ConnectionError(f"the server's output ended ({self.failure!r})"))
+            return msg_id, future
         self.pending[msg_id] = future
         self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
         return msg_id, future
@@ -139,10 +143,13 @@ class RawClient:
                 self._dispatch(json.loads(await stdout.readexactly(length)))
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
+        except Exception as exc:  # a frame this client cannot read: say so, do not hang
+            self.failure = exc
+            raise
         finally:
             for future in self.pending.values():
                 if not future.done():
-                    future.set_exception(ConnectionError("the server closed its output"))
+                    future.set_exception(ConnectionError(f"the server's output ended ({self.failure!r})"))
 
     def _dispatch(self, message: dict) -> None:
         self.received.append(message)
