@@ -231,8 +231,10 @@ async def soak_stdio(corpus: Corpus, n: int, seed: int = 1) -> Tally:
             asyncio.get_running_loop().call_later(cancel_after, client.cancel, msg_id)
         try:
             message = await asyncio.wait_for(future, LOST_AFTER)
-        except (asyncio.TimeoutError, ConnectionError):
+        except (asyncio.TimeoutError, ConnectionError) as exc:
             tally.lost += 1
+            if len(tally.wrong_examples) < 5:
+                tally.wrong_examples.append(f"lost {call.kind} {call.params}: {exc!r}")
             return
         finally:
             slots.release()

@@ -32,6 +32,9 @@ class RawClient:
         self.failure: Exception | None = None  # why reading stopped, if not the end of output
         self._ids = itertools.count(1)
         self._reader = asyncio.ensure_future(self._read())
+        # stderr is read as it comes: a server writing warnings into a full pipe would block.
+        self._stderr = bytearray()
+        self._stderr_reader = asyncio.ensure_future(self._drain_stderr())
 
     @classmethod
     async def start(cls, *args: str, cwd: Path | None = None) -> RawClient:
@@ -121,10 +124,19 @@ class RawClient:
         if self.process.returncode is None:
             self.process.kill()
         self._reader.cancel()
+        if self.process.returncode is None:
+            self._stderr_reader.cancel()
 
     async def stderr(self) -> str:
+        """What the server wrote on stderr (all of it once it has exited)."""
+        if self.process.returncode is not None:
+            await self._stderr_reader
+        return self._stderr.decode(errors="replace")
+
+    async def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
-        return (await self.process.stderr.read()).decode(errors="replace")
+        while chunk := await self.process.stderr.read(65536):
+            self._stderr += chunk
 
     # --- receiving --------------------------------------------------------------------
 
