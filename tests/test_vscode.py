@@ -8,10 +8,10 @@ without them these tests fail (they are not skipped).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
-import json
 import sys
 import zipfile
 from pathlib import Path
@@ -79,7 +79,10 @@ def test_extension_packages_into_a_vsix(installed, tmp_path):
     exclude = manifest["contributes"]["configuration"]["properties"]["lspAgent.languageModelTools.exclude"]
     assert exclude["items"]["enum"] == [t["name"] for t in catalog()]
     assert manifest["capabilities"]["untrustedWorkspaces"]["supported"] == "limited"
-    assert manifest["contributes"]["configuration"]["properties"]["lspAgent.server.command"]["scope"] == "machine"
+    assert (
+        manifest["contributes"]["configuration"]["properties"]["lspAgent.server.command"]["scope"]
+        == "machine"
+    )
 
 
 def test_protocol_against_the_real_server(installed):

@@ -279,11 +279,13 @@ def editor_text(page: Page) -> str:
 
 
 def wait_for_text(page: Page, expected: str, seconds: float = 60) -> str:
-    """The active editor's text once it contains `expected`."""
+    """The active editor's text once it contains `expected`, and the command's progress
+    notification gone (the call is over)."""
     deadline = time.monotonic() + seconds
     while expected not in (text := editor_text(page)):
         assert time.monotonic() < deadline, f"{expected!r} never shown; the active editor shows:\n{text}"
         time.sleep(0.2)
+    page.locator(".notification-toast", has_text="Source: lsp-agent").wait_for(state="hidden")
     return text
 
 
