@@ -241,25 +241,25 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
-def palette(page: Page, title: str) -> None:
-    """Run a command from the Command Palette by its title, as a person does."""
-    page.keyboard.press("F1")
+def quick_input(page: Page, key: str, query: str, pick: str) -> None:
+    """Open a quick input with `key`, type `query`, and take the first row once it is `pick`."""
+    page.keyboard.press(key)
     box = page.locator(".quick-input-widget .quick-input-box input")
     box.wait_for()
-    box.fill(f">{title}")
-    page.locator(".quick-input-list .monaco-list-row.focused", has_text=title).wait_for()
+    box.fill(query)
+    page.locator(".quick-input-list .monaco-list-row.focused", has_text=pick).wait_for()
     page.keyboard.press("Enter")
+
+
+def palette(page: Page, title: str) -> None:
+    """Run a command from the Command Palette by its title, as a person does."""
+    quick_input(page, "F1", f">{title}", title)
 
 
 def open_file(page: Page, name: str, line: int = 1, column: int = 1) -> None:
     """Open a file in the first editor group with Quick Open, the cursor at line:column."""
     page.keyboard.press("Control+1")
-    page.keyboard.press("Control+P")
-    box = page.locator(".quick-input-widget .quick-input-box input")
-    box.wait_for()
-    box.fill(f"{name}:{line}:{column}")
-    page.locator(".quick-input-list .monaco-list-row.focused", has_text=name).wait_for()
-    page.keyboard.press("Enter")
+    quick_input(page, "Control+P", f"{name}:{line}:{column}", name)
     group = page.locator(".editor-group-container.active")
     group.locator(f'.tab.active[aria-label^="{name}"]').wait_for()
     group.locator(".monaco-editor.focused").wait_for()
