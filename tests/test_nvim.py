@@ -312,6 +312,7 @@ def test_checkhealth_reports_the_server(nvim, workspace):
     nvim.nvim.command("checkhealth lsp_agent")
     report = "\n".join(nvim.nvim.current.buffer[:])
     assert "OK Neovim 0.11" in report
+    assert "OK setup() has run." in report
     assert "OK lsp-agent 0.1.0" in report
     assert f"OK {workspace / 'app.py'}: served by client 1 (root {workspace})" in report
     assert f"OK client 1: lsp-agent 0.1.0, root {workspace}, 1 buffer(s) attached" in report
@@ -634,6 +635,8 @@ def test_vim_lsp_enable_works_without_setup(workspace, tmp_path, monkeypatch):
             workspace
         )
         assert ed.run("LspAgentSymbols")[0].startswith("app.py · 3 symbols")
+        nvim.command("checkhealth lsp_agent")
+        assert 'OK vim.lsp.enable("lsp_agent") has run' in "\n".join(nvim.current.buffer[:])
         nvim.command("help lsp_agent")
         assert nvim.current.buffer.name == str(plugin / "doc" / "lsp_agent.txt")
         assert (plugin / "doc" / "tags").is_file()

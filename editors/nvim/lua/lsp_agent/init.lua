@@ -217,6 +217,7 @@ function M.setup(opts)
     end
   end
   require("lsp_agent.commands").create()
+  M.did_setup = true
 end
 
 return M
