@@ -162,6 +162,10 @@ def envelope_error(message: Any) -> tuple[Any, str] | None:
         return None, "batches are not part of LSP; send one message per frame" if message else "empty batch"
     if not isinstance(message, dict):
         return None, f"a message is a JSON object, not {type(message).__name__}"
+    if "method" not in message and ("result" in message or "error" in message):
+        # A response, even a malformed one, is never answered: two strict peers would
+        # answer each other's errors forever. pygls logs what it cannot match.
+        return None
     msg_id = message.get("id")
     answer_id = msg_id if valid_id(msg_id) else None
     if message.get("jsonrpc") != "2.0":
@@ -174,8 +178,6 @@ def envelope_error(message: Any) -> tuple[Any, str] | None:
         if not isinstance(message.get("params"), dict | list | None):
             return answer_id, "params must be an object or an array"
         return None
-    if "id" in message and ("result" in message) != ("error" in message):
-        return None  # a response to one of the server's requests
     return answer_id, "neither a request, a notification nor a response"
 
 
