@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,7 @@ class RawClient:
     """The server as a subprocess; responses matched to requests by id, everything else
     the server sends kept in `received`."""
 
-    def __init__(self, process: asyncio.subprocess.Process):
+    def __init__(self, process: asyncio.subprocess.Process, stdout: int, stderr: int):
         self.process = process
         self.pending: dict[Any, asyncio.Future] = {}
         self.received: list[dict] = []  # every message, in order
@@ -31,23 +34,40 @@ class RawClient:
         self.arrived = asyncio.Event()  # set on every message
         self.failure: Exception | None = None  # why reading stopped, if not the end of output
         self._ids = itertools.count(1)
-        self._reader = asyncio.ensure_future(self._read())
-        # stderr is read as it comes: a server writing warnings into a full pipe would block.
+        # The server's output is read by threads with plain blocking reads: under a soak,
+        # asyncio's subprocess pipe reading here lost 4 KiB chunks of it (the bytes the
+        # server wrote, saved on its side, were whole). stderr is read as it comes too: a
+        # server writing warnings into a full pipe would block.
+        loop = asyncio.get_running_loop()
+        self.stdout = asyncio.StreamReader(limit=2**24)
         self._stderr = bytearray()
-        self._stderr_reader = asyncio.ensure_future(self._drain_stderr())
+        self._stderr_done = threading.Event()
+
+        def feed(data: bytes) -> None:
+            loop.call_soon_threadsafe(self.stdout.feed_data, data)
+
+        threading.Thread(
+            target=pump,
+            args=(stdout, feed, lambda: loop.call_soon_threadsafe(self.stdout.feed_eof)),
+            daemon=True,
+        ).start()
+        threading.Thread(
+            target=pump, args=(stderr, self._stderr.extend, self._stderr_done.set), daemon=True
+        ).start()
+        self._reader = asyncio.ensure_future(self._read())
 
     @classmethod
     async def start(cls, *args: str, cwd: Path | None = None) -> RawClient:
-        process = await asyncio.create_subprocess_exec(
-            *SERVER,
-            *args,
-            cwd=cwd,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            limit=2**24,
-        )
-        return cls(process)
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *SERVER, *args, cwd=cwd, stdin=asyncio.subprocess.PIPE, stdout=out_write, stderr=err_write
+            )
+        finally:
+            os.close(out_write)
+            os.close(err_write)
+        return cls(process, out_read, err_read)
 
     # --- sending ----------------------------------------------------------------------
 
@@ -124,25 +144,17 @@ class RawClient:
         if self.process.returncode is None:
             self.process.kill()
         self._reader.cancel()
-        if self.process.returncode is None:
-            self._stderr_reader.cancel()
 
     async def stderr(self) -> str:
         """What the server wrote on stderr (all of it once it has exited)."""
         if self.process.returncode is not None:
-            await self._stderr_reader
+            await asyncio.to_thread(self._stderr_done.wait, 10)
         return self._stderr.decode(errors="replace")
-
-    async def _drain_stderr(self) -> None:
-        assert self.process.stderr is not None
-        while chunk := await self.process.stderr.read(65536):
-            self._stderr += chunk
 
     # --- receiving --------------------------------------------------------------------
 
     async def _read(self) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
+        stdout = self.stdout
         try:
             while True:
                 length = None
@@ -175,6 +187,21 @@ class RawClient:
             self.unmatched.append(message)
         elif not future.done():
             future.set_result(message)
+
+
+def pump(fd: int, deliver: Callable[[bytes], object], done: Callable[[], object]) -> None:
+    """Read a pipe to its end with blocking reads, handing each chunk on."""
+    try:
+        while data := os.read(fd, 65536):
+            deliver(data)
+    except (OSError, RuntimeError):  # the pipe or the event loop closed first
+        pass
+    finally:
+        os.close(fd)
+        try:
+            done()
+        except RuntimeError:
+            pass
 
 
 def _hashable(value: Any) -> bool:
