@@ -20,7 +20,7 @@ def settings_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--default-max-chars", dest="default_max_chars", type=int, help="default answer budget"
     )
-    group.add_argument("--search-engine", choices=["auto", "rg", "python"], help="search engine")
+    group.add_argument("--search-engine", choices=["auto", "rg"], help="search engine: ripgrep (both values)")
     group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
 
 
