@@ -3,12 +3,13 @@ by ripgrep's decisions, refusals (bad patterns and globs, hostile input, no rg).
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from lsp_agent.config import Settings
-from lsp_agent.search import Query, Target, run_search
+from lsp_agent.search import Query, Target, find_rg, run_search
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
@@ -134,11 +135,14 @@ def test_an_open_buffer_is_searched_exactly_when_its_file_would_be(tree, paths):
 
 def test_hostile_ignore_lines_break_neither_search_nor_outlines(tree):
     (tree / "src" / ".gitignore").write_text("!\n\\\na\\\n[z-a]\n*.js\n")
-    (tree / ".ignore").write_text("[z-a]\n!\n")
-    listed = search(tree, "foo", ["src"])
-    assert "error" not in listed and "src/util.js" not in [loc["path"] for loc in listed["locations"]]
-    whole = search(tree, "foo")
-    assert "error" not in whole
+    (tree / ".ignore").write_text("[z-a]\n")
+    rg = [find_rg(), "--files", "--no-config", "--no-require-git", "--no-ignore-global", "src"]
+    direct = sorted(subprocess.run(rg, cwd=tree, capture_output=True, text=True, check=False).stdout.split())
+    assert "src/.env" in direct and "src/util.js" not in direct  # rg's reading: "!" re-includes all
+    listed = search(tree, ".", ["src"])
+    assert "error" not in listed
+    assert sorted({loc["path"] for loc in listed["locations"]}) == direct
+    assert "error" not in search(tree, "foo")
     outline = call(Context(Workspace([tree]), Settings()), "symbols", {"path": "src"})
     assert "error" not in outline and "src/app.py" in outline["text"]
 

@@ -35,6 +35,7 @@ class Collector:
         self.keep_details = keep_details  # None: keep every match's details
         self.skip = skip  # open editor buffers: searched separately, as their text
         self.files: dict[Path, FileMatches] = {}
+        self.done: set[Path] = set()  # files fully reported (a file under two searched paths comes twice)
         self.binary: list[str] = []
         self.total = 0
         self.detailed = True

@@ -110,8 +110,8 @@ class RipgrepEngine:
     def search(
         self, target: Target, sink: Collector, cancelled: Callable[[], bool], progress: Progress
     ) -> None:
-        with walk_args(target.root, target.rels, self.query.globs) as walk:
-            self.run([*self.match_args(), *walk], target.root, sink, cancelled, progress)
+        args = [*self.match_args(), *walk_args(target.rels, self.query.globs)]
+        self.run(args, target.root, sink, cancelled, progress)
 
     def run(
         self, args: list[str], root: Path, sink: Collector, cancelled: Callable[[], bool], progress: Progress
@@ -186,7 +186,10 @@ class RipgrepEngine:
         count = 0
         summary = None
         path = Path()  # set by each file's "begin" record, which comes before its matches
+        again = False  # this file was reported already (reached through two searched paths)
         for raw in stream:
+            if again and not raw.startswith(b'{"type":"end"'):
+                continue
             if not sink.detailed and raw.startswith(MATCH_PREFIX):
                 count += 1  # only counted: skip the JSON decoding
                 continue
@@ -205,7 +208,12 @@ class RipgrepEngine:
             elif kind == "begin":
                 matches, context, count = [], {}, 0
                 path = to_path(data_text(data["path"])[0])
+                again = path in sink.done and not from_editor
             elif kind == "end":
+                if again:
+                    again = False
+                    continue
+                sink.done.add(path)
                 if data["binary_offset"] is not None:
                     q = self.query
                     sink.add_binary(path, matched=q.count_binary and not q.multiline)

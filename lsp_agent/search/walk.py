@@ -4,14 +4,16 @@ Search, the symbol index and outlines see the same set of files because ripgrep 
 for all of them: .gitignore, .ignore and .rgignore (each below its own folder), hidden files
 and folders skipped, symlinks not followed, `--glob` overrides. The flags make the choice
 reproducible: `--no-config` (no user config file), `--no-ignore-global` (no per-user
-excludes), `--no-require-git` (a .gitignore counts outside git repositories too),
-`--no-ignore-parent` (nothing above the searched folder is read: the workspace folders
-between the root and a searched folder come as one `--ignore-file`). An ignore line ripgrep
-cannot parse is skipped by ripgrep, silently (`--no-ignore-messages`).
+excludes), `--no-require-git` (a .gitignore counts outside git repositories too). A searched
+folder keeps the rules of the folders above it, as when rg is run there: ripgrep reads them
+itself (each kind of ignore file taking precedence as ripgrep orders them), up to the top of
+a git repository for .gitignore. An ignore line ripgrep cannot parse is skipped by ripgrep,
+silently (`--no-ignore-messages`).
 
 Open editor buffers are not on disk as they are in the editor (or not at all), so ripgrep
 decides for them on a mirror: a temporary tree holding only the ignore files of their
-folders and an empty file per buffer, listed with the same flags.
+folders (and of the folders above the workspace) and an empty file per buffer, listed
+with the same flags.
 """
 
 from __future__ import annotations
@@ -22,18 +24,16 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import Refusal
 
-IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")  # lowest precedence first
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 WALK_FLAGS = (
     "--no-config",
     "--no-ignore-global",
     "--no-require-git",
-    "--no-ignore-parent",
     "--no-ignore-messages",
     "--no-messages",
 )
@@ -62,58 +62,10 @@ def require_rg() -> str:
     return rg
 
 
-def ancestor_rules(root: Path, rel: str) -> list[str]:
-    """The ignore rules of the folders above the searched folder `rel`, from the root down,
-    rewritten relative to the root, for ripgrep's --ignore-file (later lines win)."""
-    if not rel or not (root / rel).is_dir():
-        return []  # the root itself has none above it; a file named explicitly is searched
-    parts = rel.split("/")
-    out: list[str] = []
-    for depth in range(len(parts)):
-        folder = "/".join(parts[:depth])
-        for name in IGNORE_FILES:
-            try:
-                text = (root / folder / name).read_text("utf-8", errors="replace")
-            except OSError:
-                continue
-            out += [r for line in text.splitlines() if (r := rebased(line, folder)) is not None]
-    return out
-
-
-def rebased(line: str, folder: str) -> str | None:
-    """An ignore line of root-relative `folder` as a line of an ignore file at the root, or
-    None for a blank line or a comment. A line ripgrep cannot parse stays unparsable."""
-    if not line.strip() or line.startswith("#"):
-        return None
-    negate = line.startswith("!")
-    body = line[1:] if negate else line
-    anchor = f"/{folder}/" if folder else "/"
-    if not body.strip():
-        rewritten = anchor + "**"  # a bare "!" re-includes everything below its folder
-    elif "/" in (body[:-1] if body.endswith("/") else body):
-        rewritten = anchor + body.removeprefix("/")  # anchored at its folder
-    else:
-        rewritten = anchor + "**/" + body  # a name, at any depth below its folder
-    return ("!" if negate else "") + rewritten
-
-
-@contextmanager
-def walk_args(root: Path, rels: list[str], globs: tuple[str, ...] = ()) -> Iterator[list[str]]:
+def walk_args(rels: list[str], globs: tuple[str, ...] = ()) -> list[str]:
     """ripgrep's arguments choosing the files under root-relative `rels` ("" for the root):
     the flags, then "--" and the paths. Run rg with cwd=root."""
-    args = [*WALK_FLAGS, *(f"--glob={g}" for g in globs)]
-    rules = [r for rel in rels for r in ancestor_rules(root, rel)]
-    ignore_file = None
-    if rules:
-        with tempfile.NamedTemporaryFile("w", suffix=".ignore", delete=False, encoding="utf-8") as f:
-            f.write("\n".join(rules) + "\n")
-            ignore_file = f.name
-        args.append(f"--ignore-file={ignore_file}")
-    try:
-        yield [*args, "--", *("./" + rel if rel else "./" for rel in rels)]
-    finally:
-        if ignore_file:
-            os.unlink(ignore_file)
+    return [*WALK_FLAGS, *(f"--glob={g}" for g in globs), "--", *("./" + rel if rel else "./" for rel in rels)]
 
 
 def list_files(
@@ -128,27 +80,26 @@ def list_files(
     stop, e.g. Cancelled); rg is killed and reaped whatever happens."""
     rg = require_rg()
     found: list[Path] = []
-    with walk_args(root, rels, globs) as args:
-        proc = subprocess.Popen(
-            [rg, "--files", "--null", *args],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        stdout = proc.stdout
-        assert stdout is not None  # stdout=PIPE
-        try:
-            pending = b""
-            while chunk := os.read(stdout.fileno(), 65536):
-                if check is not None:
-                    check()
-                *names, pending = (pending + chunk).split(b"\0")
-                found += [root / os.fsdecode(n).removeprefix("./") for n in names]
-        finally:
-            proc.kill()
-            stdout.close()
-            proc.wait()
+    proc = subprocess.Popen(
+        [rg, "--files", "--null", *walk_args(rels, globs)],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    stdout = proc.stdout
+    assert stdout is not None  # stdout=PIPE
+    try:
+        pending = b""
+        while chunk := os.read(stdout.fileno(), 65536):
+            if check is not None:
+                check()
+            *names, pending = (pending + chunk).split(b"\0")
+            found += [root / os.fsdecode(n).removeprefix("./") for n in names]
+    finally:
+        proc.kill()
+        stdout.close()
+        proc.wait()
     return sorted(found, key=lambda p: walk_order(p, root))
 
 
@@ -169,7 +120,9 @@ def searched_buffers(root: Path, rels: list[str], globs: tuple[str, ...], buffer
     if not under:
         return set()
     with tempfile.TemporaryDirectory(prefix="lsp-agent-buffers-") as tmp:
-        mirror = Path(tmp)
+        mirror = Path(tmp) / root.relative_to(root.anchor)  # the root at its own path, under tmp
+        for folder in reversed(root.parents):  # the folders above the root: their rules apply too
+            mirror_folder(folder, Path(tmp) / folder.relative_to(root.anchor))
         for buffer in under:
             rel = buffer.relative_to(root)
             for depth in range(len(rel.parts)):
@@ -177,7 +130,7 @@ def searched_buffers(root: Path, rels: list[str], globs: tuple[str, ...], buffer
             (mirror / rel).touch()
         searched_rels = [r for r in rels if (mirror / r).exists()]
         listed = list_files(mirror, searched_rels, globs)
-        return {root / p.relative_to(mirror) for p in listed}
+        return {root / p.relative_to(mirror) for p in listed} & set(under)  # not the copied ignore files
 
 
 def mirror_folder(folder: Path, copy: Path) -> None:

@@ -115,13 +115,9 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
         chosen.setdefault(root, []).append("" if rel == "." else rel)
     targets = []
     for root, rels in chosen.items():
-        # a path inside another searched folder would be searched twice
-        kept = [
-            r
-            for r in sorted(set(rels))
-            if not any(o != r and (o == "" or r.startswith(o + "/")) for o in rels)
-        ]
-        targets.append(Target(root, kept))
+        # all given to rg, as a user would: a path inside another is searched as named (an ignored
+        # folder named explicitly is searched); a file reached twice is reported once
+        targets.append(Target(root, sorted(set(rels))))
     if not targets:
         raise Refusal(
             "no_paths",
