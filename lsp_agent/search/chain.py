@@ -347,8 +347,7 @@ def header(s: Search, stage: int, width: int | None) -> str:
     name = STAGE_NAMES[stage].format(width=width)
     totals = f"{counts(o.lines, o.hits)} in {plural(len(o.files), 'file')}"
     if s.paged:
-        first, last = s.offset + 1, s.offset + s.shown_matches
-        totals += f", showing {unit(o)} {first:,}" + (f"-{last:,}" if last > first else "")
+        totals += f", showing {unit(o)} {s.offset + 1:,}-{s.offset + s.shown_matches:,}"
     return f"search {shorten(s.pattern)}{options} · {totals} · stage {stage}/7: {name}"
 
 

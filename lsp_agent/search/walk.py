@@ -65,7 +65,12 @@ def require_rg() -> str:
 def walk_args(rels: list[str], globs: tuple[str, ...] = ()) -> list[str]:
     """ripgrep's arguments choosing the files under root-relative `rels` ("" for the root):
     the flags, then "--" and the paths. Run rg with cwd=root."""
-    return [*WALK_FLAGS, *(f"--glob={g}" for g in globs), "--", *("./" + rel if rel else "./" for rel in rels)]
+    return [
+        *WALK_FLAGS,
+        *(f"--glob={g}" for g in globs),
+        "--",
+        *("./" + rel if rel else "./" for rel in rels),
+    ]
 
 
 def list_files(
