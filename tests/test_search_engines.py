@@ -153,6 +153,14 @@ def test_no_ripgrep_is_a_clear_refusal(tree, monkeypatch):
     assert refused["error"]["code"] == "no_ripgrep" and "install the `ripgrep` package" in refused["text"]
 
 
+def test_an_rg_that_cannot_start_is_a_clear_refusal_for_search_and_outlines(tree, monkeypatch):
+    monkeypatch.setattr("lsp_agent.search.walk.find_rg", lambda: str(tree / "no-such-rg"))
+    refused = search(tree, "foo")
+    assert refused["error"]["code"] == "search_failed" and "ripgrep could not be started" in refused["text"]
+    outline = call(Context(Workspace([tree]), Settings()), "symbols", {"path": "src"})
+    assert outline["error"]["code"] == "no_ripgrep" and "could not be started" in outline["text"]
+
+
 def test_the_removed_python_engine_is_refused_as_an_option():
     settings, problems = Settings.from_options({"search_engine": "python"})
     assert settings.search_engine == "auto"

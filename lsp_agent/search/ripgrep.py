@@ -12,6 +12,7 @@ Cancellation kills the process from a watcher thread and reaps it: no rg is left
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import subprocess
 import tempfile
@@ -121,10 +122,12 @@ class RipgrepEngine:
                 proc = subprocess.Popen(
                     args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
                 )
-            except OSError as exc:  # e.g. so many paths that the command line is over the OS's limit
+            except OSError as exc:
+                way = (
+                    "search fewer paths at once" if exc.errno == errno.E2BIG else f"check that {self.rg} runs"
+                )
                 raise Refusal(
-                    "search_failed",
-                    f"ripgrep could not be started ({exc.strerror}); search fewer paths at once.",
+                    "search_failed", f"ripgrep could not be started ({exc.strerror}); {way}."
                 ) from None
             stdout = proc.stdout
             assert stdout is not None  # stdout=PIPE
@@ -161,12 +164,15 @@ class RipgrepEngine:
                 raise regex_refusal(self.query.pattern, message)
 
     def search_text(self, path: Path, text: Text, sink: Collector) -> None:
-        proc = subprocess.run(
-            [*self.match_args(), "--", "-"],
-            input=text.content.encode("utf-8", errors="surrogatepass"),
-            capture_output=True,
-            check=False,  # rg exits 1 when nothing matched, 2 on a bad pattern (refused below)
-        )
+        try:
+            proc = subprocess.run(
+                [*self.match_args(), "--", "-"],
+                input=text.content.encode("utf-8", errors="surrogatepass"),
+                capture_output=True,
+                check=False,  # rg exits 1 when nothing matched, 2 on a bad pattern (refused below)
+            )
+        except OSError as exc:
+            raise Refusal("search_failed", f"ripgrep could not be started ({exc.strerror}).") from None
         if proc.returncode == 2 and not proc.stdout:
             raise regex_refusal(self.query.pattern, proc.stderr.decode("utf-8", errors="replace"))
         self.parse(proc.stdout.splitlines(keepends=True), lambda p: path, sink, None, from_editor=True)

@@ -85,13 +85,18 @@ def list_files(
     stop, e.g. Cancelled); rg is killed and reaped whatever happens."""
     rg = require_rg()
     found: list[Path] = []
-    proc = subprocess.Popen(
-        [rg, "--files", "--null", *walk_args(rels, globs)],
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    try:
+        proc = subprocess.Popen(
+            [rg, "--files", "--null", *walk_args(rels, globs)],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        raise Refusal(
+            "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
+        ) from None
     stdout = proc.stdout
     assert stdout is not None  # stdout=PIPE
     try:
