@@ -1,8 +1,8 @@
 """The command examples of README.md and docs/*.md, run for real.
 
 An example is a fenced block whose language is `console`: each line starting with `$ ` is a
-command, run by bash in a copy of tests/fixtures/docs (the small project the docs show, plus
-the generated messages.py) with this Python's scripts first on PATH; the lines after it, up to
+command, run by bash in a copy of tests/fixtures/docs (the small project the docs show, with
+some of the grammars' own fixtures in its src/ and the generated messages.py) with this Python's scripts first on PATH; the lines after it, up to
 the next command, are what it prints (stdout and stderr, as a terminal shows them). The
 workspace's absolute path is shown as /home/me/project, so the docs read the same everywhere.
 
@@ -27,6 +27,14 @@ REPO = Path(__file__).resolve().parent.parent
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 FIXTURE = REPO / "tests" / "fixtures" / "docs"
 SHOWN_ROOT = "/home/me/project"
+# Fixtures of grammars/ that the docs show in src/, one language each.
+FROM_GRAMMARS = [
+    "python/shapes.py",
+    "rust/geometry.rs",
+    "csharp/Inventory.cs",
+    "ruby/account.rb",
+    "cpp/shapes.cpp",
+]
 PROMPT = "$ "
 
 
@@ -41,6 +49,8 @@ def messages_py() -> str:
 def make_workspace(parent: Path) -> Path:
     root = parent / "project"
     shutil.copytree(FIXTURE, root)
+    for fixture in FROM_GRAMMARS:
+        shutil.copy(REPO / "grammars" / fixture, root / "src")
     (root / "messages.py").write_text(messages_py())
     return root
 
