@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
@@ -105,6 +105,14 @@ class AgentServer(LanguageServer):
         as one line."""
         logging.getLogger().addHandler(ClientLog(self))
         logging.getLogger("pygls.protocol.json_rpc").addFilter(InvalidParamsInOneLine())
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls reports a message it failed to send by sending another: once the output is
+        # closed (after `exit`) that fails too, recursively, each failure logging a traceback
+        # until the recursion limit, which held exit up for seconds. The log has the first.
+        if source is JsonRpcInternalError:
+            return
+        super().report_server_error(error, source)
 
     def stop_work(self) -> None:
         self.stopping.set()
@@ -288,7 +296,9 @@ class Progress:
     async def finish(self) -> None:
         if self.started is None:
             return
-        if await self.started:
+        # After shutdown the output may be closed already (a cancelled index build ends here
+        # while `exit` tears the loop down): the client is going away, nothing to end.
+        if await self.started and not self.server.stopping.is_set():
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
 
 
