@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-vscode lint venv bench clean
+.PHONY: demo test test-vscode lint venv docs bench clean
 
 venv: $(STAMP)
 
@@ -34,6 +34,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/test_docs.py
+# checks them); run it after a deliberate change of an answer, and commit what it rewrites.
+docs: $(STAMP)
+	$(PY) -m tests.docs_examples
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'
