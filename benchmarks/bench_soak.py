@@ -181,6 +181,11 @@ class Tally:
         if self.answered == first:
             self.memory["after 1,000"] = rss_mb(pid)
 
+    def lose(self, call: Call, why: Exception) -> None:
+        self.lost += 1
+        if len(self.wrong_examples) < 5:
+            self.wrong_examples.append(f"lost {call.kind} {call.params}: {why!r}")
+
     def judge(self, call: Call, right: bool, shown: str, started: float) -> None:
         if right:
             self.times[call.kind].append(time.perf_counter() - started)
@@ -233,13 +238,11 @@ async def soak_stdio(corpus: Corpus, n: int, seed: int = 1) -> Tally:
         try:
             message = await asyncio.wait_for(future, LOST_AFTER)
         except (asyncio.TimeoutError, ConnectionError) as exc:
-            tally.lost += 1
-            if len(tally.wrong_examples) < 5:
-                tally.wrong_examples.append(f"lost {call.kind} {call.params}: {exc!r}")
+            tally.lose(call, exc)
             return
         finally:
             slots.release()
-        tally.answered_one(pid)
+        tally.answered_one(pid, min(1000, n // 2))
         error = message.get("error")
         if error is not None and error.get("code") == REQUEST_CANCELLED and cancel_after is not None:
             tally.cancelled += 1
@@ -338,9 +341,7 @@ async def soak_mcp(corpus: Corpus, n: int, seed: int = 3) -> Tally:
                 tally.cancelled += 1
                 return
             except Exception as exc:
-                tally.lost += 1
-                if len(tally.wrong_examples) < 5:
-                    tally.wrong_examples.append(f"lost {call.kind}: {exc!r}")
+                tally.lose(call, exc)
                 return
             finally:
                 slots.release()
