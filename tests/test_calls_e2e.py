@@ -44,11 +44,11 @@ async def test_streamed_session(client: LanguageClient):
         delta = REPLY[k : k + 9]
         answer = await request(client, "stream_feed", session=session, delta=delta, offset=fed)
         fed += len(delta)
-        visible += answer["visible"]
+        visible += answer["visible_text"]
         calls += answer["calls"]
         diagnostics += answer["diagnostics"]
     end = await request(client, "stream_flush", session=session, finish_reason="stop")
-    visible += end["visible"]
+    visible += end["visible_text"]
     batch = await request(client, "decode_calls", reply=REPLY)
     assert (visible, calls, diagnostics + end["diagnostics"]) == (
         batch["visible_text"],

@@ -64,11 +64,11 @@ def test_stream_session(run):
     for piece in pieces:
         answer = run("stream_feed", session=session, delta=piece, offset=fed)
         fed += len(piece)
-        visible += answer["visible"]
+        visible += answer["visible_text"]
         calls += answer["calls"]
         assert answer["fed"] == fed
     end = run("stream_flush", session=session, finish_reason="stop")
-    visible += end["visible"]
+    visible += end["visible_text"]
     assert visible == "Reading.\n" and [c["name"] for c in calls] == ["read"]
     assert [d["kind"] for d in end["diagnostics"]] == ["unterminated"]
     assert end["closed"] and end["nudge"]["kind"] == "undecodable"

@@ -25,3 +25,4 @@ class Dialect:
     stray_closers: tuple[str, ...] = ()  # closers that, outside any block, mean a lost opener
     line_start: bool = False  # openers count only at a line start (code fences)
     lists_parameters: bool = False  # the prompt lists parameters as text (no JSON Schema)
+    teaches: bool = True  # tool_prompt can teach it (reasoning and layout are not call formats)

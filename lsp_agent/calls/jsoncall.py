@@ -62,7 +62,7 @@ def depth(value: Any) -> int:
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, level = stack.pop()
-        if isinstance(item, (dict, list)):
+        if isinstance(item, (dict, list, tuple)):
             deepest = max(deepest, level)
             if level <= MAX_DEPTH:
                 stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
