@@ -3,7 +3,7 @@
     <|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": "a.py"}<|tool_call_end|><|tool_calls_section_end|>
 
 The call id is `functions.NAME:INDEX` as written (the tool's name is between the dot and the
-colon). The section tokens are also written in the singular (`<|tool_call_section_begin|>`).
+colon; `functions.` may be left out, `:INDEX` may not). The section tokens are also written in the singular (`<|tool_call_section_begin|>`).
 A section left open right after a complete call is whole.
 """
 
@@ -23,7 +23,7 @@ SECTIONS = (
     ("<|tool_call_section_begin|>", "<|tool_call_section_end|>"),
 )
 CALL_BEGIN, ARGS, CALL_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
-CALL_ID = re.compile(r"\s*(?:functions\.)?([\w.\-]+?)(?::\d+)?\s*$")
+CALL_ID = re.compile(r"\s*(?:functions\.)?([\w.\-]+):\d+\s*$")
 
 
 def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:

@@ -54,6 +54,9 @@ def decode(block: str) -> list[Decodable | Problem]:
         except ValueError as exc:
             out.append(Problem(f"call {n}: invalid JSON: {exc}"))
             continue
+        if isinstance(value, dict) and "parameters" not in value and "arguments" not in value:
+            out.append(Problem(f'call {n}: no "parameters" object'))
+            continue
         out.append(call_from_object(value))
     return out
 

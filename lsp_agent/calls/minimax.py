@@ -14,7 +14,7 @@ from __future__ import annotations
 from . import invoke_xml
 from .dialect import Dialect
 from .model import Decodable, Problem
-from .scan import PARTIAL, WS_LIMIT, Opening, XmlFinder, skip_ws, starts
+from .scan import PARTIAL, WS_LIMIT, Finder, Opening, TokenFinder, XmlFinder, skip_ws, starts
 from .xmlcall import XML_RULES, as_text, decode_calls
 
 NAME = "minimax"
@@ -29,9 +29,13 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
     k = skip_ws(text, end)
     if k == len(text) and not final:
         return PARTIAL
-    if k > end + WS_LIMIT:
-        return None
-    finder = XmlFinder(invoke_xml.CHILD_OPEN, invoke_xml.CHILD_CLOSE, CLOSE)
+    r = starts(text, k, invoke_xml.CHILD_OPEN, final) if k <= end + WS_LIMIT else False
+    if r is PARTIAL:
+        return PARTIAL
+    # Something other than <invoke> inside: the whole wrapper is one malformed block.
+    finder: Finder = (
+        XmlFinder(invoke_xml.CHILD_OPEN, invoke_xml.CHILD_CLOSE, CLOSE) if r else TokenFinder(CLOSE)
+    )
     return Opening(NAME, base + j, end, finder, decode, OPEN)
 
 

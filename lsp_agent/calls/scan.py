@@ -397,10 +397,16 @@ class JsonValueFinder(HidesFences):
             k = skip_ws(text, i, n)
             if k == n:
                 return n, (End(base + n, OPEN) if final else None)
-            if text[k] != self.first:
-                return k, End(
-                    base + k, MALFORMED, f"expected {self.first!r} to start the JSON, found {text[k]!r}"
-                )
+            if text[k] != self.first:  # what is there instead belongs to the block, to its line's end
+                stop = text.find("\n", k, k + TAG_LIMIT)
+                if stop < 0:
+                    if len(text) < k + TAG_LIMIT and not final:
+                        return i, None
+                    stop = min(len(text), k + TAG_LIMIT)
+                found = text[k:stop].strip()
+                found = found if len(found) <= 40 else found[:39] + "…"
+                why = f"expected {self.first!r} to start the JSON, found {found!r}"
+                return stop, End(base + stop, MALFORMED, why)
             self.stack.append(self.first)
             i = k + 1
         while True:

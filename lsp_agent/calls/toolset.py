@@ -139,11 +139,14 @@ class ToolSet:
         near = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.5)
         return [lowered[n] for n in near]
 
+    def types_of(self, tool: str, argument: str) -> set[str]:
+        spec = self.specs.get(tool)
+        return schema_types(properties(spec.schema).get(argument, {})) if spec else set()
+
     def wants_text(self, tool: str, argument: str) -> bool:
         """Whether a raw-text argument should stay a string (its schema allows a string,
         or says nothing about its type)."""
-        spec = self.specs.get(tool)
-        types = schema_types(properties(spec.schema).get(argument, {})) if spec else set()
+        types = self.types_of(tool, argument)
         return not types or "string" in types
 
     def coerce(self, tool: str, arguments: dict, text_params: frozenset[str]) -> dict:
@@ -153,8 +156,12 @@ class ToolSet:
         out = dict(arguments)
         for key in text_params:
             value = out.get(key)
-            if isinstance(value, str) and not self.wants_text(tool, key):
+            if not isinstance(value, str):
+                continue
+            if not self.wants_text(tool, key):
                 out[key] = typed_value(value)
+            elif value.strip() in ("null", "None") and "null" in self.types_of(tool, key):
+                out[key] = None  # a nullable string written as the null literal
         return out
 
     def violations(self, tool: str, arguments: dict) -> list[tuple[str | None, str]]:

@@ -43,7 +43,7 @@ class Shape:
     parameter_tag: str  # '<parameter={}>'
     parameter_close: str = PARAMETER_CLOSE
     # A group `string` in `parameter` (DeepSeek's string="true|false"): "false" means the value
-    # is JSON, "true" that it is text whatever the schema says.
+    # is JSON; "true" that it is text, typed by the schema like any other raw value.
 
 
 def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
@@ -99,10 +99,9 @@ def decode_call(name: str, inner: str, shape: Shape) -> Decodable | Problem:
             except ValueError:
                 arguments[key] = value
                 text_params.add(key)
-        else:
+        else:  # text; read as JSON where the tool's schema wants another type
             arguments[key] = value
-            if string is None:
-                text_params.add(key)
+            text_params.add(key)
 
 
 def parameter_value(inner: str, start: int, shape: Shape) -> tuple[str, int]:
