@@ -123,7 +123,6 @@ ACTION_RULES = (
 )
 DIALECT = Dialect(
     name=NAME,
-    title="Cohere",
     label="<|START_ACTION|>",
     summary="<|START_ACTION|> JSON list <|END_ACTION|> (Cohere Command R7B, Command A)",
     starts="<",
@@ -134,7 +133,6 @@ DIALECT = Dialect(
 )
 DIALECT_ACTION = Dialect(
     name=NAME_ACTION,
-    title="Cohere Action:",
     label="Action: ```json",
     summary="an Action: line and a ```json list (Cohere Command R, R+)",
     starts="A",

@@ -82,7 +82,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="DeepSeek",
     label="<｜tool▁calls▁begin｜>",
     summary="<｜tool▁calls▁begin｜> sections (DeepSeek V3, R1, V3.1)",
     starts="<",

@@ -62,7 +62,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="DeepSeek DSML",
     label="<｜DSML｜function_calls>",
     summary='<｜DSML｜invoke name="NAME"> inside <｜DSML｜function_calls> (DeepSeek V3.2)',
     starts="<",

@@ -15,7 +15,6 @@ OpeningFn = Callable[[str, int, int, bool, Any], Any]
 @dataclass(frozen=True)
 class Dialect:
     name: str  # the `dialect` field of calls and diagnostics
-    title: str  # in tool descriptions: "tagged JSON"
     label: str  # in nudges: "<tool_call> JSON"
     summary: str  # in tool_prompt's list of dialects
     starts: str  # the characters an opener can begin with

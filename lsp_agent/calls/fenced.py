@@ -51,7 +51,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="```tool_call fences",
     label="```tool_call fence",
     summary="a ```tool_call fenced block holding a JSON object",
     starts="`~",

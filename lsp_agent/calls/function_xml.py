@@ -75,7 +75,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="function XML",
     label="<function=…> XML",
     summary="<function=NAME> XML inside <tool_call> (Qwen3-Coder)",
     starts="<",

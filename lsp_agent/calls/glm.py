@@ -81,7 +81,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="GLM",
     label="<tool_call>NAME <arg_key>",
     summary="<tool_call>NAME with <arg_key>/<arg_value> pairs (GLM-4.5, 4.6, 4.7)",
     starts="<",

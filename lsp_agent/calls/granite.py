@@ -62,7 +62,6 @@ def render_31(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="Granite",
     label="<|tool_call|>",
     summary="<|tool_call|> and a JSON array of calls (Granite 3.x)",
     starts="<",
@@ -72,7 +71,6 @@ DIALECT = Dialect(
 )
 DIALECT_31 = Dialect(
     name=NAME_31,
-    title="Granite 3.1",
     label="<tool_call> [",
     summary="<tool_call> and a JSON array of calls, never closed (Granite 3.1)",
     starts="<",

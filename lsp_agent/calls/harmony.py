@@ -107,7 +107,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="gpt-oss harmony",
     label="<|channel|>commentary to=functions.NAME",
     summary="harmony messages to=functions.NAME (gpt-oss); the analysis channel is reasoning",
     starts="<",

@@ -74,7 +74,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="invoke XML",
     label="<invoke> XML",
     summary='<invoke name="NAME"> XML inside <function_calls>',
     starts="<",

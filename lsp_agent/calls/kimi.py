@@ -78,7 +78,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="Kimi K2",
     label="<|tool_calls_section_begin|>",
     summary="<|tool_calls_section_begin|> sections with functions.NAME:INDEX ids (Kimi K2)",
     starts="<",

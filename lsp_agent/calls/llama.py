@@ -99,7 +99,6 @@ RULES = (
 )
 DIALECT = Dialect(
     name=NAME,
-    title="Llama <|python_tag|>",
     label="<|python_tag|>",
     summary='<|python_tag|>{"name": …, "parameters": …} (Llama 3.1-3.3)',
     starts="<",
@@ -109,7 +108,6 @@ DIALECT = Dialect(
 )
 DIALECT_BARE = Dialect(
     name=NAME_BARE,
-    title="Llama JSON",
     label='{"name": …, "parameters": …}',
     summary='bare {"name": …, "parameters": …} objects (Llama 3.x JSON; asked for only)',
     starts="{",

@@ -51,7 +51,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="MiniMax",
     label="<minimax:tool_call>",
     summary='<invoke name="NAME"> XML inside <minimax:tool_call> (MiniMax-M2)',
     starts="<",

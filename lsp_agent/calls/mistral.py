@@ -117,7 +117,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="Mistral",
     label="[TOOL_CALLS]",
     summary="[TOOL_CALLS]NAME[ARGS]{…} (Mistral)",
     starts="[",

@@ -118,7 +118,6 @@ RULES = (
 )
 DIALECT = Dialect(
     name=NAME,
-    title="pythonic",
     label="[NAME(…)]",
     summary="a Python list of calls, [NAME(argument=value)] (Llama 3.2, Granite pythonic; asked for only)",
     starts="[",
@@ -128,7 +127,6 @@ DIALECT = Dialect(
 )
 DIALECT_LLAMA4 = Dialect(
     name=NAME_LLAMA4,
-    title="Llama 4",
     label="<|python_start|>",
     summary="<|python_start|>[NAME(argument=value)]<|python_end|> (Llama 4)",
     starts="<",

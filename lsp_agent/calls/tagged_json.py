@@ -183,7 +183,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="tagged JSON",
     label="<tool_call> JSON",
     summary="<tool_call> tags around a JSON object (Hermes, Qwen 2.5)",
     starts="<",

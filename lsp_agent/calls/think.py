@@ -33,7 +33,6 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="<think> reasoning",
     label="<think>",
     summary="<think>…</think> reasoning, returned apart",
     starts="<",

@@ -108,8 +108,10 @@ def decode_report(
 
 @tool(
     "decode_calls",
-    f"Decode the tool calls a model wrote as text in a reply ({', '.join(d.title for d in DIALECTS.values())}): "
-    "the visible text with call blocks removed, the calls, a diagnostic for every block "
+    "Decode the tool calls a model wrote as text in a reply, in the dialects of the open models (Hermes and "
+    "Qwen, Qwen3-Coder, Mistral, Llama 3 and 4, DeepSeek, Kimi K2, GLM, gpt-oss, Granite, Cohere, MiniMax, "
+    "```tool_call fences; see `dialects`): the visible text with call blocks removed, the reasoning apart, the calls, "
+    "a diagnostic for every block "
     "that could not be decoded or run, and the nudge to send back.",
     {
         "type": "object",
