@@ -64,7 +64,7 @@ DIALECT = Dialect(
     name=NAME,
     label="<｜DSML｜function_calls>",
     summary='<｜DSML｜invoke name="NAME"> inside <｜DSML｜function_calls> (DeepSeek V3.2)',
-    starts="<",
+    prefixes=(BEGIN,),
     opening=opening,
     render=render,
     rules=(

@@ -17,7 +17,7 @@ class Dialect:
     name: str  # the `dialect` field of calls and diagnostics
     label: str  # in nudges: "<tool_call> JSON"
     summary: str  # in tool_prompt's list of dialects
-    starts: str  # the characters an opener can begin with
+    prefixes: tuple[str, ...]  # the literal text its openers begin with: "<tool_call", "[TOOL_CALLS]"
     opening: OpeningFn  # is an opener at text[j]?
     render: Callable[[str, dict], str]  # one call written in the dialect, exactly as decoded
     rules: tuple[str, ...]  # the prompt's rules for writing a call

@@ -126,12 +126,43 @@ def teaching(name: str) -> Dialect:
 
 
 @dataclass(frozen=True)
+class Openers:
+    """The dialects whose openers begin with one character, narrowed down by the literal
+    prefix at a position (one regex match instead of asking every dialect)."""
+
+    prefix: re.Pattern  # the longest known prefix at a position
+    by_prefix: dict[str, tuple[Dialect, ...]]  # a prefix -> the dialects of it and of its own prefixes
+    dialects: tuple[Dialect, ...]
+    longest: int
+
+    def at(self, text: str, j: int, final: bool) -> tuple[Dialect, ...]:
+        m = self.prefix.match(text, j)
+        found = self.by_prefix[m.group()] if m else ()
+        rest = text[j : j + self.longest]
+        if final or len(rest) >= self.longest:
+            return found
+        # The window ends inside what may still become a longer prefix: ask those dialects too.
+        return tuple(
+            d
+            for d in self.dialects
+            if d in found or any(len(p) > len(rest) and p.startswith(rest) for p in d.prefixes)
+        )
+
+
+def openers_of(picked: list[Dialect]) -> Openers:
+    prefixes = sorted({p for d in picked for p in d.prefixes}, key=len, reverse=True)
+    by_prefix = {p: tuple(d for d in picked if any(p.startswith(q) for q in d.prefixes)) for p in prefixes}
+    pattern = re.compile("|".join(re.escape(p) for p in prefixes))
+    return Openers(pattern, by_prefix, tuple(picked), len(prefixes[0]))
+
+
+@dataclass(frozen=True)
 class Lexicon:
     """What a scrubber looks for, for one set of dialects."""
 
     candidate: re.Pattern  # a character where an opener or a stray closer may start
-    openers: dict[str, tuple[Dialect, ...]]  # by first character: dialects that open anywhere
-    line_openers: dict[str, tuple[Dialect, ...]]  # by first character: dialects that open at line starts
+    openers: dict[str, Openers]  # by first character: dialects that open anywhere
+    line_openers: dict[str, Openers]  # by first character: dialects that open at line starts
     stray_closers: dict[str, str]  # closer -> the dialect it betrays
 
 
@@ -140,16 +171,15 @@ def lexicon(names: tuple[str, ...] = DEFAULT) -> Lexicon:
     ordered = sorted(names, key=lambda n: PRECEDENCE.index(n) if n in PRECEDENCE else len(PRECEDENCE))
     picked = [dialect(n) for n in ordered]
     return Lexicon(
-        candidate=re.compile("[" + re.escape("".join(sorted({c for d in picked for c in d.starts}))) + "]"),
-        openers=by_first_char(d for d in picked if not d.line_start),
-        line_openers=by_first_char(d for d in picked if d.line_start),
+        candidate=re.compile(
+            "[" + re.escape("".join(sorted({p[0] for d in picked for p in d.prefixes}))) + "]"
+        ),
+        openers=by_first_char([d for d in picked if not d.line_start]),
+        line_openers=by_first_char([d for d in picked if d.line_start]),
         stray_closers={c: d.name for d in picked for c in d.stray_closers},
     )
 
 
-def by_first_char(picked: Iterable[Dialect]) -> dict[str, tuple[Dialect, ...]]:
-    table: dict[str, tuple[Dialect, ...]] = {}
-    for d in picked:
-        for c in d.starts:
-            table[c] = (*table.get(c, ()), d)
-    return table
+def by_first_char(picked: list[Dialect]) -> dict[str, Openers]:
+    chars = sorted({p[0] for d in picked for p in d.prefixes})
+    return {c: openers_of([d for d in picked if any(p[0] == c for p in d.prefixes)]) for c in chars}

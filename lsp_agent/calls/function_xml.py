@@ -77,7 +77,7 @@ DIALECT = Dialect(
     name=NAME,
     label="<function=…> XML",
     summary="<function=NAME> XML inside <tool_call> (Qwen3-Coder)",
-    starts="<",
+    prefixes=(OPEN,),
     opening=opening,
     render=render,
     rules=XML_RULES,

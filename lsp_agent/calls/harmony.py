@@ -109,7 +109,7 @@ DIALECT = Dialect(
     name=NAME,
     label="<|channel|>commentary to=functions.NAME",
     summary="harmony messages to=functions.NAME (gpt-oss); the analysis channel is reasoning",
-    starts="<",
+    prefixes=(START, CHANNEL, *END_TOKENS),
     opening=opening,
     render=render,
     rules=(

@@ -76,7 +76,7 @@ DIALECT = Dialect(
     name=NAME,
     label="<invoke> XML",
     summary='<invoke name="NAME"> XML inside <function_calls>',
-    starts="<",
+    prefixes=("<invoke", WRAP_OPEN),
     opening=opening,
     render=render,
     rules=XML_RULES,

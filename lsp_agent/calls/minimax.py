@@ -53,7 +53,7 @@ DIALECT = Dialect(
     name=NAME,
     label="<minimax:tool_call>",
     summary='<invoke name="NAME"> XML inside <minimax:tool_call> (MiniMax-M2)',
-    starts="<",
+    prefixes=(OPEN,),
     opening=opening,
     render=render,
     rules=XML_RULES,

@@ -250,11 +250,9 @@ class Scrubber:
         (wait for more input) or None (just text)."""
         c = text[j]
         if c in self.lexicon.line_openers:
-            return (
-                self._first_opening(self.lexicon.line_openers[c], text, j, base, final)
-                if self._line_start(text, j)
-                else None
-            )
+            if not self._line_start(text, j):
+                return None
+            return self._first_opening(self.lexicon.line_openers[c].at(text, j, final), text, j, base, final)
         found = self.opening_at(text, j, base, final)
         if found is not None and found is not PARTIAL:
             return found
@@ -270,10 +268,10 @@ class Scrubber:
     def opening_at(self, text: str, j: int, base: int, final: bool):
         """A claimed opener at text[j] (also asked by finders: a new opener inside a block
         means the model started another call)."""
-        candidates = self.lexicon.openers.get(text[j])
-        if candidates is None or self._mention(text, j):
+        openers = self.lexicon.openers.get(text[j])
+        if openers is None or self._mention(text, j):
             return None
-        return self._first_opening(candidates, text, j, base, final)
+        return self._first_opening(openers.at(text, j, final), text, j, base, final)
 
     def _first_opening(self, candidates, text: str, j: int, base: int, final: bool):
         partial = False
