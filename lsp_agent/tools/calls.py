@@ -25,7 +25,7 @@ from ..calls.run import run_calls as run_reply
 from ..calls.scrubber import Scrubber
 from ..calls.toolset import ToolSet, ToolSpec
 from ..errors import Refusal
-from . import REGISTRY, Context, call, tool
+from . import MAX_CHARS, REGISTRY, Context, call, tool
 
 MAX_SESSIONS = 32
 SESSION_IDLE = 600.0  # seconds
@@ -57,7 +57,6 @@ NUDGES = {
         "description": "Nudges allowed per turn (default: the server's max_nudges).",
     },
 }
-MAX_CHARS = {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."}
 DIALECT_NAMES = [*DIALECTS, *FAMILIES]
 DIALECT_OPTION = {
     "type": "array",
@@ -144,7 +143,7 @@ def decode_calls(
     decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix, dialects=dialects)
     nudge, left = budgeted_nudge(decoded, checked, nudges_used, max_nudges, ctx.settings.max_nudges)
     return {
-        "text": fit(decode_report(decoded, nudge, left), max_chars or ctx.settings.max_chars),
+        "text": fit(decode_report(decoded, nudge, left), max_chars),
         **decoded.to_dict(),
         "nudge": nudge,
         "nudges_left": left,
@@ -215,7 +214,7 @@ def run_calls(
 )
 def tool_prompt(ctx: Context, dialect="tagged_json", tools=None, max_chars=None) -> dict:
     prompt = render_prompt(dialect, toolset(tools))  # a family teaches its first format
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     if len(prompt) > budget:
         raise Refusal(
             "budget_too_small",
