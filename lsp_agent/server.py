@@ -123,6 +123,8 @@ class AgentServer(LanguageServer):
         job = loop.run_in_executor(self.tool_pool, run, ctx, name, arguments)
         try:
             return await job
+        except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
+            raise JsonRpcInvalidParams(str(exc)) from None
         except asyncio.CancelledError:
             ctx.cancel_event.set()  # the tool stops at its next check
             raise
