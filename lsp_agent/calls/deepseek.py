@@ -17,7 +17,7 @@ import json
 import re
 
 from .dialect import Dialect
-from .jsoncall import load
+from .jsoncall import call_with_arguments, calls_in_section
 from .model import Decodable, Problem
 from .scan import Opening, TokenFinder, starts
 
@@ -36,20 +36,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
 
 
 def decode(block: str) -> list[Decodable | Problem]:
-    body = block[len(BEGIN) :].removesuffix(END)
-    out: list[Decodable | Problem] = []
-    for n, part in enumerate(body.split(CALL_BEGIN)):
-        if n == 0:
-            if part.strip():
-                out.append(Problem(f"text before the first {CALL_BEGIN}: {part.strip()[:40]!r}"))
-            continue
-        if not part.rstrip().endswith(CALL_END):
-            out.append(Problem(f"a call has no {CALL_END}"))
-            continue
-        out.append(decode_call(part.rstrip().removesuffix(CALL_END)))
-    if not out:
-        out.append(Problem(f"no {CALL_BEGIN} in the section"))
-    return out
+    return calls_in_section(block[len(BEGIN) :].removesuffix(END), CALL_BEGIN, CALL_END, decode_call)
 
 
 def decode_call(call: str) -> Decodable | Problem:
@@ -67,13 +54,7 @@ def decode_call(call: str) -> Decodable | Problem:
     name = name.strip()
     if not name:
         return Problem("a call has an empty name")
-    try:
-        arguments = load(args) if args.strip() else {}
-    except ValueError as exc:
-        return Problem(f"the arguments of {name} are not valid JSON: {exc}")
-    if not isinstance(arguments, dict):
-        return Problem(f"the arguments of {name} must be a JSON object")
-    return Decodable(name, arguments)
+    return call_with_arguments(name, args)
 
 
 def render(name: str, arguments: dict) -> str:

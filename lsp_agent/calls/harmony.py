@@ -17,7 +17,7 @@ import json
 import re
 
 from .dialect import Dialect
-from .jsoncall import load
+from .jsoncall import call_with_arguments
 from .model import Decodable, Problem, Reasoning
 from .scan import (
     PARTIAL,
@@ -90,14 +90,7 @@ def decode_call(block: str) -> list[Decodable | Problem]:
     recipient = RECIPIENT.search(block[:k])
     assert recipient is not None  # the block was claimed on it
     name = recipient.group(1).removeprefix("functions.")
-    body = block[k + len(MESSAGE) :].rstrip().removesuffix("<|call|>")
-    try:
-        arguments = load(body) if body.strip() else {}
-    except ValueError as exc:
-        return [Problem(f"the arguments of {name} are not valid JSON: {exc}")]
-    if not isinstance(arguments, dict):
-        return [Problem(f"the arguments of {name} must be a JSON object")]
-    return [Decodable(name, arguments)]
+    return [call_with_arguments(name, block[k + len(MESSAGE) :].rstrip().removesuffix("<|call|>"))]
 
 
 def render(name: str, arguments: dict) -> str:

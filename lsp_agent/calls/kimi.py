@@ -13,7 +13,7 @@ import json
 import re
 
 from .dialect import Dialect
-from .jsoncall import load
+from .jsoncall import call_with_arguments, calls_in_section
 from .model import Decodable, Problem
 from .scan import PARTIAL, Opening, TokenFinder, starts
 
@@ -38,20 +38,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
 
 def decode(block: str) -> list[Decodable | Problem]:
     begin, end = next(s for s in SECTIONS if block.startswith(s[0]))
-    body = block[len(begin) :].removesuffix(end)
-    out: list[Decodable | Problem] = []
-    for n, part in enumerate(body.split(CALL_BEGIN)):
-        if n == 0:
-            if part.strip():
-                out.append(Problem(f"text before the first {CALL_BEGIN}: {part.strip()[:40]!r}"))
-            continue
-        if not part.rstrip().endswith(CALL_END):
-            out.append(Problem(f"a call has no {CALL_END}"))
-            continue
-        out.append(decode_call(part.rstrip().removesuffix(CALL_END)))
-    if not out:
-        out.append(Problem(f"no {CALL_BEGIN} in the section"))
-    return out
+    return calls_in_section(block[len(begin) :].removesuffix(end), CALL_BEGIN, CALL_END, decode_call)
 
 
 def decode_call(call: str) -> Decodable | Problem:
@@ -61,13 +48,7 @@ def decode_call(call: str) -> Decodable | Problem:
     m = CALL_ID.match(call_id)
     if m is None:
         return Problem(f"{call_id.strip()[:60]!r} is not a call id (functions.NAME:INDEX)")
-    try:
-        arguments = load(args) if args.strip() else {}
-    except ValueError as exc:
-        return Problem(f"the arguments of {m.group(1)} are not valid JSON: {exc}")
-    if not isinstance(arguments, dict):
-        return Problem(f"the arguments of {m.group(1)} must be a JSON object")
-    return Decodable(m.group(1), arguments, call_id.strip())
+    return call_with_arguments(m.group(1), args, call_id.strip())
 
 
 def render(name: str, arguments: dict) -> str:

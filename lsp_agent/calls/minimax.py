@@ -15,7 +15,7 @@ from . import invoke_xml
 from .dialect import Dialect
 from .model import Decodable, Problem
 from .scan import PARTIAL, WS_LIMIT, Finder, Opening, TokenFinder, XmlFinder, skip_ws, starts
-from .xmlcall import XML_RULES, as_text, decode_calls
+from .xmlcall import XML_RULES, decode_calls
 
 NAME = "minimax"
 OPEN, CLOSE = "<minimax:tool_call>", "</minimax:tool_call>"
@@ -45,8 +45,7 @@ def decode(block: str) -> list[Decodable | Problem]:
 
 
 def render(name: str, arguments: dict) -> str:
-    params = "".join(f'<parameter name="{k}">{as_text(v)}</parameter>\n' for k, v in arguments.items())
-    return f'{OPEN}\n<invoke name="{name}">\n{params}</invoke>\n{CLOSE}'
+    return f"{OPEN}\n{invoke_xml.invoke(name, arguments)}\n{CLOSE}"
 
 
 DIALECT = Dialect(
