@@ -76,6 +76,22 @@ def test_stream_session(run):
     assert gone["error"]["code"] == "unknown_session"
 
 
+def test_stream_session_by_model_family_returns_reasoning_as_it_completes(run):
+    reply = (
+        "<|channel|>analysis<|message|>Read a.txt first.<|end|><|start|>assistant<|channel|>commentary "
+        'to=functions.read <|constrain|>json<|message|>{"path": "a.txt"}<|call|>'
+    )
+    session = run("stream_open", dialects=["gpt-oss"])["session"]
+    answers = [run("stream_feed", session=session, delta=reply[k : k + 7]) for k in range(0, len(reply), 7)]
+    answers.append(run("stream_flush", session=session))
+    assert "".join(a["reasoning_text"] for a in answers) == "Read a.txt first."
+    assert "".join(a["visible_text"] for a in answers) == ""
+    assert [c["name"] for a in answers for c in a["calls"]] == ["read"]
+    batch = run("decode_calls", reply=reply, dialects=["gpt-oss"])
+    assert (batch["reasoning_text"], batch["visible_text"]) == ("Read a.txt first.", "")
+    assert batch["text"].endswith("reasoning text (17 chars):\nRead a.txt first.")
+
+
 def test_stream_refusals(run, monkeypatch):
     monkeypatch.setattr(front, "SESSIONS", front.Sessions(limit=2))
     first = run("stream_open")["session"]
