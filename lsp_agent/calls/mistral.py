@@ -55,6 +55,12 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
         if True in marker:
             return junk(text, j, base, end)
         return Opening(NAME, base + j, k, JsonValueFinder("[", "the end of the JSON array"), decode, MARK)
+    return named(text, j, k, base, final)
+
+
+def named(text: str, j: int, k: int, base: int, final: bool) -> Opening | object | None:
+    """The newer form from its name at text[k]: `NAME[CALL_ID]id[ARGS]{`, `NAME{`."""
+    end = j + len(MARK)
     got = read_name(text, k, final)
     if got is PARTIAL:
         return PARTIAL
