@@ -282,11 +282,11 @@ def test_hostile_input_is_refused_by_both_engines_within_a_short_answer(tree, en
     assert len(refused["text"]) < 2_500  # the pattern or glob is not echoed whole
 
 
-def test_a_long_pattern_is_cut_in_the_header_not_refused_for_the_budget(tree):
+def test_a_long_pattern_costs_the_answer_nothing(tree):
     pattern = "foo|" + "|".join(f"word{i}" for i in range(1_000))
     answer = search(tree, "rg" if find_rg() else "python", pattern)
     assert "error" not in answer and answer["total_matches"] > 0
-    assert answer["text"].startswith('search "foo|word0|') and len(answer["text"].split("\n")[0]) < 300
+    assert "word0" not in answer["text"]  # the header is the totals, not the pattern again
 
 
 @pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+c", "(x\\s*)*y", "(a{2,3})+", "((a|b)c)*"])

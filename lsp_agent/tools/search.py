@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..search import FileMatches, Outcome, Query, Target, run_search
-from ..search.chain import Search, fit, keep_details
+from ..search.chain import Enclosing, Search, Symbols, fit, keep_details
 from ..workspace import Workspace
 from . import Context, tool
 
@@ -130,18 +130,21 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
     return targets, left_out
 
 
-def symbol_provider(ws: Workspace):
-    """Enclosing symbols for a file's match lines; None for a language without a grammar."""
-    from ..syntax import enclosing_symbols, language_for
+def symbol_provider(ws: Workspace) -> Symbols:
+    """The innermost symbol around each of a file's match lines, and whether the line is the
+    one naming it; None for a language without a grammar."""
+    from ..syntax import enclosing_symbols, language_for, outline, walk
 
-    def symbols(file: FileMatches) -> dict[int, str | None] | None:
+    def symbols(file: FileMatches) -> dict[int, Enclosing] | None:
         if language_for(file.path) is None:
             return None
         try:
             text = ws.text(file.path)
         except Refusal:
             return None
-        return enclosing_symbols(file.path, text, [m.line for m in file.matches])
+        names = enclosing_symbols(file.path, text, [m.line for m in file.matches])
+        named_on = {s.selection[0] + 1: s.name_path for s in walk(outline(file.path, text))}
+        return {line: (name, name is not None and named_on.get(line) == name) for line, name in names.items()}
 
     return symbols
 
@@ -168,15 +171,6 @@ def locations_of(outcome: Outcome, offset: int, limit: int | None) -> list[dict]
         }
         for f, m in every
     ]
-
-
-def describe_options(**options) -> str:
-    shown = []
-    for name, value in options.items():
-        if value in (None, False, 0, [], ()):
-            continue
-        shown.append(name if value is True else f"{name}={value}")
-    return ", ".join(shown)
 
 
 @tool("search", SUMMARY, SCHEMA)
@@ -217,23 +211,7 @@ def search(
             f"offset={offset} is past the last match: the search has {outcome.total:,} matches; use offset=0..{max(outcome.total - 1, 0)}.",
             total_matches=outcome.total,
         )
-    options = describe_options(
-        fixed_strings=fixed_strings,
-        ignore_case=ignore_case,
-        multiline=multiline,
-        paths=",".join(paths or []) or None,
-        glob=",".join(globs) or None,
-    )
-    s = Search(
-        outcome,
-        pattern,
-        symbol_provider(ctx.workspace),
-        options,
-        context_before,
-        context_after,
-        offset,
-        limit,
-    )
+    s = Search(outcome, symbol_provider(ctx.workspace), context_before, context_after, offset, limit)
     s.extra_notes = [f"left out: {m}" for m in left_out]
     answer = fit(s, budget)
     answer.update(
