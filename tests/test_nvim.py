@@ -241,15 +241,12 @@ def test_search_shows_the_answer_and_fills_the_quickfix_list(editor, workspace):
     lines = editor.run("LspAgentSearch hel+o")
     assert editor.nvim.current.buffer.name == "lsp-agent://search"
     assert lines == [
-        'search "hel+o" · 4 matches in 1 file · stage 1/7: full matches',
+        "4 matches in 1 file",
         "app.py",
-        "[Greeter]",
-        '2:    """Says « hello »."""',
-        "[Greeter/hello]",
-        "4:    def hello(self, name):",
-        '5:        return f"hello {name}"',
-        "[main]",
-        '9:    print(Greeter().hello("world"))',
+        '2 Greeter:    """Says « hello »."""',
+        "4:    def hello(self, name):",  # names hello itself, inside Greeter
+        '5 Greeter/hello:        return f"hello {name}"',
+        '9 main:    print(Greeter().hello("world"))',
     ]
     app = str(workspace / "app.py")
     # Columns count bytes in the quickfix list: « is two bytes in UTF-8.
@@ -267,7 +264,7 @@ def test_search_shows_the_answer_and_fills_the_quickfix_list(editor, workspace):
 
 def test_search_sees_unsaved_edits(editor, workspace):
     editor.edit(workspace / "app.py")
-    assert editor.run("LspAgentSearch good morning")[0].startswith('search "good morning" · no matches')
+    assert editor.run("LspAgentSearch good morning")[0] == "no matches"
     editor.nvim.command("wincmd p")
     # Typed as a user would (an incremental didChange), not saved.
     editor.nvim.current.window.cursor = (5, 0)
@@ -275,7 +272,7 @@ def test_search_sees_unsaved_edits(editor, workspace):
     assert editor.nvim.current.buffer[4] == '        return f"good morning {name}"'
     lines = editor.run("LspAgentSearch good morning")
     assert lines[1] == "app.py (editor buffer, unsaved changes included)"
-    assert '5:        return f"good morning {name}"' in lines
+    assert '5 Greeter/hello:        return f"good morning {name}"' in lines
     assert quickfix(editor) == [
         (str(workspace / "app.py"), 5, 18, 30, '        return f"good morning {name}"')
     ]
