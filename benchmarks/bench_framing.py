@@ -40,7 +40,9 @@ from lsp_agent.workspace import Workspace
 GOALS = {"search": 0.35, "read": 0.10}  # framing ÷ content, issue 17
 RG_FLAGS = ["--no-config", "--no-ignore-global", "--no-ignore-parent", "--no-require-git", "--no-mmap"]
 
-# (label, tool, arguments): what an agent asks on Django, each kind of answer at least once
+# (label, tool, arguments): what an agent asks on Django, each kind of answer at least once.
+# "stage": N asks at the largest budget whose answer is shortened to stage N or below, so
+# each stage is measured whatever the format's size.
 CASES: list[tuple[str, str, dict]] = [
     ("read a file", "read", {"path": "django/db/models/fields/__init__.py"}),
     ("read on (page 2)", "read", {"path": "django/db/models/fields/__init__.py", "start": "next"}),
@@ -64,16 +66,16 @@ CASES: list[tuple[str, str, dict]] = [
     (
         "search, one line each",
         "search",
-        {"pattern": "def get_", "paths": ["django/db/models"], "max_chars": 22_000},
+        {"pattern": "def get_", "paths": ["django/db/models"], "stage": 2},
     ),
-    ("search, lines cut", "search", {"pattern": "def get_", "paths": ["django/db/models"]}),
-    ("search, symbols", "search", {"pattern": "to_python", "max_chars": 8_000}),
+    ("search, lines cut", "search", {"pattern": "def get_", "paths": ["django/db/models"], "stage": 3}),
+    ("search, symbols", "search", {"pattern": "to_python", "stage": 4}),
     (
         "search, symbols, small",
         "search",
-        {"pattern": "to_python", "paths": ["django/forms"], "max_chars": 2_000},
+        {"pattern": "to_python", "paths": ["django/forms"], "stage": 4},
     ),
-    ("search, line numbers", "search", {"pattern": "get_internal_type", "max_chars": 4_000}),
+    ("search, line numbers", "search", {"pattern": "get_internal_type", "stage": 5}),
     ("search, counts", "search", {"pattern": "queryset"}),
     ("search, summary", "search", {"pattern": "import"}),
     ("symbols of a file", "symbols", {"path": "django/utils/functional.py"}),
@@ -82,7 +84,7 @@ CASES: list[tuple[str, str, dict]] = [
     ("find_symbol", "find_symbol", {"name_path": "to_python", "path": "django/db/models"}),
     ("refusal: past the end", "read", {"path": "django/utils/functional.py", "start": 9_999}),
     ("refusal: bad regex", "search", {"pattern": "foo(?=bar)"}),
-    ("refusal: budget", "search", {"pattern": "self", "max_chars": 200}),
+    ("refusal: past the last match", "search", {"pattern": "class BooleanField", "offset": 99}),
 ]
 
 
@@ -276,6 +278,14 @@ def find_serena(answer: dict) -> str:
 # --- the run -------------------------------------------------------------------------------------------
 
 
+def budget_for(ctx: Context, args: dict, stage: int) -> int:
+    """The largest budget whose search answer is at `stage` or a later one."""
+    budget = 1_000_000
+    while (answer := call(ctx, "search", {**args, "max_chars": budget}))["stage"] < stage:
+        budget = len(answer["text"]) - 1
+    return budget
+
+
 def measure(root: Path) -> list[Row]:
     files = Files(root)
     ctx = Context(Workspace([root]))
@@ -285,6 +295,8 @@ def measure(root: Path) -> list[Row]:
         args = dict(args)
         if args.get("start") == "next":
             args["start"] = previous["next"]["start"]
+        if "stage" in args:
+            args["max_chars"] = budget_for(ctx, args, args.pop("stage"))
         answer = previous = call(ctx, tool, args)
         chars = len(answer["text"])
         if "error" in answer:
@@ -342,4 +354,5 @@ def main() -> None:
             f"{'met' if whole <= goal else 'not met'}), {mean:.3f} per answer; the same results "
             f"ripgrep-style {rg[0]:.3f} / {rg[1]:.3f}, Serena-style {serena[0]:.3f} / {serena[1]:.3f}"
         )
+    report.note("stage N rows ask at the largest budget whose answer is at stage N or later")
     report.write()
