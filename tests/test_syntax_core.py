@@ -246,3 +246,13 @@ def test_index_leaves_out_huge_files(tmp_path, monkeypatch):
     symbols.build()
     assert [e.name for _, e in symbols.query("kept")] == ["kept"]
     assert symbols.query("skipped") == []
+
+
+def test_indexing_reports_n_of_n_files_with_a_percentage(tmp_path):
+    from lsp_agent.syntax import index
+
+    for n in range(4):
+        (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    pass\n")
+    reports: list[tuple[str, int | None]] = []
+    assert index.SymbolIndex(Workspace([tmp_path])).build(lambda m, p: reports.append((m, p))) == 4
+    assert reports == [(f"{n} of 4 files", n * 25) for n in range(1, 5)]
