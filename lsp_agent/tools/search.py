@@ -9,7 +9,7 @@ from ..errors import Refusal
 from ..search import FileMatches, Outcome, Query, Target, run_search
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details
 from ..workspace import Workspace
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -60,11 +60,7 @@ SCHEMA = {
             "default": False,
             "description": "Also read binary files (skipped either way) to name those that match; slower.",
         },
-        "max_chars": {
-            "type": "integer",
-            "minimum": 200,
-            "description": "Budget for the answer's text, header included.",
-        },
+        "max_chars": MAX_CHARS,
         "offset": {
             "type": "integer",
             "minimum": 0,
@@ -177,6 +173,8 @@ def locations_of(outcome: Outcome, offset: int, limit: int | None) -> list[dict]
 def search(
     ctx: Context,
     pattern: str,
+    *,
+    max_chars: int,
     fixed_strings: bool = False,
     ignore_case: bool = False,
     paths: list[str] | None = None,
@@ -185,11 +183,10 @@ def search(
     context_after: int = 0,
     multiline: bool = False,
     count_binary: bool = False,
-    max_chars: int | None = None,
     offset: int = 0,
     limit: int | None = None,
 ) -> dict:
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)
     query = Query(
