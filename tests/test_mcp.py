@@ -71,7 +71,7 @@ async def test_read_pages_with_next_give_every_line_once(root):
             answer = result.meta[ANSWER_META]
             assert answer["text"] == text and len(text) <= 600
             assert result.structured_content is None  # off by default: hosts show it instead of the text
-            shown += [m[2] for m in re.finditer(r"(?m)^ *(\d+)  (.*)$", text)]
+            shown += [m[2] for m in re.finditer(r"(?m)^(\d+):(.*)$", text)]
             if answer["next"] is None:
                 break
             assert f"start={answer['next']['start']}" in text  # the text says how to read on

@@ -187,7 +187,7 @@ def test_read_shows_the_answer_and_pages_on(editor, workspace):
     lines = editor.run("LspAgentRead 10")
     assert editor.nvim.current.buffer.name == "lsp-agent://read"
     assert lines[0].startswith("long.py · lines 10-")
-    assert "10  value_10 = 10" in lines
+    assert "10:value_10 = 10" in lines
     assert len("\n".join(lines)) <= 400  # the init_options budget reached the server
     last_shown = int(lines[0].split("lines 10-")[1].split(" ")[0])
     assert lines[-1] == f"[lines {last_shown + 1}-60 not shown: read on with start={last_shown + 1}]"
@@ -373,7 +373,7 @@ def test_a_second_setup_replaces_the_first(workspace, tmp_path):
         ed.edit(workspace / "long.py")
         assert ed.lua("return vim.lsp.get_clients({ bufnr = 0 })[1].config.init_options") is None
         lines = ed.run("LspAgentRead 1")
-        assert lines[-1] == "60  value_60 = 60"  # all 60 lines fit the default budget, not 400
+        assert lines[-1] == "60:value_60 = 60"  # all 60 lines fit the default budget, not 400
         commands = ed.lua("return vim.tbl_keys(vim.api.nvim_get_commands({}))")
         commands = [c for c in commands if c.startswith("LspAgent")]
         assert sorted(commands) == ["LspAgentRead", "LspAgentSearch", "LspAgentSymbols"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -159,7 +158,8 @@ def test_find_symbol_body_pages_exactly_the_symbol(project):
     while True:
         answer = call(ctx, "find_symbol", args)
         assert len(answer["text"]) <= 260 and answer["stage"] == "body"
-        lines += [line for line in answer["text"].splitlines() if re.match(r"^\s*\d+  ", line)]
+        body = answer["text"].splitlines()[1 : -1 if answer["next"] else None]  # between header and trailer
+        lines += [line.split(":", 1)[1] if line else "" for line in body]  # `N:text`; an empty line is bare
         pages += 1
         if not answer["next"]:
             break
@@ -167,14 +167,14 @@ def test_find_symbol_body_pages_exactly_the_symbol(project):
         args = {**args, **answer["next"]}
     source = (project / "src" / "account.rb").read_text().splitlines()
     assert pages > 1
-    assert [line.split("  ", 1)[1] for line in lines] == source[4:25]
+    assert lines == source[4:25]
 
 
 def test_find_symbol_bodies_of_several_matches(project, run):
     answer = run("find_symbol", name_path="price", include_body=True)
     assert answer["stage"] == "bodies"
     assert "── src/Cart.php:29-35  method App\\Shop/Cart/price" in answer["text"]
-    assert "34          return array_reduce($this->items, $sum, 0.0);" in answer["text"]
+    assert "34:        return array_reduce($this->items, $sum, 0.0);" in answer["text"]
     small = run("find_symbol", name_path="price", include_body=True, max_chars=350)
     assert small["stage"] == "locations" and "read path=FILE symbol=NAME_PATH" in small["text"]
 
@@ -195,10 +195,9 @@ def test_read_symbol_pages_with_symbol_kept(project):
     ctx = Context(Workspace([project]))
     args = {"path": "src/Library.java", "symbol": "Library.map", "max_chars": 300}
     first = call(ctx, "read", args)
-    assert first["text"].splitlines()[:2] == [
-        "src/Library.java · lines 20-21 of 40 · version " + first["version"],
-        "note: method Library/map, lines 20-24",
-    ]
+    assert first["text"].splitlines()[0] == (
+        "src/Library.java · method Library/map · lines 20-21 of 40 · version " + first["version"]
+    )
     assert first["next"] == {"start": 22, "symbol": "Library.map"}
     # the text names the same arguments: reading on without symbol= would run past the symbol
     assert first["text"].endswith("[lines 22-24 not shown: read on with start=22 symbol=Library.map]")
@@ -237,12 +236,8 @@ def test_cli_prints_what_an_agent_gets(project):
     code, out = cli("find-symbol", "rollback", "src", "--kind", "function")
     assert code == 0 and out.splitlines()[1] == "src/deploy.sh:17-19  function deploy/rollback"
     code, out = cli("read", "src/deploy.sh", "--symbol", "log")
-    assert code == 0 and out.splitlines()[1:] == [
-        "note: function log, lines 6-8",
-        "6  log() {",
-        '7    echo "[deploy] $*"',
-        "8  }",
-    ]
+    assert code == 0 and out.splitlines()[0].startswith("src/deploy.sh · function log · lines 6-8 of ")
+    assert out.splitlines()[1:] == ["6:log() {", '7:  echo "[deploy] $*"', "8:}"]
     code, out = cli("symbols", "src/notes.txt")
     assert code == 1 and "no symbols for this kind of file" in out
 

@@ -82,8 +82,7 @@ def read_symbol(text: Text, path: Path, shown: str, name_path: str, *, start: in
             f"List them all with symbols path={shown}, or search with find_symbol substring=true.",
         )
     symbol = found[0]
-    where = f"lines {symbol.start_line}-{symbol.end_line}"
-    notes = [f"{symbol.kind} {symbol.name_path}, {where}"]
+    notes = []
     if len(found) > 1:
         others = ", ".join(f"{s.name_path} {s.start_line}-{s.end_line}" for s in found[1:4])
         more = f" and {len(found) - 4} more" if len(found) > 4 else ""
@@ -93,7 +92,7 @@ def read_symbol(text: Text, path: Path, shown: str, name_path: str, *, start: in
     first = symbol.start_line
     answer = page(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
-        notes=notes, then=f" symbol={name_path}", **options,
+        part=f"{symbol.kind} {symbol.name_path}", notes=notes, then=f" symbol={name_path}", **options,
     )  # fmt: skip
     if answer.get("next"):
         answer["next"] = {**answer["next"], "symbol": name_path}

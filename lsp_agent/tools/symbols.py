@@ -331,7 +331,7 @@ def body_page(found: Found, start: int | None, budget: int) -> dict:
     answer = page(
         found.text, found.shown, start=start or symbol.start_line, max_chars=budget,
         first=symbol.start_line, last=symbol.end_line,
-        notes=[f"{symbol.kind} {symbol.name_path}, lines {span(symbol)}"],
+        part=f"{symbol.kind} {symbol.name_path}",
         then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
     )  # fmt: skip
     if answer.get("next"):
@@ -350,9 +350,7 @@ def bodies(header: str, found: list[Found]) -> list[str]:
     for f in found:
         s = f.symbol
         blocks.append(f"── {f.location()}")
-        blocks += number_lines(
-            s.start_line, len(str(s.end_line)), f.text.lines(s.start_line, min(s.end_line, f.text.line_count))
-        )
+        blocks += number_lines(s.start_line, f.text.lines(s.start_line, min(s.end_line, f.text.line_count)))
     return blocks
 
 
