@@ -204,7 +204,7 @@ def test_read_defaults_to_the_cursor_line(nvim, workspace):
     nvim.nvim.current.window.cursor = (8, 0)
     lines = nvim.run("LspAgentRead")
     assert lines[0].startswith("app.py · lines 8-9 of 9")
-    assert lines[-1] == '9      print(Greeter().hello("world"))'
+    assert lines[-1] == '9:    print(Greeter().hello("world"))'
 
 
 def test_unsaved_edits_reach_the_server_incrementally(editor, workspace):
@@ -217,7 +217,7 @@ def test_unsaved_edits_reach_the_server_incrementally(editor, workspace):
     editor.nvim.current.buffer[4] = '        return f"good morning {name}"'
     lines = editor.run("LspAgentRead 5")
     assert "note: open in the editor: showing its buffer, which may be unsaved" in lines
-    assert '5          return f"good morning {name}"' in lines
+    assert '5:        return f"good morning {name}"' in lines
     assert "hello {name}" in (workspace / "app.py").read_text()  # nothing was saved
 
 

@@ -47,7 +47,7 @@ SUMMARY = (
 )
 
 
-@tool("read", SUMMARY, SCHEMA)
+@tool("read", "Read file", SUMMARY, SCHEMA)
 def read(
     ctx: Context,
     path: str,

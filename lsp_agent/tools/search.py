@@ -169,7 +169,7 @@ def locations_of(outcome: Outcome, offset: int, limit: int | None) -> list[dict]
     ]
 
 
-@tool("search", SUMMARY, SCHEMA)
+@tool("search", "Search files", SUMMARY, SCHEMA)
 def search(
     ctx: Context,
     pattern: str,

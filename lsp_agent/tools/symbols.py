@@ -127,7 +127,7 @@ def kind_counts(symbols: list[Symbol]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-@tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
+@tool("symbols", "Outline symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
 def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
@@ -255,7 +255,7 @@ class Found:
         return f"{self.shown}:{span(self.symbol)}  {self.symbol.kind} {self.symbol.name_path}"
 
 
-@tool("find_symbol", FIND_SUMMARY, FIND_SCHEMA)
+@tool("find_symbol", "Find symbol definitions", FIND_SUMMARY, FIND_SCHEMA)
 def find_symbol(
     ctx: Context,
     name_path: str,
