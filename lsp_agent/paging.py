@@ -111,18 +111,18 @@ def page(
     header ("method Message/to_dict"); `notes` are shown under the header; `then` are the
     arguments besides start= that the trailer names for reading on, such as " symbol=NAME"."""
     total = text.line_count
-    part = _Part(
+    paged = _Part(
         text, shown, first, total if last is None else last, part, list(notes or ()), if_version, then
     )
     if if_version is not None and if_version == text.version:
-        return part.unchanged(start)
+        return paged.unchanged(start)
     if total == 0:
-        return part.empty(start, col)
-    part.check(start, col)
-    body, number, segment = part.whole_lines(start, max_chars) if col == 1 else ([], start, None)
+        return paged.empty(start, col)
+    paged.check(start, col)
+    body, number, segment = paged.whole_lines(start, max_chars) if col == 1 else ([], start, None)
     if not body:  # a long line, or the rest of one: serve a column segment
-        body, number, segment = part.segment(start, col, max_chars)
-    return part.answer(start, body, number, segment, max_chars)
+        body, number, segment = paged.segment(start, col, max_chars)
+    return paged.answer(start, body, number, segment, max_chars)
 
 
 @dataclass
