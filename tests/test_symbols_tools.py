@@ -291,3 +291,20 @@ def test_symbol_answers_fit_any_budget(tmp_path_factory, files, budget, pattern,
             assert "path=" in answer["text"] or "depth=" in answer["text"]
         if stage == "body" and answer["next"]:
             assert "read on with start=" in answer["text"]
+
+
+def test_outlines_and_find_symbol_report_how_far_they_are(project):
+    import re
+
+    reports: list[tuple[str, int | None]] = []
+    ctx = Context(
+        Workspace([project]), report=lambda message, percentage: reports.append((message, percentage))
+    )
+    scanned = call(ctx, "symbols", {"path": "src"})["files_scanned"]
+    call(Context(ctx.workspace, report=ctx.report), "find_symbol", {"name_path": "area", "path": "src"})
+    assert {m.split(" 1 of")[0] for m, _ in reports} == {"outlining", "looking in"}
+    for message, percentage in reports:
+        done, total = map(
+            int, re.fullmatch(r"(?:outlining|looking in) (\d+) of (\d+) files", message).groups()
+        )
+        assert total == scanned and percentage == done * 100 // total

@@ -255,4 +255,4 @@ def test_indexing_reports_n_of_n_files_with_a_percentage(tmp_path):
         (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    pass\n")
     reports: list[tuple[str, int | None]] = []
     assert index.SymbolIndex(Workspace([tmp_path])).build(lambda m, p: reports.append((m, p))) == 4
-    assert reports == [(f"{n} of 4 files", n * 25) for n in range(1, 5)]
+    assert reports == [(f"indexing {n} of 4 files", n * 25) for n in range(1, 5)]

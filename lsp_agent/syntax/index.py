@@ -104,7 +104,7 @@ class SymbolIndex:
                 break
             self.update(path)
             if report is not None:
-                report(f"{n:,} of {len(paths):,} files", n * 100 // len(paths))
+                report(f"indexing {n:,} of {len(paths):,} files", n * 100 // len(paths))
         self.ready.set()
         return len(paths)
 

@@ -45,6 +45,10 @@ class Context:
             self._last_report = now
             self.report(message, percentage)
 
+    def progress_of(self, done: int, total: int, doing: str) -> None:
+        """Progress that says how far: "outlining 120 of 2,800 files", with its percentage."""
+        self.progress(f"{doing} {done:,} of {total:,} files", done * 100 // max(total, 1))
+
 
 @dataclass(frozen=True)
 class Tool:

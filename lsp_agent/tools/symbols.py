@@ -144,10 +144,12 @@ def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None 
         files = [(shown, outline(target, text))]
         scanned = 1
     else:
-        files, scanned = [], 0
-        for file in source_files(ws, target, check=ctx.check_cancelled):
-            scanned += 1
-            ctx.progress(f"outlining {ws.display(file)}")
+        files = []
+        paths = list(source_files(ws, target, check=ctx.check_cancelled))
+        scanned = len(paths)
+        for n, file in enumerate(paths, 1):
+            ctx.check_cancelled()
+            ctx.progress_of(n, scanned, "outlining")
             try:
                 file_symbols = outline(file, ws.text(file))
             except Refusal:
@@ -311,9 +313,10 @@ def find_definitions(
     ws = ctx.workspace
     found = []
     for target in targets:
-        files = source_files(ws, target, check=ctx.check_cancelled) if target.is_dir() else [target]
-        for file in files:
-            ctx.progress(f"looking in {ws.display(file)}")
+        files = list(source_files(ws, target, check=ctx.check_cancelled)) if target.is_dir() else [target]
+        for n, file in enumerate(files, 1):
+            ctx.check_cancelled()
+            ctx.progress_of(n, len(files), "looking in")
             try:
                 text = ws.text(file)
             except Refusal:
