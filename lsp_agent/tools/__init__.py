@@ -93,10 +93,12 @@ class Tool:
 REGISTRY: dict[str, Tool] = {}
 
 # The budget argument every answering tool takes; `run` fills in the server's default.
+BUDGET = f"max_chars (default {Settings.max_chars:,})"  # as tool descriptions state it
 MAX_CHARS = {
     "type": "integer",
     "minimum": 200,
-    "description": "Budget for the answer's text, header included (default: the server's max_chars).",
+    "description": f"Budget for the answer's text in characters, header included (default {Settings.max_chars:,}, "
+    "the server's max_chars).",
 }
 
 

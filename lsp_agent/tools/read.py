@@ -9,7 +9,7 @@ from ..errors import Refusal
 from ..paging import page
 from ..syntax import find_in_file, language_for, outline
 from ..workspace import Text
-from . import MAX_CHARS, Context, tool
+from . import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -41,9 +41,12 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Read a file as numbered whole lines within a character budget. The header gives the lines "
-    "shown, the total and the version; when there is more, the answer ends with "
-    "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments."
+    f"Read a file as numbered whole lines (`N:text`; an empty line is shown empty) within {BUDGET}. "
+    "The header gives the path, the lines shown, the total and the version; when there is more, the last line "
+    "says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
+    "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
+    "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
+    'file. Binary files are refused with their size. Example: {"path": "src/app.py", "start": 120}.'
 )
 
 

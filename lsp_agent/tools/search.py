@@ -9,7 +9,7 @@ from ..errors import Refusal
 from ..search import FileMatches, Outcome, Query, Target, run_search
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details
 from ..workspace import Workspace
-from . import MAX_CHARS, Context, tool
+from . import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -78,13 +78,16 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Search file contents like ripgrep (Rust regex syntax; .gitignore, hidden and binary files skipped; "
-    "open editor buffers searched as their unsaved text). The answer fits max_chars: when the full "
-    "matches do not fit it shrinks, stage by stage, to one line per match, lines cut to a stated width "
-    "(a cut line ends with …), line numbers with enclosing symbols, line numbers per file, counts per "
-    "file, and a summary. Each line names its enclosing symbol (Class/method); the header names the "
-    "stage, and the answer says what was dropped and which arguments (paths, glob, offset/limit, or a "
-    "read of a line) get more."
+    "Search file contents with ripgrep (Rust regex; .gitignore, hidden and binary files skipped; open "
+    "editor buffers searched as their unsaved text; a Python engine where no rg is found). Use it for text: "
+    "calls, strings, uses of a name; find_symbol finds where something is defined, symbols outlines a file. "
+    "Matches come under each file's path as `LINE[ SYMBOL]:TEXT`, like `rg -n`, the enclosing symbol "
+    "(Class/method) named when it changes from the previous match's; context lines are `LINE-TEXT`. "
+    f"The answer fits {BUDGET}: when the full matches do not, it shortens stage by stage to one line "
+    "per match, lines cut to a stated width (a cut line ends with …), line numbers with symbols, line "
+    "numbers per file, counts per file, a summary; the header then names the stage and what it dropped, "
+    "and `more:` gives the next calls (offset/limit pages the full matches, paths narrows). "
+    'Example: {"pattern": "def save", "paths": ["src/models"], "context_after": 2}.'
 )
 
 

@@ -17,7 +17,7 @@ from ..paging import number_lines, page
 from ..syntax import EXTENSIONS, Symbol, find_in_file, language_for, outline, walk
 from ..syntax.files import source_files
 from ..workspace import Text
-from . import MAX_CHARS, Context, tool
+from . import BUDGET, MAX_CHARS, Context, tool
 
 KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
@@ -43,9 +43,11 @@ SYMBOLS_SCHEMA = {
 }
 
 SYMBOLS_SUMMARY = (
-    "Outline of a file or folder: each definition's kind, name and line range, nested. Over the "
-    "budget it shortens to a shallower depth, then to counts by kind per file; the header names "
-    "the stage and the answer says how to see more (a narrower path=, depth=)."
+    "Outline a file or folder (recursive, .gitignore honoured): each definition's kind, name and line range "
+    "(`method save  40-62`), nested. Use it to see what a file or package defines before reading it, then "
+    f"read path=FILE symbol=NAME for one definition. Over {BUDGET} it shortens to a shallower depth "
+    "(hidden children counted as (+N inside)), then to counts by kind per file and per folder, and says "
+    'how to see more (a narrower path=, depth=). Example: {"path": "src/models.py"}.'
 )
 
 FIND_SCHEMA = {
@@ -84,9 +86,11 @@ FIND_SCHEMA = {
 }
 
 FIND_SUMMARY = (
-    "Find definitions by name or name path (`Class/method`, substring and kind filters) in the "
-    "workspace or under a path: answers each match's file, lines, kind and full name path, and "
-    "with include_body its source, paged like read."
+    "Find definitions by name or name path (`save`, `Model/save`, `/Model` at the top level; substring=true "
+    "for part of a name, kinds= to filter) in the workspace or under path: each match's file, line range, "
+    "kind and full name path (`src/models.py:40-62  method Model/save`). Use it rather than search to find "
+    "where something is defined; include_body=true adds the source (one match is paged like read). Over "
+    f'{BUDGET} it counts matches per file. Example: {{"name_path": "Model/save", "include_body": true}}.'
 )
 
 
