@@ -317,7 +317,7 @@ def test_symbols_shows_the_outline_of_the_current_file(nvim, workspace):
     lines = nvim.run("LspAgentSymbols")
     assert nvim.nvim.current.buffer.name == "lsp-agent://symbols"
     assert lines == [
-        "app.py · 3 symbols · stage: full tree",
+        "app.py · 3 symbols",
         "class Greeter  1-5",
         "  method hello  4-5",
         "function main  8-9",

@@ -206,7 +206,8 @@ def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None 
                 f"[{why}: deeper symbols are counted as (+N inside); see them with depth={d + 1} "
                 f"(and a larger max_chars) or a narrower path=FILE]"
             )
-        lines = [f"{shown} · {what} · stage: {stage}{empty}", *body(d)]
+        named = "" if trailer is None else f" · stage: {stage}"  # the full tree needs no stage
+        lines = [f"{shown} · {what}{named}{empty}", *body(d)]
         if trailer:
             lines.append(trailer)
         if fits(lines, budget):
@@ -261,6 +262,18 @@ class Found:
         return f"{self.shown}:{span(self.symbol)}  {self.symbol.kind} {self.symbol.name_path}"
 
 
+def locations(found: list[Found]) -> list[str]:
+    """Each file's path once, then its matches as `LINES kind name_path`, as search lists matches."""
+    lines: list[str] = []
+    heading = None
+    for f in found:
+        if f.shown != heading:
+            heading = f.shown
+            lines.append(heading)
+        lines.append(f"{span(f.symbol)} {f.symbol.kind} {f.symbol.name_path}")
+    return lines
+
+
 @tool("find_symbol", "Find symbol definitions", FIND_SUMMARY, FIND_SCHEMA)
 def find_symbol(
     ctx: Context,
@@ -293,17 +306,18 @@ def find_symbol(
         return body_page(found[0], start, budget) | {"stage": "body"} | fields
 
     file_count = len({f.shown for f in found})
-    header = f"{what} · {plural(len(found), 'match')} in {plural(file_count, 'file')}"
+    header = f"{plural(len(found), 'match')} in {plural(file_count, 'file')}"
     trailer = None
     if include_body:
         blocks = bodies(header, found)
         if fits(blocks, budget):
             return {"text": "\n".join(blocks), "stage": "bodies", **fields}
+        header += " · stage: locations"
         trailer = (
             "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
             "or narrow this search to one match to page its body]"
         )
-    lines = [f"{header} · stage: locations", *(f.location() for f in found)] + ([trailer] if trailer else [])
+    lines = [header, *locations(found)] + ([trailer] if trailer else [])
     if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "locations", **fields}
     del fields["matches"][200:]  # structured matches stay bounded too
@@ -353,7 +367,7 @@ def body_page(found: Found, start: int | None, budget: int) -> dict:
 
 def bodies(header: str, found: list[Found]) -> list[str]:
     """Every match's location and numbered source."""
-    blocks = [header + " · stage: bodies"]
+    blocks = [header]
     for f in found:
         s = f.symbol
         blocks.append(f"── {f.location()}")

@@ -202,7 +202,7 @@ describe("lsp-agent server, spoken to as the VS Code extension does", () => {
     const answer = await server.call(symbolsCall(app));
     assert.equal(
       answer.text,
-      ["app.py · 3 symbols · stage: full tree", "class Greeter  1-3", "  method hello  2-3", "function main  6-7"].join("\n"),
+      ["app.py · 3 symbols", "class Greeter  1-3", "  method hello  2-3", "function main  6-7"].join("\n"),
     );
   });
 
