@@ -196,7 +196,7 @@ def test_paging_shows_the_requested_matches_and_the_next_page():
     answer = fit(s, 10_000)
     assert answer["stage"] == 1 and answer["next"] == {"offset": 3, "limit": 2}
     assert answer["text"].split("\n")[:2] == [
-        "matches 2-3 of 4 in 2 files",
+        "4 matches in 2 files, showing matches 2-3",
         "more: offset=3 limit=2 for the next page",
     ]
     assert "4 A/f:    return y" in answer["text"] and "10 <module>:print(x)" in answer["text"]
