@@ -38,7 +38,8 @@ from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
 GOALS = {"search": 0.35, "read": 0.10}  # framing ÷ content, issue 17
-RG_FLAGS = ["--no-config", "--no-ignore-global", "--no-ignore-parent", "--no-require-git", "--no-mmap"]
+# as the search tool runs rg
+RG_FLAGS = ["--no-config", "--no-ignore-global", "--no-require-git", "--no-mmap"]
 
 # (label, tool, arguments): what an agent asks on Django, each kind of answer at least once.
 # "stage": N asks at the largest budget whose answer is shortened to stage N or below, so
@@ -253,7 +254,8 @@ def serena_style(hits: list[Hit], stage: int, chars: int) -> str | None:
 def search_row(files: Files, label: str, args: dict, answer: dict) -> Row:
     stage, width = answer["stage"], answer.get("width")
     every = rg_matches(files.root, args)
-    assert answer["total_matches"] == len(every), (label, answer["total_matches"], len(every))
+    lines = answer.get("total_lines", answer["total_matches"])  # rg --json: one event per matched line
+    assert lines == len(every), (label, lines, len(every))
     offset = args.get("offset", 0)
     hits = every[offset : offset + args["limit"]] if "limit" in args else every[offset:]
     content = content_of(hits, stage, width)
