@@ -420,7 +420,7 @@ def guidance(s: Search, stage: int) -> tuple[str | None, dict | None]:
     total = s.outcome.total
     limit = max(1, page_size(s, 0, total))
     pages = -(-total // limit)
-    ways = [f"full matches with offset=0 limit={limit}" + (f" ({pages} pages)" if pages > 1 else "")]
+    ways = [f"full matches with offset=0 limit={limit}" + (f" ({pages:,} pages)" if pages > 1 else "")]
     if len(s.files) > 1:
         top, hits, lines = busiest(s.files)
         narrow = f"paths=[{json.dumps(top)}] ({counts(lines, hits)})"
