@@ -112,8 +112,11 @@ def make_call(kind: str, corpus: Corpus, rng: random.Random) -> Call:
     if kind == "read":
         start = rng.randint(1, len(module.lines))
         args = {"path": module.rel, "start": start, "max_chars": 2000}
-        expected = f"{start}  {module.lines[start - 1]}".rstrip()
-        return tool_call(kind, "read", args, lambda a: "error" not in a and expected in a["text"])
+        line = module.lines[start - 1]
+        expected = f"\n{start}:{line}" if line else "\n\n"  # an empty line is shown empty, unnumbered
+        return tool_call(
+            kind, "read", args, lambda a: "error" not in a and a["start"] == start and expected in a["text"]
+        )
     if kind == "decode_calls":
         name = rng.choice(["read", "search", "symbols"])
         reply = f'Let me look. <tool_call>{{"name": "{name}", "arguments": {{"path": "x"}}}}</tool_call>'
