@@ -111,13 +111,14 @@ QUERY_FILES: dict[str, tuple[str, ...]] = {
 
 
 @cache
-def _query(language: str):
+def _query(language: str, suffix: str = ""):
     import tree_sitter
 
     folder = resources.files("lsp_agent").joinpath("grammars")
-    files = QUERY_FILES.get(language, (language,))
-    source = "\n".join(folder.joinpath(f"{name}.scm").read_text("utf-8") for name in files)
-    return tree_sitter.Query(_grammar(language), source)
+    names = QUERY_FILES.get(language, (language,))
+    files = [folder.joinpath(f"{name}{suffix}.scm") for name in names]
+    source = "\n".join(f.read_text("utf-8") for f in files if f.is_file())
+    return tree_sitter.Query(_grammar(language), source) if source else None
 
 
 def query(language: str):
@@ -125,3 +126,10 @@ def query(language: str):
     (or the files QUERY_FILES names)."""
     with _lock:
         return _query(language)
+
+
+def references_query(language: str):
+    """The compiled query of the roles of names in `language` (calls, imports, members, …),
+    from lsp_agent/grammars/<language>.references.scm; None for a language without one."""
+    with _lock:
+        return _query(language, ".references")
