@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..workspace import Text
 from .languages import language_for, references_query
