@@ -7,12 +7,16 @@ per folder; every answer names its stage and the arguments that show more.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import Refusal
 from ..syntax import EXTENSIONS, Symbol, language_for, name_path_matcher, outline, walk
 from ..syntax.files import source_files
+from ..syntax.outline import TYPE_KINDS
+from ..syntax.references import signature
 from ..workspace import Text
 from . import Context, tool
 from .read import number_lines, read_text
@@ -21,6 +25,13 @@ KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
     "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
 ]  # fmt: skip
+
+SIGNATURES_PROPERTY = {
+    "type": "boolean",
+    "default": False,
+    "description": "Show each symbol's signature (header lines up to the body, decorators and bases "
+    "included) and the first line of its docstring or comment.",
+}
 
 SYMBOLS_SCHEMA = {
     "type": "object",
@@ -35,6 +46,7 @@ SYMBOLS_SCHEMA = {
             "minimum": 1,
             "description": "Show symbols down to this nesting depth (1: top level).",
         },
+        "signatures": SIGNATURES_PROPERTY,
         "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
     },
     "additionalProperties": False,
@@ -60,6 +72,13 @@ FIND_SCHEMA = {
             "description": "Search only this file or folder (default: the whole workspace).",
         },
         "kinds": {"type": "array", "items": {"enum": KINDS}, "description": "Only symbols of these kinds."},
+        "extends": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only classes (and other types) inheriting from this name, directly or through "
+            "other matches: `Field` finds CharField(Field) and EmailField(CharField). By name, not by type.",
+        },
+        "signatures": SIGNATURES_PROPERTY,
         "substring": {
             "type": "boolean",
             "default": False,
@@ -77,14 +96,14 @@ FIND_SCHEMA = {
         },
         "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
     },
-    "required": ["name_path"],
     "additionalProperties": False,
 }
 
 FIND_SUMMARY = (
     "Find definitions by name or name path (`Class/method`, substring and kind filters) in the "
-    "workspace or under a path: answers each match's file, lines, kind and full name path, and "
-    "with include_body its source, paged like read."
+    "workspace or under a path, or the subclasses of a name (extends=): answers each match's file, "
+    "lines, kind and full name path, with signatures=true its signature and doc line, and with "
+    "include_body its source, paged like read."
 )
 
 
@@ -108,19 +127,42 @@ def count(symbols: list[Symbol]) -> int:
     return sum(1 for _ in walk(symbols))
 
 
-def tree_lines(symbols: list[Symbol], depth: int, indent: str = "", parent: str = "") -> list[str]:
+Signer = Callable[[Symbol], list[str]]
+
+
+def signer(path: Path, text: Text) -> Signer:
+    """A symbol's signature as one line (its header lines joined), then its doc line."""
+
+    def sign(symbol: Symbol) -> list[str]:
+        found = signature(path, text, symbol)
+        lines = [" ".join(" ".join(found.lines).split())]
+        return [*lines, f"# {found.doc}"] if found.doc else lines
+
+    return sign
+
+
+def tree_lines(
+    symbols: list[Symbol], depth: int, indent: str = "", parent: str = "", sign: Signer | None = None
+) -> list[str]:
     """The outline to `depth`, each symbol named by its name path below `parent`: the name,
-    or with its owner when defined outside it (a Go method `Server/Handle`)."""
+    or with its owner when defined outside it (a Go method `Server/Handle`); with `sign`, its
+    line range then its signature and doc line."""
     lines = []
     for s in symbols:
-        line = f"{indent}{s.kind} {s.name_path[len(parent) + 1 :] if parent else s.name_path}  {span(s)}"
+        if sign is not None:
+            first, *doc = sign(s)
+            line = f"{indent}{span(s)}  {first}"
+            if doc:
+                line += f"\n{indent}  {doc[0]}"
+        else:
+            line = f"{indent}{s.kind} {s.name_path[len(parent) + 1 :] if parent else s.name_path}  {span(s)}"
         if depth <= 1:
             if hidden := count(s.children):
                 line += f"  (+{hidden} inside)"
             lines.append(line)
         else:
             lines.append(line)
-            lines += tree_lines(s.children, depth - 1, indent + "  ", s.name_path)
+            lines += tree_lines(s.children, depth - 1, indent + "  ", s.name_path, sign)
     return lines
 
 
@@ -134,7 +176,13 @@ def fit(lines: list[str], budget: int) -> bool:
 
 
 @tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
-def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: int | None = None) -> dict:
+def symbols(
+    ctx: Context,
+    path: str = ".",
+    depth: int | None = None,
+    signatures: bool = False,
+    max_chars: int | None = None,
+) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
@@ -148,18 +196,20 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
                 f"{shown}: no symbols for this kind of file; outlines cover {', '.join(sorted(EXTENSIONS))}.",
             )
         files = [(shown, outline(target, text))]
+        sources = {shown: (target, text)}
         scanned = 1
     else:
-        files, scanned = [], 0
+        files, scanned, sources = [], 0, {}
         for file in source_files(ws, target, check=ctx.check_cancelled):
             scanned += 1
             ctx.progress(f"outlining {ws.display(file)}")
             try:
-                file_symbols = outline(file, ws.text(file))
+                file_text = ws.text(file)
             except Refusal:
                 continue
-            if file_symbols:
+            if file_symbols := outline(file, file_text):
                 files.append((ws.display(file), file_symbols))
+                sources[ws.display(file)] = (file, file_text)
 
     total = sum(count(s) for _, s in files)
     deepest = max((depth_of(s) for _, s in files), default=0)
@@ -185,13 +235,16 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
         )
         return {"text": f"{shown} · {where}", "stage": "full tree", "depth": 0, **fields}
 
-    def body(d: int) -> list[str]:
+    def body(d: int, signed: bool = False) -> list[str]:
+        def sign(name: str) -> Signer | None:
+            return signer(*sources[name]) if signed else None
+
         if not folder:
-            return tree_lines(files[0][1], d)
+            return tree_lines(files[0][1], d, sign=sign(files[0][0]))
         out = []
         for name, file_symbols in files:
             out.append(f"{name}  ({plural(count(file_symbols), 'symbol')})")
-            out += tree_lines(file_symbols, d, "  ")
+            out += tree_lines(file_symbols, d, "  ", sign=sign(name))
         return out
 
     limit = min(depth or deepest, deepest)
@@ -209,8 +262,16 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
         lines = [f"{shown} · {what} · stage: {stage}{empty}", *body(d)]
         if trailer:
             lines.append(trailer)
-        if fit(lines, budget):
-            return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
+        if not fit(lines, budget):
+            continue
+        if signatures:  # signatures are longer than names: only where the names fit
+            signed = [f"{shown} · {what} · stage: {stage}, with signatures{empty}", *body(d, True)]
+            signed += [trailer] if trailer else []
+            if fit(signed, budget):
+                return {"text": "\n".join(signed), "stage": f"{stage}, with signatures", "depth": d, **fields}
+            if d > 1:
+                continue
+        return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
 
     # Counts by kind: per file, then per folder, then as many folders as fit.
     hint = "outline one file with path=FILE, or a subfolder with path=FOLDER"
@@ -262,11 +323,13 @@ def find_in_file(
 @tool("find_symbol", FIND_SUMMARY, FIND_SCHEMA)
 def find_symbol(
     ctx: Context,
-    name_path: str,
+    name_path: str | None = None,
     path: str | None = None,
     kinds: list[str] | None = None,
+    extends: str | None = None,
     substring: bool = False,
     include_body: bool = False,
+    signatures: bool = False,
     start: int | None = None,
     max_chars: int | None = None,
 ) -> dict:
@@ -275,6 +338,19 @@ def find_symbol(
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
     found: list[tuple[str, Path, Text, Symbol]] = []
+    if name_path is None and extends is None:
+        raise Refusal(
+            "no_name", "Give name_path= (a name or Class/method), or extends= (a base class) or both."
+        )
+    if extends is not None:
+        found = subclasses(ctx, extends, [path] if path is not None else None)
+        if name_path is not None:
+            matches = name_path_matcher(name_path, substring=substring)
+            found = [f for f in found if matches(f[3].name_path)]
+        found = [f for f in found if not kinds or f[3].kind in kinds]
+        name_path = name_path or "*"
+        signatures = True  # a subclass's header shows what it inherits from
+        targets = []
     for target in targets:
         files = source_files(ws, target, check=ctx.check_cancelled) if target.is_dir() else [target]
         for file in files:
@@ -288,7 +364,8 @@ def find_symbol(
             for symbol in find_in_file(file, text, name_path, substring=substring, kinds=kinds):
                 found.append((ws.display(file), file, text, symbol))
 
-    what = f'find_symbol "{name_path}"' + (f" ({', '.join(kinds)})" if kinds else "") + f" in {scope}"
+    what = f'find_symbol "{name_path}"' + (f" ({', '.join(kinds)})" if kinds else "")
+    what += (f" extends {extends}" if extends else "") + f" in {scope}"
     file_count = len({f[0] for f in found})
     fields = {"matches": [{"path": f[0], "name_path": f[3].name_path, "kind": f[3].kind,
                            "start_line": f[3].start_line, "end_line": f[3].end_line} for f in found]}  # fmt: skip
@@ -319,6 +396,12 @@ def find_symbol(
 
     header = f"{what} · {plural(len(found), 'match')} in {plural(file_count, 'file')}"
     locations = [f"{shown}:{span(s)}  {s.kind} {s.name_path}" for shown, _, _, s in found]
+    if signatures:
+        signed = [header + " · stage: locations with signatures"]
+        for (_shown, file, text, symbol), where in zip(found, locations, strict=True):
+            signed += [where, *(f"  {line}" for line in signer(file, text)(symbol))]
+        if not include_body and fit(signed, budget):
+            return {"text": "\n".join(signed), "stage": "locations with signatures", **fields}
     if include_body:
         blocks = [header + " · stage: bodies"]
         for shown, _, text, s in found:
@@ -359,3 +442,47 @@ def find_symbol(
         )
     del fields["matches"][200:]  # structured matches stay bounded too
     return {"text": "\n".join(lines), "stage": "counts per file", **fields}
+
+
+def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[tuple[str, Path, Text, Symbol]]:
+    """Types inheriting from `base` (its last name), directly or through each other: ripgrep
+    finds the files naming a base, their outlines and headers say which types inherit."""
+    from ..search import Query, run_search
+    from .search import targets_of
+
+    ws = ctx.workspace
+    targets, _ = targets_of(ws, paths)
+    frontier = {base.replace(".", "/").rsplit("/", 1)[-1]}
+    done: set[str] = set()
+    seen: set[tuple[Path, int]] = set()
+    found = []
+    while frontier:
+        pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(frontier)) + r")\b"
+        words = re.compile(pattern)
+        outcome = run_search(
+            ws, Query(pattern), targets, engine=ctx.settings.search_engine, cancelled=ctx.cancel_event.is_set
+        )
+        done |= frontier
+        new: set[str] = set()
+        for file in outcome.files:
+            if language_for(file.path) is None:
+                continue
+            ctx.check_cancelled()
+            lines = {m.line for m in file.matches}
+            try:
+                text = ws.text(file.path)
+            except Refusal:
+                continue
+            for symbol in walk(outline(file.path, text)):
+                if symbol.kind not in TYPE_KINDS or (file.path, symbol.start_line) in seen:
+                    continue
+                header_rows = range(symbol.start_line, symbol.selection[0] + 4)
+                if not any(row in lines and words.search(text.line(row)) for row in header_rows):
+                    continue
+                if set(signature(file.path, text, symbol).bases) & (frontier | done):
+                    seen.add((file.path, symbol.start_line))
+                    found.append((file.shown, file.path, text, symbol))
+                    new.add(symbol.name)
+        frontier = new - done
+    found.sort(key=lambda f: (f[0], f[3].start_line))
+    return found
