@@ -198,17 +198,19 @@ def _go(ws: Workspace, path: Path, parsed: Parsed, name: str, qualifier: str | N
             package = _text(parsed, alias) if alias is not None else import_path.rsplit("/", 1)[-1]
             if package != qualifier:
                 continue
-            return Source(go_package(ws, import_path), name, f'import {package} "{import_path}"')
+            return Source(go_package(ws, path, import_path), name, f'import {package} "{import_path}"')
     return None
 
 
-def go_package(ws: Workspace, import_path: str) -> list[Path]:
-    """The .go files of the workspace folder whose path ends like the import path."""
+def go_package(ws: Workspace, path: Path, import_path: str) -> list[Path]:
+    """The .go files of the package: the longest tail of the import path found as a folder
+    under a folder above the importing file (the module's root is one of them)."""
     parts = import_path.split("/")
-    for root in ws.roots:
-        for n in range(len(parts), 0, -1):  # the longest tail of the import path that exists
-            folder = root.joinpath(*parts[-n:])
-            if folder.is_dir():
+    above = [p for p in path.parents if ws.root_of(p) is not None]
+    for n in range(len(parts), 0, -1):
+        for base in above:
+            folder = base.joinpath(*parts[-n:])
+            if folder.is_dir() and folder != path.parent:
                 return sorted(p for p in folder.glob("*.go") if not p.name.endswith("_test.go"))
     return []
 
