@@ -115,6 +115,10 @@ def describe_schema_error(error: jsonschema.ValidationError) -> str:
         return f"{error.message}"
     if error.validator == "required":
         return error.message
+    choices = error.validator_value if error.validator == "anyOf" else None
+    if isinstance(choices, list) and all(set(choice) == {"required"} for choice in choices):
+        names = [" and ".join(choice["required"]) for choice in choices]
+        return f"one of these arguments is required: {', or '.join(names)}"
     return f"argument {where!r}: {error.message}" if where else error.message
 
 
@@ -134,5 +138,5 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
 
 
 # Tool modules register themselves on import; this list is the whole catalogue.
-for _module in ("read", "search", "symbols", "references", "definition", "calls"):
+for _module in ("read", "search", "symbols", "references", "definition", "list_files", "calls"):
     import_module(f"{__name__}.{_module}")

@@ -20,6 +20,14 @@ SCHEMA = {
             "type": "string",
             "description": "File path, relative to the workspace root (or absolute inside it).",
         },
+        "paths": {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "maxItems": 50,
+            "description": "Several files in one read: the budget is split between them (a short file leaves "
+            "its share to the others), each with its own continuation (read path=… start=N).",
+        },
         "start": {"type": "integer", "default": 1, "description": "First line to show (1-based)."},
         "col": {
             "type": "integer",
@@ -42,14 +50,15 @@ SCHEMA = {
             "start then pages within the symbol.",
         },
     },
-    "required": ["path"],
+    "anyOf": [{"required": ["path"]}, {"required": ["paths"]}],
     "additionalProperties": False,
 }
 
 SUMMARY = (
     "Read a file as numbered whole lines within a character budget. The header gives the lines "
     "shown, the total and the version; when there is more, the answer ends with "
-    "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments."
+    "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments. "
+    "`paths` reads several files at once, one budget split between them, each with its own continuation."
 )
 
 
@@ -276,13 +285,22 @@ def trailer_text(start: int, col: int | None, length: int, remaining: int, last:
 @tool("read", SUMMARY, SCHEMA)
 def read(
     ctx: Context,
-    path: str,
+    path: str | None = None,
+    paths: list[str] | None = None,
     start: int = 1,
     col: int = 1,
     max_chars: int | None = None,
     if_version: str | None = None,
     symbol: str | None = None,
 ) -> dict:
+    if paths is not None:
+        if path is not None or symbol is not None or start != 1 or col != 1 or if_version is not None:
+            raise Refusal(
+                "bad_arguments",
+                "paths= reads each file from its start; give path= alone to read on from start=N.",
+            )
+        return read_many(ctx, paths, max_chars or ctx.settings.max_chars)
+    assert path is not None  # the schema asks for path or paths
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
     budget = max_chars or ctx.settings.max_chars
@@ -333,3 +351,48 @@ def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **o
         "end_line": symbol.end_line,
     }
     return answer
+
+
+def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
+    """The first page of each file, one budget split between them: the shortest files are
+    served first, each taking at most an equal share of what is left, so a short file leaves
+    its unused share to the longer ones. Each file's place is reserved by the line that
+    says it was not shown, so the answer fits whatever the split."""
+    ws = ctx.workspace
+    head = f"read {len(paths)} files · one budget of {budget:,} characters split between them"
+    blocks: list[str] = []
+    texts: dict[int, tuple[Text, str]] = {}
+    for n, raw in enumerate(paths):
+        try:
+            resolved = ws.resolve(raw)
+            texts[n] = (ws.text(resolved), ws.display(resolved))
+            blocks.append(f"{texts[n][1]}: not shown, no room left; read path={texts[n][1]}")
+        except Refusal as refusal:
+            blocks.append(refusal.message)
+    minimum = len("\n\n".join([head, *blocks]))
+    if minimum > budget:
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for {len(paths)} files; use at least {minimum}, or fewer paths.",
+            minimum=minimum,
+        )
+    left = budget - minimum
+    files: list[dict] = [{"path": raw, "error": blocks[n]} for n, raw in enumerate(paths)]
+    order = sorted(texts, key=lambda n: len(texts[n][0].content))
+    for k, n in enumerate(order):
+        text, shown = texts[n]
+        room = len(blocks[n]) + left // (len(order) - k)
+        files[n] = {"path": shown, "next": {"start": 1}}
+        try:
+            part = read_text(text, shown, max_chars=room)
+        except Refusal:
+            continue
+        left -= len(part["text"]) - len(blocks[n])
+        blocks[n] = part["text"]
+        files[n] = {
+            "path": shown,
+            "next": part["next"],
+            "version": part["version"],
+            "total_lines": part["total_lines"],
+        }
+    return {"text": "\n\n".join([head, *blocks]), "files": files}

@@ -348,7 +348,6 @@ def find_symbol(
             matches = name_path_matcher(name_path, substring=substring)
             found = [f for f in found if matches(f[3].name_path)]
         found = [f for f in found if not kinds or f[3].kind in kinds]
-        name_path = name_path or "*"
         signatures = True  # a subclass's header shows what it inherits from
         targets = []
     for target in targets:
@@ -361,10 +360,10 @@ def find_symbol(
                 if not target.is_dir():
                     raise
                 continue
-            for symbol in find_in_file(file, text, name_path, substring=substring, kinds=kinds):
+            for symbol in find_in_file(file, text, name_path or "", substring=substring, kinds=kinds):
                 found.append((ws.display(file), file, text, symbol))
 
-    what = f'find_symbol "{name_path}"' + (f" ({', '.join(kinds)})" if kinds else "")
+    what = f'find_symbol "{name_path or "*"}"' + (f" ({', '.join(kinds)})" if kinds else "")
     what += (f" extends {extends}" if extends else "") + f" in {scope}"
     file_count = len({f[0] for f in found})
     fields = {"matches": [{"path": f[0], "name_path": f[3].name_path, "kind": f[3].kind,
