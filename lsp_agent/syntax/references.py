@@ -172,6 +172,28 @@ def _body(node):
     return None
 
 
+def _header_end(node, body) -> tuple[int, int]:
+    """Where a header ends: after the last part before the body that is not a comment (a
+    comment between `class A:` and its first statement is not part of the header)."""
+    parent = body.parent
+    last = None
+    for child in parent.children:
+        if child.start_byte >= body.start_byte:
+            break
+        if "comment" not in child.type:
+            last = child
+    if (
+        last is None
+        or parent != node
+        and node.child_by_field_name("definition") is None
+        and parent.start_byte < node.start_byte
+    ):
+        return tuple(body.start_point)
+    if last.type == ":":  # Python's colon ends the header; shown without it
+        return tuple(last.start_point)
+    return tuple(last.end_point)
+
+
 def _first_doc_line(parsed: Parsed, node, body) -> str | None:
     """The first line of a docstring (Python) or of the comment just above the definition."""
     data = parsed.data
@@ -217,7 +239,7 @@ def signature(path: Path, text: Text, symbol: Symbol) -> Signature:
         last_row = min(symbol.selection[0], symbol.start_line - 1 + MAX_SIGNATURE_LINES - 1)
         header = text.lines(symbol.start_line, last_row + 1)
     else:
-        row, col = body.start_point
+        row, col = _header_end(node, body)
         header = text.lines(symbol.start_line, row + 1)
         head_bytes = header[-1].encode("utf-8", "surrogatepass")[:col]
         header[-1] = head_bytes.decode("utf-8", "replace")

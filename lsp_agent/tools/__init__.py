@@ -138,5 +138,5 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
 
 
 # Tool modules register themselves on import; this list is the whole catalogue.
-for _module in ("read", "search", "symbols", "references", "definition", "list_files", "calls"):
+for _module in ("read", "search", "symbols", "references", "definition", "list_files", "overview", "calls"):
     import_module(f"{__name__}.{_module}")

@@ -1,0 +1,138 @@
+"""overview: a ranked map of the workspace or a folder — the most used definitions first,
+each with its signature, grouped by file, as many as fit the budget (see syntax/ranking.py
+for the ranking: PageRank over a graph of files linked by the names they use and define).
+`offset` pages on to the next-ranked definitions, so every definition is reachable."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from ..errors import Refusal
+from ..syntax.files import source_files
+from ..syntax.ranking import Ranked, rank_definitions
+from ..syntax.references import signature
+from . import Context, tool
+from .fitting import largest_fit, plural, size
+
+SIGNATURE_WIDTH = 160
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "default": ".",
+            "description": "The folder to map (default: the whole workspace).",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Skip this many of the top-ranked definitions.",
+        },
+        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+    },
+    "additionalProperties": False,
+}
+
+SUMMARY = (
+    "A ranked map of the code: the definitions other files use most (ranked like aider's repo map: "
+    "PageRank over files linked by the names they use and define), each with its signature, grouped "
+    "by file, as many as fit the budget; offset= pages on to the next ones. Start here in an unknown "
+    "code base."
+)
+
+
+def one_line(lines: list[str]) -> str:
+    text = " ".join(" ".join(lines).split())
+    return text if len(text) <= SIGNATURE_WIDTH else text[: SIGNATURE_WIDTH - 1] + "…"
+
+
+@tool("overview", SUMMARY, SCHEMA)
+def overview(ctx: Context, path: str = ".", offset: int = 0, max_chars: int | None = None) -> dict:
+    ws = ctx.workspace
+    budget = max_chars or ctx.settings.max_chars
+    folder = ws.resolve(path)
+    if not folder.is_dir():
+        raise Refusal(
+            "not_a_folder",
+            f"{ws.display(folder)} is not a folder; for one file use symbols path={ws.display(folder)}.",
+        )
+    files = []
+    for file in source_files(ws, folder, check=ctx.check_cancelled):
+        ctx.progress(f"reading {ws.display(file)}")
+        try:
+            files.append((file, ws.text(file)))
+        except Refusal:
+            continue
+    shown = ws.display(folder) if folder not in ws.roots else "."
+    ranked, _ = rank_definitions(files)
+    texts = dict(files)
+    fields = {"path": shown, "files": len(files), "ranked": len(ranked)}
+    if not ranked:
+        return {
+            "text": f"overview {shown} · {plural(len(files), 'source file')}, no definition used by another file",
+            "next": None,
+            **fields,
+        }
+    if offset >= len(ranked):
+        raise Refusal(
+            "out_of_range",
+            f"offset={offset} is past the last ranked definition: there are {len(ranked):,}; use offset=0..{len(ranked) - 1}.",
+        )
+
+    signatures: dict[int, str] = {}
+
+    def sign(n: int) -> str:
+        if n not in signatures:
+            r = ranked[n]
+            signatures[n] = one_line(signature(r.path, texts[r.path], r.symbol).lines)
+        return signatures[n]
+
+    def render(k: int) -> list[str]:
+        chosen = list(range(offset, min(offset + k, len(ranked))))
+        by_file: dict[Path, list[int]] = {}
+        for n in chosen:
+            by_file.setdefault(ranked[n].path, []).append(n)
+        end = offset + len(chosen)
+        head = (
+            f"overview {shown} · {plural(len(files), 'file')}, {plural(len(ranked), 'definition')} used across files"
+            f" · ranked by use from other files (by name) · showing {offset + 1:,}-{end:,}"
+        )
+        lines = [head]
+        if end < len(ranked):
+            lines.append(
+                f"more: the next ranked definitions with offset={end}; one file's outline with symbols path=FILE"
+            )
+        for file, ns in by_file.items():
+            lines.append(ws.display(file))
+            ns.sort(key=lambda n: ranked[n].symbol.start_line)
+            for n in ns:
+                s = ranked[n].symbol
+                indent = "  " * s.name_path.count("/")
+                lines.append(f"{indent}{s.start_line}: {sign(n)}")
+        return lines
+
+    k = largest_fit(len(ranked) - offset, lambda k: size(render(k)) <= budget)
+    if k == 0:
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for one ranked definition; use at least {size(render(1))}.",
+        )
+    lines = render(k)
+    end = offset + k
+    top = Counter(str(ws.display(r.path)) for r in ranked[offset:end])
+    return {
+        "text": "\n".join(lines),
+        "next": {"offset": end} if end < len(ranked) else None,
+        "shown": [
+            {"path": ws.display(r.path), "name_path": r.symbol.name_path, "line": r.symbol.start_line}
+            for r in ranked[offset:end]
+        ],
+        "files_shown": len(top),
+        **fields,
+    }
+
+
+__all__ = ["Ranked", "overview"]
