@@ -95,7 +95,9 @@ def rank_definitions(files: list[tuple[Path, Text]]) -> tuple[list[Ranked], dict
     A member (a method, a field) is used as `.name`, a top-level definition by its bare name
     too; a name's weight is split between the files that define it."""
     files = [(path, text) for path, text in files if not generated(path, text)]
-    defined: dict[tuple[str, str, bool], set[Path]] = defaultdict(set)  # (family, name, member) -> files
+    defined: dict[tuple[str | None, str, bool], set[Path]] = defaultdict(
+        set
+    )  # (family, name, member) -> files
     symbols: dict[tuple[Path, str], list[Symbol]] = defaultdict(list)
     uses: dict[Path, tuple[Counter, Counter]] = {}
     for path, text in files:

@@ -182,9 +182,8 @@ def _header_end(node, body) -> tuple[int, int]:
             break
         if "comment" not in child.type:
             last = child
-    if (
-        last is None
-        or parent != node
+    if last is None or (
+        parent != node
         and node.child_by_field_name("definition") is None
         and parent.start_byte < node.start_byte
     ):
