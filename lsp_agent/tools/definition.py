@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..budget import largest_fit, plural, size
 from ..errors import Refusal
 from ..search import Query, run_search
 from ..syntax import language_for, name_path_matcher, outline, walk
@@ -22,7 +23,6 @@ from ..syntax.outline import Symbol
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
 from . import Context, tool
-from .fitting import largest_fit, plural, size
 from .read import read_text
 from .search import targets_of
 
@@ -257,11 +257,11 @@ def definition(
             )
         return lines
 
-    n = largest_fit(len(found), lambda k: size(listing(k)) <= budget)
+    n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
     if n:
         return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures", **fields}
     locations = [head + " · stage: locations", *(location(ws, f) for f in found)]
-    k = largest_fit(len(found), lambda k: size([*locations[: k + 1], "[99999 more]"]) <= budget)
+    k = largest_fit(0, len(found), lambda k: k == 0 or size([*locations[: k + 1], "[99999 more]"]) <= budget)
     if k == 0:
         raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer.")
     lines = locations[: k + 1] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])

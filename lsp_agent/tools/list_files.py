@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
 from ..search.ignore import Overrides, Rules, walk
 from . import Context, tool
-from .fitting import first_fit, largest_fit, plural, size
 
 SCHEMA = {
     "type": "object",
@@ -162,7 +162,7 @@ def list_files(
 
     def page_size(start: int, most: int) -> int:
         more = f"more: the next page with offset={len(entries)} limit={len(entries)}"
-        return largest_fit(most, lambda n: size(files_page(start, n, more)) <= budget) or 1
+        return largest_fit(1, most, lambda n: size(files_page(start, n, more)) <= budget)
 
     full_next = {"offset": end, "limit": page_size(end, len(entries) - end)} if end < len(entries) else None
     short_next = {"offset": offset, "limit": page_size(offset, len(page))}
@@ -188,7 +188,7 @@ def list_files(
         top = "; ".join(f"{k} {n:,}" for k, n in kinds.most_common(8))
         return [head(offset, end, "summary"), hint, f"by type: {top}"]
 
-    index, lines = first_fit([files_stage, folders_stage, summary_stage], budget)
+    index, lines = first_stage([files_stage, folders_stage, summary_stage], budget)
     stage = lines[0].rsplit("stage: ", 1)[1]
     answer = {
         "text": "\n".join(lines),

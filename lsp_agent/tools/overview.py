@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from ..budget import largest_fit, plural, size
 from ..errors import Refusal
 from ..syntax.files import source_files
 from ..syntax.ranking import Ranked, rank_definitions
 from ..syntax.references import signature
 from . import Context, tool
-from .fitting import largest_fit, plural, size
 
 SIGNATURE_WIDTH = 160
 
@@ -114,7 +114,7 @@ def overview(ctx: Context, path: str = ".", offset: int = 0, max_chars: int | No
                 lines.append(f"{indent}{s.start_line}: {sign(n)}")
         return lines
 
-    k = largest_fit(len(ranked) - offset, lambda k: size(render(k)) <= budget)
+    k = largest_fit(0, len(ranked) - offset, lambda k: k == 0 or size(render(k)) <= budget)
     if k == 0:
         raise Refusal(
             "budget_too_small",

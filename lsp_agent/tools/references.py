@@ -15,13 +15,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
 from ..search import Query, run_search
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
 from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify, word_pattern
 from ..workspace import Workspace
 from . import Context, tool
-from .fitting import first_fit, largest_fit, plural, size
 from .search import targets_of
 
 # Languages where a method or field is only ever reached through a receiver (`self.x`,
@@ -327,7 +327,7 @@ def references(
             more = f"more: the next page with offset={total} limit={total}"
             return size(render(start, start + n, STAGES[0], one_line(refs), more)) <= budget
 
-        return largest_fit(most, fits) or 1
+        return largest_fit(1, most, fits)
 
     full_next = None
     if end < total:
@@ -351,7 +351,7 @@ def references(
             width = MIN_WIDTH + n - 1
             return size(shortened(STAGES[1].format(width=width), one_line(page, width))) <= budget
 
-        n = largest_fit(widest - MIN_WIDTH, fits)
+        n = largest_fit(0, widest - MIN_WIDTH, lambda n: n == 0 or fits(n))
         if n == 0:
             return None
         width = MIN_WIDTH + n - 1
@@ -364,7 +364,7 @@ def references(
         lambda: shortened(STAGES[3], counts(page)),
         lambda: shortened(STAGES[4], summary(page)),
     ]
-    index, lines = first_fit(stages, budget)
+    index, lines = first_stage(stages, budget)
     stage = lines[0].rsplit("stage: ", 1)[1]
     return {
         "text": "\n".join(lines),

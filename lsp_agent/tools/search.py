@@ -1,13 +1,13 @@
 """search: ripgrep-style search whose over-budget answers shrink through the shortening chain
-(`lsp_agent/budget.py`), every shortened line naming its enclosing symbol."""
+(`lsp_agent/search/chain.py`), every shortened line naming its enclosing symbol."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..budget import Search, fit
 from ..errors import Refusal
-from ..search import FileMatches, Query, Target, run_search
+from ..search import FileMatches, Outcome, Query, Target, run_search
+from ..search.chain import Search, fit, keep_details
 from ..workspace import Workspace
 from . import Context, tool
 
@@ -108,6 +108,7 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
             left_out.append(f"{raw} does not exist.")
             continue
         root = ws.root_of(real)
+        assert root is not None  # resolve() keeps paths inside the roots
         rel = real.relative_to(root).as_posix()
         chosen.setdefault(root, []).append("" if rel == "." else rel)
     targets = []
@@ -148,7 +149,7 @@ def symbol_provider(ws: Workspace):
 LOCATION_TEXT = 200  # characters of a match's line kept in its location
 
 
-def locations_of(outcome, offset: int, limit: int | None) -> list[dict] | None:
+def locations_of(outcome: Outcome, offset: int, limit: int | None) -> list[dict] | None:
     """The matches the answer covers, for programs (an editor's quickfix list): path as shown,
     1-based line, 1-based start and end character columns, the start of the matched line.
     None when the matches were too many to keep anything but counts."""
@@ -206,7 +207,7 @@ def search(
         query,
         targets,
         engine=ctx.settings.search_engine,
-        detail_limit=None if paged else budget,
+        keep_details=None if paged else keep_details(budget),
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )

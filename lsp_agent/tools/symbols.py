@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from ..budget import fits, largest_fit, plural
 from ..errors import Refusal
 from ..syntax import EXTENSIONS, Symbol, language_for, name_path_matcher, outline, walk
 from ..syntax.files import source_files
@@ -107,10 +108,6 @@ FIND_SUMMARY = (
 )
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ch") else f"{n} {word}s"
-
-
 def span(symbol: Symbol) -> str:
     return (
         str(symbol.start_line)
@@ -169,10 +166,6 @@ def tree_lines(
 def kind_counts(symbols: list[Symbol]) -> str:
     counts = Counter(s.kind for s in walk(symbols))
     return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def fit(lines: list[str], budget: int) -> bool:
-    return sum(len(line) + 1 for line in lines) - 1 <= budget
 
 
 @tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
@@ -262,12 +255,12 @@ def symbols(
         lines = [f"{shown} · {what} · stage: {stage}{empty}", *body(d)]
         if trailer:
             lines.append(trailer)
-        if not fit(lines, budget):
+        if not fits(lines, budget):
             continue
         if signatures:  # signatures are longer than names: only where the names fit
             signed = [f"{shown} · {what} · stage: {stage}, with signatures{empty}", *body(d, True)]
             signed += [trailer] if trailer else []
-            if fit(signed, budget):
+            if fits(signed, budget):
                 return {"text": "\n".join(signed), "stage": f"{stage}, with signatures", "depth": d, **fields}
             if d > 1:
                 continue
@@ -280,7 +273,7 @@ def symbols(
     ]
     lines += [f"{name}: {kind_counts(s)}" for name, s in files]
     lines.append(f"[{hint}]")
-    if fit(lines, budget):
+    if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "counts per file", "depth": 0, **fields}
 
     folders: dict[str, list[Symbol]] = {}
@@ -289,18 +282,16 @@ def symbols(
     head = f"{shown} · {what} · stage: counts by kind per folder (counts per file are over max_chars={budget}){empty}"
     rows = [f"{name}: {kind_counts(s)}" for name, s in folders.items()]
     lines = [head, *rows, f"[{hint}]"]
-    if fit(lines, budget):
+    if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "counts per folder", "depth": 0, **fields}
-    kept: list[str] = []
-    for n, row in enumerate(rows):
-        rest = len(rows) - n - 1
-        tail = f"[{rest} more folders not listed: {hint}]"
-        if not fit([head, *kept, row, tail], budget):
-            break
-        kept.append(row)
+
+    def listed(n: int) -> bool:
+        return fits([head, *rows[:n], f"[{len(rows) - n} more folders not listed: {hint}]"], budget)
+
+    kept = rows[: largest_fit(0, len(rows), listed)]
     tail = f"[{len(rows) - len(kept)} more folders not listed: {hint}]"
     lines = [head, *kept, tail]
-    if not fit(lines, budget):
+    if not fits(lines, budget):
         minimum = len(f"{head}\n{tail}")
         raise Refusal(
             "budget_too_small",
@@ -399,7 +390,7 @@ def find_symbol(
         signed = [header + " · stage: locations with signatures"]
         for (_shown, file, text, symbol), where in zip(found, locations, strict=True):
             signed += [where, *(f"  {line}" for line in signer(file, text)(symbol))]
-        if not include_body and fit(signed, budget):
+        if not include_body and fits(signed, budget):
             return {"text": "\n".join(signed), "stage": "locations with signatures", **fields}
     if include_body:
         blocks = [header + " · stage: bodies"]
@@ -409,7 +400,7 @@ def find_symbol(
             blocks += number_lines(
                 s.start_line, width, text.lines(s.start_line, min(s.end_line, text.line_count))
             )
-        if fit(blocks, budget):
+        if fits(blocks, budget):
             return {"text": "\n".join(blocks), "stage": "bodies", **fields}
         trailer = (
             "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
@@ -418,21 +409,21 @@ def find_symbol(
     else:
         trailer = None
     lines = [f"{header} · stage: locations", *locations] + ([trailer] if trailer else [])
-    if fit(lines, budget):
+    if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "locations", **fields}
 
     per_file = Counter(f[0] for f in found)
     hint = "narrow with path=FOLDER or FILE, kinds=, or a longer name path"
     head = f"{header} · stage: counts per file (the locations are over max_chars={budget})"
     rows = [f"{name}: {plural(n, 'match')}" for name, n in per_file.items()]
-    kept: list[str] = []
-    for n, row in enumerate(rows):
-        if not fit([head, *kept, row, f"[{len(rows) - n - 1} more files not listed: {hint}]"], budget):
-            break
-        kept.append(row)
+
+    def listed(n: int) -> bool:
+        return fits([head, *rows[:n], f"[{len(rows) - n} more files not listed: {hint}]"], budget)
+
+    kept = rows[: largest_fit(0, len(rows), listed)]
     left = len(rows) - len(kept)
     lines = [head, *kept, f"[{left} more files not listed: {hint}]" if left else f"[{hint}]"]
-    if not fit(lines, budget):
+    if not fits(lines, budget):
         minimum = len("\n".join([head, lines[-1]]))
         raise Refusal(
             "budget_too_small",
