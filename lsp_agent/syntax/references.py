@@ -105,6 +105,20 @@ def _text_role(node) -> str | None:
     return None
 
 
+def region(path: Path, text: Text, line: int, column: int, end: int) -> str | None:
+    """'code', 'comment' or 'string': where the text at 1-based `line`, 0-based character
+    columns column..end lies; None for a file without a grammar."""
+    language = language_for(path)
+    parsed = PARSES.parse(path, text, language) if language is not None else None
+    if parsed is None:
+        return None
+    content = text.line(line)
+    start = (line - 1, _byte_column(content, column))
+    stop = (line - 1, _byte_column(content, max(end, column + 1)))
+    node = root_of(parsed).named_descendant_for_point_range(start, stop)
+    return _text_role(node) or "code"
+
+
 def classify(path: Path, text: Text, name: str, lines: Iterable[int]) -> list[Use]:
     """Every whole-word use of `name` on the given lines of a file, each with its role."""
     wanted = sorted(set(lines))
