@@ -353,6 +353,9 @@ def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **o
     return answer
 
 
+MIN_PAGE = 200  # the smallest budget a page is written for (read's schema minimum)
+
+
 def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
     """The first page of each file, one budget split between them: the shortest files are
     served first, each taking at most an equal share of what is left, so a short file leaves
@@ -383,6 +386,8 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
         text, shown = texts[n]
         room = len(blocks[n]) + left // (len(order) - k)
         files[n] = {"path": shown, "next": {"start": 1}}
+        if room < MIN_PAGE:
+            continue
         try:
             part = read_text(text, shown, max_chars=room)
         except Refusal:
