@@ -11,6 +11,7 @@ method every class has) or private (`_x`) weighs less, a long distinctive name m
 from __future__ import annotations
 
 import builtins
+import keyword
 import math
 import re
 from collections import Counter, defaultdict
@@ -25,7 +26,17 @@ from .outline import Symbol, outline
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 MEMBER = re.compile(r"(?:\.|->)\s*([A-Za-z_$][\w$]*)")
 # Names every program uses without defining them (list, type, super, …): not evidence.
-BUILTINS = frozenset(dir(builtins))
+# Keywords are words of the text too (`import { x } from './y'` is no use of a function `from`).
+BUILTINS = (
+    frozenset(dir(builtins))
+    | frozenset(keyword.kwlist)
+    | frozenset(
+        "from import export function const let var return new class extends implements interface type this "
+        "typeof instanceof void null undefined true false default async await yield static public private "
+        "protected readonly package func struct impl trait use mod pub self super enum namespace using "
+        "include define".split()
+    )
+)
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
 DAMPING = 0.85
 ITERATIONS = 40
@@ -52,13 +63,24 @@ def definitions(symbols: list[Symbol], depth: int = MEMBER_DEPTH) -> Iterable[Sy
 def weight(name: str, definers: int) -> float:
     """How much a use of `name` says about the files that define it."""
     w = 1.0
-    if len(name) >= 8 and ("_" in name.strip("_") or re.search(r"[a-z][A-Z]", name)):
+    if len(name) >= 8 and ("_" in name.strip("_") or (name != name.lower() and name != name.upper())):
         w *= 10  # a long, distinctive name
     if name.startswith("_"):
         w *= 0.1
     if definers > 5:
         w *= 0.1  # defined everywhere: a use says little about which
     return w
+
+
+def overloads(found: list[Symbol]) -> list[Symbol]:
+    """One symbol per name path: of overloads (a TypeScript function declared several times,
+    a property's getter and setter), the longest, which holds the body."""
+    widest: dict[str, Symbol] = {}
+    for s in found:
+        old = widest.get(s.name_path)
+        if old is None or s.end_line - s.start_line > old.end_line - old.start_line:
+            widest[s.name_path] = s
+    return list(widest.values())
 
 
 def family(path: Path) -> str | None:
@@ -130,6 +152,10 @@ def rank_definitions(files: list[tuple[Path, Text]]) -> tuple[list[Ranked], dict
         total = sum(edges[source].values())
         for target, name, w in flows:
             score[(target, name)] += rank[source] * w / total
-    ranked = [Ranked(path, s, value) for (path, name), value in score.items() for s in symbols[(path, name)]]
+    ranked = [
+        Ranked(path, s, value)
+        for (path, name), value in score.items()
+        for s in overloads(symbols[(path, name)])
+    ]
     ranked.sort(key=lambda r: (-r.rank, str(r.path), r.symbol.start_line))
     return ranked, rank
