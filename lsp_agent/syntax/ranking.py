@@ -31,10 +31,54 @@ BUILTINS = (
     frozenset(dir(builtins))
     | frozenset(keyword.kwlist)
     | frozenset(
-        "from import export function const let var return new class extends implements interface type this "
-        "typeof instanceof void null undefined true false default async await yield static public private "
-        "protected readonly package func struct impl trait use mod pub self super enum namespace using "
-        "include define".split()
+        [
+            "from",
+            "import",
+            "export",
+            "function",
+            "const",
+            "let",
+            "var",
+            "return",
+            "new",
+            "class",
+            "extends",
+            "implements",
+            "interface",
+            "type",
+            "this",
+            "typeof",
+            "instanceof",
+            "void",
+            "null",
+            "undefined",
+            "true",
+            "false",
+            "default",
+            "async",
+            "await",
+            "yield",
+            "static",
+            "public",
+            "private",
+            "protected",
+            "readonly",
+            "package",
+            "func",
+            "struct",
+            "impl",
+            "trait",
+            "use",
+            "mod",
+            "pub",
+            "self",
+            "super",
+            "enum",
+            "namespace",
+            "using",
+            "include",
+            "define",
+        ]
     )
 )
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
