@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -246,7 +245,7 @@ def python_calls(root: Path, name: str) -> list[tuple[str, int, str]]:
         except (SyntaxError, UnicodeDecodeError):
             continue
 
-        def visit(node: ast.AST, owner: str) -> None:
+        def visit(node: ast.AST, owner: str, rel: str) -> None:
             for child in ast.iter_child_nodes(node):
                 inner = (
                     child.name
@@ -264,9 +263,9 @@ def python_calls(root: Path, name: str) -> list[tuple[str, int, str]]:
                     )
                     if called == name:
                         calls.append((rel, func.end_lineno or child.lineno, owner))
-                visit(child, inner)
+                visit(child, inner, rel)
 
-        visit(tree, "")
+        visit(tree, "", rel)
     return sorted(set(calls))
 
 

@@ -14,8 +14,8 @@ import sys
 if not os.environ.get("SERENA_LOG"):
     logging.disable(logging.CRITICAL)
 
-from serena.agent import SerenaAgent  # noqa: E402
-from serena.config.serena_config import SerenaConfig  # noqa: E402
+from serena.agent import SerenaAgent
+from serena.config.serena_config import SerenaConfig
 
 
 def main() -> None:
