@@ -11,7 +11,7 @@ import hashlib
 import os
 import stat
 import threading
-from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -101,10 +101,6 @@ class Text:
     def line_length(self, number: int) -> int:
         return len(self._line_index().lines[number - 1])
 
-    def line_of_offset(self, offset: int) -> int:
-        """1-based line holding character `offset` of `content`."""
-        return bisect_right(self._line_index().starts, offset)
-
 
 class LineIndex:
     """Lines split once (in C), and where each starts in the content.
@@ -140,16 +136,16 @@ class LineIndex:
 class Workspace:
     """Roots, confinement and the overlay of open documents."""
 
-    def __init__(self, roots: list[str | Path] | None = None):
+    def __init__(self, roots: Sequence[str | Path] | None = None):
         self.roots: list[Path] = []
         self._overlay: dict[Path, Text] = {}
         self._disk_cache: dict[Path, tuple[tuple[int, int, int], Text]] = {}
         self.set_roots(roots or [Path.cwd()])
 
-    def set_roots(self, roots: list[str | Path]) -> None:
+    def set_roots(self, roots: Sequence[str | Path]) -> None:
         resolved = []
         for root in roots:
-            path = uri_to_path(root) if str(root).startswith("file:") else Path(root)
+            path = uri_to_path(str(root)) if str(root).startswith("file:") else Path(root)
             path = path.expanduser().resolve()
             if not path.is_dir():
                 raise ValueError(f"workspace root {str(path)!r} is not a directory")

@@ -4,7 +4,6 @@ workspace/symbol with its background index, and the symbol tools as custom reque
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 from pathlib import Path
 
@@ -16,9 +15,10 @@ from pytest_lsp.client import register_lsp_features
 
 from lsp_agent.server import plain_converter
 
+from .grammar_fixtures import copy_fixtures
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # the tests share the module-scoped client
 
-FIXTURES = Path(__file__).parent / "fixtures" / "symbols"
 # On one line: `later`'s name starts at UTF-8 byte 29, UTF-16 unit 26.
 UNICODE_JS = 'const s = "𝄞é"; function later() {}\n'
 
@@ -44,7 +44,7 @@ CLIENTS = {"vscode": ("visual-studio-code", "utf-16"), "neovim": ("neovim@v0.11.
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("project")
-    shutil.copytree(FIXTURES, root / "src")
+    copy_fixtures(root / "src")
     (root / "src" / "unicode.js").write_text(UNICODE_JS, encoding="utf-8")
     # untrusted input: definitions nested 5,000 deep
     (root / "src" / "deep.js").write_text(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,13 +12,13 @@ from hypothesis import strategies as st
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
-FIXTURES = Path(__file__).parent / "fixtures" / "symbols"
+from .grammar_fixtures import copy_fixtures
 
 
 @pytest.fixture
 def project(tmp_path):
     """A small project: fixtures in src/, an ignored build/ folder, a hidden folder."""
-    shutil.copytree(FIXTURES, tmp_path / "src")
+    copy_fixtures(tmp_path / "src")
     (tmp_path / "build").mkdir()
     (tmp_path / "build" / "gen.py").write_text("def generated():\n    pass\n")
     (tmp_path / ".hidden").mkdir()

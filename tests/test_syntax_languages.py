@@ -1,7 +1,7 @@
 """Outlines and enclosing symbols for a fixture in every supported language, asserted exactly.
 
-Each fixture (tests/fixtures/symbols/) is written like real code: classes in namespaces,
-methods, nested functions, decorators or attributes, generics.
+Each fixture (beside its language's queries in grammars/<language>/) is written like real
+code: classes in namespaces, methods, nested functions, decorators or attributes, generics.
 """
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.syntax import enclosing_symbols, language_for, outline
+from lsp_agent.syntax import GRAMMARS, enclosing_symbols, language_for, outline
 from lsp_agent.workspace import Text
 
-FIXTURES = Path(__file__).parent / "fixtures" / "symbols"
+from .grammar_fixtures import fixture_files
+
+FIXTURES = fixture_files()
 
 # (kind, name path, first line, last line, children)
 OUTLINES = {
@@ -237,15 +239,14 @@ def shape(symbols):
 
 
 def load(name: str) -> tuple[Path, Text]:
-    path = FIXTURES / name
+    path = FIXTURES[name]
     return path, Text.from_bytes(path.read_bytes())
 
 
 def test_every_language_has_a_fixture():
-    from lsp_agent.syntax import GRAMMARS
-
     assert {language_for(name) for name in OUTLINES} == set(GRAMMARS)
-    assert set(ENCLOSING) == set(OUTLINES) == {p.name for p in FIXTURES.iterdir()}
+    assert set(ENCLOSING) == set(OUTLINES) == set(FIXTURES)
+    assert all(language_for(name) == path.parent.name for name, path in FIXTURES.items())
 
 
 @pytest.mark.parametrize("name", sorted(OUTLINES))
@@ -341,3 +342,23 @@ SNIPPETS = {
 def test_real_code_snippets(name, tmp_path):
     source, expected = SNIPPETS[name]
     assert shape(outline(tmp_path / name, Text.from_str(source))) == expected
+
+
+def test_pyproject_lists_every_package():
+    """grammars/ is mapped into the package, which rules out automatic package discovery:
+    a package missing from pyproject's list would be missing from the wheel."""
+    import tomllib
+
+    root = Path(__file__).parent.parent
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(init.parent.relative_to(root).parts) for init in (root / "lsp_agent").rglob("__init__.py")
+    }
+    assert listed == found | {"lsp_agent.grammars"}
+
+
+def test_each_language_folder_is_complete():
+    for language, entry in GRAMMARS.items():
+        folder = FIXTURES[entry.fixtures[0]].parent
+        assert folder.name == language and entry.extensions and entry.queries
+        assert all((folder.parent / query).is_file() for query in entry.queries)

@@ -7,7 +7,15 @@ enclosing_symbols(path, text, lines) -> {line: name path | None}
 """
 
 from .languages import EXTENSIONS, GRAMMARS, language_for
-from .outline import Symbol, enclosing_symbol, enclosing_symbols, name_path_matcher, outline, walk
+from .outline import (
+    Symbol,
+    enclosing_symbol,
+    enclosing_symbols,
+    find_in_file,
+    name_path_matcher,
+    outline,
+    walk,
+)
 from .parsing import PARSES
 
 __all__ = [
@@ -18,6 +26,7 @@ __all__ = [
     "clear_caches",
     "enclosing_symbol",
     "enclosing_symbols",
+    "find_in_file",
     "language_for",
     "name_path_matcher",
     "outline",

@@ -1,80 +1,84 @@
 """Which language a file is in, and that language's grammar and definitions query.
 
-Grammars come from the official per-language wheels (`tree-sitter-python`, …) and are loaded
-on first use, so importing the server loads none of them. Queries live in
-`lsp_agent/grammars/<language>.scm` (shared parts in their own files: QUERY_FILES) and are
-read from the installed package.
+The table is data: each folder of grammars/ (shipped as the package lsp_agent.grammars) is
+one language, described by its `language.json`:
+
+- `grammar`: the official grammar wheel serving it (`package` on PyPI, `module`, and the
+  `function` returning the language pointer);
+- `extensions` and `filenames` of its files;
+- `queries`: the query files whose concatenation is its definitions query, relative to the
+  folder (`../c/definitions.scm`: what C++ shares with C is written once);
+- `references`: the query files of the roles of names (calls, imports, members, bases, type
+  uses; see syntax/references.py), the same way;
+- `leading`: node types written before a definition, as its siblings, that belong to it
+  (decorators, attributes);
+- `fixtures`: its test files, beside the queries (they stay out of the wheel).
+
+Adding a language is adding a folder. Grammars are loaded on first use, so importing the
+server loads none of them.
 """
 
 from __future__ import annotations
 
+import json
+import posixpath
 import threading
+from dataclasses import dataclass
 from functools import cache
 from importlib import import_module, resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-# language -> (module of its grammar wheel, function returning the language pointer)
-GRAMMARS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
-    "csharp": ("tree_sitter_c_sharp", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-    "php": ("tree_sitter_php", "language_php"),  # PHP inside HTML, as .php files are written
-    "bash": ("tree_sitter_bash", "language"),
-}
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
 
-EXTENSIONS: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".pyw": "python",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".go": "go",
-    ".rs": "rust",
-    ".java": "java",
-    ".c": "c",
-    # .h goes to C++: its grammar reads C headers too, and many C++ projects use .h.
-    ".h": "cpp",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".c++": "cpp",
-    ".hh": "cpp",
-    ".hpp": "cpp",
-    ".hxx": "cpp",
-    ".h++": "cpp",
-    ".ipp": "cpp",
-    ".inl": "cpp",
-    ".cs": "csharp",
-    ".rb": "ruby",
-    ".rake": "ruby",
-    ".gemspec": "ruby",
-    ".php": "php",
-    ".phtml": "php",
-    ".sh": "bash",
-    ".bash": "bash",
-}
+    import tree_sitter
 
-FILENAMES: dict[str, str] = {
-    "Rakefile": "ruby",
-    "Gemfile": "ruby",
-    ".bashrc": "bash",
-    ".bash_profile": "bash",
-    ".bash_aliases": "bash",
-}
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    package: str  # the grammar's distribution on PyPI
+    module: str
+    function: str
+    extensions: tuple[str, ...]
+    filenames: tuple[str, ...]
+    queries: tuple[str, ...]  # paths under grammars/
+    references: tuple[str, ...]  # the query files of the roles of names (calls, imports, …)
+    leading: frozenset[str]
+    fixtures: tuple[str, ...]
+
+
+def grammars_folder() -> Traversable:
+    return resources.files("lsp_agent.grammars")
+
+
+def _read_table() -> dict[str, Language]:
+    table = {}
+    for folder in sorted(grammars_folder().iterdir(), key=lambda f: f.name):
+        entry = folder.joinpath("language.json")
+        if not entry.is_file():
+            continue
+        data = json.loads(entry.read_text("utf-8"))
+        grammar = data["grammar"]
+        table[folder.name] = Language(
+            name=folder.name,
+            package=grammar["package"],
+            module=grammar["module"],
+            function=grammar["function"],
+            extensions=tuple(data.get("extensions", ())),
+            filenames=tuple(data.get("filenames", ())),
+            queries=tuple(posixpath.normpath(f"{folder.name}/{q}") for q in data["queries"]),
+            references=tuple(posixpath.normpath(f"{folder.name}/{q}") for q in data.get("references", ())),
+            leading=frozenset(data.get("leading", ())),
+            fixtures=tuple(data.get("fixtures", ())),
+        )
+    return table
+
+
+GRAMMARS: dict[str, Language] = _read_table()
+EXTENSIONS: dict[str, str] = {ext: lang.name for lang in GRAMMARS.values() for ext in lang.extensions}
+FILENAMES: dict[str, str] = {name: lang.name for lang in GRAMMARS.values() for name in lang.filenames}
 
 _lock = threading.Lock()
 
@@ -88,48 +92,50 @@ def language_for(path: str | Path) -> str | None:
 
 
 @cache
-def _grammar(language: str):
+def _grammar(language: str) -> tree_sitter.Language:
     import tree_sitter
 
-    module_name, function = GRAMMARS[language]
-    return tree_sitter.Language(getattr(import_module(module_name), function)())
+    entry = GRAMMARS[language]
+    return tree_sitter.Language(getattr(import_module(entry.module), entry.function)())
 
 
-def grammar(language: str):
+def grammar(language: str) -> tree_sitter.Language:
     """The tree_sitter.Language of `language`, loaded from its wheel on first use."""
     with _lock:  # functools.cache does not stop two threads loading the same grammar at once
         return _grammar(language)
 
 
-# Languages whose query is built from several files: what they share is written once.
-QUERY_FILES: dict[str, tuple[str, ...]] = {
-    "javascript": ("ecmascript", "javascript"),
-    "typescript": ("ecmascript", "typescript"),
-    "tsx": ("ecmascript", "typescript"),
-    "cpp": ("c", "cpp"),
-}
+def query_source(language: str) -> str:
+    folder = grammars_folder()
+    return "\n".join(folder.joinpath(*q.split("/")).read_text("utf-8") for q in GRAMMARS[language].queries)
 
 
 @cache
-def _query(language: str, suffix: str = ""):
+def _query(language: str) -> tree_sitter.Query:
     import tree_sitter
 
-    folder = resources.files("lsp_agent").joinpath("grammars")
-    names = QUERY_FILES.get(language, (language,))
-    files = [folder.joinpath(f"{name}{suffix}.scm") for name in names]
-    source = "\n".join(f.read_text("utf-8") for f in files if f.is_file())
-    return tree_sitter.Query(_grammar(language), source) if source else None
+    return tree_sitter.Query(_grammar(language), query_source(language))
 
 
-def query(language: str):
-    """The compiled definitions query of `language`, from lsp_agent/grammars/<language>.scm
-    (or the files QUERY_FILES names)."""
+def query(language: str) -> tree_sitter.Query:
+    """The compiled definitions query of `language` (its folder's query files, joined)."""
     with _lock:
         return _query(language)
 
 
-def references_query(language: str):
-    """The compiled query of the roles of names in `language` (calls, imports, members, …),
-    from lsp_agent/grammars/<language>.references.scm; None for a language without one."""
+@cache
+def _references_query(language: str) -> tree_sitter.Query | None:
+    import tree_sitter
+
+    files = GRAMMARS[language].references
+    if not files:
+        return None
+    source = "\n".join(grammars_folder().joinpath(*q.split("/")).read_text("utf-8") for q in files)
+    return tree_sitter.Query(_grammar(language), source)
+
+
+def references_query(language: str) -> tree_sitter.Query | None:
+    """The compiled query of the roles of names in `language` (its folder's references
+    files, joined); None for a language without one."""
     with _lock:
-        return _query(language, ".references")
+        return _references_query(language)

@@ -1,6 +1,6 @@
 """Outlines: the nested definitions of a file, and the innermost symbol around a line.
 
-A language's query (lsp_agent/grammars/<language>.scm) captures each definition as
+A language's query (grammars/<language>/, see languages.py) captures each definition as
 `@definition.<kind>` with its `@name` (and optionally a `@scope`, such as a Go method's
 receiver type, prefixed to the name path). Nesting comes from the ranges, so the queries
 stay flat lists of "this node is a definition".
@@ -14,10 +14,14 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..workspace import Text
-from .languages import language_for, query
+from .languages import GRAMMARS, language_for, query
 from .parsing import PARSES, Parsed
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 OUTLINE_CACHE_SIZE = 4096  # files whose outline (not tree) is kept
 # Definitions nested deeper than this are left out (their lines belong to the deepest symbol
@@ -100,10 +104,6 @@ class _Outlines:
                 self._entries.popitem(last=False)
         return entry
 
-    def forget(self, path: Path) -> None:
-        with self._lock:
-            self._entries.pop(path, None)
-
 
 OUTLINES = _Outlines()
 
@@ -157,7 +157,7 @@ def _segments(symbols: list[Symbol]) -> tuple[list[int], list[tuple[int, int, st
 # --- building an outline from query matches -------------------------------------------
 
 
-def _text(data: bytes, node) -> str:
+def _text(data: bytes, node: tree_sitter.Node) -> str:
     return " ".join(data[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
 
 
@@ -166,18 +166,11 @@ def _end_line(start_row: int, end: tuple[int, int]) -> int:
     return end[0] if end[1] == 0 and end[0] > start_row else end[0] + 1
 
 
-# Attributes and decorators written before a definition, as its siblings, belong to it.
-LEADING = {
-    "rust": frozenset({"attribute_item"}),
-    "javascript": frozenset({"decorator"}),
-    "typescript": frozenset({"decorator"}),
-    "tsx": frozenset({"decorator"}),
-}
 # C and C++ declarators hold a function's name under pointers, references and qualifiers.
 FUNCTION_NAMES = frozenset({"identifier", "field_identifier", "destructor_name", "operator_name"})
 
 
-def _function_name(node, data: bytes):
+def _function_name(node: tree_sitter.Node | None, data: bytes) -> tuple[tree_sitter.Node, str | None] | None:
     """(name node, scope) of a C/C++ declarator that declares a function, else None:
     `const T& ns::Widget::name()` gives (name, "ns/Widget")."""
     while node is not None and node.type in ("pointer_declarator", "reference_declarator"):
@@ -190,7 +183,7 @@ def _function_name(node, data: bytes):
         scope = node.child_by_field_name("scope")
         if scope is not None:  # `::f` has none
             if scope.type == "template_type":  # Box<T>::get is a member of Box
-                scope = scope.child_by_field_name("name")
+                scope = scope.child_by_field_name("name") or scope
             scopes.append(_text(data, scope))
         node = node.child_by_field_name("name")
     if node is not None and node.type == "template_function":
@@ -200,89 +193,121 @@ def _function_name(node, data: bytes):
     return node, "/".join(scopes) or None
 
 
+@dataclass(slots=True)
+class _Definition:
+    """One definition the query found, before nesting."""
+
+    start: int  # byte offsets: from its first leading decorator or attribute, to its end
+    end: int
+    kind: str
+    name: tree_sitter.Node
+    scope: str | None  # name path written before the name (a Go receiver, C++ qualifiers)
+    start_point: tuple[int, int]
+    end_point: tuple[int, int]
+    rank: tuple[int, int]  # lower wins among captures of one name: widest, then first pattern
+
+
 def build(parsed: Parsed) -> list[Symbol]:
+    """The outline of a parsed text: its query's definitions, nested by their ranges."""
+    definitions = sorted(_definitions(parsed), key=lambda d: (d.start, -d.end))
+    if any(d.kind == FILE_NAMESPACE for d in definitions):
+        _extend_file_namespaces(definitions, parsed.data)
+        definitions.sort(key=lambda d: (d.start, -d.end))
+    return _nest(definitions, parsed.data)
+
+
+def _definitions(parsed: Parsed) -> Iterable[_Definition]:
+    """One definition per name: the widest capture of a name wins (a decorated definition
+    over the bare one it wraps), then the earliest pattern (struct before plain type)."""
     import tree_sitter
 
-    data = parsed.data
-    leading = LEADING.get(parsed.language, frozenset())
+    leading = GRAMMARS[parsed.language].leading
     cursor = tree_sitter.QueryCursor(query(parsed.language))
-    # name node start -> row; the widest capture of a name wins (a decorated definition
-    # over the bare one it wraps), then the earliest pattern (struct before plain type).
-    found: dict[int, list] = {}
+    found: dict[int, _Definition] = {}  # by the start of the name
     for pattern, captures in cursor.matches(parsed.tree.root_node):
-        definition = kind = None
-        for capture, nodes in captures.items():
-            if capture.startswith("definition."):
-                definition, kind = nodes[0], capture[len("definition.") :]
-                break
-        if definition is None:
-            continue
-        if declarators := captures.get("declarator"):
-            if definition.type == "declaration" and definition.parent.type == "compound_statement":
-                continue  # a prototype inside a function body is not a definition
-            if (resolved := _function_name(declarators[0], data)) is None:
-                continue
-            name, scope = resolved
-        elif names := captures.get("name"):
-            name = names[0]
-            scopes = captures.get("scope")
-            scope = "/".join(_text(data, s) for s in scopes) if scopes else None
-        else:
-            continue
-        first = definition
-        while (before := first.prev_named_sibling) is not None and before.type in leading:
-            first = before
-        rank = (first.start_byte - definition.end_byte, pattern)
-        old = found.get(name.start_byte)
-        if old is None or rank < old[7]:
-            found[name.start_byte] = [
-                first.start_byte, definition.end_byte, kind, name, scope,
-                tuple(first.start_point), tuple(definition.end_point), rank,
-            ]  # fmt: skip
+        definition = _definition(pattern, captures, parsed.data, leading)
+        if definition is not None:
+            old = found.get(definition.name.start_byte)
+            if old is None or definition.rank < old.rank:
+                found[definition.name.start_byte] = definition
+    return found.values()
 
-    rows = sorted(found.values(), key=lambda r: (r[0], -r[1]))
-    if any(row[2] == FILE_NAMESPACE for row in rows):
-        _extend_file_namespaces(rows, data)
-        rows.sort(key=lambda r: (r[0], -r[1]))
 
+def _definition(
+    pattern: int, captures: dict[str, list[tree_sitter.Node]], data: bytes, leading: frozenset[str]
+) -> _Definition | None:
+    """The definition one query match captures, or None when it is not one."""
+    node = kind = None
+    for capture, nodes in captures.items():
+        if capture.startswith("definition."):
+            node, kind = nodes[0], capture[len("definition.") :]
+            break
+    if node is None or kind is None:
+        return None
+    if declarators := captures.get("declarator"):
+        if node.type == "declaration" and getattr(node.parent, "type", None) == "compound_statement":
+            return None  # a prototype inside a function body is not a definition
+        if (resolved := _function_name(declarators[0], data)) is None:
+            return None
+        name, scope = resolved
+    elif names := captures.get("name"):
+        name = names[0]
+        scopes = captures.get("scope")
+        scope = "/".join(_text(data, s) for s in scopes) if scopes else None
+    else:
+        return None
+    first = node
+    while (before := first.prev_named_sibling) is not None and before.type in leading:
+        first = before
+    return _Definition(
+        first.start_byte, node.end_byte, kind, name, scope, (first.start_point[0], first.start_point[1]),
+        (node.end_point[0], node.end_point[1]),
+        (first.start_byte - node.end_byte, pattern),
+    )  # fmt: skip
+
+
+def _nest(definitions: list[_Definition], data: bytes) -> list[Symbol]:
+    """Symbols from definitions sorted by start (outer before inner), each inside the
+    nearest one whose range holds it."""
     roots: list[Symbol] = []
     stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open ancestors
-    for _start, end, kind, name_node, scope, start_point, end_point, _rank in rows:
-        while stack and not end <= stack[-1][0]:
+    for d in definitions:
+        while stack and not d.end <= stack[-1][0]:
             stack.pop()
         if len(stack) >= MAX_NESTING:
             continue
         parent = stack[-1][1] if stack else None
+        kind = d.kind
         if kind == FILE_NAMESPACE:
             kind = "namespace"
-        elif kind == "function" and (scope or (parent is not None and parent.kind in TYPE_KINDS)):
+        elif kind == "function" and (d.scope or (parent is not None and parent.kind in TYPE_KINDS)):
             kind = "method"  # also a Go method (receiver) or a C++ member defined outside its class
-        name = _text(data, name_node)
+        name = _text(data, d.name)
         prefix = f"{parent.name_path}/" if parent is not None else ""
-        if scope:
-            prefix += f"{scope}/"
+        if d.scope:
+            prefix += f"{d.scope}/"
         symbol = Symbol(
             kind=kind,
             name=name,
             name_path=prefix + name,
-            start_line=start_point[0] + 1,
-            end_line=_end_line(start_point[0], end_point),
-            range=(*start_point, *end_point),
-            selection=(*name_node.start_point, *name_node.end_point),
+            start_line=d.start_point[0] + 1,
+            end_line=_end_line(d.start_point[0], d.end_point),
+            range=(*d.start_point, *d.end_point),
+            selection=(*d.name.start_point, *d.name.end_point),
         )
         (parent.children if parent is not None else roots).append(symbol)
-        stack.append((end, symbol))
+        stack.append((d.end, symbol))
     return roots
 
 
-def _extend_file_namespaces(rows: list[list], data: bytes) -> None:
+def _extend_file_namespaces(definitions: list[_Definition], data: bytes) -> None:
     """A file-scoped namespace statement covers what follows it, up to the next one."""
-    marks = [i for i, row in enumerate(rows) if row[2] == FILE_NAMESPACE]
-    for n, i in enumerate(marks):
-        end = rows[marks[n + 1]][0] if n + 1 < len(marks) else len(data)
+    marks = [d for d in definitions if d.kind == FILE_NAMESPACE]
+    for n, mark in enumerate(marks):
+        end = marks[n + 1].start if n + 1 < len(marks) else len(data)
         end = len(data[:end].rstrip())  # not the blank lines before the next namespace
-        rows[i][1] = end
-        rows[i][6] = (data.count(b"\n", 0, end), end - (data.rfind(b"\n", 0, end) + 1))
+        mark.end = end
+        mark.end_point = (data.count(b"\n", 0, end), end - (data.rfind(b"\n", 0, end) + 1))
 
 
 # --- finding symbols by name path -------------------------------------------------------
@@ -319,3 +344,11 @@ def name_path_matcher(pattern: str, *, substring: bool = False):
         return any(match_segments(segments, wanted) for wanted in choices)
 
     return matches
+
+
+def find_in_file(
+    path: Path, text: Text, name_path: str, *, substring: bool = False, kinds: Iterable[str] | None = None
+) -> list[Symbol]:
+    """The symbols of `text` (the content of `path`) that `name_path` names, in file order."""
+    matches = name_path_matcher(name_path, substring=substring)
+    return [s for s in walk(outline(path, text)) if matches(s.name_path) and (not kinds or s.kind in kinds)]

@@ -11,9 +11,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..workspace import Text
 from .languages import grammar
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 TREE_CACHE_SIZE = 48  # trees (with their bytes) kept for incremental re-parses and reuse
 # A tree takes about 25 times its source in memory (typescript.js: 9 MB -> 225 MB), so the
@@ -27,7 +31,7 @@ class Parsed:
     language: str
     version: str
     data: bytes  # the UTF-8 bytes the tree was parsed from: node offsets index into them
-    tree: object  # tree_sitter.Tree
+    tree: tree_sitter.Tree
 
 
 def encode(text: Text) -> bytes:
@@ -154,7 +158,8 @@ class ParseCache:
         parsed = Parsed(language, text.version, data, tree)
         with self._lock:
             self.counts[kind] += 1
-            self._forget(path)
+            if (old := self._trees.pop(path, None)) is not None:
+                self._bytes -= len(old.data)
             self._trees[path] = parsed
             self._bytes += len(data)
             while len(self._trees) > 1 and (len(self._trees) > self.size or self._bytes > self.max_bytes):
@@ -168,7 +173,8 @@ class ParseCache:
 
     def forget(self, path: Path) -> None:
         with self._lock:
-            self._forget(path)
+            if (old := self._trees.pop(path, None)) is not None:
+                self._bytes -= len(old.data)
 
 
 PARSES = ParseCache()

@@ -16,14 +16,14 @@ from pathlib import Path
 
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
+from ..paging import page
 from ..search import Query, run_search
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
 from ..syntax.outline import Symbol
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
-from . import Context, tool
-from .read import read_text
+from . import MAX_CHARS, Context, tool
 from .search import targets_of
 
 MAX_HOPS = 4  # re-exports followed from one import
@@ -49,7 +49,7 @@ SCHEMA = {
             "default": True,
             "description": "Show the definition's lines (paged like read); false: its signature only.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -171,15 +171,16 @@ def signature_lines(f: Found) -> list[str]:
 @tool("definition", SUMMARY, SCHEMA)
 def definition(
     ctx: Context,
+    *,
     name: str | None = None,
     path: str | None = None,
     line: int | None = None,
     column: int = 1,
     body: bool = True,
-    max_chars: int | None = None,
+    max_chars: int,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     how: str
     origin = None
     if path is not None and line is not None:
@@ -234,7 +235,7 @@ def definition(
         best = found[0]
         others = [f"note: also {location(ws, f)}" for f in found[1:4]]
         notes = [head, location(ws, best), *others]
-        answer = read_text(
+        answer = page(
             best.text, ws.display(best.path), start=best.symbol.start_line, max_chars=max(budget - size(notes) - 1, 200),
             first=best.symbol.start_line, last=best.symbol.end_line, then=f" symbol=/{best.symbol.name_path}",
         )  # fmt: skip

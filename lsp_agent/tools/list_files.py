@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
 from ..search.ignore import Overrides, Rules, walk
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -34,7 +34,7 @@ SCHEMA = {
             "description": "Page: skip this many files.",
         },
         "limit": {"type": "integer", "minimum": 1, "description": "Page: list at most this many files."},
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -94,14 +94,15 @@ def folder_lines(entries: list[Entry], depth: int) -> list[str]:
 @tool("list_files", SUMMARY, SCHEMA)
 def list_files(
     ctx: Context,
+    *,
     path: str = ".",
     glob: str | list[str] | None = None,
     offset: int = 0,
     limit: int | None = None,
-    max_chars: int | None = None,
+    max_chars: int,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     globs = [glob] if isinstance(glob, str) else list(glob or [])
     try:
         Overrides.parse(globs)

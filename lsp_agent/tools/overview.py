@@ -13,7 +13,7 @@ from ..errors import Refusal
 from ..syntax.files import source_files
 from ..syntax.ranking import Ranked, rank_definitions
 from ..syntax.references import signature
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SIGNATURE_WIDTH = 160
 
@@ -31,7 +31,7 @@ SCHEMA = {
             "default": 0,
             "description": "Skip this many of the top-ranked definitions.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -50,9 +50,9 @@ def one_line(lines: list[str]) -> str:
 
 
 @tool("overview", SUMMARY, SCHEMA)
-def overview(ctx: Context, path: str = ".", offset: int = 0, max_chars: int | None = None) -> dict:
+def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) -> dict:
     ws = ctx.workspace
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     folder = ws.resolve(path)
     if not folder.is_dir():
         raise Refusal(

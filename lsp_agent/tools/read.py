@@ -1,17 +1,15 @@
-"""read: whole numbered lines under a budget, with an exact continuation.
-
-Following `next` from start=1 yields every line exactly once; a line longer than the whole
-budget comes in column segments, so the parts concatenate to the file's exact text.
-"""
+"""read: whole numbered lines under a budget, with an exact continuation (see paging),
+of a file or of one symbol's lines."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from itertools import accumulate, chain, repeat
+from pathlib import Path
 
 from ..errors import Refusal
+from ..paging import page
+from ..syntax import find_in_file, language_for, outline
 from ..workspace import Text
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -34,11 +32,7 @@ SCHEMA = {
             "default": 1,
             "description": "First column (1-based character) of line `start`; used to page a line longer than the budget.",
         },
-        "max_chars": {
-            "type": "integer",
-            "minimum": 200,
-            "description": "Budget for the answer's text, header included.",
-        },
+        "max_chars": MAX_CHARS,
         "if_version": {
             "type": "string",
             "description": "A version from an earlier read: if the file is unchanged the answer is one line.",
@@ -62,234 +56,15 @@ SUMMARY = (
 )
 
 
-def fit_lines(text: Text, start: int, last: int, per_line: int, room: int) -> int:
-    """How many whole lines from `start` fit in `room` characters, each costing its length
-    plus `per_line`. Scans chunks that double in size, starting from a guess by the file's
-    mean line length, so a page costs about its own lines, never the rest of the file."""
-    mean = len(text.content) / max(text.line_count, 1)
-    count, used, chunk = 0, 0, max(16, int(room / (mean + per_line) * 1.25))
-    while start + count <= last:
-        piece = text.lines(start + count, min(last, start + count + chunk - 1))
-        costs = list(accumulate(map(per_line.__add__, map(len, piece)), initial=used))
-        fit = bisect_right(costs, room) - 1
-        count, used = count + fit, costs[fit]
-        if fit < len(piece):
-            break
-        chunk *= 2
-    return count
-
-
-def body_chars(text: Text, start: int, count: int, prefix: int) -> int:
-    """Characters of `count` numbered lines from `start`, without their newlines."""
-    return sum(map(len, text.lines(start, start + count - 1))) + prefix * count
-
-
-def number_lines(start: int, width: int, lines: list[str]) -> list[str]:
-    """`lines` numbered from `start`, right-aligned to `width`. One %-format over the
-    whole page runs in C: it is a quarter faster than formatting line by line."""
-    if not lines:
-        return []
-    fields = chain.from_iterable(zip(repeat(width), range(start, start + len(lines)), lines))
-    return [("%*d  %s\n" * len(lines) % tuple(fields))[:-1]]
-
-
-def file_notes(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
-    notes = []
-    if text.from_editor:
-        notes.append("open in the editor: showing its buffer, which may be unsaved")
-    if if_version is not None and if_version != text.version:
-        notes.append(f"changed since version {if_version}")
-    if not text.utf8:
-        notes.append("not valid UTF-8: undecodable bytes shown as U+FFFD")
-    if text.eol == "\r\n":
-        notes.append("CRLF line endings (not shown)")
-    elif text.eol == "mixed":
-        notes.append("mixed line endings: CR kept as \\r at the end of CRLF lines")
-    if shows_last_line and not text.final_newline:
-        notes.append("no newline at end of file")
-    return notes
-
-
-def compose(header: str, notes: list[str], body: list[str], trailer: str | None) -> str:
-    parts = [header, *(f"note: {n}" for n in notes), *body]
-    if trailer:
-        parts.append(trailer)
-    return "\n".join(parts)
-
-
-def read_text(
-    text: Text,
-    shown: str,
-    *,
-    start: int = 1,
-    col: int = 1,
-    max_chars: int,
-    if_version: str | None = None,
-    first: int = 1,
-    last: int | None = None,
-    notes: list[str] | None = None,
-    then: str = "",
-) -> dict:
-    """One page of `text` (lines `first`..`last` only, for reads of a part such as a symbol;
-    `notes` are shown under the header, saying what that part is; `then` are the arguments
-    besides start= that the trailer names for reading on, such as " symbol=NAME")."""
-    extra = list(notes or ())
-
-    def notes_for(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
-        return extra + file_notes(text, shows_last_line=shows_last_line, if_version=if_version)
-
-    total = text.line_count
-    last = total if last is None else last
-    fields = {"path": shown, "version": text.version, "total_lines": total}
-    about = {
-        "eol": text.eol,
-        "final_newline": text.final_newline,
-        "utf8": text.utf8,
-        "from_editor": text.from_editor,
-    }
-    span = f"lines {first}-{last} of {shown}" if (first, last) != (1, total) else shown
-
-    if if_version is not None and if_version == text.version:
-        return {
-            "text": f"{span} unchanged since version {text.version} ({total} lines); nothing re-sent.",
-            "unchanged": True,
-            "start": start,
-            "end": None,
-            "next": None,
-            **fields,
-        }
-    if total == 0:
-        if start != 1 or col != 1:
-            raise Refusal("out_of_range", f"{shown} is empty (0 lines); read it with start=1.", **fields)
-        notes = notes_for(text, shows_last_line=True, if_version=if_version)
-        return {
-            "text": compose(f"{shown} · empty file (0 lines) · version {text.version}", notes, [], None),
-            "start": 1,
-            "end": 0,
-            "next": None,
-            **fields,
-            **about,
-        }
-    if not first <= start <= last:
-        where = f"{shown} has {total} lines" if (first, last) == (1, total) else f"{span} is the range"
-        raise Refusal(
-            "out_of_range",
-            f"start={start} is outside the text: {where}; read with start={first}..{last}.",
-            **fields,
-        )
-    length = text.line_length(start)
-    if col != 1 and not 1 <= col <= length:
-        raise Refusal(
-            "out_of_range",
-            f"col={col} is past the end of line {start}, which has {length} characters; use col=1..{max(length, 1)}.",
-            **fields,
-        )
-
-    width = len(str(last))
-    prefix = width + 2
-
-    # The page's overhead varies only with the digits of its last line and of the next
-    # start, so it is computed arithmetically: packing stays O(1) per line.
-    def notes_chars(shows_last: bool) -> int:
-        return sum(len(n) + 7 for n in notes_for(text, shows_last_line=shows_last, if_version=if_version))
-
-    notes_mid, notes_end = notes_chars(False), notes_chars(True)
-    header_base = len(header_lines(shown, start, 0, total, text.version)) - 1
-    trailer_base = len(trailer_text(0, None, 0, 0, last, then)) + 1 - 2
-
-    def page_chars(body_chars: int, lines: int, end: int, nxt: int) -> int:
-        """Length of the assembled page showing lines start..end, `nxt` coming next."""
-        size = header_base + len(str(end)) + body_chars + lines
-        if nxt <= last:
-            return size + notes_mid + trailer_base + 2 * len(str(nxt))
-        return size + notes_end
-
-    body: list[str] = []
-    number = start
-    segment = None  # (first col, last col) when serving part of one long line
-    if col == 1:
-
-        def fits(count: int) -> bool:
-            chars = body_chars(text, start, count, prefix)
-            return page_chars(chars, count, start + count - 1, start + count) <= max_chars
-
-        # Packed against the widest header and trailer; with the real numbers a line or
-        # two more may fit.
-        count = fit_lines(text, start, last, prefix + 1, max_chars - page_chars(0, 0, last, last))
-        while start + count <= last and fits(count + 1):
-            count += 1
-        body = number_lines(start, width, text.lines(start, start + count - 1))
-        number = start + count
-    if not body:  # a long line, or the rest of one: serve a column segment
-        big = 10 ** len(str(length)) - 1
-        notes = notes_for(text, shows_last_line=True, if_version=if_version)
-        overhead = len(header_segment(shown, start, total, col, big, length, text.version))
-        overhead += sum(len(n) + 7 for n in notes) + 1 + prefix
-        overhead += len(trailer_text(start, big, length, 0, last, then)) + 1
-        take = max_chars - overhead
-        if take < 1:
-            minimum = overhead + 1
-            raise Refusal(
-                "budget_too_small",
-                f"max_chars={max_chars} leaves no room for text; the smallest budget for {shown} is {minimum}.",
-                minimum=minimum,
-                **fields,
-            )
-        line = text.line(start)
-        piece = line[col - 1 : col - 1 + take]
-        segment = (col, col - 1 + len(piece))
-        body += number_lines(start, width, [piece])
-        number = start if segment[1] < length else start + 1
-
-    end = number - 1 if segment is None or number > start else start
-    shows_last = number > total
-    notes = notes_for(text, shows_last_line=shows_last, if_version=if_version)
-    if segment is None:
-        header = header_lines(shown, start, end, total, text.version)
-    else:
-        header = header_segment(shown, start, total, segment[0], segment[1], length, text.version)
-
-    if segment is not None and number == start:
-        nxt = {"start": start, "col": segment[1] + 1}
-    elif number <= last:
-        nxt = {"start": number}
-    else:
-        nxt = None
-    trailer = None
-    if nxt is not None:
-        trailer = trailer_text(nxt["start"], nxt.get("col"), length, last - number + 1, last, then)
-    answer = compose(header, notes, body, trailer)
-    assert len(answer) <= max_chars, (len(answer), max_chars)
-    result = {"text": answer, "start": start, "end": end, "next": nxt, **fields, **about}
-    if segment is not None:
-        result["columns"] = list(segment)
-    if if_version is not None:
-        result["unchanged"] = False
-    return result
-
-
-def header_lines(shown: str, start: int, end: int, total: int, version: str) -> str:
-    return f"{shown} · lines {start}-{end} of {total} · version {version}"
-
-
-def header_segment(shown: str, line: int, total: int, c1: int, c2: int, length: int, version: str) -> str:
-    return f"{shown} · line {line} of {total}, columns {c1}-{c2} of {length} · version {version}"
-
-
-def trailer_text(start: int, col: int | None, length: int, remaining: int, last: int, then: str = "") -> str:
-    if col is not None:
-        return f"[line {start} goes on to column {length}: read on with start={start} col={col}{then}]"
-    return f"[lines {start}-{last} not shown: read on with start={start}{then}]"
-
-
 @tool("read", SUMMARY, SCHEMA)
 def read(
     ctx: Context,
     path: str | None = None,
+    *,
+    max_chars: int,
     paths: list[str] | None = None,
     start: int = 1,
     col: int = 1,
-    max_chars: int | None = None,
     if_version: str | None = None,
     symbol: str | None = None,
 ) -> dict:
@@ -299,25 +74,21 @@ def read(
                 "bad_arguments",
                 "paths= reads each file from its start; give path= alone to read on from start=N.",
             )
-        return read_many(ctx, paths, max_chars or ctx.settings.max_chars)
+        return read_many(ctx, paths, max_chars)
     assert path is not None  # the schema asks for path or paths
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
-    budget = max_chars or ctx.settings.max_chars
     shown = ctx.workspace.display(resolved)
     if symbol is None:
-        return read_text(text, shown, start=start, col=col, max_chars=budget, if_version=if_version)
+        return page(text, shown, start=start, col=col, max_chars=max_chars, if_version=if_version)
     return read_symbol(
-        text, resolved, shown, symbol, start=start, col=col, max_chars=budget, if_version=if_version
+        text, resolved, shown, symbol, start=start, col=col, max_chars=max_chars, if_version=if_version
     )
 
 
-def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **options) -> dict:
+def read_symbol(text: Text, path: Path, shown: str, name_path: str, *, start: int, **options) -> dict:
     """Page through one symbol's lines; with several symbols of that name path, the first,
     and a note naming the others."""
-    from ..syntax import language_for, outline
-    from .symbols import find_in_file
-
     if language_for(path) is None:
         raise Refusal("no_grammar", f"{shown}: no symbols for this kind of file; read it by lines (start=N).")
     found = find_in_file(path, text, name_path)
@@ -338,7 +109,7 @@ def read_symbol(text: Text, path, shown: str, name_path: str, *, start: int, **o
             f"{len(found) - 1} more symbols match: {others}{more} (read those with start=N, without symbol=)"
         )
     first = symbol.start_line
-    answer = read_text(
+    answer = page(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
         notes=notes, then=f" symbol={name_path}", **options,
     )  # fmt: skip
@@ -389,7 +160,7 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
         if room < MIN_PAGE:
             continue
         try:
-            part = read_text(text, shown, max_chars=room)
+            part = page(text, shown, max_chars=room)
         except Refusal:
             continue
         left -= len(part["text"]) - len(blocks[n])

@@ -21,7 +21,7 @@ from ..search import Query, run_search
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
 from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify, word_pattern
 from ..workspace import Workspace
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 from .search import targets_of
 
 # Languages where a method or field is only ever reached through a receiver (`self.x`,
@@ -77,7 +77,7 @@ SCHEMA = {
             "description": "Page: skip this many uses.",
         },
         "limit": {"type": "integer", "minimum": 1, "description": "Page: show at most this many uses."},
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -253,6 +253,7 @@ def summary(refs: list[Reference]) -> list[str]:
 @tool("references", SUMMARY, SCHEMA)
 def references(
     ctx: Context,
+    *,
     name: str | None = None,
     path: str | None = None,
     line: int | None = None,
@@ -261,9 +262,9 @@ def references(
     paths: list[str] | None = None,
     offset: int = 0,
     limit: int | None = None,
-    max_chars: int | None = None,
+    max_chars: int,
 ) -> dict:
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     if name is not None:
         identifier, owner = last_segment(name)
         member = owner is not None

@@ -10,7 +10,7 @@ from ..errors import Refusal
 from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
 from ..search.chain import Search, fit, keep_details
 from ..workspace import Workspace
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -61,11 +61,7 @@ SCHEMA = {
             "default": False,
             "description": "Also read binary files (skipped either way) to name those that match; slower.",
         },
-        "max_chars": {
-            "type": "integer",
-            "minimum": 200,
-            "description": "Budget for the answer's text, header included.",
-        },
+        "max_chars": MAX_CHARS,
         "output": {
             "enum": ["content", "files", "count"],
             "default": "content",
@@ -200,6 +196,8 @@ def describe_options(**options) -> str:
 def search(
     ctx: Context,
     pattern: str,
+    *,
+    max_chars: int,
     fixed_strings: bool = False,
     ignore_case: bool = False,
     paths: list[str] | None = None,
@@ -208,14 +206,13 @@ def search(
     context_after: int = 0,
     multiline: bool = False,
     count_binary: bool = False,
-    max_chars: int | None = None,
     offset: int = 0,
     limit: int | None = None,
     output: str = "content",
     within: str | None = None,
     **structure: str,
 ) -> dict:
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     where = structure.get("in")  # `in` is a Python keyword: it comes through **structure
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)

@@ -10,17 +10,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..budget import fits, largest_fit, plural
 from ..errors import Refusal
-from ..syntax import EXTENSIONS, Symbol, language_for, name_path_matcher, outline, walk
+from ..paging import number_lines, page
+from ..syntax import EXTENSIONS, Symbol, find_in_file, language_for, name_path_matcher, outline, walk
 from ..syntax.files import source_files
 from ..syntax.outline import TYPE_KINDS
 from ..syntax.references import signature
 from ..workspace import Text
-from . import Context, tool
-from .read import number_lines, read_text
+from . import MAX_CHARS, Context, tool
 
 KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
@@ -48,7 +49,7 @@ SYMBOLS_SCHEMA = {
             "description": "Show symbols down to this nesting depth (1: top level).",
         },
         "signatures": SIGNATURES_PROPERTY,
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -95,7 +96,7 @@ FIND_SCHEMA = {
             "minimum": 1,
             "description": "With include_body: the line to read on from.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -170,16 +171,12 @@ def kind_counts(symbols: list[Symbol]) -> str:
 
 @tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
 def symbols(
-    ctx: Context,
-    path: str = ".",
-    depth: int | None = None,
-    signatures: bool = False,
-    max_chars: int | None = None,
+    ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None, signatures: bool = False
 ) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     folder = target.is_dir()
     if not folder:
         text = ws.text(target)  # refuses missing and binary files
@@ -304,17 +301,23 @@ def symbols(
 # --- find_symbol ----------------------------------------------------------------------
 
 
-def find_in_file(
-    path: Path, text: Text, name_path: str, *, substring: bool = False, kinds=None
-) -> list[Symbol]:
-    matches = name_path_matcher(name_path, substring=substring)
-    return [s for s in walk(outline(path, text)) if matches(s.name_path) and (not kinds or s.kind in kinds)]
+@dataclass(frozen=True)
+class Found:
+    shown: str  # the file as shown to the agent
+    path: Path
+    text: Text
+    symbol: Symbol
+
+    def location(self) -> str:
+        return f"{self.shown}:{span(self.symbol)}  {self.symbol.kind} {self.symbol.name_path}"
 
 
 @tool("find_symbol", FIND_SUMMARY, FIND_SCHEMA)
 def find_symbol(
     ctx: Context,
     name_path: str | None = None,
+    *,
+    max_chars: int,
     path: str | None = None,
     kinds: list[str] | None = None,
     extends: str | None = None,
@@ -322,25 +325,69 @@ def find_symbol(
     include_body: bool = False,
     signatures: bool = False,
     start: int | None = None,
-    max_chars: int | None = None,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
-    found: list[tuple[str, Path, Text, Symbol]] = []
-    if name_path is None and extends is None:
-        raise Refusal(
-            "no_name", "Give name_path= (a name or Class/method), or extends= (a base class) or both."
-        )
     if extends is not None:
         found = subclasses(ctx, extends, [path] if path is not None else None)
         if name_path is not None:
             matches = name_path_matcher(name_path, substring=substring)
-            found = [f for f in found if matches(f[3].name_path)]
-        found = [f for f in found if not kinds or f[3].kind in kinds]
+            found = [f for f in found if matches(f.symbol.name_path)]
+        found = [f for f in found if not kinds or f.symbol.kind in kinds]
         signatures = True  # a subclass's header shows what it inherits from
-        targets = []
+    elif name_path is not None:
+        found = find_definitions(ctx, targets, name_path, substring=substring, kinds=kinds)
+    else:
+        raise Refusal(
+            "no_name", "Give name_path= (a name or Class/method), or extends= (a base class) or both."
+        )
+
+    what = f'find_symbol "{name_path or "*"}"' + (f" ({', '.join(kinds)})" if kinds else "")
+    what += (f" extends {extends}" if extends else "") + f" in {scope}"
+    fields = {"matches": [{"path": f.shown, "name_path": f.symbol.name_path, "kind": f.symbol.kind,
+                           "start_line": f.symbol.start_line, "end_line": f.symbol.end_line} for f in found]}  # fmt: skip
+    if not found:
+        hint = "try substring=true" if not substring else "try a shorter name"
+        return {
+            "text": f"{what}: no matches ({hint}, or outline a file with symbols path=FILE).",
+            "stage": "locations",
+            **fields,
+        }
+    if include_body and len(found) == 1:
+        return body_page(found[0], start, budget) | {"stage": "body"} | fields
+
+    file_count = len({f.shown for f in found})
+    header = f"{what} · {plural(len(found), 'match')} in {plural(file_count, 'file')}"
+    trailer = None
+    if signatures and not include_body:
+        signed = [header + " · stage: locations with signatures"]
+        for f in found:
+            signed += [f.location(), *(f"  {line}" for line in signer(f.path, f.text)(f.symbol))]
+        if fits(signed, budget):
+            return {"text": "\n".join(signed), "stage": "locations with signatures", **fields}
+    if include_body:
+        blocks = bodies(header, found)
+        if fits(blocks, budget):
+            return {"text": "\n".join(blocks), "stage": "bodies", **fields}
+        trailer = (
+            "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
+            "or narrow this search to one match to page its body]"
+        )
+    lines = [f"{header} · stage: locations", *(f.location() for f in found)] + ([trailer] if trailer else [])
+    if fits(lines, budget):
+        return {"text": "\n".join(lines), "stage": "locations", **fields}
+    del fields["matches"][200:]  # structured matches stay bounded too
+    return {"text": counts_per_file(header, found, budget), "stage": "counts per file", **fields}
+
+
+def find_definitions(
+    ctx: Context, targets: list[Path], name_path: str, *, substring: bool, kinds: list[str] | None
+) -> list[Found]:
+    """The definitions `name_path` names in the files under `targets`, in walk order."""
+    ws = ctx.workspace
+    found = []
     for target in targets:
         files = source_files(ws, target, check=ctx.check_cancelled) if target.is_dir() else [target]
         for file in files:
@@ -351,68 +398,45 @@ def find_symbol(
                 if not target.is_dir():
                     raise
                 continue
-            for symbol in find_in_file(file, text, name_path or "", substring=substring, kinds=kinds):
-                found.append((ws.display(file), file, text, symbol))
+            for symbol in find_in_file(file, text, name_path, substring=substring, kinds=kinds):
+                found.append(Found(ws.display(file), file, text, symbol))
+    return found
 
-    what = f'find_symbol "{name_path or "*"}"' + (f" ({', '.join(kinds)})" if kinds else "")
-    what += (f" extends {extends}" if extends else "") + f" in {scope}"
-    file_count = len({f[0] for f in found})
-    fields = {"matches": [{"path": f[0], "name_path": f[3].name_path, "kind": f[3].kind,
-                           "start_line": f[3].start_line, "end_line": f[3].end_line} for f in found]}  # fmt: skip
-    if not found:
-        hint = "try substring=true" if not substring else "try a shorter name"
-        return {
-            "text": f"{what}: no matches ({hint}, or outline a file with symbols path=FILE).",
-            "stage": "locations",
-            **fields,
+
+def body_page(found: Found, start: int | None, budget: int) -> dict:
+    """A page of the one match's source, paged like read (`next` pages on with find_symbol)."""
+    symbol = found.symbol
+    answer = page(
+        found.text, found.shown, start=start or symbol.start_line, max_chars=budget,
+        first=symbol.start_line, last=symbol.end_line,
+        notes=[f"{symbol.kind} {symbol.name_path}, lines {span(symbol)}"],
+        then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
+    )  # fmt: skip
+    if answer.get("next"):
+        answer["next"] = {
+            "name_path": "/" + symbol.name_path,
+            "path": found.shown,
+            "include_body": True,
+            **answer["next"],
         }
+    return answer
 
-    if include_body and len(found) == 1:
-        shown, file, text, symbol = found[0]
-        answer = read_text(
-            text, shown, start=start or symbol.start_line, max_chars=budget,
-            first=symbol.start_line, last=symbol.end_line,
-            notes=[f"{symbol.kind} {symbol.name_path}, lines {span(symbol)}"],
-            then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
-        )  # fmt: skip
-        if answer.get("next"):
-            answer["next"] = {
-                "name_path": "/" + symbol.name_path,
-                "path": shown,
-                "include_body": True,
-                **answer["next"],
-            }
-        return answer | {"stage": "body"} | fields
 
-    header = f"{what} · {plural(len(found), 'match')} in {plural(file_count, 'file')}"
-    locations = [f"{shown}:{span(s)}  {s.kind} {s.name_path}" for shown, _, _, s in found]
-    if signatures:
-        signed = [header + " · stage: locations with signatures"]
-        for (_shown, file, text, symbol), where in zip(found, locations, strict=True):
-            signed += [where, *(f"  {line}" for line in signer(file, text)(symbol))]
-        if not include_body and fits(signed, budget):
-            return {"text": "\n".join(signed), "stage": "locations with signatures", **fields}
-    if include_body:
-        blocks = [header + " · stage: bodies"]
-        for shown, _, text, s in found:
-            width = len(str(s.end_line))
-            blocks.append(f"── {shown}:{span(s)}  {s.kind} {s.name_path}")
-            blocks += number_lines(
-                s.start_line, width, text.lines(s.start_line, min(s.end_line, text.line_count))
-            )
-        if fits(blocks, budget):
-            return {"text": "\n".join(blocks), "stage": "bodies", **fields}
-        trailer = (
-            "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
-            "or narrow this search to one match to page its body]"
+def bodies(header: str, found: list[Found]) -> list[str]:
+    """Every match's location and numbered source."""
+    blocks = [header + " · stage: bodies"]
+    for f in found:
+        s = f.symbol
+        blocks.append(f"── {f.location()}")
+        blocks += number_lines(
+            s.start_line, len(str(s.end_line)), f.text.lines(s.start_line, min(s.end_line, f.text.line_count))
         )
-    else:
-        trailer = None
-    lines = [f"{header} · stage: locations", *locations] + ([trailer] if trailer else [])
-    if fits(lines, budget):
-        return {"text": "\n".join(lines), "stage": "locations", **fields}
+    return blocks
 
-    per_file = Counter(f[0] for f in found)
+
+def counts_per_file(header: str, found: list[Found], budget: int) -> str:
+    """Match counts per file, as many files as fit."""
+    per_file = Counter(f.shown for f in found)
     hint = "narrow with path=FOLDER or FILE, kinds=, or a longer name path"
     head = f"{header} · stage: counts per file (the locations are over max_chars={budget})"
     rows = [f"{name}: {plural(n, 'match')}" for name, n in per_file.items()]
@@ -430,11 +454,10 @@ def find_symbol(
             f"max_chars={budget} is too small for this answer; use at least {minimum}.",
             minimum=minimum,
         )
-    del fields["matches"][200:]  # structured matches stay bounded too
-    return {"text": "\n".join(lines), "stage": "counts per file", **fields}
+    return "\n".join(lines)
 
 
-def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[tuple[str, Path, Text, Symbol]]:
+def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[Found]:
     """Types inheriting from `base` (its last name), directly or through each other: ripgrep
     finds the files naming a base, their outlines and headers say which types inherit."""
     from ..search import Query, run_search
@@ -471,8 +494,8 @@ def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[tuple[s
                     continue
                 if set(signature(file.path, text, symbol).bases) & (frontier | done):
                     seen.add((file.path, symbol.start_line))
-                    found.append((file.shown, file.path, text, symbol))
+                    found.append(Found(file.shown, file.path, text, symbol))
                     new.add(symbol.name)
         frontier = new - done
-    found.sort(key=lambda f: (f[0], f[3].start_line))
+    found.sort(key=lambda f: (f.shown, f.symbol.start_line))
     return found

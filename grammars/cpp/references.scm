@@ -1,4 +1,4 @@
-; C++'s additions to c.references.scm.
+; C++'s additions to grammars/c/references.scm.
 
 (using_declaration) @import
 (base_class_clause) @inherit

@@ -1,4 +1,4 @@
-; Uses of names in C#, by role (see python.references.scm).
+; Uses of names in C#, by role (see grammars/python/references.scm).
 
 (using_directive) @import
 (invocation_expression function: (_) @call)

@@ -1,5 +1,5 @@
 ; Definitions shared by JavaScript, TypeScript and TSX (their grammars name these nodes alike);
-; javascript.scm and typescript.scm add what differs. @definition.<kind> is the whole
+; definitions.scm of javascript/ and typescript/ add what differs. @definition.<kind> is the whole
 ; definition, @name its name.
 
 (function_declaration name: (identifier) @name) @definition.function

@@ -1,4 +1,4 @@
-; Uses of names in Java, by role (see python.references.scm).
+; Uses of names in Java, by role (see grammars/python/references.scm).
 
 (import_declaration) @import
 (method_invocation name: (identifier) @call)

@@ -1,4 +1,4 @@
-; Uses of names in Go, by role (see python.references.scm). An embedded field is Go's
+; Uses of names in Go, by role (see grammars/python/references.scm). An embedded field is Go's
 ; inheritance.
 
 (import_declaration) @import

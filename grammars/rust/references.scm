@@ -1,4 +1,4 @@
-; Uses of names in Rust, by role (see python.references.scm). A trait implemented or a
+; Uses of names in Rust, by role (see grammars/python/references.scm). A trait implemented or a
 ; supertrait is inheritance.
 
 (use_declaration) @import

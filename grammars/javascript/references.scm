@@ -1,4 +1,4 @@
-; Uses of names in JavaScript and TypeScript, by role (see python.references.scm).
+; Uses of names in JavaScript and TypeScript, by role (see grammars/python/references.scm).
 
 (import_statement) @import
 (export_statement source: (_)) @import

@@ -1,4 +1,4 @@
-; Definitions in C++, besides those of c.scm (the C++ grammar names C's nodes alike).
+; Definitions in C++, besides those of c/definitions.scm (the C++ grammar names C's nodes alike).
 ; A function's name sits at the bottom of its declarator, under pointers, references and
 ; qualifiers (`const Name& ns::Widget::name() {…}`); a query cannot follow a chain of any
 ; length, so functions capture their whole @declarator and the outline finds the name, and
@@ -13,7 +13,7 @@
 (template_declaration (class_specifier name: (type_identifier) @name body: (field_declaration_list))) @definition.class
 (template_declaration (struct_specifier name: (type_identifier) @name body: (field_declaration_list))) @definition.struct
 
-; Besides c.scm's functions and prototypes: templates of them, and methods declared in a
+; Besides C's functions and prototypes: templates of them, and methods declared in a
 ; class body; declarators that are not functions (`int x;`) are dropped by the outline.
 (template_declaration (function_definition declarator: (_) @declarator)) @definition.function
 (template_declaration (declaration declarator: (_) @declarator)) @definition.function

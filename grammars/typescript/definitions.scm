@@ -1,4 +1,4 @@
-; Definitions in TypeScript and TSX, besides those of ecmascript.scm.
+; Definitions in TypeScript and TSX, besides those of ecmascript.scm (in javascript/).
 
 (class_declaration name: (type_identifier) @name) @definition.class
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
