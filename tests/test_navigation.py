@@ -161,13 +161,18 @@ def test_signatures_in_outlines_and_find_symbol(nav):
     ]
     assert "  19-23  def full_clean(self, exclude=None, validate_unique=True)" in outline
     found = nav("find_symbol", name_path="Vector", signatures=True)["text"].splitlines()
-    assert found[1:] == ["ts/src/util/math.ts:6-11  class Vector", "  export class Vector"]
+    assert found[1:] == ["ts/src/util/math.ts:6-11  export class Vector"]
+    method = nav("find_symbol", name_path="full_clean", signatures=True)["text"].splitlines()
+    assert method[1:] == [
+        "py/shop/db/models.py:19-23  Model: def full_clean(self, exclude=None, validate_unique=True)",
+        "  # Call clean_fields() and clean() on the instance.",
+    ]
 
 
 def test_find_symbol_extends_follows_subclasses(nav):
     answer = nav("find_symbol", extends="Field")
     assert [m["name_path"] for m in answer["matches"]] == ["CharField", "EmailField"]
-    assert "  class EmailField(CharField)" in answer["text"]
+    assert "py/shop/db/models.py:12-13  class EmailField(CharField)" in answer["text"]
     assert [m["name_path"] for m in nav("find_symbol", extends="Shape")["matches"]] == ["Circle", "Square"]
 
 

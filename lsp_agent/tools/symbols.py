@@ -363,8 +363,11 @@ def find_symbol(
     trailer = None
     if signatures and not include_body:
         signed = [header + " · stage: locations with signatures"]
-        for f in found:
-            signed += [f.location(), *(f"  {line}" for line in signer(f.path, f.text)(f.symbol))]
+        for f in found:  # the signature names the symbol; a member's owner is named before it
+            first, *doc = signer(f.path, f.text)(f.symbol)
+            owner = f.symbol.name_path.rpartition("/")[0]
+            signed.append(f"{f.shown}:{span(f.symbol)}  {owner + ': ' if owner else ''}{first}")
+            signed += [f"  {line}" for line in doc]
         if fits(signed, budget):
             return {"text": "\n".join(signed), "stage": "locations with signatures", **fields}
     if include_body:
