@@ -153,14 +153,17 @@ class Serena(Toolset):
 
     name = "Serena"
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, corpus: str):
         super().__init__(root)
         from .bench_search import serena_python
 
         python = serena_python()
-        copy = CACHE / "serena-projects" / root.parent.parent.name / root.name
+        copy = CACHE / "serena-projects" / corpus
         if not copy.is_dir():  # Serena writes a .serena folder into its project
             shutil.copytree(root, copy)
+            project = root.parent / "tsconfig.json"
+            if project.is_file():  # the package's TypeScript project, for the sources alone
+                (copy / "tsconfig.json").write_text(project.read_text().replace("./src/", "./"))
         env = {
             **os.environ,
             "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}",
@@ -350,7 +353,7 @@ def line_mentioned(seen: list[str], path: str, line: int) -> bool:
     while at != -1:
         window = text[at : at + 60_000]
         block = window.split("\n\n")[0] if "\n\n" in window else window
-        if re.search(rf"(?m)^\s*{line}\b|\"line\": ?{line - 1}\b|\b{line}(?:, |\s|$)", block):
+        if re.search(rf"(?m)^\s*{line}\b|\b{line}(?:, |\s|$)|> *{line - 1}:", block):  # Serena counts from 0
             return True
         at = text.find(path, at + 1)
     return False
@@ -573,7 +576,7 @@ def main() -> None:
     for corpus, (root, make) in corpora.items():
         tasks = make(root)
         ours, plain = Ours(root), Plain(root)
-        serena = Serena(root) if with_serena else None
+        serena = Serena(root, corpus) if with_serena else None
         for task in tasks:
             count += 1
             row: list[object] = [f"{corpus}: {task.name}"]

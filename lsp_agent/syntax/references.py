@@ -238,6 +238,11 @@ class Signature:
     doc: str | None  # the first line of its docstring or leading comment
     bases: list[str]  # the names a class inherits from
 
+    def one_line(self) -> str:
+        """The header on one line: `def f(\\n    a,\\n)` reads `def f(a)`."""
+        text = " ".join(" ".join(self.lines).split())
+        return re.sub(r",? ([)\]}])", r"\1", re.sub(r"([(\[{]) ", r"\1", text))
+
 
 def signature(path: Path, text: Text, symbol: Symbol) -> Signature:
     """A symbol's header (decorators, name, parameters, bases, return type), its doc line

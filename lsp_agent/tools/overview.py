@@ -5,14 +5,14 @@ for the ranking: PageRank over a graph of files linked by the names they use and
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
 from ..syntax.files import source_files
-from ..syntax.ranking import Ranked, rank_definitions
+from ..syntax.ranking import rank_definitions
 from ..syntax.references import signature
+from ..workspace import Text
 from . import MAX_CHARS, Context, tool
 
 SIGNATURE_WIDTH = 160
@@ -44,15 +44,13 @@ SUMMARY = (
 )
 
 
-def one_line(lines: list[str]) -> str:
-    text = " ".join(" ".join(lines).split())
+def cut(text: str) -> str:
     return text if len(text) <= SIGNATURE_WIDTH else text[: SIGNATURE_WIDTH - 1] + "…"
 
 
 @tool("overview", SUMMARY, SCHEMA)
 def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) -> dict:
     ws = ctx.workspace
-    budget = max_chars
     folder = ws.resolve(path)
     if not folder.is_dir():
         raise Refusal(
@@ -67,6 +65,20 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
         except Refusal:
             continue
     shown = ws.display(folder) if folder not in ws.roots else "."
+    return ranked_map(ctx, shown, files, offset, max_chars)
+
+
+def ranked_map(
+    ctx: Context,
+    shown: str,
+    files: list[tuple[Path, Text]],
+    offset: int,
+    budget: int,
+    head: str | None = None,
+) -> dict:
+    """The ranked definitions of `files` from `offset`, as many as fit `budget`, grouped by
+    file (`head`: the first line, instead of overview's own)."""
+    ws = ctx.workspace
     ranked, _ = rank_definitions(files)
     texts = dict(files)
     fields = {"path": shown, "files": len(files), "ranked": len(ranked)}
@@ -74,6 +86,7 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
         return {
             "text": f"overview {shown} · {plural(len(files), 'source file')}, no definition used by another file",
             "next": None,
+            "shown": [],
             **fields,
         }
     if offset >= len(ranked):
@@ -87,7 +100,7 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
     def sign(n: int) -> str:
         if n not in signatures:
             r = ranked[n]
-            signatures[n] = one_line(signature(r.path, texts[r.path], r.symbol).lines)
+            signatures[n] = cut(signature(r.path, texts[r.path], r.symbol).one_line())
         return signatures[n]
 
     def render(k: int) -> list[str]:
@@ -96,15 +109,13 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
         for n in chosen:
             by_file.setdefault(ranked[n].path, []).append(n)
         end = offset + len(chosen)
-        head = (
-            f"overview {shown} · {plural(len(files), 'file')}, {plural(len(ranked), 'definition')} used across files"
+        lines = [
+            head
+            or f"overview {shown} · {plural(len(files), 'file')}, {plural(len(ranked), 'definition')} used across files"
             f" · ranked by use from other files (by name) · showing {offset + 1:,}-{end:,}"
-        )
-        lines = [head]
+        ]
         if end < len(ranked):
-            lines.append(
-                f"more: the next ranked definitions with offset={end}; one file's outline with symbols path=FILE"
-            )
+            lines.append(f"more: the next ranked definitions with overview path={shown} offset={end}")
         for file, ns in by_file.items():
             lines.append(ws.display(file))
             ns.sort(key=lambda n: ranked[n].symbol.start_line)
@@ -119,20 +130,15 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
         raise Refusal(
             "budget_too_small",
             f"max_chars={budget} is too small for one ranked definition; use at least {size(render(1))}.",
+            minimum=size(render(1)),
         )
-    lines = render(k)
     end = offset + k
-    top = Counter(str(ws.display(r.path)) for r in ranked[offset:end])
     return {
-        "text": "\n".join(lines),
+        "text": "\n".join(render(k)),
         "next": {"offset": end} if end < len(ranked) else None,
         "shown": [
             {"path": ws.display(r.path), "name_path": r.symbol.name_path, "line": r.symbol.start_line}
             for r in ranked[offset:end]
         ],
-        "files_shown": len(top),
         **fields,
     }
-
-
-__all__ = ["Ranked", "overview"]

@@ -133,7 +133,7 @@ def signer(path: Path, text: Text) -> Signer:
 
     def sign(symbol: Symbol) -> list[str]:
         found = signature(path, text, symbol)
-        lines = [" ".join(" ".join(found.lines).split())]
+        lines = [found.one_line()]
         return [*lines, f"# {found.doc}"] if found.doc else lines
 
     return sign
@@ -189,7 +189,7 @@ def symbols(
         sources = {shown: (target, text)}
         scanned = 1
     else:
-        files, scanned, sources = [], 0, {}
+        files, scanned, sources, every = [], 0, {}, []
         for file in source_files(ws, target, check=ctx.check_cancelled):
             scanned += 1
             ctx.progress(f"outlining {ws.display(file)}")
@@ -197,6 +197,7 @@ def symbols(
                 file_text = ws.text(file)
             except Refusal:
                 continue
+            every.append((file, file_text))
             if file_symbols := outline(file, file_text):
                 files.append((ws.display(file), file_symbols))
                 sources[ws.display(file)] = (file, file_text)
@@ -262,6 +263,26 @@ def symbols(
             if d > 1:
                 continue
         return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
+
+    if folder:  # the most used definitions, ranked, rather than every folder's counts
+        from .overview import ranked_map
+
+        head = (
+            f"{shown} · {what} · stage: ranked map, the most used definitions (the outline at depth 1 is "
+            f"over max_chars={budget}: outline one file with path=FILE){empty}"
+        )
+        try:
+            ranked = ranked_map(ctx, shown, every, 0, budget, head)  # the files overview ranks
+        except Refusal:
+            ranked = {"shown": []}
+        if ranked["shown"]:
+            return {
+                "text": ranked["text"],
+                "stage": "ranked map",
+                "depth": 0,
+                "next": ranked["next"],
+                **fields,
+            }
 
     # Counts by kind: per file, then per folder, then as many folders as fit.
     hint = "outline one file with path=FILE, or a subfolder with path=FOLDER"
