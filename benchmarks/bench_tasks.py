@@ -331,11 +331,11 @@ def ts_definition(root: Path, path: str, header: str, which: int = 0) -> Definit
     raise ValueError(header)
 
 
-def use_line(root: Path, path: str, name: str) -> tuple[int, int]:
-    """(line, column) of the first use of `name` in `path` that is not its import."""
+def use_line(root: Path, path: str, name: str) -> tuple[int, int, str]:
+    """(line, column, text) of the first use of `name` in `path` that is not its import."""
     for n, line in enumerate((root / path).read_text().splitlines(), 1):
         if re.search(rf"\b{name}\(", line) and "import" not in line:
-            return n, line.index(name) + 1
+            return n, line.index(name) + 1, line
     raise ValueError(name)
 
 
@@ -393,7 +393,9 @@ def body_task(corpus: str, name_path: str, path: str, fact: Definition, header: 
 
 
 def definition_task(corpus: str, root: Path, path: str, name: str, fact: Definition, keyword: str) -> Task:
-    line, column = use_line(root, path, name)
+    line, column, text = use_line(root, path, name)
+    # Serena's find_declaration wants a regex matching once: the use's line, the name a group
+    regex = re.escape(text.strip()).replace(re.escape(name), f"({re.escape(name)})", 1)
 
     def plain(t: Plain) -> None:
         hits = [h for h in t.grep(rf"{keyword}\s+{name}\b").splitlines() if h.count(":") >= 2]
@@ -411,7 +413,7 @@ def definition_task(corpus: str, root: Path, path: str, name: str, fact: Definit
         corpus, f"definition {name}", f"{name} used at {path}:{line}: show its definition.",
         lambda t: t.follow("definition", path=path, line=line, column=column),
         plain,
-        lambda t: t("find_declaration", relative_path=path, regex=rf"\b({re.escape(name)})\(", include_body=True),
+        lambda t: t("find_declaration", relative_path=path, regex=regex, include_body=True),
         lambda seen: mentions(seen, fact.path, fact.first, fact.last),
     )  # fmt: skip
 
@@ -486,13 +488,18 @@ def read_task(corpus: str, root: Path, paths: list[str]) -> Task:
     )  # fmt: skip
 
 
-def signature_task(corpus: str, name: str, fact: Definition, doc: str, keyword: str) -> Task:
+def plain_text(seen: list[str]) -> str:
+    """What the agent was shown, with Markdown escapes and line breaks taken out."""
+    return " ".join("\n".join(seen).replace("\\_", "_").split())
+
+
+def signature_task(corpus: str, name: str, params: list[str], doc: str, keyword: str) -> Task:
     return Task(
         corpus, f"signature {name}", f"The parameters of {name} and the first line of its doc.",
         lambda t: t("definition", name=name, body=False),
         lambda t: t.grep(rf"{keyword}\s+{name}\b", after=4),
         lambda t: t("find_symbol", name_path_pattern=name, include_info=True),
-        lambda seen: mentions(seen, fact.first.rstrip(":{ "), doc),
+        lambda seen: all(word in plain_text(seen) for word in [name, *params, doc]),
     )  # fmt: skip
 
 
@@ -505,7 +512,6 @@ def django_tasks(root: Path) -> list[Task]:
     query = python_definitions(root, "django/db/models/query.py")
     shortcuts = python_definitions(root, "django/shortcuts.py")
     urls = python_definitions(root, "django/urls/base.py")
-    text = python_definitions(root, "django/utils/text.py")
     py_class = lambda names: r"class\s+\w+\((?:[^)]*[,\s.])?(?:" + "|".join(sorted(names)) + r")\b"  # noqa: E731
     return [
         body_task("django", "get_object_or_404", "django/shortcuts.py", shortcuts["get_object_or_404"], r"def get_object_or_404\b"),
@@ -520,7 +526,7 @@ def django_tasks(root: Path) -> list[Task]:
         subclasses_task("django", "BaseCommand", "django/core", python_subclasses(root, "BaseCommand", "django/core"), py_class),
         files_task("django", root, "django/db/backends/sqlite3"),
         read_task("django", root, ["django/shortcuts.py", "django/urls/base.py"]),
-        signature_task("django", "slugify", text["slugify"], "Convert to ASCII if 'allow_unicode' is False", "def"),
+        signature_task("django", "slugify", ["value", "allow_unicode=False"], "Convert to ASCII if 'allow_unicode' is False", "def"),
     ]  # fmt: skip
 
 
@@ -534,7 +540,6 @@ def rxjs_tasks(root: Path) -> list[Task]:
         root, "internal/operators/OperatorSubscriber.ts", r"^export function createOperatorSubscriber"
     )
     subject_next = ts_definition(root, "internal/Subject.ts", r"^  next\(value: T\)")
-    pipe = ts_definition(root, "internal/util/pipe.ts", r"^export function pipe\(\.\.\.fns")
     return [
         body_task("rxjs", "mergeMap", "internal/operators/mergeMap.ts", merge_map, r"function mergeMap\b"),
         body_task("rxjs", "Subject/next", "internal/Subject.ts", subject_next, r"^\s+next\("),
@@ -546,7 +551,7 @@ def rxjs_tasks(root: Path) -> list[Task]:
         subclasses_task("rxjs", "Subscriber", ".", ts_subclasses(root, "Subscriber"), ts_class),
         files_task("rxjs", root, "internal/scheduler"),
         read_task("rxjs", root, ["internal/operators/map.ts", "internal/operators/filter.ts"]),
-        signature_task("rxjs", "pipe", pipe, "pipe", "function"),
+        signature_task("rxjs", "pipe", ["...fns: Array<UnaryFunction<any, any>>"], "UnaryFunction<any, any>", "function"),
     ]  # fmt: skip
 
 
