@@ -24,6 +24,7 @@ from ..syntax.outline import Symbol
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
+from .references import POSITION, use_at
 from .search import targets_of
 
 MAX_HOPS = 4  # re-exports followed from one import
@@ -36,14 +37,7 @@ SCHEMA = {
             "minLength": 1,
             "description": "A name or name path (`get_object_or_404`, `Model/full_clean`), when there is no use to start from.",
         },
-        "path": {"type": "string", "description": "The file of a use."},
-        "line": {"type": "integer", "minimum": 1, "description": "The line of the use (1-based)."},
-        "column": {
-            "type": "integer",
-            "minimum": 1,
-            "default": 1,
-            "description": "A column (1-based) inside the name; default the line's first name.",
-        },
+        **POSITION,
         "body": {
             "type": "boolean",
             "default": True,
@@ -67,18 +61,6 @@ class Found:
     path: Path
     text: Text
     symbol: Symbol
-
-
-def word_at(line: str, column: int) -> tuple[str, str | None] | None:
-    """(name, qualifier) at a 1-based column: `m.get(` at `get` gives ("get", "m")."""
-    words = list(re.finditer(r"[A-Za-z_$][\w$]*", line))
-    chosen = next((m for m in words if m.start() < column <= m.end()), None)
-    if chosen is None:
-        chosen = next((m for m in words if m.start() >= column - 1), None)
-    if chosen is None:
-        return None
-    before = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\.|::|->)\s*$", line[: chosen.start()])
-    return chosen.group(), before.group(1) if before else None
 
 
 def defined_in(path: Path, text: Text, name: str) -> list[Found]:
@@ -184,16 +166,8 @@ def definition(
     how: str
     origin = None
     if path is not None and line is not None:
-        origin = ws.resolve(path)
-        text = ws.text(origin)
-        if not 1 <= line <= text.line_count:
-            raise Refusal(
-                "out_of_range", f"line={line} is outside {ws.display(origin)} (1..{text.line_count})."
-            )
-        word = word_at(text.line(line), column)
-        if word is None:
-            raise Refusal("no_name", f"{ws.display(origin)}:{line} has no name at or after column {column}.")
-        identifier, qualifier = word
+        at = use_at(ws, path, line, column)
+        origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
         asked = f"{identifier} (from {ws.display(origin)}:{line})"
         own = (
             []

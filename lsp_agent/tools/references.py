@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
 from ..search import Query, run_search
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
 from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify, word_pattern
-from ..workspace import Workspace
+from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
 from .search import targets_of
 
@@ -44,6 +45,18 @@ STAGES = (
 MIN_WIDTH = 16
 TOP_LEVEL = "<module>"
 
+# Where a use is, for the tools that start from one (references, definition).
+POSITION = {
+    "path": {"type": "string", "description": "With line (and column): the file of a use to start from."},
+    "line": {"type": "integer", "minimum": 1, "description": "With path: the line of the use (1-based)."},
+    "column": {
+        "type": "integer",
+        "minimum": 1,
+        "default": 1,
+        "description": "With path and line: a column (1-based) inside the name; default the line's first name.",
+    },
+}
+
 SCHEMA = {
     "type": "object",
     "properties": {
@@ -52,14 +65,7 @@ SCHEMA = {
             "minLength": 1,
             "description": "The name, or a name path whose owner narrows to members: `full_clean`, `Model/full_clean`.",
         },
-        "path": {"type": "string", "description": "With line and column: the file of a use to start from."},
-        "line": {"type": "integer", "minimum": 1, "description": "With path: the line of the use (1-based)."},
-        "column": {
-            "type": "integer",
-            "minimum": 1,
-            "default": 1,
-            "description": "With path and line: a column (1-based) inside the name; default the line's first name.",
-        },
+        **POSITION,
         "roles": {
             "type": "array",
             "items": {"enum": list(ROLES)},
@@ -111,9 +117,21 @@ def last_segment(name: str) -> tuple[str, str | None]:
     return last, owner
 
 
-def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, bool]:
-    """The name at a position and whether it is a member there (reached through a dot or
-    defined as a method)."""
+@dataclass(frozen=True)
+class UseAt:
+    """The name at a position of a file, and the name before it (`m.get`: "m")."""
+
+    path: Path
+    text: Text
+    line: int
+    column: int  # 0-based start of the name
+    name: str
+    qualifier: str | None
+
+
+def use_at(ws: Workspace, path: str, line: int, column: int) -> UseAt:
+    """The name at (or after) a 1-based column of a line; refuses a line out of range or
+    holding no name there."""
     resolved = ws.resolve(path)
     text = ws.text(resolved)
     if not 1 <= line <= text.line_count:
@@ -122,18 +140,27 @@ def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, bool
         )
     content = text.line(line)
     words = list(re.finditer(r"[A-Za-z_$][\w$]*", content))
-    chosen = next((m for m in words if m.start() < column <= m.end() + (m.end() == m.start())), None)
+    chosen = next((m for m in words if m.start() < column <= m.end()), None)
     if chosen is None:
         chosen = next((m for m in words if m.start() >= column - 1), None)
     if chosen is None:
         raise Refusal("no_name", f"{ws.display(resolved)}:{line} has no name at or after column {column}.")
-    name = chosen.group()
-    uses = [u for u in classify(resolved, text, name, [line]) if u.column == chosen.start() + 1]
+    before = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\.|::|->)\s*$", content[: chosen.start()])
+    return UseAt(resolved, text, line, chosen.start(), chosen.group(), before.group(1) if before else None)
+
+
+def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, bool]:
+    """The name at a position and whether it is a member there (reached through a dot or
+    defined as a method)."""
+    at = use_at(ws, path, line, column)
+    uses = [u for u in classify(at.path, at.text, at.name, [line]) if u.column == at.column + 1]
     member = bool(uses) and uses[0].qualified and uses[0].role != "definition"
     if uses and uses[0].role == "definition":
-        kinds = {s.kind for s in walk(outline(resolved, text)) if s.name == name and s.start_line <= line}
+        kinds = {
+            s.kind for s in walk(outline(at.path, at.text)) if s.name == at.name and s.start_line <= line
+        }
         member = bool(kinds) and kinds <= MEMBER_KINDS
-    return name, member
+    return at.name, member
 
 
 def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: list[str] | None):
