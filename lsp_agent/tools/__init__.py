@@ -123,8 +123,8 @@ def describe_schema_error(error: jsonschema.ValidationError) -> str:
         return error.message
     choices = error.validator_value if error.validator == "anyOf" else None
     if isinstance(choices, list) and all(set(choice) == {"required"} for choice in choices):
-        names = [" and ".join(choice["required"]) for choice in choices]
-        return f"one of these arguments is required: {', or '.join(names)}"
+        names = [" and ".join(repr(name) for name in choice["required"]) for choice in choices]
+        return f"one of these arguments is required: {' or '.join(names)}"
     return f"argument {where!r}: {error.message}" if where else error.message
 
 
