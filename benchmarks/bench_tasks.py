@@ -555,6 +555,44 @@ def rxjs_tasks(root: Path) -> list[Task]:
     ]  # fmt: skip
 
 
+# --- the issue's acceptance checks on Django ---------------------------------------------------
+
+
+def code_lines(root: Path, name: str) -> set[tuple[str, int]]:
+    """Lines `rg -w NAME` finds where Python's tokenizer sees the name as code (a NAME token,
+    not inside a comment or a string)."""
+    import io
+    import tokenize
+
+    found = subprocess.run(
+        [find_rg() or "rg", "-w", "-n", "--no-heading", name], cwd=root, capture_output=True, text=True
+    ).stdout.splitlines()
+    lines = {(p, int(n)) for p, n, _ in (row.split(":", 2) for row in found) if p.endswith(".py")}
+    code = set()
+    for path in {p for p, _ in lines}:
+        tokens = tokenize.generate_tokens(io.StringIO((root / path).read_text()).readline)
+        code |= {(path, t.start[0]) for t in tokens if t.type == tokenize.NAME and t.string == name}
+    return lines & code
+
+
+def acceptance(root: Path) -> list[str]:
+    ours = Ours(root)
+    refs = ours("references", name="full_clean", max_chars=10**7)["references"]
+    found = {(r["path"], r["line"]) for r in refs if r["role"] not in ("comment", "string")}
+    missing = code_lines(root, "full_clean") - found
+    top_level = [r for r in refs if r["role"] not in ("comment", "string", "text") and not r["symbol"]]
+    line, column, _ = use_line(root, "django/contrib/flatpages/views.py", "get_object_or_404")
+    target = ours("definition", path="django/contrib/flatpages/views.py", line=line, column=column)
+    lands = target["definitions"][0]["path"] if target["definitions"] else None
+    return [
+        f"acceptance: references full_clean finds every code line `rg -w full_clean` finds "
+        f"({'met' if not missing else f'MISSED {len(missing)}'}: {len(found)} code uses), each with its enclosing "
+        f"symbol ({len(found) - len(top_level)} inside a definition, {len(top_level)} at module level, shown as <module>)",
+        f"acceptance: definition of get_object_or_404 from django/contrib/flatpages/views.py:{line} lands on "
+        f"{lands} ({'met' if lands == 'django/shortcuts.py' else 'MISSED'})",
+    ]
+
+
 # --- running and reporting ---------------------------------------------------------------------
 
 
@@ -611,6 +649,8 @@ def main() -> None:
         f"plain toolset: Read {READ_LINES:,} lines a call, Grep {GREP_LINES} result lines a call, Glob {GLOB_FILES} files; "
         f"ours at the default budget of {BUDGET:,} characters; Serena 2.1 at its defaults, with its language servers."
     )
+    for line in acceptance(corpora["django"][0]):
+        report.note(line)
     report.write()
 
 
