@@ -394,8 +394,11 @@ def body_task(corpus: str, name_path: str, path: str, fact: Definition, header: 
 
 def definition_task(corpus: str, root: Path, path: str, name: str, fact: Definition, keyword: str) -> Task:
     line, column, text = use_line(root, path, name)
-    # Serena's find_declaration wants a regex matching once: the use's line, the name a group
-    regex = re.escape(text.strip()).replace(re.escape(name), f"({re.escape(name)})", 1)
+    # Serena's find_declaration wants a regex matching once: the line before and the use's
+    # line (a file may repeat a line), the name a group
+    before = (root / path).read_text().splitlines()[line - 2].strip()
+    use = re.escape(text.strip()).replace(re.escape(name), f"({re.escape(name)})", 1)
+    regex = rf"{re.escape(before)}\s*{use}"
 
     def plain(t: Plain) -> None:
         hits = [h for h in t.grep(rf"{keyword}\s+{name}\b").splitlines() if h.count(":") >= 2]
@@ -526,7 +529,7 @@ def django_tasks(root: Path) -> list[Task]:
         subclasses_task("django", "BaseCommand", "django/core", python_subclasses(root, "BaseCommand", "django/core"), py_class),
         files_task("django", root, "django/db/backends/sqlite3"),
         read_task("django", root, ["django/shortcuts.py", "django/urls/base.py"]),
-        signature_task("django", "slugify", ["value", "allow_unicode=False"], "Convert to ASCII if 'allow_unicode' is False", "def"),
+        signature_task("django", "slugify", ["value", "allow_unicode"], "Convert to ASCII if 'allow_unicode' is False", "def"),
     ]  # fmt: skip
 
 
