@@ -493,7 +493,7 @@ def read_task(corpus: str, root: Path, paths: list[str]) -> Task:
 
 def plain_text(seen: list[str]) -> str:
     """What the agent was shown, with Markdown escapes and line breaks taken out."""
-    return " ".join("\n".join(seen).replace("\\_", "_").split())
+    return " ".join(re.sub(r"\\+_", "_", "\n".join(seen)).split())
 
 
 def signature_task(corpus: str, name: str, params: list[str], doc: str, keyword: str) -> Task:
