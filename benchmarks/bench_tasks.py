@@ -484,7 +484,7 @@ def read_task(corpus: str, root: Path, paths: list[str]) -> Task:
     heads = [line.strip() for p in paths for line in (root / p).read_text().splitlines()[:40] if line.strip()]
     return Task(
         corpus, f"read {len(paths)} files", f"Read the beginning (40 lines) of {', '.join(paths)}.",
-        lambda t: t("read", paths=paths),
+        lambda t: t("read", path=paths[0], paths=paths[1:]),
         lambda t: [t.read(p) for p in paths],
         lambda t: [t("read_file", relative_path=p) for p in paths],
         lambda seen: mentions(seen, *heads),

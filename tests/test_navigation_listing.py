@@ -87,25 +87,30 @@ def test_list_files_pages_reach_every_file_once(budget):
 
 
 def test_read_paths_splits_one_budget(nav):
-    answer = nav("read", paths=["py/shop/db/models.py", "py/shop/shortcuts.py", "nope.py"], max_chars=700)
+    answer = nav(
+        "read", path="py/shop/db/models.py", paths=["py/shop/shortcuts.py", "nope.py"], max_chars=700
+    )
     text = answer["text"]
     assert len(text) <= 700
     assert "py/shop/shortcuts.py · lines 1-7 of 7" in text  # the short file whole
     assert "[lines 12-32 not shown: read on with start=12]" in text  # the long one paged
     assert [f.get("next") for f in answer["files"]] == [{"start": 12}, None, None]
     assert answer["files"][2]["error"] == "nope.py does not exist."
-    assert nav("read", paths=["a"], start=3)["error"]["code"] == "bad_arguments"
+    assert nav("read", path="a", paths=["b"], start=3)["error"]["code"] == "bad_arguments"
     assert (
-        nav("read", paths=["py/shop/db/models.py"] * 3, max_chars=200)["error"]["code"] == "budget_too_small"
+        nav("read", path="py/shop/db/models.py", paths=["py/shop/db/models.py"] * 2, max_chars=200)["error"][
+            "code"
+        ]
+        == "budget_too_small"
     )
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(budget=st.integers(min_value=400, max_value=3000), count=st.integers(min_value=1, max_value=4))
+@given(budget=st.integers(min_value=400, max_value=3000), count=st.integers(min_value=2, max_value=4))
 def test_read_paths_continuations_give_every_line_once(budget, count):
     ctx = Context(Workspace([FIXTURES]))
     paths = ["py/shop/db/models.py", "ts/src/main.ts", "go/store/store.go", "java/lib/Shelf.java"][:count]
-    answer = call(ctx, "read", {"paths": paths, "max_chars": budget})
+    answer = call(ctx, "read", {"path": paths[0], "paths": paths[1:], "max_chars": budget})
     if "error" in answer:
         assert answer["error"]["code"] == "budget_too_small" and answer["minimum"] > budget
         return
@@ -214,7 +219,7 @@ CALLS = [
     ("find_symbol", {"extends": "Field"}, "class EmailField(CharField)"),
     ("list_files", {"path": "go"}, "go/store/store.go  14 lines"),
     ("overview", {"path": "py"}, "class Model"),
-    ("read", {"paths": ["go/store/store.go", "rust/src/main.rs"]}, "fn main()"),
+    ("read", {"path": "go/store/store.go", "paths": ["rust/src/main.rs"]}, "fn main()"),
     ("search", {"pattern": "full_clean", "output": "count"}, "py/shop/db/models.py: 6"),
 ]
 

@@ -3,7 +3,7 @@ from lsp_agent.tools import catalog
 
 def test_catalog_lists_read_with_its_schema():
     tools = {t["name"]: t for t in catalog()}
-    assert tools["read"]["inputSchema"]["anyOf"] == [{"required": ["path"]}, {"required": ["paths"]}]
+    assert tools["read"]["inputSchema"]["required"] == ["path"]
 
 
 def test_read_small_file(tmp_path, run):

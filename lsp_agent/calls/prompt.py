@@ -33,21 +33,13 @@ def example_value(schema: dict, name: str):
     return "README.md" if name in ("path", "file", "filename") else "…"
 
 
-def required_of(schema: dict) -> list[str]:
-    """The arguments a call must give: `required`, or else the first choice of an `anyOf` of
-    them (read takes path or paths: path is the usual one)."""
-    if "required" in schema:
-        return schema["required"]
-    return (schema.get("anyOf") or [{}])[0].get("required", [])
-
-
 def example_call(tools: ToolSet) -> tuple[str, dict]:
     """A call to the first tool, with its required arguments."""
     if not tools.specs:
         return "tool_name", {"argument": "value"}
     spec = next(iter(tools.specs.values()))
     props = properties(spec.schema)
-    required = [k for k in required_of(spec.schema) if k in props]
+    required = [k for k in spec.schema.get("required", []) if k in props]
     return spec.name, {k: example_value(props[k], k) for k in required}
 
 
@@ -81,7 +73,7 @@ def describe(spec: ToolSpec, lists_parameters: bool) -> list[str]:
         out.append(spec.description)
     if lists_parameters:
         props = properties(spec.schema)
-        required = set(required_of(spec.schema))
+        required = set(spec.schema.get("required", []))
         if not props:
             out.append("Parameters: none.")
         else:

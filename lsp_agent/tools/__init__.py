@@ -121,10 +121,6 @@ def describe_schema_error(error: jsonschema.ValidationError) -> str:
         return f"{error.message}"
     if error.validator == "required":
         return error.message
-    choices = error.validator_value if error.validator == "anyOf" else None
-    if isinstance(choices, list) and all(set(choice) == {"required"} for choice in choices):
-        names = [" and ".join(repr(name) for name in choice["required"]) for choice in choices]
-        return f"one of these arguments is required: {' or '.join(names)}"
     return f"argument {where!r}: {error.message}" if where else error.message
 
 

@@ -23,8 +23,9 @@ SCHEMA = {
             "items": {"type": "string"},
             "minItems": 1,
             "maxItems": 50,
-            "description": "Several files in one read: the budget is split between them (a short file leaves "
-            "its share to the others), each with its own continuation (read path=… start=N).",
+            "description": "More files to read with `path`, from their starts, in one read: the budget is split "
+            "between them (a short file leaves its share to the others), each with its own continuation "
+            "(read path=… start=N).",
         },
         "start": {"type": "integer", "default": 1, "description": "First line to show (1-based)."},
         "col": {
@@ -44,7 +45,7 @@ SCHEMA = {
             "start then pages within the symbol.",
         },
     },
-    "anyOf": [{"required": ["path"]}, {"required": ["paths"]}],
+    "required": ["path"],
     "additionalProperties": False,
 }
 
@@ -52,14 +53,15 @@ SUMMARY = (
     "Read a file as numbered whole lines within a character budget. The header gives the lines "
     "shown, the total and the version; when there is more, the answer ends with "
     "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments. "
-    "`paths` reads several files at once, one budget split between them, each with its own continuation."
+    "With `paths`, more files are read along with `path`, one budget split between them, each with its own "
+    "continuation."
 )
 
 
 @tool("read", SUMMARY, SCHEMA)
 def read(
     ctx: Context,
-    path: str | None = None,
+    path: str,
     *,
     max_chars: int,
     paths: list[str] | None = None,
@@ -68,14 +70,13 @@ def read(
     if_version: str | None = None,
     symbol: str | None = None,
 ) -> dict:
-    if paths is not None:
-        if path is not None or symbol is not None or start != 1 or col != 1 or if_version is not None:
+    if paths:
+        if symbol is not None or start != 1 or col != 1 or if_version is not None:
             raise Refusal(
                 "bad_arguments",
                 "paths= reads each file from its start; give path= alone to read on from start=N.",
             )
-        return read_many(ctx, paths, max_chars)
-    assert path is not None  # the schema asks for path or paths
+        return read_many(ctx, [path, *paths], max_chars)
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
     shown = ctx.workspace.display(resolved)
