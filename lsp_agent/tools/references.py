@@ -20,7 +20,7 @@ from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
 from ..search import Query, run_search
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
-from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify, word_pattern
+from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
 from .search import targets_of
@@ -167,10 +167,11 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
     """(references in answer order, bare uses left out, other definitions left out)."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
-    pattern = word_pattern(name).pattern.replace("(?<![\\w$])", "").replace("(?![\\w$])", "")
+    # ripgrep finds the lines; classify then keeps the whole-word uses (`$` counts as a letter)
+    pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
     outcome = run_search(
         ws,
-        Query(re.escape(name) if not re.fullmatch(r"\w+", name) else rf"\b{pattern}\b"),
+        Query(pattern),
         targets,
         engine=ctx.settings.search_engine,
         cancelled=ctx.cancel_event.is_set,
