@@ -144,7 +144,7 @@ def location(ws: Workspace, f: Found) -> str:
 
 def signature_lines(f: Found) -> list[str]:
     sig = signature(f.path, f.text, f.symbol)
-    out = [f"  {line.strip()}" for line in sig.lines]
+    out = [f"  {sig.one_line()}"]
     if sig.doc:
         out.append(f"  # {sig.doc}")
     return out
