@@ -55,7 +55,8 @@ def test_list_files_honours_ignore_rules(tmp_path, run):
     answer = run("list_files")
     assert [f["path"] for f in answer["files"]] == ["blob.bin", "keep.py"]
     assert "blob.bin  binary  3 B" in answer["text"]
-    assert [f["path"] for f in run("list_files", glob="build/*")["files"]] == ["build/gen.py"]
+    assert [f["path"] for f in run("list_files", glob="*.py")["files"]] == [".hidden.py", "keep.py"]
+    assert run("list_files", glob="build/*")["total_files"] == 0  # ripgrep's rules: still ignored
     assert run("list_files", path="..")["error"]["code"] == "outside_workspace"
 
 
@@ -172,7 +173,7 @@ def test_overview_leaves_out_minified_bundles(tmp_path, run):
 
 def test_search_output_files_and_count(nav):
     assert nav("search", pattern="full_clean", output="files")["text"].splitlines() == [
-        'search "full_clean" · 8 matches in 2 files',
+        'search "full_clean" · 8 matching lines in 2 files',
         "py/shop/db/models.py",
         "py/shop/views/orders.py",
     ]

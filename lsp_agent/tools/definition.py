@@ -102,9 +102,7 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
     ws = ctx.workspace
     targets, _ = targets_of(ws, None)
     pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
-    outcome = run_search(
-        ws, Query(pattern), targets, engine=ctx.settings.search_engine, cancelled=ctx.cancel_event.is_set
-    )
+    outcome = run_search(ws, Query(pattern), targets, cancelled=ctx.cancel_event.is_set)
     matches = name_path_matcher(f"{owner}/{name}" if owner else name)
     found = []
     for file in outcome.files:

@@ -1,5 +1,6 @@
 """list_files: the files under a folder (or matching globs), with line counts and sizes, by
-the rules search follows (.gitignore, .ignore, hidden files skipped; a glob overrides them).
+the rules search follows: the one walker, ripgrep's `rg --files` (.gitignore, .ignore, hidden
+files skipped, as ripgrep decides with the same flags; a glob can name hidden files).
 
 Over the budget the answer shortens: one line per file, then folders with file and line
 counts (as deep as fits), then a summary; `offset`/`limit` page the file lines.
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 
 from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
-from ..search.ignore import Overrides, Rules, walk
+from ..search import Query, check_query
+from ..search.walk import list_files as list_rg_files
 from . import MAX_CHARS, Context, tool
 
 SCHEMA = {
@@ -25,7 +27,7 @@ SCHEMA = {
         },
         "glob": {
             "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-            "description": "ripgrep glob(s): '*.py' includes, '!*_test.py' excludes; a glob overrides ignore rules.",
+            "description": "ripgrep glob(s): '*.py' includes, '!*_test.py' excludes.",
         },
         "offset": {
             "type": "integer",
@@ -103,11 +105,8 @@ def list_files(
 ) -> dict:
     ws = ctx.workspace
     budget = max_chars
-    globs = [glob] if isinstance(glob, str) else list(glob or [])
-    try:
-        Overrides.parse(globs)
-    except ValueError as exc:
-        raise Refusal("invalid_glob", f"Invalid glob (ripgrep glob syntax): {exc}.") from None
+    globs = tuple([glob] if isinstance(glob, str) else glob or [])
+    check_query(Query("list_files", globs=globs))  # the globs ripgrep can be given
     folder = ws.resolve(path)
     if not folder.is_dir():
         raise Refusal(
@@ -118,9 +117,7 @@ def list_files(
     rel = folder.relative_to(root).as_posix()
     rel = "" if rel == "." else rel
     entries = []
-    for file_rel in sorted(walk(root, rel, Rules(root, rel, globs), ctx.cancel_event.is_set)):
-        ctx.check_cancelled()
-        full = root / file_rel
+    for full in sorted(list_rg_files(root, [rel], globs, check=ctx.check_cancelled)):
         try:
             data = (
                 ws.text(full).content.encode("utf-8", "surrogatepass")
@@ -137,7 +134,7 @@ def list_files(
     fields = {"path": shown, "total_files": len(entries), "total_lines": total_lines}
     if not entries:
         return {
-            "text": f"list_files {shown}{options} · no files (hidden and ignored files are not listed; a glob names them)",
+            "text": f"list_files {shown}{options} · no files (hidden files and those .gitignore, .ignore or .rgignore exclude are not listed)",
             "next": None,
             "stage": "files",
             **fields,

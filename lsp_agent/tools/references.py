@@ -173,7 +173,6 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
         ws,
         Query(pattern),
         targets,
-        engine=ctx.settings.search_engine,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..budget import fits, largest_fit, plural, size
 from ..errors import Refusal
 from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
-from ..search.chain import Search, fit, keep_details
+from ..search.chain import Search, fit, keep_details, unit
 from ..workspace import Workspace
 from . import MAX_CHARS, Context, tool
 
@@ -66,7 +66,7 @@ SCHEMA = {
             "enum": ["content", "files", "count"],
             "default": "content",
             "description": "content: the matches (shortened to fit); files: only the files with matches "
-            "(as rg -l); count: matches per file (as rg -c). offset/limit page the files in those modes.",
+            "(as rg -l); count: matching lines per file (as rg -c). offset/limit page the files in those modes.",
         },
         "in": {
             "enum": ["code", "comments", "strings"],
@@ -82,12 +82,14 @@ SCHEMA = {
             "type": "integer",
             "minimum": 0,
             "default": 0,
-            "description": "Page the full matches: skip this many (in path, then line order).",
+            "description": "Page the full matches: skip this many (in path, then line order). Pages count "
+            "matched lines (a line with several matches is one; with multiline, a block of touching lines).",
         },
         "limit": {
             "type": "integer",
             "minimum": 1,
-            "description": "Page the full matches: show at most this many.",
+            "description": "Page the full matches: show at most this many (fewer when they do not fit "
+            "max_chars; the answer's next gives the rest).",
         },
     },
     "required": ["pattern"],
@@ -126,13 +128,9 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
         chosen.setdefault(root, []).append("" if rel == "." else rel)
     targets = []
     for root, rels in chosen.items():
-        # a path inside another searched folder would be searched twice
-        kept = [
-            r
-            for r in sorted(set(rels))
-            if not any(o != r and (o == "" or r.startswith(o + "/")) for o in rels)
-        ]
-        targets.append(Target(root, kept))
+        # all given to rg, as a user would: a path inside another is searched as named (an ignored
+        # folder named explicitly is searched); a file reached twice is reported once
+        targets.append(Target(root, sorted(set(rels))))
     if not targets:
         raise Refusal(
             "no_paths",
@@ -224,7 +222,6 @@ def search(
         ctx.workspace,
         query,
         targets,
-        engine=ctx.settings.search_engine,
         keep_details=None
         if paged or where or within
         else keep_details(budget)
@@ -243,8 +240,10 @@ def search(
     if offset and offset >= outcome.total:
         raise Refusal(
             "out_of_range",
-            f"offset={offset} is past the last match: the search has {outcome.total:,} matches; use offset=0..{max(outcome.total - 1, 0)}.",
-            total_matches=outcome.total,
+            f"offset={offset} is past the last match: the search has {outcome.total:,} {unit(outcome)}; "
+            f"use offset=0..{max(outcome.total - 1, 0)}.",
+            total_matches=outcome.hits,
+            total_lines=outcome.lines,
         )
     options = describe_options(
         fixed_strings=fixed_strings,
@@ -268,11 +267,12 @@ def search(
     s.extra_notes = filtered + [f"left out: {m}" for m in left_out]
     answer = fit(s, budget)
     answer.update(
-        total_matches=outcome.total,
+        total_matches=outcome.hits,
+        total_lines=outcome.lines,
         total_files=len(outcome.files),
         binary_files_skipped=outcome.binary,
         engine=outcome.engine,
-        locations=locations_of(outcome, offset, limit),
+        locations=locations_of(outcome, s.offset, s.shown_matches if s.paging else None),
     )
     return answer
 
@@ -320,7 +320,9 @@ def restrict(
                 for n, t in f.context.items()
                 if any(m.line - before <= n <= m.last + after for m in kept)
             }
-            files.append(FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor))
+            files.append(
+                FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor, len(kept), len(kept))
+            )
     notes = []
     what = " and ".join(
         x for x in (f"in {where}" if where else "", f"within {within}" if within else "") if x
@@ -330,7 +332,10 @@ def restrict(
     if ungrammared and where:
         notes.append(f"{plural(ungrammared, 'file')} without a grammar left out (in= needs a syntax tree)")
     total = sum(f.count for f in files)
-    return Outcome(files, total, outcome.binary, outcome.detailed, outcome.engine), notes
+    restricted = Outcome(
+        files, total, outcome.binary, outcome.detailed, outcome.engine, total, total, outcome.multiline
+    )
+    return restricted, notes
 
 
 def file_list(
@@ -341,7 +346,8 @@ def file_list(
     files = outcome.files
     total = len(files)
     fields = {
-        "total_matches": outcome.total,
+        "total_matches": outcome.hits,
+        "total_lines": outcome.lines,
         "total_files": total,
         "engine": outcome.engine,
         "output": output,
@@ -351,8 +357,8 @@ def file_list(
             "out_of_range",
             f"offset={offset} is past the last file: {plural(total, 'file')} match; use offset=0..{max(total - 1, 0)}.",
         )
-    head = f"search {shorten(pattern)} · {plural(outcome.total, 'match')} in {plural(total, 'file')}"
-    row = (lambda f: f.shown) if output == "files" else (lambda f: f"{f.shown}: {f.count:,}")
+    head = f"search {shorten(pattern)} · {plural(outcome.lines, 'matching line')} in {plural(total, 'file')}"
+    row = (lambda f: f.shown) if output == "files" else (lambda f: f"{f.shown}: {f.lines:,}")
     end = total if limit is None else min(total, offset + limit)
 
     def lines(n: int) -> list[str]:
@@ -379,6 +385,6 @@ def file_list(
     return {
         "text": "\n".join(lines(n)),
         "next": {"offset": stop, **({"limit": limit} if limit else {})} if stop < total else None,
-        "files": [{"path": f.shown, "count": f.count} for f in files[offset:stop]],
+        "files": [{"path": f.shown, "lines": f.lines, "matches": f.hits} for f in files[offset:stop]],
         **fields,
     }

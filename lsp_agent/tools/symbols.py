@@ -496,9 +496,7 @@ def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[Found]:
     while frontier:
         pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(frontier)) + r")\b"
         words = re.compile(pattern)
-        outcome = run_search(
-            ws, Query(pattern), targets, engine=ctx.settings.search_engine, cancelled=ctx.cancel_event.is_set
-        )
+        outcome = run_search(ws, Query(pattern), targets, cancelled=ctx.cancel_event.is_set)
         done |= frontier
         new: set[str] = set()
         for file in outcome.files:
