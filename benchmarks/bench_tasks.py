@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import subprocess
-import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,27 +30,13 @@ from lsp_agent.search import find_rg
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
-from .common import CACHE, Report, django_tree
+from .common import CACHE, Report, django_tree, rxjs_tree
 
 BUDGET = 20_000  # our default max_chars; Serena's default max_answer_chars is larger
 GREP_LINES = 250
 GLOB_FILES = 100
 READ_LINES = 2000
 READ_LINE_WIDTH = 2000
-
-
-def rxjs_tree() -> Path:
-    """rxjs 7.8.2 from npm: its TypeScript sources (about 250 files) under package/src."""
-    folder = CACHE / "rxjs-7.8.2"
-    target = folder / "package" / "src"
-    if not target.is_dir():
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["npm", "pack", "--silent", "rxjs@7.8.2"], cwd=folder, check=True, stdout=subprocess.DEVNULL
-        )
-        with tarfile.open(next(folder.glob("rxjs-7.8.2.tgz"))) as tar:
-            tar.extractall(folder, filter="data")
-    return target
 
 
 # --- the three toolsets ------------------------------------------------------------------------
