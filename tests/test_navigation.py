@@ -116,7 +116,7 @@ def test_definition_through_imports(nav):
     answer = nav("definition", path="py/shop/views/orders.py", line=6, column=15)
     assert answer["definitions"][0]["path"] == "py/shop/shortcuts.py"
     assert "through `from shop.shortcuts import get_object_or_404`" in answer["text"]
-    assert "4  def get_object_or_404(klass, *args, **kwargs):" in answer["text"]
+    assert "4:def get_object_or_404(klass, *args, **kwargs):" in answer["text"]
     relative = nav("definition", path="py/shop/views/orders.py", line=2, column=18)
     assert relative["definitions"][0]["path"] == "py/shop/db/models.py"
     assert "`from ..db import Model` → `from .models import Field, Model`" in relative["text"]

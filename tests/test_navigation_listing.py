@@ -3,7 +3,7 @@ filters, through the registry; then every navigation tool end to end over LSP an
 
 from __future__ import annotations
 
-import re
+import itertools
 import sys
 from pathlib import Path
 
@@ -93,9 +93,9 @@ def test_read_paths_splits_one_budget(nav):
     )
     text = answer["text"]
     assert len(text) <= 700
-    assert "py/shop/shortcuts.py · lines 1-7 of 7" in text  # the short file whole
-    assert "[lines 12-32 not shown: read on with start=12]" in text  # the long one paged
-    assert [f.get("next") for f in answer["files"]] == [{"start": 12}, None, None]
+    assert "py/shop/shortcuts.py · 7 lines" in text  # the short file whole
+    assert "[lines 17-32 not shown: read on with start=17]" in text  # the long one paged
+    assert [f.get("next") for f in answer["files"]] == [{"start": 17}, None, None]
     assert answer["files"][2]["error"] == "nope.py does not exist."
     assert nav("read", path="a", paths=["b"], start=3)["error"]["code"] == "bad_arguments"
     assert (
@@ -116,19 +116,23 @@ def test_read_paths_continuations_give_every_line_once(budget, count):
         assert answer["error"]["code"] == "budget_too_small" and answer["minimum"] > budget
         return
     assert len(answer["text"]) <= budget
-    blocks = answer["text"].split("\n\n")[1:]
-    for path, block, entry in zip(paths, blocks, answer["files"], strict=True):
-        shown = (
-            [m.group(2) for m in re.finditer(r"(?m)^ *(\d+)  (.*)$", block)]
-            if "not shown, no room" not in block
-            else []
-        )
-        nxt = entry["next"]
-        while nxt:
+    text = answer["text"]
+    for path, entry in zip(paths, answer["files"], strict=True):
+        start = entry["next"]["start"] if entry["next"] else None
+        total = len((FIXTURES / path).read_text().splitlines())
+        if start is None:  # shown whole, its header says so
+            assert f"{path} · {total} lines" in text
+            continue
+        if start > 1:  # its first lines, and the continuation the text names
+            assert f"{path} · lines 1-{start - 1} of {total}" in text
+            assert f"read on with start={start}" in text
+        nxt, pages = entry["next"], []
+        while nxt:  # read pages on from there: they end at the file's last line, each once
             page = call(ctx, "read", {"path": path, "max_chars": 2000, **nxt})
-            shown += [m.group(2) for m in re.finditer(r"(?m)^ *(\d+)  (.*)$", page["text"])]
+            pages.append((page["start"], page["end"]))
             nxt = page["next"]
-        assert shown == (FIXTURES / path).read_text().splitlines()
+        assert pages[0][0] == start and pages[-1][1] == total
+        assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(pages))
 
 
 # --- overview -------------------------------------------------------------------------------

@@ -99,12 +99,15 @@ class SymbolIndex:
         paths = [p for root in self.workspace.roots for p in source_files(self.workspace, root)]
         with self._lock:  # files no longer under a root (a folder was removed) are dropped
             self.files = {p: e for p, e in self.files.items() if self.workspace.root_of(p) is not None}
+        reported = -1
         for n, path in enumerate(paths, 1):
             if cancelled():
                 break
             self.update(path)
-            if report is not None:
-                report(f"{n}/{len(paths)} files", n * 100 // max(len(paths), 1))
+            # once per percent: a report per file would flood the client on a large workspace
+            if report is not None and (percent := n * 100 // len(paths)) != reported:
+                reported = percent
+                report(f"indexing {n:,} of {len(paths):,} files", percent)
         self.ready.set()
         return len(paths)
 

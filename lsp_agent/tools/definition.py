@@ -148,7 +148,7 @@ def signature_lines(f: Found) -> list[str]:
     return out
 
 
-@tool("definition", SUMMARY, SCHEMA)
+@tool("definition", "Go to definition", SUMMARY, SCHEMA)
 def definition(
     ctx: Context,
     *,

@@ -93,7 +93,7 @@ def folder_lines(entries: list[Entry], depth: int) -> list[str]:
     return [f"{key}  {plural(files[key], 'file')}  {plural(lines[key], 'line')}" for key in sorted(files)]
 
 
-@tool("list_files", SUMMARY, SCHEMA)
+@tool("list_files", "List files", SUMMARY, SCHEMA)
 def list_files(
     ctx: Context,
     *,

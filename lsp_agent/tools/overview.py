@@ -48,7 +48,7 @@ def cut(text: str) -> str:
     return text if len(text) <= SIGNATURE_WIDTH else text[: SIGNATURE_WIDTH - 1] + "…"
 
 
-@tool("overview", SUMMARY, SCHEMA)
+@tool("overview", "Ranked code map", SUMMARY, SCHEMA)
 def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) -> dict:
     ws = ctx.workspace
     folder = ws.resolve(path)

@@ -9,7 +9,7 @@ from ..errors import Refusal
 from ..paging import page
 from ..syntax import find_in_file, language_for, outline
 from ..workspace import Text
-from . import MAX_CHARS, Context, tool
+from . import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -50,15 +50,18 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Read a file as numbered whole lines within a character budget. The header gives the lines "
-    "shown, the total and the version; when there is more, the answer ends with "
-    "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments. "
-    "With `paths`, more files are read along with `path`, one budget split between them, each with its own "
-    "continuation."
+    f"Read a file as numbered whole lines (`N:text`; an empty line is shown empty) within {BUDGET}. "
+    "The header gives the path, the lines shown, the total and the version; when there is more, the last line "
+    "says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
+    "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
+    "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
+    "file. Binary files are refused with their size. With paths=, more files are read along with path, one "
+    "budget split between them, each with its own continuation. "
+    'Example: {"path": "src/app.py", "start": 120}.'
 )
 
 
-@tool("read", SUMMARY, SCHEMA)
+@tool("read", "Read file", SUMMARY, SCHEMA)
 def read(
     ctx: Context,
     path: str,
@@ -101,8 +104,7 @@ def read_symbol(text: Text, path: Path, shown: str, name_path: str, *, start: in
             f"List them all with symbols path={shown}, or search with find_symbol substring=true.",
         )
     symbol = found[0]
-    where = f"lines {symbol.start_line}-{symbol.end_line}"
-    notes = [f"{symbol.kind} {symbol.name_path}, {where}"]
+    notes = []
     if len(found) > 1:
         others = ", ".join(f"{s.name_path} {s.start_line}-{s.end_line}" for s in found[1:4])
         more = f" and {len(found) - 4} more" if len(found) > 4 else ""
@@ -112,7 +114,7 @@ def read_symbol(text: Text, path: Path, shown: str, name_path: str, *, start: in
     first = symbol.start_line
     answer = page(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
-        notes=notes, then=f" symbol={name_path}", **options,
+        part=f"{symbol.kind} {symbol.name_path}", notes=notes, then=f" symbol={name_path}", **options,
     )  # fmt: skip
     if answer.get("next"):
         answer["next"] = {**answer["next"], "symbol": name_path}
@@ -144,7 +146,7 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
             blocks.append(f"{texts[n][1]}: not shown, no room left; read path={texts[n][1]}")
         except Refusal as refusal:
             blocks.append(refusal.message)
-    minimum = len("\n\n".join([head, *blocks]))
+    minimum = len("\n".join([head, *blocks]))
     if minimum > budget:
         raise Refusal(
             "budget_too_small",
@@ -172,4 +174,4 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
             "version": part["version"],
             "total_lines": part["total_lines"],
         }
-    return {"text": "\n\n".join([head, *blocks]), "files": files}
+    return {"text": "\n".join([head, *blocks]), "files": files}  # each file's header starts its part

@@ -277,7 +277,7 @@ def summary(refs: list[Reference]) -> list[str]:
     return [f"by role: {role_counts(refs)}", f"by folder: {top}{more}"]
 
 
-@tool("references", SUMMARY, SCHEMA)
+@tool("references", "Find references", SUMMARY, SCHEMA)
 def references(
     ctx: Context,
     *,
