@@ -48,18 +48,30 @@ def django_tree() -> Path:
     return target
 
 
-def typescript_js() -> Path:
-    """TypeScript 5.9.3's lib/typescript.js from npm: one 9 MB file of about 200,000 lines."""
-    target = CACHE / "typescript-5.9.3" / "package" / "lib" / "typescript.js"
-    if not target.is_file():
-        folder = CACHE / "typescript-5.9.3"
+def npm_package(name: str, version: str) -> Path:
+    """The unpacked `package/` folder of an npm package (`npm pack`, downloaded once)."""
+    folder = CACHE / f"{name}-{version}"
+    if not (folder / "package").is_dir():
         folder.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            ["npm", "pack", "--silent", "typescript@5.9.3"], cwd=folder, check=True, stdout=subprocess.DEVNULL
+            ["npm", "pack", "--silent", f"{name}@{version}"],
+            cwd=folder,
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
-        with tarfile.open(next(folder.glob("typescript-5.9.3.tgz"))) as tar:
+        with tarfile.open(next(folder.glob(f"{name}-{version}.tgz"))) as tar:
             tar.extractall(folder, filter="data")
-    return target
+    return folder / "package"
+
+
+def typescript_js() -> Path:
+    """TypeScript 5.9.3's lib/typescript.js from npm: one 9 MB file of about 200,000 lines."""
+    return npm_package("typescript", "5.9.3") / "lib" / "typescript.js"
+
+
+def rxjs_tree() -> Path:
+    """rxjs 7.8.2 from npm: its TypeScript sources (about 250 files) under package/src."""
+    return npm_package("rxjs", "7.8.2") / "src"
 
 
 def stdlib() -> Path:

@@ -5,8 +5,10 @@ share. A tool's own stages live with the tool (search's shortening chain in sear
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
+
+from .errors import Refusal
 
 INFINITE = float("inf")
 
@@ -79,3 +81,21 @@ def cut(text: str, budget: int, note: str) -> str:
 def plural(n: int, word: str) -> str:
     """'1 match', '1,300 files': the count with thousands separators, the word in plural."""
     return f"{n:,} {word}{'' if n == 1 else ('es' if word.endswith('ch') else 's')}"
+
+
+def first_stage(stages: Sequence[Callable[[], list[str] | None]], budget: int) -> tuple[int, list[str]]:
+    """(index, lines) of the first stage whose lines fit `budget` (a stage answering None
+    does not apply); refuses, naming the smallest size seen, when none fits."""
+    smallest: int | None = None
+    for index, stage in enumerate(stages):
+        lines = stage()
+        if lines is None:
+            continue
+        if fits(lines, budget):
+            return index, lines
+        smallest = size(lines) if smallest is None else min(smallest, size(lines))
+    raise Refusal(
+        "budget_too_small",
+        f"max_chars={budget} is too small for this answer; use at least {smallest}.",
+        minimum=smallest,
+    )

@@ -34,6 +34,10 @@ POSITIONAL = {
     "search": ["pattern", "paths"],
     "symbols": ["path"],
     "find_symbol": ["name_path", "path"],
+    "references": ["name"],
+    "definition": ["name"],
+    "list_files": ["path"],
+    "overview": ["path"],
 }
 # The argument read from stdin rather than the command line.
 STDIN_ARGUMENT = "reply"

@@ -88,6 +88,34 @@ async def demo() -> None:
         body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
         show("read by symbol: one method, by its name path", "read", body, await agent.call("read", **body))
 
+        # Navigation: who calls a method, where a name comes from, files, a ranked map.
+        callers = {"name": "Workspace/resolve", "roles": ["call"], "max_chars": 1200}
+        show(
+            "references: the calls of a method",
+            "references",
+            callers,
+            await agent.call("references", **callers),
+        )
+        use = {"path": "lsp_agent/tools/read.py", "line": 1, "column": 1, "body": False, "max_chars": 800}
+        use["line"], use["column"] = first_use(REPO / "lsp_agent/tools/read.py", "page(")
+        show(
+            "definition: from a use, through its import",
+            "definition",
+            use,
+            await agent.call("definition", **use),
+        )
+        listing = {"path": "lsp_agent/syntax", "max_chars": 800}
+        show(
+            "list_files: files with line counts",
+            "list_files",
+            listing,
+            await agent.call("list_files", **listing),
+        )
+        ranked = {"path": "lsp_agent", "max_chars": 1200}
+        show(
+            "overview: the most used definitions", "overview", ranked, await agent.call("overview", **ranked)
+        )
+
         # Tool calls written as text: prose, a valid call and a malformed block in one reply.
         reply = (
             "Let me check the package metadata.\n"
@@ -121,6 +149,14 @@ async def demo() -> None:
             overflow,
             {k: v for k, v in searched.items() if k in ("text", "stage", "next", "total_matches")},
         )
+
+
+def first_use(path: Path, needle: str) -> tuple[int, int]:
+    """(line, column) of the first line using `needle` that is not an import or a definition."""
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if needle in line and not line.lstrip().startswith(("from ", "import ", "def ")):
+            return n, line.index(needle) + 1
+    return 1, 1
 
 
 def main() -> None:

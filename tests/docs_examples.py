@@ -52,6 +52,8 @@ def make_workspace(parent: Path) -> Path:
     for fixture in FROM_GRAMMARS:
         shutil.copy(REPO / "grammars" / fixture, root / "src")
     (root / "messages.py").write_text(messages_py())
+    # the navigation docs' small projects (one per language), a workspace of their own
+    shutil.copytree(REPO / "tests" / "fixtures" / "navigation", parent / "navigation")
     return root
 
 

@@ -86,7 +86,14 @@ def test_refusals(project, run):
     assert run("symbols", path="nope.py")["error"]["code"] == "not_found"
 
 
-STAGES = ["full tree", "depth", "counts per file", "counts per folder", "counts per folder, cut"]
+STAGES = [
+    "full tree",
+    "depth",
+    "ranked map",
+    "counts per file",
+    "counts per folder",
+    "counts per folder, cut",
+]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

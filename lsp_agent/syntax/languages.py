@@ -8,6 +8,8 @@ one language, described by its `language.json`:
 - `extensions` and `filenames` of its files;
 - `queries`: the query files whose concatenation is its definitions query, relative to the
   folder (`../c/definitions.scm`: what C++ shares with C is written once);
+- `references`: the query files of the roles of names (calls, imports, members, bases, type
+  uses; see syntax/references.py), the same way;
 - `leading`: node types written before a definition, as its siblings, that belong to it
   (decorators, attributes);
 - `fixtures`: its test files, beside the queries (they stay out of the wheel).
@@ -42,6 +44,7 @@ class Language:
     extensions: tuple[str, ...]
     filenames: tuple[str, ...]
     queries: tuple[str, ...]  # paths under grammars/
+    references: tuple[str, ...]  # the query files of the roles of names (calls, imports, …)
     leading: frozenset[str]
     fixtures: tuple[str, ...]
 
@@ -66,6 +69,7 @@ def _read_table() -> dict[str, Language]:
             extensions=tuple(data.get("extensions", ())),
             filenames=tuple(data.get("filenames", ())),
             queries=tuple(posixpath.normpath(f"{folder.name}/{q}") for q in data["queries"]),
+            references=tuple(posixpath.normpath(f"{folder.name}/{q}") for q in data.get("references", ())),
             leading=frozenset(data.get("leading", ())),
             fixtures=tuple(data.get("fixtures", ())),
         )
@@ -117,3 +121,21 @@ def query(language: str) -> tree_sitter.Query:
     """The compiled definitions query of `language` (its folder's query files, joined)."""
     with _lock:
         return _query(language)
+
+
+@cache
+def _references_query(language: str) -> tree_sitter.Query | None:
+    import tree_sitter
+
+    files = GRAMMARS[language].references
+    if not files:
+        return None
+    source = "\n".join(grammars_folder().joinpath(*q.split("/")).read_text("utf-8") for q in files)
+    return tree_sitter.Query(_grammar(language), source)
+
+
+def references_query(language: str) -> tree_sitter.Query | None:
+    """The compiled query of the roles of names in `language` (its folder's references
+    files, joined); None for a language without one."""
+    with _lock:
+        return _references_query(language)

@@ -210,4 +210,4 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
 
 
 # Tool modules register themselves on import, in catalog order (after the names they use).
-from . import read, search, symbols, calls  # noqa: E402, F401, I001
+from . import read, search, symbols, references, definition, list_files, overview, calls  # noqa: E402, F401, I001

@@ -18,6 +18,15 @@ SCHEMA = {
             "type": "string",
             "description": "File path, relative to the workspace root (or absolute inside it).",
         },
+        "paths": {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "maxItems": 50,
+            "description": "More files to read with `path`, from their starts, in one read: the budget is split "
+            "between them (a short file leaves its share to the others), each with its own continuation "
+            "(read path=… start=N).",
+        },
         "start": {"type": "integer", "default": 1, "description": "First line to show (1-based)."},
         "col": {
             "type": "integer",
@@ -46,7 +55,9 @@ SUMMARY = (
     "says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
     "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
     "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
-    'file. Binary files are refused with their size. Example: {"path": "src/app.py", "start": 120}.'
+    "file. Binary files are refused with their size. With paths=, more files are read along with path, one "
+    "budget split between them, each with its own continuation. "
+    'Example: {"path": "src/app.py", "start": 120}.'
 )
 
 
@@ -56,11 +67,19 @@ def read(
     path: str,
     *,
     max_chars: int,
+    paths: list[str] | None = None,
     start: int = 1,
     col: int = 1,
     if_version: str | None = None,
     symbol: str | None = None,
 ) -> dict:
+    if paths:
+        if symbol is not None or start != 1 or col != 1 or if_version is not None:
+            raise Refusal(
+                "bad_arguments",
+                "paths= reads each file from its start; give path= alone to read on from start=N.",
+            )
+        return read_many(ctx, [path, *paths], max_chars)
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
     shown = ctx.workspace.display(resolved)
@@ -106,3 +125,53 @@ def read_symbol(text: Text, path: Path, shown: str, name_path: str, *, start: in
         "end_line": symbol.end_line,
     }
     return answer
+
+
+MIN_PAGE = 200  # the smallest budget a page is written for (read's schema minimum)
+
+
+def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
+    """The first page of each file, one budget split between them: the shortest files are
+    served first, each taking at most an equal share of what is left, so a short file leaves
+    its unused share to the longer ones. Each file's place is reserved by the line that
+    says it was not shown, so the answer fits whatever the split."""
+    ws = ctx.workspace
+    head = f"read {len(paths)} files · one budget of {budget:,} characters split between them"
+    blocks: list[str] = []
+    texts: dict[int, tuple[Text, str]] = {}
+    for n, raw in enumerate(paths):
+        try:
+            resolved = ws.resolve(raw)
+            texts[n] = (ws.text(resolved), ws.display(resolved))
+            blocks.append(f"{texts[n][1]}: not shown, no room left; read path={texts[n][1]}")
+        except Refusal as refusal:
+            blocks.append(refusal.message)
+    minimum = len("\n".join([head, *blocks]))
+    if minimum > budget:
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for {len(paths)} files; use at least {minimum}, or fewer paths.",
+            minimum=minimum,
+        )
+    left = budget - minimum
+    files: list[dict] = [{"path": raw, "error": blocks[n]} for n, raw in enumerate(paths)]
+    order = sorted(texts, key=lambda n: len(texts[n][0].content))
+    for k, n in enumerate(order):
+        text, shown = texts[n]
+        room = len(blocks[n]) + left // (len(order) - k)
+        files[n] = {"path": shown, "next": {"start": 1}}
+        if room < MIN_PAGE:
+            continue
+        try:
+            part = page(text, shown, max_chars=room)
+        except Refusal:
+            continue
+        left -= len(part["text"]) - len(blocks[n])
+        blocks[n] = part["text"]
+        files[n] = {
+            "path": shown,
+            "next": part["next"],
+            "version": part["version"],
+            "total_lines": part["total_lines"],
+        }
+    return {"text": "\n".join([head, *blocks]), "files": files}  # each file's header starts its part

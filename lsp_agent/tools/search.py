@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..budget import fits, largest_fit, plural, size
 from ..errors import Refusal
-from ..search import FileMatches, Outcome, Query, Target, run_search
+from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
 from ..workspace import Workspace
 from . import BUDGET, MAX_CHARS, Context, tool
@@ -61,6 +62,22 @@ SCHEMA = {
             "description": "Also read binary files (skipped either way) to name those that match; slower.",
         },
         "max_chars": MAX_CHARS,
+        "output": {
+            "enum": ["content", "files", "count"],
+            "default": "content",
+            "description": "content: the matches (shortened to fit); files: only the files with matches "
+            "(as rg -l); count: matching lines per file (as rg -c). offset/limit page the files in those modes.",
+        },
+        "in": {
+            "enum": ["code", "comments", "strings"],
+            "description": "Only matches in code, in comments, or in strings, from the syntax tree (files "
+            "without a grammar are left out).",
+        },
+        "within": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only matches inside this symbol, by name path (`Model/save`, `Model`).",
+        },
         "offset": {
             "type": "integer",
             "minimum": 0,
@@ -186,8 +203,12 @@ def search(
     count_binary: bool = False,
     offset: int = 0,
     limit: int | None = None,
+    output: str = "content",
+    within: str | None = None,
+    **structure: str,
 ) -> dict:
     budget = max_chars
+    where = structure.get("in")  # `in` is a Python keyword: it comes through **structure
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)
     query = Query(
@@ -198,10 +219,21 @@ def search(
         ctx.workspace,
         query,
         targets,
-        keep_details=None if paged else keep_details(budget),
+        keep_details=None
+        if paged or where or within
+        else keep_details(budget)
+        if output == "content"
+        else no_details,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )
+    filtered: list[str] = []
+    if where or within:
+        outcome, filtered = restrict(ctx, outcome, where, within, context_before, context_after)
+    if output != "content":
+        return file_list(
+            outcome, pattern, output, offset, limit, budget, filtered + [f"left out: {m}" for m in left_out]
+        )
     if offset and offset >= outcome.total:
         raise Refusal(
             "out_of_range",
@@ -211,7 +243,7 @@ def search(
             total_lines=outcome.lines,
         )
     s = Search(outcome, symbol_provider(ctx.workspace), context_before, context_after, offset, limit)
-    s.extra_notes = [f"left out: {m}" for m in left_out]
+    s.extra_notes = filtered + [f"left out: {m}" for m in left_out]
     answer = fit(s, budget)
     answer.update(
         total_matches=outcome.hits,
@@ -222,3 +254,116 @@ def search(
         locations=locations_of(outcome, s.offset, s.shown_matches if s.paging else None),
     )
     return answer
+
+
+def no_details(file: FileMatches, matches: list[Match], new: bool) -> bool:
+    """Counts only: the files and counts modes never show a match's text."""
+    return False
+
+
+def restrict(
+    ctx: Context, outcome: Outcome, where: str | None, within: str | None, before: int, after: int
+) -> tuple[Outcome, list[str]]:
+    """The outcome with only the matches in code, comments or strings (`where`) and inside a
+    symbol matching `within`; and notes saying what was left out."""
+    from ..syntax import language_for, name_path_matcher, outline, walk
+    from ..syntax.references import region
+
+    wanted = {"code": "code", "comments": "comment", "strings": "string"}.get(where or "")
+    inside = name_path_matcher(within) if within else None
+    files, ungrammared, dropped = [], 0, 0
+    for f in outcome.files:
+        ctx.check_cancelled()
+        if language_for(f.path) is None:
+            ungrammared += 1
+            dropped += f.count
+            continue
+        try:
+            text = ctx.workspace.text(f.path)
+        except Refusal:
+            continue
+        spans = (
+            [(s.start_line, s.end_line) for s in walk(outline(f.path, text)) if inside(s.name_path)]
+            if inside
+            else None
+        )
+        kept = [
+            m for m in f.matches
+            if (spans is None or any(a <= m.line <= b for a, b in spans))
+            and (wanted is None or region(f.path, text, m.line, m.col, m.end) == wanted)
+        ]  # fmt: skip
+        dropped += f.count - len(kept)
+        if kept:
+            context = {
+                n: t
+                for n, t in f.context.items()
+                if any(m.line - before <= n <= m.last + after for m in kept)
+            }
+            files.append(
+                FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor, len(kept), len(kept))
+            )
+    notes = []
+    what = " and ".join(
+        x for x in (f"in {where}" if where else "", f"within {within}" if within else "") if x
+    )
+    if dropped:
+        notes.append(f"only matches {what}: {plural(dropped, 'other match')} left out")
+    if ungrammared and where:
+        notes.append(f"{plural(ungrammared, 'file')} without a grammar left out (in= needs a syntax tree)")
+    total = sum(f.count for f in files)
+    restricted = Outcome(
+        files, total, outcome.binary, outcome.detailed, outcome.engine, total, total, outcome.multiline
+    )
+    return restricted, notes
+
+
+def file_list(
+    outcome: Outcome, pattern: str, output: str, offset: int, limit: int | None, budget: int, notes: list[str]
+) -> dict:
+    """The files with matches (output=files) or the matches per file (output=count), paged
+    by file; over the budget, as many as fit and the offset of the rest."""
+    files = outcome.files
+    total = len(files)
+    fields = {
+        "total_matches": outcome.hits,
+        "total_lines": outcome.lines,
+        "total_files": total,
+        "engine": outcome.engine,
+        "output": output,
+    }
+    if offset and offset >= max(total, 1):
+        raise Refusal(
+            "out_of_range",
+            f"offset={offset} is past the last file: {plural(total, 'file')} match; use offset=0..{max(total - 1, 0)}.",
+        )
+    head = f"search {shorten(pattern)} · {plural(outcome.lines, 'matching line')} in {plural(total, 'file')}"
+    row = (lambda f: f.shown) if output == "files" else (lambda f: f"{f.shown}: {f.lines:,}")
+    end = total if limit is None else min(total, offset + limit)
+
+    def lines(n: int) -> list[str]:
+        stop = offset + n
+        shown = f" · files {offset + 1:,}-{stop:,}" if (offset or stop < total) else ""
+        more = [f"more: offset={stop} (files {stop + 1:,}-{total:,})"] if stop < total else []
+        return [head + shown, *(f"note: {n}" for n in notes), *more, *(row(f) for f in files[offset:stop])]
+
+    if total == 0:
+        return {
+            "text": f"{head}" + "".join(f"\nnote: {n}" for n in notes),
+            "next": None,
+            "files": [],
+            **fields,
+        }
+    n = largest_fit(0, end - offset, lambda k: k == 0 or fits(lines(k), budget))
+    if n == 0:
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for one file; use at least {size(lines(1))}.",
+            minimum=size(lines(1)),
+        )
+    stop = offset + n
+    return {
+        "text": "\n".join(lines(n)),
+        "next": {"offset": stop, **({"limit": limit} if limit else {})} if stop < total else None,
+        "files": [{"path": f.shown, "lines": f.lines, "matches": f.hits} for f in files[offset:stop]],
+        **fields,
+    }

@@ -7,15 +7,19 @@ per folder; every answer names its stage and the arguments that show more.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..budget import fits, largest_fit, plural
 from ..errors import Refusal
 from ..paging import number_lines, page
-from ..syntax import EXTENSIONS, Symbol, find_in_file, language_for, outline, walk
+from ..syntax import EXTENSIONS, Symbol, find_in_file, language_for, name_path_matcher, outline, walk
 from ..syntax.files import source_files
+from ..syntax.outline import TYPE_KINDS
+from ..syntax.references import signature
 from ..workspace import Text
 from . import BUDGET, MAX_CHARS, Context, one_small_file, tool
 
@@ -23,6 +27,13 @@ KINDS = [
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
     "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
 ]  # fmt: skip
+
+SIGNATURES_PROPERTY = {
+    "type": "boolean",
+    "default": False,
+    "description": "Show each symbol's signature (header lines up to the body, decorators and bases "
+    "included) and the first line of its docstring or comment.",
+}
 
 SYMBOLS_SCHEMA = {
     "type": "object",
@@ -37,6 +48,7 @@ SYMBOLS_SCHEMA = {
             "minimum": 1,
             "description": "Show symbols down to this nesting depth (1: top level).",
         },
+        "signatures": SIGNATURES_PROPERTY,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
@@ -64,6 +76,13 @@ FIND_SCHEMA = {
             "description": "Search only this file or folder (default: the whole workspace).",
         },
         "kinds": {"type": "array", "items": {"enum": KINDS}, "description": "Only symbols of these kinds."},
+        "extends": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only classes (and other types) inheriting from this name, directly or through "
+            "other matches: `Field` finds CharField(Field) and EmailField(CharField). By name, not by type.",
+        },
+        "signatures": SIGNATURES_PROPERTY,
         "substring": {
             "type": "boolean",
             "default": False,
@@ -81,7 +100,6 @@ FIND_SCHEMA = {
         },
         "max_chars": MAX_CHARS,
     },
-    "required": ["name_path"],
     "additionalProperties": False,
 }
 
@@ -89,7 +107,8 @@ FIND_SUMMARY = (
     "Find definitions by name or name path (`save`, `Model/save`, `/Model` at the top level; substring=true "
     "for part of a name, kinds= to filter) in the workspace or under path: each match's file, line range, "
     "kind and full name path (`src/models.py:40-62  method Model/save`). Use it rather than search to find "
-    "where something is defined; include_body=true adds the source (one match is paged like read). Over "
+    "where something is defined; include_body=true adds the source (one match is paged like read); signatures=true each match's "
+    "signature and doc line; extends=Base the subclasses of Base, directly or not. Over "
     f'{BUDGET} it counts matches per file. Example: {{"name_path": "Model/save", "include_body": true}}.'
 )
 
@@ -110,19 +129,42 @@ def count(symbols: list[Symbol]) -> int:
     return sum(1 for _ in walk(symbols))
 
 
-def tree_lines(symbols: list[Symbol], depth: int, indent: str = "", parent: str = "") -> list[str]:
+Signer = Callable[[Symbol], list[str]]
+
+
+def signer(path: Path, text: Text) -> Signer:
+    """A symbol's signature as one line (its header lines joined), then its doc line."""
+
+    def sign(symbol: Symbol) -> list[str]:
+        found = signature(path, text, symbol)
+        lines = [found.one_line()]
+        return [*lines, f"# {found.doc}"] if found.doc else lines
+
+    return sign
+
+
+def tree_lines(
+    symbols: list[Symbol], depth: int, indent: str = "", parent: str = "", sign: Signer | None = None
+) -> list[str]:
     """The outline to `depth`, each symbol named by its name path below `parent`: the name,
-    or with its owner when defined outside it (a Go method `Server/Handle`)."""
+    or with its owner when defined outside it (a Go method `Server/Handle`); with `sign`, its
+    line range then its signature and doc line."""
     lines = []
     for s in symbols:
-        line = f"{indent}{s.kind} {s.name_path[len(parent) + 1 :] if parent else s.name_path}  {span(s)}"
+        if sign is not None:
+            first, *doc = sign(s)
+            line = f"{indent}{span(s)}  {first}"
+            if doc:
+                line += f"\n{indent}  {doc[0]}"
+        else:
+            line = f"{indent}{s.kind} {s.name_path[len(parent) + 1 :] if parent else s.name_path}  {span(s)}"
         if depth <= 1:
             if hidden := count(s.children):
                 line += f"  (+{hidden} inside)"
             lines.append(line)
         else:
             lines.append(line)
-            lines += tree_lines(s.children, depth - 1, indent + "  ", s.name_path)
+            lines += tree_lines(s.children, depth - 1, indent + "  ", s.name_path, sign)
     return lines
 
 
@@ -132,7 +174,9 @@ def kind_counts(symbols: list[Symbol]) -> str:
 
 
 @tool("symbols", "Outline symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA, light=one_small_file)
-def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None) -> dict:
+def symbols(
+    ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None, signatures: bool = False
+) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
@@ -146,20 +190,23 @@ def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None 
                 f"{shown}: no symbols for this kind of file; outlines cover {', '.join(sorted(EXTENSIONS))}.",
             )
         files = [(shown, outline(target, text))]
+        sources = {shown: (target, text)}
         scanned = 1
     else:
-        files = []
+        files, sources, every = [], {}, []
         paths = list(source_files(ws, target, check=ctx.check_cancelled))
         scanned = len(paths)
         for n, file in enumerate(paths, 1):
             ctx.check_cancelled()
             ctx.progress_of(n, scanned, "outlining")
             try:
-                file_symbols = outline(file, ws.text(file))
+                file_text = ws.text(file)
             except Refusal:
                 continue
-            if file_symbols:
+            every.append((file, file_text))
+            if file_symbols := outline(file, file_text):
                 files.append((ws.display(file), file_symbols))
+                sources[ws.display(file)] = (file, file_text)
 
     total = sum(count(s) for _, s in files)
     deepest = max((depth_of(s) for _, s in files), default=0)
@@ -185,13 +232,16 @@ def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None 
         )
         return {"text": f"{shown} · {where}", "stage": "full tree", "depth": 0, **fields}
 
-    def body(d: int) -> list[str]:
+    def body(d: int, signed: bool = False) -> list[str]:
+        def sign(name: str) -> Signer | None:
+            return signer(*sources[name]) if signed else None
+
         if not folder:
-            return tree_lines(files[0][1], d)
+            return tree_lines(files[0][1], d, sign=sign(files[0][0]))
         out = []
         for name, file_symbols in files:
             out.append(f"{name}  ({plural(count(file_symbols), 'symbol')})")
-            out += tree_lines(file_symbols, d, "  ")
+            out += tree_lines(file_symbols, d, "  ", sign=sign(name))
         return out
 
     limit = min(depth or deepest, deepest)
@@ -210,8 +260,36 @@ def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None 
         lines = [f"{shown} · {what}{named}{empty}", *body(d)]
         if trailer:
             lines.append(trailer)
-        if fits(lines, budget):
-            return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
+        if not fits(lines, budget):
+            continue
+        if signatures:  # signatures are longer than names: only where the names fit
+            signed = [f"{shown} · {what} · stage: {stage}, with signatures{empty}", *body(d, True)]
+            signed += [trailer] if trailer else []
+            if fits(signed, budget):
+                return {"text": "\n".join(signed), "stage": f"{stage}, with signatures", "depth": d, **fields}
+            if d > 1:
+                continue
+        return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
+
+    if folder:  # the most used definitions, ranked, rather than every folder's counts
+        from .overview import ranked_map
+
+        head = (
+            f"{shown} · {what} · stage: ranked map, the most used definitions (the outline at depth 1 is "
+            f"over max_chars={budget}: outline one file with path=FILE){empty}"
+        )
+        try:
+            ranked = ranked_map(ctx, shown, every, 0, budget, head)  # the files overview ranks
+        except Refusal:
+            ranked = {"shown": []}
+        if ranked["shown"]:
+            return {
+                "text": ranked["text"],
+                "stage": "ranked map",
+                "depth": 0,
+                "next": ranked["next"],
+                **fields,
+            }
 
     # Counts by kind: per file, then per folder, then as many folders as fit.
     hint = "outline one file with path=FILE, or a subfolder with path=FOLDER"
@@ -277,22 +355,37 @@ def locations(found: list[Found]) -> list[str]:
 @tool("find_symbol", "Find symbol definitions", FIND_SUMMARY, FIND_SCHEMA, light=one_small_file)
 def find_symbol(
     ctx: Context,
-    name_path: str,
+    name_path: str | None = None,
     *,
     max_chars: int,
     path: str | None = None,
     kinds: list[str] | None = None,
+    extends: str | None = None,
     substring: bool = False,
     include_body: bool = False,
+    signatures: bool = False,
     start: int | None = None,
 ) -> dict:
     ws = ctx.workspace
     budget = max_chars
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
-    found = find_definitions(ctx, targets, name_path, substring=substring, kinds=kinds)
+    if extends is not None:
+        found = subclasses(ctx, extends, [path] if path is not None else None)
+        if name_path is not None:
+            matches = name_path_matcher(name_path, substring=substring)
+            found = [f for f in found if matches(f.symbol.name_path)]
+        found = [f for f in found if not kinds or f.symbol.kind in kinds]
+        signatures = True  # a subclass's header shows what it inherits from
+    elif name_path is not None:
+        found = find_definitions(ctx, targets, name_path, substring=substring, kinds=kinds)
+    else:
+        raise Refusal(
+            "no_name", "Give name_path= (a name or Class/method), or extends= (a base class) or both."
+        )
 
-    what = f'find_symbol "{name_path}"' + (f" ({', '.join(kinds)})" if kinds else "") + f" in {scope}"
+    what = f'find_symbol "{name_path or "*"}"' + (f" ({', '.join(kinds)})" if kinds else "")
+    what += (f" extends {extends}" if extends else "") + f" in {scope}"
     fields = {"matches": [{"path": f.shown, "name_path": f.symbol.name_path, "kind": f.symbol.kind,
                            "start_line": f.symbol.start_line, "end_line": f.symbol.end_line} for f in found]}  # fmt: skip
     if not found:
@@ -308,6 +401,15 @@ def find_symbol(
     file_count = len({f.shown for f in found})
     header = f"{plural(len(found), 'match')} in {plural(file_count, 'file')}"
     trailer = None
+    if signatures and not include_body:
+        signed = [header + " · stage: locations with signatures"]
+        for f in found:  # the signature names the symbol; a member's owner is named before it
+            first, *doc = signer(f.path, f.text)(f.symbol)
+            owner = f.symbol.name_path.rpartition("/")[0]
+            signed.append(f"{f.shown}:{span(f.symbol)}  {owner + ': ' if owner else ''}{first}")
+            signed += [f"  {line}" for line in doc]
+        if fits(signed, budget):
+            return {"text": "\n".join(signed), "stage": "locations with signatures", **fields}
     if include_body:
         blocks = bodies(header, found)
         if fits(blocks, budget):
@@ -396,3 +498,45 @@ def counts_per_file(header: str, found: list[Found], budget: int) -> str:
             minimum=minimum,
         )
     return "\n".join(lines)
+
+
+def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[Found]:
+    """Types inheriting from `base` (its last name), directly or through each other: ripgrep
+    finds the files naming a base, their outlines and headers say which types inherit."""
+    from ..search import Query, run_search
+    from .search import targets_of
+
+    ws = ctx.workspace
+    targets, _ = targets_of(ws, paths)
+    frontier = {base.replace(".", "/").rsplit("/", 1)[-1]}
+    done: set[str] = set()
+    seen: set[tuple[Path, int]] = set()
+    found = []
+    while frontier:
+        pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(frontier)) + r")\b"
+        words = re.compile(pattern)
+        outcome = run_search(ws, Query(pattern), targets, cancelled=ctx.cancel_event.is_set)
+        done |= frontier
+        new: set[str] = set()
+        for file in outcome.files:
+            if language_for(file.path) is None:
+                continue
+            ctx.check_cancelled()
+            lines = {m.line for m in file.matches}
+            try:
+                text = ws.text(file.path)
+            except Refusal:
+                continue
+            for symbol in walk(outline(file.path, text)):
+                if symbol.kind not in TYPE_KINDS or (file.path, symbol.start_line) in seen:
+                    continue
+                header_rows = range(symbol.start_line, symbol.selection[0] + 4)
+                if not any(row in lines and words.search(text.line(row)) for row in header_rows):
+                    continue
+                if set(signature(file.path, text, symbol).bases) & (frontier | done):
+                    seen.add((file.path, symbol.start_line))
+                    found.append(Found(file.shown, file.path, text, symbol))
+                    new.add(symbol.name)
+        frontier = new - done
+    found.sort(key=lambda f: (f.shown, f.symbol.start_line))
+    return found

@@ -1,0 +1,304 @@
+"""The role of each use of a name, from the syntax tree: definition, import, inheritance,
+call, attribute (member access), type use, other code, comment or string.
+
+A language's references query (lsp_agent/grammars/<language>.references.scm) marks
+containers — `@import`, `@inherit`, `@type`: every name inside one has that role — the
+callee of each call (`@call`: the last name of the callee expression is the one called) and
+each name reached through a dot or arrow (`@member`). Definitions come from the outline;
+comments and strings from the node types around a name. Matching is by name only: nothing
+here knows types, so `x.save()` is a use of every `save`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..workspace import Text
+from .languages import language_for, references_query
+from .outline import Symbol, outline, walk
+from .parsing import PARSES, Parsed
+
+# Roles in the order an answer lists them: definitions, code, then comments and strings.
+ROLES = (
+    "definition",
+    "import",
+    "inheritance",
+    "call",
+    "attribute",
+    "type",
+    "use",
+    "comment",
+    "string",
+    "text",
+)
+CODE_ROLES = frozenset({"import", "inheritance", "call", "attribute", "type", "use"})
+TEXT_ROLES = frozenset({"comment", "string", "text"})  # "text": a file without a grammar
+# Captures of a references query, strongest first: a name inside an import is an import even
+# if it is also called there.
+CONTAINERS = (("import", "import"), ("inherit", "inheritance"), ("call", "call"), ("type", "type"))
+# Nodes whose text is a string, and nodes inside a string that hold code again.
+STRING_MARKS = ("string", "char_literal", "heredoc", "template_literal")
+CODE_IN_STRING = ("interpolation", "template_substitution", "string_interpolation", "format_expression")
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """One use of a name in a file."""
+
+    line: int  # 1-based
+    column: int  # 1-based character column of the name's first character
+    role: str
+    qualified: bool  # reached through a dot, arrow or `::` (`obj.name`), or a definition's own name
+
+
+def root_of(parsed: Parsed) -> Any:
+    """The root node of a parsed tree (typed loosely: tree-sitter ships no type hints)."""
+    tree: Any = parsed.tree
+    return tree.root_node
+
+
+def word_pattern(name: str) -> re.Pattern:
+    """The name as a whole word: not inside a longer identifier (`$` counts as a letter, as
+    in JavaScript)."""
+    return re.compile(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])")
+
+
+def occurrences(line: str, name: str) -> list[int]:
+    """0-based character columns of `name` as a whole word in `line`."""
+    return [m.start() for m in word_pattern(name).finditer(line)]
+
+
+def _byte_column(line: str, column: int) -> int:
+    return len(line[:column].encode("utf-8", "surrogatepass"))
+
+
+def _captures(parsed: Parsed, rows: tuple[int, int]) -> dict[str, list]:
+    import tree_sitter
+
+    found = references_query(parsed.language)
+    if found is None:
+        return {}
+    cursor = tree_sitter.QueryCursor(found)
+    cursor.set_point_range((rows[0], 0), (rows[1] + 1, 0))
+    return cursor.captures(root_of(parsed))
+
+
+def _inside(node, containers: list) -> bool:
+    return any(c.start_byte <= node.start_byte and node.end_byte <= c.end_byte for c in containers)
+
+
+def _text_role(node) -> str | None:
+    """'comment' or 'string' when the name is inside one (and not in code within a string)."""
+    while node is not None:
+        kind = node.type
+        if "comment" in kind:
+            return "comment"
+        if any(mark in kind for mark in CODE_IN_STRING):
+            return None
+        if any(mark in kind for mark in STRING_MARKS):
+            return "string"
+        node = node.parent
+    return None
+
+
+def region(path: Path, text: Text, line: int, column: int, end: int) -> str | None:
+    """'code', 'comment' or 'string': where the text at 1-based `line`, 0-based character
+    columns column..end lies; None for a file without a grammar."""
+    language = language_for(path)
+    parsed = PARSES.parse(path, text, language) if language is not None else None
+    if parsed is None:
+        return None
+    content = text.line(line)
+    start = (line - 1, _byte_column(content, column))
+    stop = (line - 1, _byte_column(content, max(end, column + 1)))
+    node = root_of(parsed).named_descendant_for_point_range(start, stop)
+    return _text_role(node) or "code"
+
+
+def classify(path: Path, text: Text, name: str, lines: Iterable[int]) -> list[Use]:
+    """Every whole-word use of `name` on the given lines of a file, each with its role."""
+    wanted = sorted(set(lines))
+    language = language_for(path)
+    parsed = PARSES.parse(path, text, language) if language is not None else None
+    uses = []
+    if parsed is None:
+        for n in wanted:
+            uses += [Use(n, c + 1, "text", False) for c in occurrences(text.line(n), name)]
+        return uses
+    definitions = {s.selection[:2] for s in walk(outline(path, text)) if s.name == name}
+    captures = _captures(parsed, (wanted[0] - 1, wanted[-1] - 1)) if wanted else {}
+    root = root_of(parsed)
+    for n in wanted:
+        line = text.line(n)
+        for column in occurrences(line, name):
+            start = (n - 1, _byte_column(line, column))
+            end = (n - 1, start[1] + len(name.encode("utf-8", "surrogatepass")))
+            node = root.named_descendant_for_point_range(start, end)
+            uses.append(_use(node, start, end, n, column, definitions, captures))
+    return uses
+
+
+def _use(node, start, end, line: int, column: int, definitions, captures) -> Use:
+    member = any(
+        tuple(m.start_point) == start and tuple(m.end_point) == end for m in captures.get("member", ())
+    )
+    if (role := _text_role(node)) is not None:
+        return Use(line, column + 1, role, False)
+    if start in definitions:
+        return Use(line, column + 1, "definition", True)
+    for capture, role in CONTAINERS:
+        nodes = captures.get(capture, ())
+        if capture == "call":  # the callee's last name: `a.b.f` calls f, not a or b
+            if any(tuple(c.end_point) == end and _inside(node, [c]) for c in nodes):
+                return Use(line, column + 1, role, member)
+        elif _inside(node, nodes):
+            return Use(line, column + 1, role, member)
+    if "type_identifier" in node.type:
+        return Use(line, column + 1, "type", member)
+    return Use(line, column + 1, "attribute" if member else "use", member)
+
+
+# --- signatures -----------------------------------------------------------------------------
+
+MAX_SIGNATURE_LINES = 12
+BODY_FIELDS = ("body",)
+
+
+def definition_node(parsed: Parsed, symbol: Symbol):
+    """The syntax node of a symbol: the widest node around its name that ends where it ends."""
+    node = root_of(parsed).named_descendant_for_point_range(symbol.selection[:2], symbol.selection[2:])
+    end = symbol.range[2:]
+    while node is not None and tuple(node.end_point) < end:
+        node = node.parent
+    return node
+
+
+def _body(node):
+    inner = node.child_by_field_name("definition")  # a Python decorated definition
+    target = inner if inner is not None else node
+    for name in BODY_FIELDS:
+        if (body := target.child_by_field_name(name)) is not None:
+            return body
+    return None
+
+
+def _header_end(node, body) -> tuple[int, int]:
+    """Where a header ends: after the last part before the body that is not a comment (a
+    comment between `class A:` and its first statement is not part of the header)."""
+    parent = body.parent
+    last = None
+    for child in parent.children:
+        if child.start_byte >= body.start_byte:
+            break
+        if "comment" not in child.type:
+            last = child
+    if last is None or (
+        parent != node
+        and node.child_by_field_name("definition") is None
+        and parent.start_byte < node.start_byte
+    ):
+        return tuple(body.start_point)
+    if last.type == ":":  # Python's colon ends the header; shown without it
+        return tuple(last.start_point)
+    return tuple(last.end_point)
+
+
+def _first_doc_line(parsed: Parsed, node, body) -> str | None:
+    """The first line of a docstring (Python) or of the comment just above the definition."""
+    data = parsed.data
+    if body is not None and parsed.language == "python" and body.named_children:
+        first = body.named_children[0]
+        if (
+            first.type == "expression_statement"
+            and first.named_children
+            and first.named_children[0].type == "string"
+        ):
+            raw = data[first.start_byte : first.end_byte].decode("utf-8", "replace")
+            for line in raw.strip().strip("rbuRBU").strip("\"'").splitlines():
+                if line.strip():
+                    return line.strip()
+            return None
+    before = node.prev_named_sibling
+    if before is not None and "comment" in before.type and before.end_point[0] >= node.start_point[0] - 1:
+        raw = data[before.start_byte : before.end_byte].decode("utf-8", "replace")
+        for line in raw.splitlines():
+            line = line.strip().lstrip("/*#!-").strip().removesuffix("*/").strip()
+            if line:
+                return line
+    return None
+
+
+@dataclass(frozen=True)
+class Signature:
+    lines: list[str]  # the header lines, from the first decorator to the body (not included)
+    doc: str | None  # the first line of its docstring or leading comment
+    bases: list[str]  # the names a class inherits from
+
+    def one_line(self) -> str:
+        """The header on one line: `def f(\\n    a,\\n)` reads `def f(a)`."""
+        text = " ".join(" ".join(self.lines).split())
+        return re.sub(r",? ([)\]}])", r"\1", re.sub(r"([(\[{]) ", r"\1", text))
+
+
+def signature(path: Path, text: Text, symbol: Symbol) -> Signature:
+    """A symbol's header (decorators, name, parameters, bases, return type), its doc line
+    and bases. A symbol without a body (a constant, a field) shows its first line."""
+    language = language_for(path)
+    parsed = PARSES.parse(path, text, language) if language is not None else None
+    first_line = text.line(symbol.start_line).rstrip()
+    if parsed is None or (node := definition_node(parsed, symbol)) is None:
+        return Signature([first_line], None, [])
+    body = _body(node)
+    if body is None:
+        last_row = min(symbol.selection[0], symbol.start_line - 1 + MAX_SIGNATURE_LINES - 1)
+        header = text.lines(symbol.start_line, last_row + 1)
+    else:
+        row, col = _header_end(node, body)
+        header = text.lines(symbol.start_line, row + 1)
+        head_bytes = header[-1].encode("utf-8", "surrogatepass")[:col]
+        header[-1] = head_bytes.decode("utf-8", "replace")
+        if not header[-1].strip():
+            header.pop()
+    header = [line.rstrip() for line in header if line.strip()]
+    if header:
+        header[-1] = header[-1].removesuffix("{").removesuffix(":").rstrip()
+    if len(header) > MAX_SIGNATURE_LINES:
+        header = [*header[: MAX_SIGNATURE_LINES - 1], header[MAX_SIGNATURE_LINES - 1] + " …"]
+    return Signature(header or [first_line], _first_doc_line(parsed, node, body), _bases(parsed, node))
+
+
+def _bases(parsed: Parsed, node) -> list[str]:
+    """The names inside the inheritance parts of a definition's header (`class A(B, m.C)`:
+    B and C), from the references query's @inherit containers."""
+    import tree_sitter
+
+    found = references_query(parsed.language)
+    if found is None:
+        return []
+    cursor = tree_sitter.QueryCursor(found)
+    cursor.set_byte_range(node.start_byte, node.end_byte)
+    names = []
+    for container in cursor.captures(node).get("inherit", ()):
+        if not (node.start_byte <= container.start_byte and container.end_byte <= node.end_byte):
+            continue
+        if _body(node) is not None and container.start_byte >= _body(node).start_byte:
+            continue  # a nested class's bases
+        stack = [container]
+        while stack:
+            current = stack.pop()
+            if current.type == "keyword_argument":
+                continue  # metaclass=…
+            if not current.named_children and "identifier" in current.type:
+                names.append(parsed.data[current.start_byte : current.end_byte].decode("utf-8", "replace"))
+            stack += reversed(current.named_children)
+    # `m.Base` is a use of Base: keep the last name of each dotted chain
+    return _last_names(names, parsed, node)
+
+
+def _last_names(names: list[str], parsed: Parsed, node) -> list[str]:
+    header = parsed.data[node.start_byte : (_body(node) or node).start_byte].decode("utf-8", "replace")
+    return [n for n in names if not re.search(r"(?<![\w$])" + re.escape(n) + r"\s*(\.|::)\s*\w", header)]
