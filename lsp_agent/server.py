@@ -28,6 +28,7 @@ from .config import Settings
 from .errors import ArgumentError, Refusal
 from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import SymbolIndex, convert
+from .syntax.store import cache_folder
 from .tools import REGISTRY, Context, catalog, run, validate
 from .workspace import Text, Workspace, uri_to_path
 
@@ -84,7 +85,7 @@ class AgentServer(LanguageServer):
         self.stopping = threading.Event()
         self.running: set[Context] = set()
         self._tokens = itertools.count(1)
-        self.symbol_index = SymbolIndex(self.agent_workspace)
+        self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
 
     def stop_work(self) -> None:
@@ -98,7 +99,7 @@ class AgentServer(LanguageServer):
         self.tool_pool.shutdown(wait=False, cancel_futures=True)
 
     def context(self, report=None) -> Context:
-        return Context(self.agent_workspace, self.settings, report=report)
+        return Context(self.agent_workspace, self.settings, report=report, index=self.symbol_index)
 
     async def run_tool(self, name: str, params: Any, token: Any = None) -> dict:
         if isinstance(params, dict):
@@ -347,17 +348,23 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
         return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
 
     @server.feature(types.WORKSPACE_SYMBOL)
-    def workspace_symbol(ls: AgentServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
-        # Answers from what is indexed so far while the background index is being built.
-        return [
-            types.WorkspaceSymbol(
-                name=entry.name,
-                kind=symbol_kind(entry.kind),
-                container_name=entry.container or None,
-                location=types.Location(uri=path.as_uri(), range=lsp_range(entry.range)),
-            )
-            for path, entry in ls.symbol_index.query(params.query)
-        ]
+    async def workspace_symbol(
+        ls: AgentServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.WorkspaceSymbol]:
+        # Answers from what is indexed so far while the background index is being built;
+        # off the request loop, as a broad query over a large workspace takes a while.
+        def run() -> list[types.WorkspaceSymbol]:
+            return [
+                types.WorkspaceSymbol(
+                    name=entry.name,
+                    kind=symbol_kind(entry.kind),
+                    container_name=entry.container or None,
+                    location=types.Location(uri=path.as_uri(), range=lsp_range(entry.range)),
+                )
+                for path, entry in ls.symbol_index.query(params.query)
+            ]
+
+        return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: AgentServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

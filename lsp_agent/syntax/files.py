@@ -14,8 +14,9 @@ from pathlib import Path
 import pathspec
 
 from ..errors import Refusal
+from ..search import Query, Target, run_search
 from ..workspace import Workspace
-from .languages import language_for
+from .languages import EXTENSIONS, FILENAMES, language_for
 
 Ignore = tuple[Path, pathspec.GitIgnoreSpec]
 
@@ -89,3 +90,19 @@ def _walk(workspace, folder: Path, rules: list[Ignore], check, wanted) -> Iterat
     for sub in folders:
         rule = _gitignore(workspace, sub)
         yield from _walk(workspace, sub, [*rules, rule] if rule else rules, check, wanted)
+
+
+def files_containing(
+    workspace: Workspace, folders: list[Path], needle: str, *, ignore_case: bool, cancelled=lambda: False
+) -> list[Path]:
+    """The source files under `folders` whose text (an editor's buffer when open) contains
+    `needle`, found by the search engine (ripgrep) rather than by parsing them."""
+    globs = tuple(f"*{ext}" for ext in EXTENSIONS) + tuple(FILENAMES)
+    targets = []
+    for folder in folders:
+        root = workspace.root_of(folder) or folder
+        rel = folder.relative_to(root).as_posix()
+        targets.append(Target(root, ["" if rel == "." else rel]))
+    query = Query(needle, fixed_strings=True, ignore_case=ignore_case, globs=globs)
+    outcome = run_search(workspace, query, targets, detail_limit=0, cancelled=cancelled)
+    return [f.path for f in outcome.files if language_for(f.path) is not None]

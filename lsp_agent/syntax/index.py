@@ -1,31 +1,60 @@
-"""The workspace symbol index behind workspace/symbol: every definition of every source
-file, built in the background and kept current as documents and files change.
+"""The workspace symbol index behind workspace/symbol, find_symbol and read symbol=: every
+definition of every source file, built in the background, kept current as documents and
+files change, and persisted so that a restart parses only the files that changed.
 
+Records are compact: per file, its symbols' names and containers as two newline-joined
+strings, their kinds as bytes and their ranges as one array of integers; a query scans the
+name strings with a regular expression (in C) and makes objects only for its answers.
 Positions are converted when a file is indexed, in the position encoding the client
 negotiated, so a query only filters and sorts.
+
+A cold build parses in worker processes (one per core) when there are many files: parsing
+holds the GIL, and a second thread would only slow the server's own requests.
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
+import multiprocessing
+import os
+import re
 import threading
-from collections.abc import Callable, Iterable
+import time
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Refusal
 from ..workspace import Text, Workspace
+from . import store
 from .files import source_files
 from .languages import language_for
-from .outline import Symbol, outline, walk
+from .outline import (
+    KINDS,
+    Symbol,
+    build_outline,
+    find_in_file,
+    last_segment,
+    name_path_matcher,
+    outline,
+    walk,
+)
 
 log = logging.getLogger(__name__)
 
 # Larger files (bundles, generated code) are left out of the background index: a 9 MB
 # bundle takes over a second and a quarter of a GB to parse. They still get outlines on demand.
 INDEX_MAX_BYTES = 2 * 1024 * 1024
+# Fewer files than this are parsed in this process: starting worker processes costs more.
+PROCESS_MIN_FILES = 300
+CHUNK = 64  # files per task sent to a worker process
+REPORT_EVERY = 0.3  # seconds between progress reports
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
+KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
 
 def column(text: Text, row: int, byte_column: int, encoding: str) -> int:
@@ -46,24 +75,64 @@ def convert(text: Text, points: tuple[int, int, int, int], encoding: str) -> Ran
 
 @dataclass(frozen=True, slots=True)
 class Entry:
+    """One indexed definition, made for an answer."""
+
     name: str
     kind: str
     container: str  # the name path of the parent ("" at the top level)
     range: Range
     selection: Range
 
+    @property
+    def name_path(self) -> str:
+        return f"{self.container}/{self.name}" if self.container else self.name
 
-def entries(text: Text, symbols: Iterable[Symbol], encoding: str) -> list[Entry]:
-    out = []
-    for symbol in walk(symbols):
-        container = (
-            symbol.name_path[: -len(symbol.name) - 1] if symbol.name_path.endswith("/" + symbol.name) else ""
-        )
-        out.append(
-            Entry(symbol.name, symbol.kind, container, convert(text, symbol.range, encoding),
-                  convert(text, symbol.selection, encoding))
-        )  # fmt: skip
-    return out
+    @property
+    def start_line(self) -> int:
+        return self.range[0] + 1
+
+    @property
+    def end_line(self) -> int:
+        """1-based last line; a range ending at column 0 ends on the line before."""
+        row, _, end_row, end_col = self.range
+        return end_row if end_col == 0 and end_row > row else end_row + 1
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """The definitions of one file, in outline order (parents before children)."""
+
+    size: int  # of the file on disk when indexed (-1: indexed from an editor's buffer)
+    mtime_ns: int
+    version: str  # of the text indexed
+    language: str
+    names: str  # one line per definition
+    containers: str  # one line per definition
+    kinds: bytes  # KINDS codes
+    ranges: array  # 8 unsigned ints per definition: its range and the range of its name
+
+    def entry(self, i: int, names: list[str], containers: list[str]) -> Entry:
+        r = self.ranges[8 * i : 8 * i + 8]
+        return Entry(names[i], KINDS[self.kinds[i]], containers[i], (r[0], r[1], r[2], r[3]), (r[4], r[5], r[6], r[7]))  # fmt: skip
+
+    def entries(self) -> list[Entry]:
+        if not self.kinds:
+            return []
+        names, containers = self.names.split("\n"), self.containers.split("\n")
+        return [self.entry(i, names, containers) for i in range(len(self.kinds))]
+
+
+def make_record(text: Text, language: str, symbols: Iterable[Symbol], encoding: str, size: int, mtime_ns: int) -> FileRecord:  # fmt: skip
+    names, containers, kinds, ranges = [], [], bytearray(), array("I")
+    if text.content.isascii():  # every encoding counts ASCII alike: nothing to convert
+        encoding = "utf-8"
+    for s in walk(symbols):
+        names.append(s.name)
+        containers.append(s.name_path[: -len(s.name) - 1] if s.name_path.endswith("/" + s.name) else "")
+        kinds.append(KIND_CODES[s.kind])
+        ranges.extend(convert(text, s.range, encoding))
+        ranges.extend(convert(text, s.selection, encoding))
+    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges)  # fmt: skip
 
 
 def rank(query: str, name: str) -> int | None:
@@ -86,62 +155,265 @@ def rank(query: str, name: str) -> int | None:
     return 3
 
 
+def walk_order(roots: list[Path], path: Path) -> tuple:
+    """The place of `path` in a walk of the roots (source_files: in each folder its files
+    by name, then its subfolders)."""
+    for n, root in enumerate(roots):
+        if path.is_relative_to(root):
+            *folders, name = path.relative_to(root).parts
+            return (n, *((1, f) for f in folders), (0, name))
+    return (len(roots), str(path))
+
+
 class SymbolIndex:
-    def __init__(self, workspace: Workspace, encoding: str = "utf-16"):
+    def __init__(self, workspace: Workspace, encoding: str = "utf-16", cache: Path | None = None):
         self.workspace = workspace
         self.encoding = encoding
-        self.files: dict[Path, list[Entry]] = {}
+        self.cache = cache  # the folder the index persists to (None: not persisted)
+        self.files: dict[Path, FileRecord] = {}
         self.ready = threading.Event()
         self._lock = threading.Lock()
+        self._loaded = False
+
+    # --- building -------------------------------------------------------------------------
 
     def build(self, report: Callable[[str, int | None], None] | None = None, cancelled=lambda: False) -> int:
-        """Index every source file under the roots; returns the number of files."""
+        """Index every source file under the roots: files unchanged since the index was saved
+        keep their records, the others are parsed. Returns the number of files."""
         paths = [p for root in self.workspace.roots for p in source_files(self.workspace, root)]
+        if not self._loaded and self.cache is not None:
+            self._loaded = True
+            self.load()
+        wanted = set(paths)
         with self._lock:  # files no longer under a root (a folder was removed) are dropped
-            self.files = {p: e for p, e in self.files.items() if self.workspace.root_of(p) is not None}
-        for n, path in enumerate(paths, 1):
-            if cancelled():
-                break
+            self.files = {p: r for p, r in self.files.items() if p in wanted}
+        todo = [p for p in paths if not self.is_current(p)]
+        reporter = Reporter(report, len(paths), len(paths) - len(todo))
+        overlay = self.workspace.open_documents()
+        on_disk = [p for p in todo if p not in overlay]
+        for path in (p for p in todo if p in overlay):
             self.update(path)
-            if report is not None:
-                report(f"{n}/{len(paths)} files", n * 100 // max(len(paths), 1))
-        self.ready.set()
+            reporter.step()
+        if len(on_disk) >= PROCESS_MIN_FILES and (os.cpu_count() or 1) > 1:
+            for path, record in self._parse_in_workers(on_disk, cancelled):
+                self._put(path, record)
+                reporter.step()
+        else:
+            for path in on_disk:
+                if cancelled():
+                    break
+                self.update(path)
+                reporter.step()
+        reporter.done()
+        if not cancelled():
+            self.ready.set()
+            if self.cache is not None and todo:
+                self.save()
         return len(paths)
+
+    def _parse_in_workers(self, paths: list[Path], cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
+        workers = min(os.cpu_count() or 1, 8)
+        roots = [str(r) for r in self.workspace.roots]
+        chunks = [paths[i : i + CHUNK] for i in range(0, len(paths), CHUNK)]
+        context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_start_worker, initargs=(roots,)
+        ) as pool:
+            futures = [pool.submit(_index_files, [str(p) for p in chunk], self.encoding) for chunk in chunks]
+            for future in as_completed(futures):
+                if cancelled():
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    return
+                for path, record in future.result():
+                    yield Path(path), record
 
     def update(self, path: Path) -> None:
         """(Re-)index one file from the workspace's current text (the editor's buffer when
         open); forget it when it is gone, unreadable or not source."""
-        if language_for(path) is None or self.workspace.root_of(path) is None:
+        language = language_for(path)
+        if language is None or self.workspace.root_of(path) is None:
             return
-        try:
-            text = self.workspace.text(path)
-        except Refusal:
-            self.remove(path)
-            return
-        if text.size > INDEX_MAX_BYTES:
-            self.remove(path)
-            return
-        try:
-            found = entries(text, outline(path, text), self.encoding)
-        except Exception:  # one file the parser or a query chokes on must not stop the index
-            log.exception("symbol index: cannot outline %s", path)
-            self.remove(path)
-            return
+        self._put(path, index_file(self.workspace, path, language, self.encoding, outline))
+
+    def _put(self, path: Path, record: FileRecord | None) -> None:
         with self._lock:
-            self.files[path] = found
+            if record is None:
+                self.files.pop(path, None)
+            else:
+                self.files[path] = record
 
     def remove(self, path: Path) -> None:
+        self._put(path, None)
+
+    def is_current(self, path: Path) -> bool:
+        """Whether the record of `path` was made from its current text."""
+        record = self.files.get(path)
+        if record is None:
+            return False
+        if (open_text := self.workspace.open_text(path)) is not None:
+            return record.version == open_text.version
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        return (info.st_size, info.st_mtime_ns) == (record.size, record.mtime_ns)
+
+    # --- persistence ---------------------------------------------------------------------
+
+    def load(self) -> None:
+        assert self.cache is not None
+        records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
-            self.files.pop(path, None)
+            for path, record in records.items():
+                self.files.setdefault(path, record)
+
+    def save(self) -> None:
+        assert self.cache is not None
+        with self._lock:
+            files = {p: r for p, r in self.files.items() if r.size >= 0}  # not editor buffers
+        store.save(self.cache, self.workspace.roots, self.encoding, files)
+
+    # --- queries -------------------------------------------------------------------------
 
     def query(self, query: str, limit: int = 500) -> list[tuple[Path, Entry]]:
+        """workspace/symbol: the best `limit` names for `query` (see rank)."""
+        letters = ".*?".join(re.escape(ch) for ch in query)
+        scan = re.compile(letters, re.IGNORECASE)
         with self._lock:
             files = list(self.files.items())
         hits = []
-        for path, found in files:
-            for entry in found:
-                score = rank(query, entry.name)
+        for path, record in files:
+            if not record.kinds or not scan.search(record.names):
+                continue
+            names = record.names.split("\n")
+            for i, name in enumerate(names):
+                score = rank(query, name)
                 if score is not None:
-                    hits.append((score, len(entry.name), str(path), entry.range, path, entry))
-        hits.sort(key=lambda h: h[:4])
-        return [(h[4], h[5]) for h in hits[:limit]]
+                    r = record.ranges
+                    hits.append((score, len(name), str(path), (r[8 * i], r[8 * i + 1], r[8 * i + 2], r[8 * i + 3]), path, record, i))  # fmt: skip
+        best = heapq.nsmallest(limit, hits, key=lambda h: h[:4])
+        return [(h[4], h[5].entry(h[6], h[5].names.split("\n"), h[5].containers.split("\n"))) for h in best]
+
+    def find(
+        self,
+        name_path: str,
+        *,
+        substring: bool = False,
+        kinds: Iterable[str] | None = None,
+        under: list[Path],
+    ) -> list[tuple[Path, Entry]]:
+        """find_symbol: the definitions `name_path` names in the files under the folders
+        `under`, in the order of a walk of the workspace."""
+        matches = name_path_matcher(name_path, substring=substring)
+        last = re.escape(last_segment(name_path))
+        scan = re.compile(last, re.IGNORECASE) if substring else re.compile(f"{last}$", re.MULTILINE)
+        wanted = set(kinds or ())
+        with self._lock:
+            files = list(self.files.items())
+        found = []
+        for path, record in files:
+            if (
+                not record.kinds
+                or not scan.search(record.names)
+                or not any(path.is_relative_to(u) for u in under)
+            ):
+                continue
+            for entry in record.entries():
+                if matches(entry.name_path) and (not wanted or entry.kind in wanted):
+                    found.append((path, entry))
+        roots = self.workspace.roots
+        found.sort(key=lambda hit: walk_order(roots, hit[0]))  # stable: outline order in a file
+        return found
+
+    def definitions(self, path: Path, text: Text) -> list[Entry] | None:
+        """The indexed definitions of `path` if they were made from `text`, else None."""
+        record = self.files.get(path)
+        if record is None or record.version != text.version:
+            return None
+        return record.entries()
+
+
+def index_file(
+    workspace: Workspace,
+    path: Path,
+    language: str,
+    encoding: str,
+    outline_of: Callable[[Path, Text], list[Symbol]],
+) -> FileRecord | None:
+    """The record of one file, None when it is gone, unreadable, too large or the parser
+    fails on it (one bad file must not stop the index)."""
+    try:
+        info = os.stat(path)
+        text = workspace.text(path)
+    except (OSError, Refusal):
+        return None
+    if text.size > INDEX_MAX_BYTES:
+        return None
+    size, mtime = (-1, 0) if text.from_editor else (info.st_size, info.st_mtime_ns)
+    try:
+        return make_record(text, language, outline_of(path, text), encoding, size, mtime)
+    except Exception:
+        log.exception("symbol index: cannot outline %s", path)
+        return None
+
+
+class Reporter:
+    """Progress of a build as `n of N files`, at most one report per REPORT_EVERY seconds."""
+
+    def __init__(self, report: Callable[[str, int | None], None] | None, total: int, done: int):
+        self.report, self.total, self.n, self.last = report, total, done, 0.0
+        self.send()
+
+    def send(self) -> None:
+        if self.report is not None:
+            self.last = time.monotonic()
+            self.report(f"{self.n} of {self.total} files", self.n * 100 // max(self.total, 1))
+
+    def step(self) -> None:
+        self.n += 1
+        if time.monotonic() - self.last >= REPORT_EVERY:
+            self.send()
+
+    def done(self) -> None:
+        self.send()
+
+
+# --- worker processes ----------------------------------------------------------------------
+
+_worker_workspace: Workspace | None = None
+
+
+def _start_worker(roots: list[str]) -> None:
+    global _worker_workspace
+    _worker_workspace = Workspace(roots)
+
+
+def _index_files(paths: list[str], encoding: str) -> list[tuple[str, FileRecord | None]]:
+    """Records of files read from disk, parsed without the caches (each file once)."""
+    assert _worker_workspace is not None
+    out = []
+    for raw in paths:
+        path = Path(raw)
+        language = language_for(path)
+        record = index_file(_worker_workspace, path, language, encoding, build_outline) if language else None
+        out.append((raw, record))
+    return out
+
+
+def named(
+    index: SymbolIndex | None,
+    path: Path,
+    text: Text,
+    name_path: str,
+    *,
+    substring: bool = False,
+    kinds: Iterable[str] | None = None,
+) -> list[Symbol] | list[Entry]:
+    """The definitions of `text` (the content of `path`) that `name_path` names: from the
+    index when it holds this very text, else from the file's outline."""
+    entries = index.definitions(path, text) if index is not None else None
+    if entries is None:
+        return find_in_file(path, text, name_path, substring=substring, kinds=kinds)
+    matches = name_path_matcher(name_path, substring=substring)
+    wanted = set(kinds or ())
+    return [e for e in entries if matches(e.name_path) and (not wanted or e.kind in wanted)]

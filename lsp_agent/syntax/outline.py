@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..workspace import Text
 from .languages import GRAMMARS, language_for, query
-from .parsing import PARSES, Parsed
+from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -29,6 +29,12 @@ OUTLINE_CACHE_SIZE = 4096  # files whose outline (not tree) is kept
 # overflow the recursion of every consumer (walks, JSON, the LSP serializer).
 MAX_NESTING = 48
 
+# Every kind a query may capture (`@definition.<kind>`), in a fixed order: the index stores
+# a kind as its position here.
+KINDS = (
+    "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
+    "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
+)  # fmt: skip
 # A function directly inside one of these is a method.
 TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "object"})
 # The capture suffix of a file-scoped namespace (`namespace App;` in C# and PHP): it holds
@@ -112,6 +118,18 @@ def outline(path: Path, text: Text) -> list[Symbol]:
     """The nested symbols of `text` (the content of `path`), cached by (path, version).
     Empty for languages without a grammar. Callers must not modify the result."""
     return OUTLINES.entry(path, text).symbols
+
+
+def build_outline(path: Path, text: Text) -> list[Symbol]:
+    """The outline of `text` parsed afresh, without the caches (for files read once)."""
+    language = language_for(path)
+    if language is None:
+        return []
+    data = encode(text)
+    if len(data) > MAX_PARSE_BYTES:
+        return []
+    tree = PARSES.parser(language).parse(data)
+    return build(Parsed(language, text.version, data, tree))
 
 
 def enclosing_symbol(path: Path, text: Text, line: int) -> str | None:
@@ -311,6 +329,15 @@ def _extend_file_namespaces(definitions: list[_Definition], data: bytes) -> None
 
 
 # --- finding symbols by name path -------------------------------------------------------
+
+
+def last_segment(pattern: str) -> str:
+    """What the last name of every name path `pattern` matches ends with (or, with
+    substring, contains): its part after the last "/", or after the last "." when it has no "/"."""
+    body = pattern.strip("/")
+    if "/" not in body and "." in body.strip("."):
+        return body.split(".")[-1]
+    return body.split("/")[-1]
 
 
 def name_path_matcher(pattern: str, *, substring: bool = False):

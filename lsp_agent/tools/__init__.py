@@ -14,13 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
 from ..config import Settings
 from ..errors import ArgumentError, Cancelled, Refusal
 from ..workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..syntax.index import SymbolIndex
 
 
 @dataclass(eq=False)  # compared and hashed by identity: the server keeps a set of running ones
@@ -32,6 +35,9 @@ class Context:
     # report(message, percentage or None); the server turns it into $/progress
     report: Callable[[str, int | None], None] | None = None
     cancel_event: threading.Event = field(default_factory=threading.Event)
+    # The server's workspace symbol index; without one (CLI, MCP) symbols are found by
+    # searching the text for the name and parsing the files that contain it.
+    index: SymbolIndex | None = None
     _last_report: float = 0.0
 
     def check_cancelled(self) -> None:

@@ -8,20 +8,18 @@ per folder; every answer names its stage and the arguments that show more.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Refusal
 from ..paging import number_lines, page
-from ..syntax import EXTENSIONS, Symbol, find_in_file, language_for, outline, walk
-from ..syntax.files import source_files
-from ..workspace import Text
+from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, outline, walk
+from ..syntax.files import files_containing, source_files
+from ..syntax.index import Entry, named, walk_order
+from ..syntax.outline import last_segment
+from ..workspace import Text, Workspace
 from . import Context, tool
-
-KINDS = [
-    "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
-    "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
-]  # fmt: skip
 
 SYMBOLS_SCHEMA = {
     "type": "object",
@@ -60,7 +58,11 @@ FIND_SCHEMA = {
             "type": "string",
             "description": "Search only this file or folder (default: the whole workspace).",
         },
-        "kinds": {"type": "array", "items": {"enum": KINDS}, "description": "Only symbols of these kinds."},
+        "kinds": {
+            "type": "array",
+            "items": {"enum": list(KINDS)},
+            "description": "Only symbols of these kinds.",
+        },
         "substring": {
             "type": "boolean",
             "default": False,
@@ -93,7 +95,7 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ch") else f"{n} {word}s"
 
 
-def span(symbol: Symbol) -> str:
+def span(symbol: Symbol | Entry) -> str:
     return (
         str(symbol.start_line)
         if symbol.start_line == symbol.end_line
@@ -257,8 +259,12 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
 class Found:
     shown: str  # the file as shown to the agent
     path: Path
-    text: Text
-    symbol: Symbol
+    symbol: Symbol | Entry
+    ws: Workspace
+
+    @property
+    def text(self) -> Text:
+        return self.ws.text(self.path)
 
     def location(self) -> str:
         return f"{self.shown}:{span(self.symbol)}  {self.symbol.kind} {self.symbol.name_path}"
@@ -315,22 +321,46 @@ def find_symbol(
 def find_definitions(
     ctx: Context, targets: list[Path], name_path: str, *, substring: bool, kinds: list[str] | None
 ) -> list[Found]:
-    """The definitions `name_path` names in the files under `targets`, in walk order."""
-    ws = ctx.workspace
+    """The definitions `name_path` names under `targets`, in the order of a walk: from the
+    symbol index once it is built, else from the files whose text holds the name."""
+    ws, index = ctx.workspace, ctx.index
+    folders = [t for t in targets if t.is_dir()]
     found = []
-    for target in targets:
-        files = source_files(ws, target, check=ctx.check_cancelled) if target.is_dir() else [target]
-        for file in files:
-            ctx.progress(f"looking in {ws.display(file)}")
-            try:
-                text = ws.text(file)
-            except Refusal:
-                if not target.is_dir():
-                    raise
-                continue
-            for symbol in find_in_file(file, text, name_path, substring=substring, kinds=kinds):
-                found.append(Found(ws.display(file), file, text, symbol))
+    for file in (t for t in targets if not t.is_dir()):
+        text = ws.text(file)  # refuses missing and binary files
+        found += [Found(ws.display(file), file, s, ws) for s in named(index, file, text, name_path, substring=substring, kinds=kinds)]  # fmt: skip
+    if not folders:
+        return found
+    if index is not None and index.ready.is_set():
+        hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
+        if stale := {path for path, _ in hits if not index.is_current(path)}:
+            for path in stale:
+                index.update(path)
+            hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
+        return found + [Found(ws.display(path), path, entry, ws) for path, entry in hits]
+    for file in sorted(candidates(ctx, folders, name_path, substring), key=lambda p: walk_order(ws.roots, p)):
+        ctx.progress(f"looking in {ws.display(file)}")
+        try:
+            text = ws.text(file)
+        except Refusal:
+            continue
+        for symbol in named(index, file, text, name_path, substring=substring, kinds=kinds):
+            found.append(Found(ws.display(file), file, symbol, ws))
     return found
+
+
+def candidates(ctx: Context, folders: list[Path], name_path: str, substring: bool) -> Iterable[Path]:
+    """The source files under `folders` that may define `name_path`: those whose text holds
+    its last name (its longest piece without spaces, as outlines join names on spaces)."""
+    needle = max(last_segment(name_path).split(), key=len, default="")
+    if needle:
+        try:
+            return files_containing(
+                ctx.workspace, folders, needle, ignore_case=substring, cancelled=ctx.cancel_event.is_set
+            )
+        except Refusal:  # a name the search engine cannot take
+            pass
+    return [f for folder in folders for f in source_files(ctx.workspace, folder, check=ctx.check_cancelled)]
 
 
 def body_page(found: Found, start: int | None, budget: int) -> dict:
