@@ -154,3 +154,15 @@ def fmt(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+def npm_package(spec: str) -> Path:
+    """An npm package (`name@version`) packed from the registry and unpacked: its `package/` folder."""
+    folder = CACHE / spec.replace("/", "_").replace("@", "-", 1).lstrip("-")
+    target = folder / "package"
+    if not target.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "pack", "--silent", spec], cwd=folder, check=True, stdout=subprocess.DEVNULL)
+        with tarfile.open(next(folder.glob("*.tgz"))) as tar:
+            tar.extractall(folder, filter="data")
+    return target
