@@ -27,10 +27,10 @@ from . import __version__
 from .config import Settings
 from .errors import ArgumentError, Refusal
 from .syntax import EXTENSIONS, Symbol, language_for, outline
-from .syntax.index import SymbolIndex, convert
+from .syntax.index import Columns, SymbolIndex
 from .syntax.store import cache_folder
 from .tools import REGISTRY, Context, catalog, run, validate
-from .workspace import Text, Workspace, uri_to_path
+from .workspace import Workspace, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -191,16 +191,16 @@ def lsp_range(r: tuple[int, int, int, int]) -> types.Range:
 
 
 def document_symbols(
-    text: Text, symbols: list[Symbol], encoding: str, parent: str | None = None
+    columns: Columns, symbols: list[Symbol], parent: str | None = None
 ) -> list[types.DocumentSymbol]:
     return [
         types.DocumentSymbol(
             name=s.name,
             kind=symbol_kind(s.kind, parent),
             detail=s.kind,
-            range=lsp_range(convert(text, s.range, encoding)),
-            selection_range=lsp_range(convert(text, s.selection, encoding)),
-            children=document_symbols(text, s.children, encoding, s.kind),
+            range=lsp_range(columns.convert(s.range)),
+            selection_range=lsp_range(columns.convert(s.selection)),
+            children=document_symbols(columns, s.children, s.kind),
         )
         for s in symbols
     ]
@@ -343,7 +343,7 @@ def create_server(settings: Settings | None = None, roots: list[str] | None = No
                 text = ls.agent_workspace.text(path)
             except Refusal:
                 return None
-            return document_symbols(text, outline(path, text), encoding)
+            return document_symbols(Columns(text, encoding), outline(path, text))
 
         return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
 

@@ -57,20 +57,38 @@ Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in 
 KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
 
-def column(text: Text, row: int, byte_column: int, encoding: str) -> int:
-    """A tree-sitter column (UTF-8 bytes into line `row`, 0-based) in `encoding`
-    ("utf-8", "utf-16" or "utf-32", as LSP names them)."""
-    if encoding == "utf-8" or byte_column == 0 or row >= text.line_count:
+def column(line: bytes, byte_column: int, encoding: str) -> int:
+    """A tree-sitter column (UTF-8 bytes into `line`) in `encoding` ("utf-8", "utf-16" or
+    "utf-32", as LSP names them)."""
+    if encoding == "utf-8" or byte_column == 0:
         return byte_column
-    prefix = text.line(row + 1).encode("utf-8", "surrogatepass")[:byte_column].decode("utf-8", "replace")
+    prefix = line[:byte_column].decode("utf-8", "replace")
     if encoding == "utf-32":
         return len(prefix)
-    return len(prefix) + sum(1 for ch in prefix if ord(ch) > 0xFFFF)  # surrogate pairs in UTF-16
+    return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def convert(text: Text, points: tuple[int, int, int, int], encoding: str) -> Range:
-    row, col, end_row, end_col = points
-    return row, column(text, row, col, encoding), end_row, column(text, end_row, end_col, encoding)
+class Columns:
+    """Converts the points of one text to `encoding`, each line encoded once."""
+
+    def __init__(self, text: Text, encoding: str):
+        self.text = text
+        # every encoding counts ASCII alike: nothing to convert
+        self.encoding = "utf-8" if text.content.isascii() else encoding
+        self.lines: dict[int, bytes] = {}
+
+    def convert(self, points: tuple[int, int, int, int]) -> Range:
+        if self.encoding == "utf-8":
+            return points
+        row, col, end_row, end_col = points
+        return row, self.column(row, col), end_row, self.column(end_row, end_col)
+
+    def column(self, row: int, byte_column: int) -> int:
+        if byte_column == 0 or row >= self.text.line_count:
+            return byte_column
+        if (line := self.lines.get(row)) is None:
+            line = self.lines[row] = self.text.line(row + 1).encode("utf-8", "surrogatepass")
+        return column(line, byte_column, self.encoding)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,14 +142,13 @@ class FileRecord:
 
 def make_record(text: Text, language: str, symbols: Iterable[Symbol], encoding: str, size: int, mtime_ns: int) -> FileRecord:  # fmt: skip
     names, containers, kinds, ranges = [], [], bytearray(), array("I")
-    if text.content.isascii():  # every encoding counts ASCII alike: nothing to convert
-        encoding = "utf-8"
+    columns = Columns(text, encoding)
     for s in walk(symbols):
         names.append(s.name)
         containers.append(s.name_path[: -len(s.name) - 1] if s.name_path.endswith("/" + s.name) else "")
         kinds.append(KIND_CODES[s.kind])
-        ranges.extend(convert(text, s.range, encoding))
-        ranges.extend(convert(text, s.selection, encoding))
+        ranges.extend(columns.convert(s.range))
+        ranges.extend(columns.convert(s.selection))
     return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges)  # fmt: skip
 
 
@@ -196,7 +213,8 @@ class SymbolIndex:
             reporter.step()
         if len(on_disk) >= PROCESS_MIN_FILES and (os.cpu_count() or 1) > 1:
             for path, record in self._parse_in_workers(on_disk, cancelled):
-                self._put(path, record)
+                if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
+                    self._put(path, record)
                 reporter.step()
         else:
             for path in on_disk:
@@ -386,6 +404,7 @@ _worker_workspace: Workspace | None = None
 def _start_worker(roots: list[str]) -> None:
     global _worker_workspace
     _worker_workspace = Workspace(roots)
+    os.nice(5)  # the server's own requests (a read, documentSymbol while typing) come first
 
 
 def _index_files(paths: list[str], encoding: str) -> list[tuple[str, FileRecord | None]]:
