@@ -18,6 +18,7 @@ from itertools import pairwise
 
 from lsp_agent.calls import Scrubber, ToolSet, decode
 from lsp_agent.calls.prompt import render_call
+from lsp_agent.tools.calls import agent_tools
 
 from .common import OUT, Report
 
@@ -98,7 +99,7 @@ def best(fn, repeat: int = 3) -> float:
 
 
 def main() -> None:
-    tools = ToolSet.from_registry()
+    tools = agent_tools()
     reply = reply_of(MB)
     batch = decode(reply, tools=tools)
     report = Report(

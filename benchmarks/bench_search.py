@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from benchmarks.common import CACHE, OUT, Report, django_tree, median, stdlib, timed
-from lsp_agent.budget import MIN_WIDTH, Search, render
 from lsp_agent.search import Query, Target, find_rg, run_search
+from lsp_agent.search.chain import MIN_WIDTH, Search, render
 from lsp_agent.tools import Context, call
 from lsp_agent.tools.search import symbol_provider
 from lsp_agent.workspace import Workspace

@@ -1,5 +1,11 @@
 """Command line: argument parsing only. Each tool subcommand prints exactly the `text` an
-agent would get (or the whole answer as JSON with --json)."""
+agent would get (or the whole answer as JSON with --json).
+
+The tool subcommands are generated from the registry: each argument of a tool's JSON Schema
+is a flag named after it (`max_chars` is `--max-chars`), typed by its schema; the tables
+below only say which arguments are positional, which flags have grep-style spellings, and
+which subcommands have shorter names.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +13,43 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from . import __version__
 from .config import Settings
+from .errors import ArgumentError
+from .tools import REGISTRY, Context, call, catalog
+from .workspace import Workspace
+
+# Subcommands whose name is not the tool's (otherwise `find_symbol` is `find-symbol`).
+COMMAND_NAMES = {"decode_calls": "decode", "run_calls": "run"}
+# Tools that keep state between calls: a one-shot command cannot use them.
+NO_COMMAND = {"stream_open", "stream_feed", "stream_flush"}
+# Positional arguments of each command, in order (the others are flags).
+POSITIONAL = {
+    "read": ["path"],
+    "search": ["pattern", "paths"],
+    "symbols": ["path"],
+    "find_symbol": ["name_path", "path"],
+}
+# The argument read from stdin rather than the command line.
+STDIN_ARGUMENT = "reply"
+# Option strings that are not `--<argument>`: ripgrep's short flags, shorter names.
+FLAGS = {
+    "glob": ["-g", "--glob"],
+    "ignore_case": ["-i", "--ignore-case"],
+    "fixed_strings": ["-F", "--fixed-strings"],
+    "multiline": ["-U", "--multiline"],
+    "context_after": ["-A", "--after-context"],
+    "context_before": ["-B", "--before-context"],
+    "kinds": ["--kind"],
+    "include_body": ["--body"],
+}
+METAVARS = {"name_path": "NAME", "paths": "PATH"}
 
 
-def settings_flags(parser: argparse.ArgumentParser) -> None:
+def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None = None) -> None:
     group = parser.add_argument_group("settings (the same as initializationOptions)")
     group.add_argument(
         "--root", action="append", help="workspace root (repeatable; default: the current directory)"
@@ -21,7 +58,66 @@ def settings_flags(parser: argparse.ArgumentParser) -> None:
         "--default-max-chars", dest="default_max_chars", type=int, help="default answer budget"
     )
     group.add_argument("--search-engine", choices=["auto", "rg", "python"], help="search engine")
-    group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
+    if "max_nudges" not in (tool_arguments or {}):  # else the tool's own flag says the same
+        group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
+
+
+def json_value(text: str) -> Any:
+    return json.loads(text)
+
+
+def argument_options(name: str, schema: dict) -> dict[str, Any]:
+    """argparse options for one argument, from its JSON Schema."""
+    help_text = schema.get("description", "")
+    kind = schema.get("type")
+    if kind == "boolean":
+        return {"action": "store_true", "default": None, "help": help_text}
+    if kind == "integer":
+        return {"type": int, "metavar": "N", "help": help_text}
+    if "enum" in schema:
+        return {"choices": schema["enum"], "help": help_text}
+    items = schema.get("items") or next(
+        (s.get("items") for s in schema.get("anyOf", []) if s.get("type") == "array"), None
+    )
+    if items is not None and "enum" in items:
+        listed = ", ".join(items["enum"])
+        return {
+            "action": "append",
+            "choices": items["enum"],
+            "metavar": name.removesuffix("s").upper(),
+            "help": f"{help_text} Repeatable; one of {listed}.",
+        }
+    if items is not None and items.get("type") == "string":
+        return {"action": "append", "help": help_text + " Repeatable."}
+    if kind in ("string", ["string", "null"]):
+        return {"help": help_text}
+    return {"type": json_value, "metavar": "JSON", "help": help_text + " (JSON)"}
+
+
+def add_tool_command(sub: Any, name: str) -> None:
+    tool = REGISTRY[name]
+    properties: dict[str, dict] = tool.schema.get("properties", {})
+    stdin = f" The {STDIN_ARGUMENT} is read from stdin." if STDIN_ARGUMENT in properties else ""
+    command = sub.add_parser(
+        COMMAND_NAMES.get(name, name.replace("_", "-")), help=tool.summary, description=tool.summary + stdin
+    )
+    required = tool.schema.get("required", [])
+    for argument in POSITIONAL.get(name, []):
+        schema = properties[argument]
+        options: dict[str, Any] = {"help": schema.get("description", ""), "metavar": METAVARS.get(argument)}
+        if schema.get("type") == "array":
+            options["nargs"] = "*"
+        elif argument not in required:
+            options |= {"nargs": "?", "default": schema.get("default")}
+        command.add_argument(argument, **options)
+    for argument, schema in properties.items():
+        if argument in POSITIONAL.get(name, []) or argument == STDIN_ARGUMENT:
+            continue
+        flags = FLAGS.get(argument, ["--" + argument.replace("_", "-")])
+        command.add_argument(*flags, dest=argument, **argument_options(argument, schema))
+    command.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    settings_flags(command, properties)
+    command.set_defaults(handler=run_tool, tool_name=name)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address for --tcp/--ws (default 127.0.0.1)")
     serve.add_argument("--log-file", help="write the server's log here")
     settings_flags(serve)
+    serve.set_defaults(handler=serve_lsp)
 
     mcp = sub.add_parser(
         "mcp", help="serve the agent tools over MCP stdio (needs the extra: pip install 'lsp-agent[mcp]')"
@@ -51,84 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
         "model that JSON instead of the text; the answer is always in _meta)",
     )
     settings_flags(mcp)
+    mcp.set_defaults(handler=serve_mcp)
 
-    sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
+    tools = sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
+    tools.set_defaults(handler=print_catalog)
 
-    read = sub.add_parser("read", help="read a file in pages, as an agent sees it")
-    read.add_argument("path")
-    read.add_argument("--start", type=int, default=1, help="first line (1-based)")
-    read.add_argument("--col", type=int, default=1, help="first column of line START (1-based)")
-    read.add_argument("--max-chars", type=int, help="budget of the answer")
-    read.add_argument("--if-version", help="answer briefly if the file still has this version")
-    read.add_argument("--symbol", help="read only this symbol's lines (name path: Class/method)")
-    read.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    settings_flags(read)
-
-    search = sub.add_parser(
-        "search", help="search file contents (Rust regex), answer shortened to fit the budget"
-    )
-    search.add_argument("pattern")
-    search.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files or folders to search (default: the workspace)"
-    )
-    search.add_argument("--max-chars", type=int, help="budget of the answer")
-    search.add_argument(
-        "-g", "--glob", action="append", help="include (GLOB) or exclude (!GLOB) files; repeatable"
-    )
-    search.add_argument("-i", "--ignore-case", action="store_true", help="match case-insensitively")
-    search.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is literal text")
-    search.add_argument("-U", "--multiline", action="store_true", help="let matches span lines")
-    search.add_argument("-A", "--after-context", type=int, help="lines of context after each match")
-    search.add_argument("-B", "--before-context", type=int, help="lines of context before each match")
-    search.add_argument(
-        "--count-binary", action="store_true", help="read binary files to name those that match"
-    )
-    search.add_argument("--offset", type=int, help="page the full matches: skip this many")
-    search.add_argument("--limit", type=int, help="page the full matches: show at most this many")
-    search.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    settings_flags(search)
-
-    symbols = sub.add_parser("symbols", help="outline a file or folder (kinds, names, line ranges)")
-    symbols.add_argument("path", nargs="?", default=".")
-    symbols.add_argument("--depth", type=int, help="show symbols down to this depth (1: top level)")
-    symbols.add_argument("--max-chars", type=int, help="budget of the answer")
-    symbols.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    settings_flags(symbols)
-
-    find = sub.add_parser("find-symbol", help="find definitions by name or name path (Class/method)")
-    find.add_argument("name_path", metavar="NAME")
-    find.add_argument("path", nargs="?", help="a file or folder to search (default: the workspace)")
-    find.add_argument(
-        "--kind", action="append", dest="kinds", help="only this kind (repeatable): class, method, …"
-    )
-    find.add_argument(
-        "--substring", action="store_true", help="the last segment may be part of a name (any case)"
-    )
-    find.add_argument("--body", action="store_true", dest="include_body", help="show the source of the match")
-    find.add_argument("--start", type=int, help="with --body: the line to read on from")
-    find.add_argument("--max-chars", type=int, help="budget of the answer")
-    find.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    settings_flags(find)
-
-    decode = sub.add_parser("decode", help="decode the tool calls written as text in a reply read from stdin")
-    decode.add_argument(
-        "--finish-reason",
-        help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)',
-    )
-    decode.add_argument("--max-chars", type=int, help="budget of the report")
-    decode.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    settings_flags(decode)
-
-    run = sub.add_parser(
-        "run", help="decode a reply from stdin and run its calls against the workspace's tools"
-    )
-    run.add_argument(
-        "--finish-reason",
-        help='the model\'s finish reason ("length"/"max_tokens": open blocks are truncated)',
-    )
-    run.add_argument("--max-chars", type=int, help="budget of the report")
-    run.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    settings_flags(run)
+    for name in REGISTRY:
+        if name not in NO_COMMAND:
+            add_tool_command(sub, name)
     return parser
 
 
@@ -146,14 +173,20 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def run_tool(args: argparse.Namespace, name: str, arguments: dict) -> int:
-    from .errors import ArgumentError
-    from .tools import Context, call
-    from .workspace import Workspace
+def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The tool's arguments given on the command line (and stdin); unset flags are left out."""
+    properties = REGISTRY[args.tool_name].schema.get("properties", {})
+    arguments = {k: getattr(args, k) for k in properties if k != STDIN_ARGUMENT}
+    if STDIN_ARGUMENT in properties:
+        arguments[STDIN_ARGUMENT] = sys.stdin.read()
+    return {k: v for k, v in arguments.items() if v is not None and v != []}
 
+
+def run_tool(args: argparse.Namespace) -> int:
+    name = args.tool_name
     try:
         ctx = Context(Workspace(args.root), settings_from(args))
-        answer = call(ctx, name, {k: v for k, v in arguments.items() if v is not None})
+        answer = call(ctx, name, tool_arguments(args))
     except (ArgumentError, ValueError) as exc:
         print(f"lsp-agent {name}: {exc}", file=sys.stderr)
         return 2
@@ -161,62 +194,17 @@ def run_tool(args: argparse.Namespace, name: str, arguments: dict) -> int:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
         print(answer["text"])
+    # 1 for a refusal, a reply with diagnostics, or a call in it that failed
     failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
     return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "serve":
-        return serve(args)
-    if args.command == "mcp":
-        return mcp(args)
-    if args.command == "tools":
-        from .tools import catalog
-
-        print(json.dumps(catalog(), indent=2))
-        return 0
-    if args.command == "read":
-        arguments = {"path": args.path, "start": args.start, "col": args.col, "max_chars": args.max_chars}
-        arguments["if_version"] = args.if_version
-        arguments["symbol"] = args.symbol
-        return run_tool(args, "read", arguments)
-    if args.command == "search":
-        arguments = {
-            "pattern": args.pattern,
-            "paths": args.paths or None,
-            "glob": args.glob,
-            "ignore_case": args.ignore_case or None,
-            "fixed_strings": args.fixed_strings or None,
-            "multiline": args.multiline or None,
-            "count_binary": args.count_binary or None,
-            "context_after": args.after_context,
-            "context_before": args.before_context,
-            "max_chars": args.max_chars,
-            "offset": args.offset,
-            "limit": args.limit,
-        }
-        return run_tool(args, "search", arguments)
-    if args.command == "symbols":
-        return run_tool(
-            args, "symbols", {"path": args.path, "depth": args.depth, "max_chars": args.max_chars}
-        )
-    if args.command == "find-symbol":
-        arguments = {k: getattr(args, k) for k in ("name_path", "path", "kinds", "start", "max_chars")}
-        arguments |= {"substring": args.substring or None, "include_body": args.include_body or None}
-        return run_tool(args, "find_symbol", arguments)
-    if args.command in ("decode", "run"):
-        arguments = {
-            "reply": sys.stdin.read(),
-            "finish_reason": args.finish_reason,
-            "max_chars": args.max_chars,
-        }
-        status = run_tool(args, f"{args.command}_calls", arguments)
-        return status  # 1 when the reply had diagnostics
-    raise AssertionError(args.command)
+def print_catalog(args: argparse.Namespace) -> int:
+    print(json.dumps(catalog(), indent=2))
+    return 0
 
 
-def serve(args: argparse.Namespace) -> int:
+def serve_lsp(args: argparse.Namespace) -> int:
     from .server import create_server
 
     if args.log_file:
@@ -233,9 +221,9 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def mcp(args: argparse.Namespace) -> int:
+def serve_mcp(args: argparse.Namespace) -> int:
     try:
-        from .mcp import serve as serve_mcp
+        from .mcp import serve
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
             raise
@@ -244,4 +232,10 @@ def mcp(args: argparse.Namespace) -> int:
             "  pip install 'lsp-agent[mcp]'      (in a checkout: pip install -e '.[mcp]')"
         ) from None
     logging.basicConfig(filename=args.log_file, level=logging.INFO if args.log_file else logging.WARNING)
-    return serve_mcp(settings_from(args), args.root, structured_content=args.structured_content)
+    return serve(settings_from(args), args.root, structured_content=args.structured_content)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command: Callable[[argparse.Namespace], int] = args.handler
+    return command(args)

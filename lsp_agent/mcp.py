@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -40,7 +41,10 @@ ANSWER_META = "lsp-agent/answer"
 
 
 def create_server(
-    settings: Settings | None = None, roots: list[str] | None = None, *, structured_content: bool = False
+    settings: Settings | None = None,
+    roots: list[str | Path] | None = None,
+    *,
+    structured_content: bool = False,
 ) -> Server:
     settings = settings or Settings()
     workspace = Workspace(roots)
@@ -114,7 +118,10 @@ def progress_reporter(ctx: ServerRequestContext):
 
 
 def serve(
-    settings: Settings | None = None, roots: list[str] | None = None, *, structured_content: bool = False
+    settings: Settings | None = None,
+    roots: list[str | Path] | None = None,
+    *,
+    structured_content: bool = False,
 ) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     server = create_server(settings, roots, structured_content=structured_content)

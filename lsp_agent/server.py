@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -50,11 +51,16 @@ def plain_converter():
 
 
 class AgentProtocol(LanguageServerProtocol):
+    _server: AgentServer
+
+    # pygls declares this method a generator; it also runs a coroutine, which answers under
+    # its own request id and so can be cancelled.
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
-    async def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
+    async def lsp_workspace__execute_command(  # type: ignore[override]
+        self, params: types.ExecuteCommandParams
+    ) -> Any:
         """Commands `lspAgent.<tool>` with one argument object, run exactly like the
-        request `lspAgent/<tool>`. Being a coroutine, the command answers under its own
-        request id and can be cancelled."""
+        request `lspAgent/<tool>`."""
         name = params.command.removeprefix(COMMAND_PREFIX)
         if not params.command.startswith(COMMAND_PREFIX) or name not in REGISTRY:
             raise JsonRpcInvalidParams(
@@ -70,7 +76,7 @@ class AgentProtocol(LanguageServerProtocol):
 
 
 class AgentServer(LanguageServer):
-    def __init__(self, settings: Settings | None = None, roots: list[str] | None = None):
+    def __init__(self, settings: Settings | None = None, roots: list[str | Path] | None = None):
         super().__init__(
             "lsp-agent",
             __version__,
@@ -87,6 +93,8 @@ class AgentServer(LanguageServer):
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
+        # The background index build; held here because a task nobody holds may be collected.
+        self.index_task: asyncio.Future[None] | None = None
 
     def stop_work(self) -> None:
         self.stopping.set()
@@ -259,164 +267,181 @@ class Progress:
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
 
 
-def create_server(settings: Settings | None = None, roots: list[str] | None = None) -> AgentServer:
-    server = AgentServer(settings, roots)
+# --- handlers: each takes the server and the request's params ---------------------------
 
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
-        folders = [f.uri for f in params.workspace_folders or []]
-        if not folders and params.root_uri:
-            folders = [params.root_uri]
-        elif not folders and params.root_path:
-            folders = [params.root_path]
-        usable = []
-        for folder in folders:
-            try:
-                path = uri_to_path(folder) if folder.startswith("file:") else Path(folder)
-            except (Refusal, ValueError):
-                path = None
-            if path is not None and path.is_dir():
-                usable.append(path)
-            else:
-                ls.pending_messages.append(f"workspace folder {folder} is not a local directory; ignored.")
-        if usable:
-            ls.agent_workspace.set_roots(usable)
-        settings, problems = Settings.from_options(params.initialization_options)
-        # CLI flags set the server's defaults; initializationOptions override them.
-        options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-        ls.settings = ls.settings.replace(
-            **{k: getattr(settings, k) for k in options if hasattr(settings, k)}
+
+def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
+    folders = [f.uri for f in params.workspace_folders or []]
+    if not folders and params.root_uri:
+        folders = [params.root_uri]
+    elif not folders and params.root_path:
+        folders = [params.root_path]
+    usable: list[str | Path] = []
+    for folder in folders:
+        try:
+            path = uri_to_path(folder) if folder.startswith("file:") else Path(folder)
+        except (Refusal, ValueError):
+            path = None
+        if path is not None and path.is_dir():
+            usable.append(path)
+        else:
+            ls.pending_messages.append(f"workspace folder {folder} is not a local directory; ignored.")
+    if usable:
+        ls.agent_workspace.set_roots(usable)
+    settings, problems = Settings.from_options(params.initialization_options)
+    # CLI flags set the server's defaults; initializationOptions override them.
+    options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+    ls.settings = ls.settings.replace(**{k: getattr(settings, k) for k in options if hasattr(settings, k)})
+    ls.pending_messages += problems
+
+
+def shutdown(ls: AgentServer, params: Any) -> None:
+    ls.stop_work()
+
+
+async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
+    for message in ls.pending_messages:
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}")
         )
-        ls.pending_messages += problems
+    ls.pending_messages.clear()
+    ls.index_task = asyncio.ensure_future(ls.build_index())
+    caps = ls.client_capabilities.workspace
+    if caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
+        await watch_files(ls)
 
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: AgentServer, params: Any) -> None:
-        ls.stop_work()
 
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
-        for message in ls.pending_messages:
-            ls.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}")
+async def watch_files(ls: AgentServer) -> None:
+    """Files changed outside the editor (git checkout, a formatter) keep the index current."""
+    glob = "**/*{" + ",".join(sorted(EXTENSIONS)) + "}"
+    registration = types.Registration(
+        id="lsp-agent-watch",
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=glob)]
+        ),
+    )
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+    except Exception as exc:
+        log.info("file watcher not registered: %s", exc)
+
+
+def watched_files_changed(ls: AgentServer, params: types.DidChangeWatchedFilesParams) -> None:
+    for change in params.changes:
+        if not change.uri.startswith("file:"):
+            continue
+        path = uri_to_path(change.uri).resolve()
+        if change.type == types.FileChangeType.Deleted:
+            ls.symbol_index.remove(path)
+        else:
+            ls.reindex_soon(path, delay=0)
+
+
+async def document_symbol(
+    ls: AgentServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | None:
+    encoding = str(ls.workspace.position_encoding or "utf-16")
+
+    def run() -> list[types.DocumentSymbol] | None:
+        try:
+            path = ls.agent_workspace.resolve(params.text_document.uri)
+            text = ls.agent_workspace.text(path)
+        except Refusal:
+            return None
+        return document_symbols(Columns(text, encoding), outline(path, text))
+
+    return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
+
+
+async def workspace_symbol(
+    ls: AgentServer, params: types.WorkspaceSymbolParams
+) -> list[types.WorkspaceSymbol]:
+    # Answers from what is indexed so far while the background index is being built; off
+    # the request loop, as a broad query over a large workspace takes a while.
+    def run() -> list[types.WorkspaceSymbol]:
+        return [
+            types.WorkspaceSymbol(
+                name=entry.name,
+                kind=symbol_kind(entry.kind),
+                container_name=entry.container or None,
+                location=types.Location(uri=path.as_uri(), range=lsp_range(entry.range)),
             )
-        ls.pending_messages.clear()
-        ls.index_task = asyncio.ensure_future(ls.build_index())  # kept: a task nobody holds may be collected
-        caps = ls.client_capabilities.workspace
-        if caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
-            # Files changed outside the editor (git checkout, a formatter) keep the index current.
-            glob = "**/*{" + ",".join(sorted(EXTENSIONS)) + "}"
-            options = types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern=glob)]
-            )
-            registration = types.Registration(
-                id="lsp-agent-watch",
-                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=options,
-            )
-            try:
-                await ls.client_register_capability_async(
-                    types.RegistrationParams(registrations=[registration])
-                )
-            except Exception as exc:
-                log.info("file watcher not registered: %s", exc)
+            for path, entry in ls.symbol_index.query(params.query)
+        ]
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched_files_changed(ls: AgentServer, params: types.DidChangeWatchedFilesParams) -> None:
-        for change in params.changes:
-            if not change.uri.startswith("file:"):
-                continue
-            path = uri_to_path(change.uri).resolve()
-            if change.type == types.FileChangeType.Deleted:
-                ls.symbol_index.remove(path)
-            else:
-                ls.reindex_soon(path, delay=0)
+    return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
 
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def document_symbol(
-        ls: AgentServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol] | None:
-        encoding = str(ls.workspace.position_encoding or "utf-16")
 
-        def run() -> list[types.DocumentSymbol] | None:
-            try:
-                path = ls.agent_workspace.resolve(params.text_document.uri)
-                text = ls.agent_workspace.text(path)
-            except Refusal:
-                return None
-            return document_symbols(Columns(text, encoding), outline(path, text))
+def folders_changed(ls: AgentServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    roots: list[str | Path] = list(ls.agent_workspace.roots)
+    for removed in params.event.removed:
+        roots = [r for r in roots if r != uri_to_path(removed.uri).resolve()]
+    roots += [uri_to_path(added.uri) for added in params.event.added]
+    if roots:
+        ls.agent_workspace.set_roots([r for r in roots if Path(r).is_dir()])
+        ls.index_task = asyncio.ensure_future(ls.build_index())  # files of new roots, none of old ones
 
-        return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
 
-    @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(
-        ls: AgentServer, params: types.WorkspaceSymbolParams
-    ) -> list[types.WorkspaceSymbol]:
-        # Answers from what is indexed so far while the background index is being built;
-        # off the request loop, as a broad query over a large workspace takes a while.
-        def run() -> list[types.WorkspaceSymbol]:
-            return [
-                types.WorkspaceSymbol(
-                    name=entry.name,
-                    kind=symbol_kind(entry.kind),
-                    container_name=entry.container or None,
-                    location=types.Location(uri=path.as_uri(), range=lsp_range(entry.range)),
-                )
-                for path, entry in ls.symbol_index.query(params.query)
-            ]
+# The overlay: pygls applies full and incremental changes (in the negotiated position
+# encoding); tools then see the buffer's text instead of the disk.
+def sync(ls: AgentServer, uri: str) -> None:
+    if not uri.startswith("file:"):
+        return
+    document = ls.workspace.get_text_document(uri)
+    ls.agent_workspace.open_document(uri, document.source)
+    ls.reindex_soon(uri_to_path(uri).resolve())
 
-        return await asyncio.get_running_loop().run_in_executor(ls.tool_pool, run)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def folders_changed(ls: AgentServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        roots = [r for r in ls.agent_workspace.roots]
-        for removed in params.event.removed:
-            roots = [r for r in roots if r != uri_to_path(removed.uri).resolve()]
-        roots += [uri_to_path(added.uri) for added in params.event.added]
-        if roots:
-            ls.agent_workspace.set_roots([r for r in roots if Path(r).is_dir()])
-            ls.index_task = asyncio.ensure_future(ls.build_index())  # files of new roots, none of old ones
+def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
+    sync(ls, params.text_document.uri)
 
-    # The overlay: pygls applies full and incremental changes (in the negotiated position
-    # encoding); tools then see the buffer's text instead of the disk.
-    def sync(ls: AgentServer, uri: str) -> None:
-        if not uri.startswith("file:"):
-            return
-        document = ls.workspace.get_text_document(uri)
-        ls.agent_workspace.open_document(uri, document.source)
-        ls.reindex_soon(uri_to_path(uri).resolve())
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
-        sync(ls, params.text_document.uri)
+def did_change(ls: AgentServer, params: types.DidChangeTextDocumentParams) -> None:
+    sync(ls, params.text_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: AgentServer, params: types.DidChangeTextDocumentParams) -> None:
-        sync(ls, params.text_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None:
-        if params.text_document.uri.startswith("file:"):
-            ls.agent_workspace.close_document(params.text_document.uri)
-            ls.reindex_soon(uri_to_path(params.text_document.uri).resolve())  # back to the disk's text
+def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None:
+    if params.text_document.uri.startswith("file:"):
+        ls.agent_workspace.close_document(params.text_document.uri)
+        ls.reindex_soon(uri_to_path(params.text_document.uri).resolve())  # back to the disk's text
 
-    @server.feature(f"{METHOD_PREFIX}tools")
-    def tools(ls: AgentServer, params: Any) -> dict:
-        include_runtime = isinstance(params, dict) and params.get("all") is True
-        return {"tools": catalog(include_runtime=include_runtime)}
 
+def tool_catalog(ls: AgentServer, params: Any) -> dict:
+    include_runtime = isinstance(params, dict) and params.get("all") is True
+    return {"tools": catalog(include_runtime=include_runtime)}
+
+
+async def tool_request(ls: AgentServer, params: Any, *, tool: str) -> dict:
+    """`lspAgent/<tool>`: the registry's tool, run in a worker thread."""
+    return await ls.run_tool(tool, params)
+
+
+def tool_command(ls: AgentServer, *args: Any, tool: str) -> None:
+    """Registered so initialize advertises `lspAgent.<tool>`; AgentProtocol runs commands."""
+    raise JsonRpcMethodNotFound(f"{COMMAND_PREFIX}{tool}")
+
+
+FEATURES: dict[str, Callable[..., Any]] = {
+    types.INITIALIZE: initialize,
+    types.INITIALIZED: initialized,
+    types.SHUTDOWN: shutdown,
+    types.TEXT_DOCUMENT_DID_OPEN: did_open,
+    types.TEXT_DOCUMENT_DID_CHANGE: did_change,
+    types.TEXT_DOCUMENT_DID_CLOSE: did_close,
+    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: document_symbol,
+    types.WORKSPACE_SYMBOL: workspace_symbol,
+    types.WORKSPACE_DID_CHANGE_WATCHED_FILES: watched_files_changed,
+    types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS: folders_changed,
+    f"{METHOD_PREFIX}tools": tool_catalog,
+}
+
+
+def create_server(settings: Settings | None = None, roots: list[str | Path] | None = None) -> AgentServer:
+    server = AgentServer(settings, roots)
+    for method, handler in FEATURES.items():
+        server.feature(method)(handler)
     for name in REGISTRY:
-        register_tool(server, name)
+        server.feature(f"{METHOD_PREFIX}{name}")(partial(tool_request, tool=name))
+        server.command(f"{COMMAND_PREFIX}{name}")(partial(tool_command, tool=name))
     return server
-
-
-def register_tool(server: AgentServer, name: str) -> None:
-    async def handle(ls: AgentServer, params: Any) -> dict:
-        return await ls.run_tool(name, params)
-
-    server.feature(f"{METHOD_PREFIX}{name}")(handle)
-
-    # Registered so initialize advertises the command; AgentProtocol runs it.
-    def command(ls: AgentServer, *args: Any) -> None:
-        raise JsonRpcMethodNotFound(f"{COMMAND_PREFIX}{name}")
-
-    server.command(f"{COMMAND_PREFIX}{name}")(command)

@@ -4,10 +4,13 @@ character at a time, and in a few other splits) gives exactly the same, and summ
 from __future__ import annotations
 
 from lsp_agent.calls import Scrubber, decode
+from lsp_agent.tools.calls import agent_tools
+
+AGENT_TOOLS = agent_tools()
 
 
 def streamed(reply: str, pieces: list[str], finish_reason=None, tools=None):
-    scrubber = Scrubber(tools)
+    scrubber = Scrubber(AGENT_TOOLS if tools is None else tools)
     visible = "".join(scrubber.feed(p) for p in pieces) + scrubber.flush(finish_reason)
     return visible, scrubber.calls, scrubber.diagnostics
 
@@ -18,7 +21,7 @@ def as_tuple(visible, calls, diagnostics):
 
 def check(reply: str, finish_reason=None, tools=None):
     """The batch decode of `reply`, after asserting that every streamed split agrees."""
-    got = decode(reply, finish_reason, tools=tools)
+    got = decode(reply, finish_reason, tools=AGENT_TOOLS if tools is None else tools)
     want = as_tuple(got.visible_text, got.calls, got.diagnostics)
     splits = [list(reply), [reply[: len(reply) // 2], reply[len(reply) // 2 :]], [reply[:7], reply[7:]]]
     for pieces in splits:
@@ -33,5 +36,5 @@ def calls(decoded):
 
 
 def diags(decoded, reply):
-    """(kind, grammar, the block's text, reason) for each diagnostic."""
-    return [(d.kind, d.grammar, reply[d.span[0] : d.span[1]], d.reason) for d in decoded.diagnostics]
+    """(kind, dialect, the block's text, reason) for each diagnostic."""
+    return [(d.kind, d.dialect, reply[d.span[0] : d.span[1]], d.reason) for d in decoded.diagnostics]

@@ -2,7 +2,7 @@
 script: python tests/mcp_slow_tool.py --root DIR).
 
 `wait_for_cancel` reports progress every few milliseconds until its call is cancelled, then
-writes the file `cancelled` in the first root, so the test can see the tool itself stopped.
+writes the file `cancelled` in the first root (atomically), so the test can see the tool itself stopped.
 """
 
 import sys
@@ -22,7 +22,10 @@ def wait_for_cancel(ctx):
         try:
             ctx.check_cancelled()
         except Cancelled:
-            (ctx.workspace.roots[0] / "cancelled").write_text(f"cancelled at step {step}")
+            # Written whole, then renamed: the test polls for the file and reads it at once.
+            partial = ctx.workspace.roots[0] / "cancelled.part"
+            partial.write_text(f"cancelled at step {step}")
+            partial.replace(ctx.workspace.roots[0] / "cancelled")
             raise
         time.sleep(0.05)
     return {"text": "never cancelled"}

@@ -9,7 +9,7 @@ def test_tool_call_fence():
     reply = f"Reading.\n```tool_call\n{CALL}\n```\nDone."
     got = check(reply)
     assert calls(got) == [("read", {"path": "a.py"})]
-    assert got.calls[0].grammar == "fenced_json"
+    assert got.calls[0].dialect == "fenced_json"
     assert reply[slice(*got.calls[0].span)] == f"```tool_call\n{CALL}\n```"
     assert got.visible_text == "Reading.\nDone."
 

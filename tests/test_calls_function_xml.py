@@ -9,7 +9,7 @@ def test_wrapped_call_values_typed_by_the_schema():
     reply = f"I'll look.\n{QWEN}\nDone."
     got = check(reply)
     assert calls(got) == [("read", {"path": "a.py", "start": 3})]  # start is an integer in read's schema
-    assert got.calls[0].grammar == "function_xml"
+    assert got.calls[0].dialect == "function_xml"
     assert reply[slice(*got.calls[0].span)] == QWEN
     assert got.visible_text == "I'll look.\nDone."
 

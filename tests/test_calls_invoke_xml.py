@@ -16,7 +16,7 @@ def test_two_invokes_in_function_calls():
     )
     got = check(reply)
     assert calls(got) == [("read", {"path": "a.py"}), ("read", {"path": "b.py", "start": 2})]
-    assert {c.grammar for c in got.calls} == {"invoke_xml"}
+    assert {c.dialect for c in got.calls} == {"invoke_xml"}
     assert got.visible_text == "Reading both.\nWaiting."
 
 

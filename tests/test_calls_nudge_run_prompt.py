@@ -3,22 +3,31 @@
 import pytest
 
 from lsp_agent.calls import ToolSet, decode
+from lsp_agent.calls.dialects import DIALECTS
 from lsp_agent.calls.nudge import Nudger, nudge_for
-from lsp_agent.calls.prompt import DIALECTS, render_call, tool_prompt
-from lsp_agent.calls.run import run_calls
+from lsp_agent.calls.prompt import render_call, tool_prompt
 from lsp_agent.tools import Context, catalog
+from lsp_agent.tools.calls import agent_tools
+from lsp_agent.tools.calls import run_calls as run_calls_tool
+
+TOOLS = agent_tools()
+
+
+def run_calls(ctx, reply, **options):
+    return run_calls_tool(ctx, reply, **options)
+
 
 GOOD = '<tool_call>{"name": "read", "arguments": {"path": "a.txt"}}</tool_call>'
 BAD = '<tool_call>{"name": "read", "arguments": {"path": "b.txt"}</tool_call>'
 
 
 def test_clean_reply_gets_no_nudge():
-    assert nudge_for(decode(f"Reading.\n{GOOD}")) is None
-    assert nudge_for(decode("Just an answer.")) is None
+    assert nudge_for(decode(f"Reading.\n{GOOD}", tools=TOOLS), TOOLS) is None
+    assert nudge_for(decode("Just an answer.", tools=TOOLS), TOOLS) is None
 
 
-def test_undecodable_block_nudge_names_the_grammar_and_format():
-    nudge = nudge_for(decode(f"Reading.\n{GOOD}\n{BAD}"))
+def test_undecodable_block_nudge_names_the_dialect_and_format():
+    nudge = nudge_for(decode(f"Reading.\n{GOOD}\n{BAD}", tools=TOOLS), TOOLS)
     assert nudge.kind == "undecodable"
     assert nudge.text == (
         "1 tool call block in your reply could not be decoded, so nothing in it was run:\n"
@@ -32,7 +41,7 @@ def test_undecodable_block_nudge_names_the_grammar_and_format():
 
 
 def test_truncated_nudge():
-    nudge = nudge_for(decode("<function=read><parameter=path>a", "length"))
+    nudge = nudge_for(decode("<function=read><parameter=path>a", "length", tools=TOOLS), TOOLS)
     assert nudge.kind == "truncated"
     assert nudge.text.startswith(
         "Your reply was cut off by its length limit inside a tool call (<function=…> XML, line 1)"
@@ -41,9 +50,9 @@ def test_truncated_nudge():
 
 
 def test_nudge_budget_per_turn():
-    nudger = Nudger(max_nudges=2)
-    bad = decode(BAD)
-    assert nudger.nudge(decode(GOOD)) is None and nudger.left == 2  # clean replies cost nothing
+    nudger = Nudger(TOOLS, max_nudges=2)
+    bad = decode(BAD, tools=TOOLS)
+    assert nudger.nudge(decode(GOOD, tools=TOOLS)) is None and nudger.left == 2  # clean replies cost nothing
     assert nudger.nudge(bad) is not None and nudger.nudge(bad) is not None
     assert nudger.nudge(bad) is None and nudger.left == 0
     nudger.new_turn()
@@ -106,10 +115,10 @@ def test_nudge_budget_spent_in_run_calls(ctx):
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 def test_prompt_example_decodes_to_the_example_call(dialect):
-    prompt = tool_prompt(dialect)
+    prompt = tool_prompt(dialect, TOOLS)
     example = render_call(dialect, "read", {"path": "README.md"})
     assert example in prompt
-    got = decode(example)
+    got = decode(example, tools=TOOLS)
     assert [(c.name, c.arguments) for c in got.calls] == [
         ("read", {"path": "README.md"})
     ] and got.diagnostics == []
@@ -139,5 +148,5 @@ def test_render_call_round_trips_typed_arguments(dialect):
 
 
 def test_prompt_lists_parameters_for_xml_and_schemas_for_json():
-    assert "- path (string, required): File path" in tool_prompt("function_xml")
-    assert 'Parameters (JSON Schema): {"type": "object"' in tool_prompt("tagged_json")
+    assert "- path (string, required): File path" in tool_prompt("function_xml", TOOLS)
+    assert 'Parameters (JSON Schema): {"type": "object"' in tool_prompt("tagged_json", TOOLS)

@@ -1,9 +1,9 @@
 """Property tests over generated replies mixing prose, valid and malformed blocks of every
-grammar, example fences and stray closers, split at random points (inside openers and
+dialect, example fences and stray closers, split at random points (inside openers and
 closers included):
 
 1. chunking invariance: any split gives the batch decode's visible text, calls and diagnostics;
-2. no silent loss: every generated block a grammar claims starts inside a call's or a
+2. no silent loss: every generated block a dialect claims starts inside a call's or a
    diagnostic's span;
 3. visible text never contains a decoded block, and it is the reply minus the spans
    (up to whitespace, which the line rule may remove).
@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.calls import decode
-from lsp_agent.calls.prompt import DIALECTS, render_call
+from lsp_agent.calls.dialects import DIALECTS
+from lsp_agent.calls.prompt import render_call
 
-from .callcheck import as_tuple, streamed
+from .callcheck import AGENT_TOOLS, as_tuple, streamed
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -56,7 +57,7 @@ EXAMPLE_FENCES = [
     "~~~xml\n<function=read><parameter=path>example.py</parameter></function>\n</tool_call>\n~~~",
     '```\n[TOOL_CALLS]read[ARGS]{"path": "example.py"}\n```',
 ]
-# Claimed blocks a grammar cannot decode (each one is claimed by an opener).
+# Claimed blocks a dialect cannot decode (each one is claimed by an opener).
 MALFORMED = [
     '<tool_call>{"name": "read", "arguments": {"path": "x"}</tool_call>',
     '<tool_call>{"name": ""}</tool_call>',
@@ -175,7 +176,7 @@ def splits(draw, text):
 @given(st.data(), reply(noise=True), st.sampled_from([None, "stop", "length"]))
 def test_chunking_invariance(data, generated, finish_reason):
     text, _, _ = generated
-    batch = decode(text, finish_reason)
+    batch = decode(text, finish_reason, tools=AGENT_TOOLS)
     want = as_tuple(batch.visible_text, batch.calls, batch.diagnostics)
     assert as_tuple(*streamed(text, data.draw(splits(text)), finish_reason)) == want
     assert as_tuple(*streamed(text, list(text), finish_reason)) == want
@@ -185,7 +186,7 @@ def test_chunking_invariance(data, generated, finish_reason):
 @given(reply(), st.sampled_from([None, "length"]))
 def test_no_silent_loss(generated, finish_reason):
     text, starts, _ = generated
-    got = decode(text, finish_reason)
+    got = decode(text, finish_reason, tools=AGENT_TOOLS)
     spans = [c.span for c in got.calls] + [d.span for d in got.diagnostics]
     for start in starts:
         assert any(a <= start < b for a, b in spans), (start, text[start : start + 40])
@@ -195,7 +196,7 @@ def test_no_silent_loss(generated, finish_reason):
 @given(reply())
 def test_visible_text_is_the_reply_minus_the_blocks(generated):
     text, _, _ = generated
-    got = decode(text)
+    got = decode(text, tools=AGENT_TOOLS)
     spans = sorted({c.span for c in got.calls} | {d.span for d in got.diagnostics})
     for (a1, b1), (a2, b2) in pairwise(spans):
         assert b1 <= a2 or (a1, b1) == (a2, b2)  # blocks never overlap
@@ -217,7 +218,7 @@ def test_visible_text_is_the_reply_minus_the_blocks(generated):
 @given(reply(), st.sampled_from([None, "stop", "length", "max_tokens", "tool_calls"]))
 def test_a_reply_ending_inside_a_block_is_truncated_only_by_the_length_limit(generated, finish_reason):
     text, starts, cut_short = generated
-    got = decode(text, finish_reason)
+    got = decode(text, finish_reason, tools=AGENT_TOOLS)
     open_at_end = [d for d in got.diagnostics if d.kind in ("truncated", "unterminated")]
     kind = "truncated" if finish_reason in ("length", "max_tokens") else "unterminated"
     assert {d.kind for d in open_at_end} <= {kind}

@@ -4,13 +4,13 @@ import pytest
 
 from lsp_agent.calls import Scrubber, decode
 
-from .callcheck import calls, check
+from .callcheck import AGENT_TOOLS, calls, check
 
 CALL = '<tool_call>{"name": "read", "arguments": {"path": "a.py"}}</tool_call>'
 
 
 def test_emits_at_once_and_holds_only_what_may_become_a_block():
-    s = Scrubber()
+    s = Scrubber(AGENT_TOOLS)
     assert s.feed("Let me look ") == "Let me look "
     assert s.feed("at it <tool_ca") == "at it "  # a split opener is held
     assert s.feed('ll>{"name": "read", ') == ""  # a pending block is held
@@ -28,7 +28,7 @@ def test_held_partial_opener_at_the_end_is_text():
 
 
 def test_flush_is_final():
-    s = Scrubber()
+    s = Scrubber(AGENT_TOOLS)
     s.feed("x")
     s.flush()
     with pytest.raises(RuntimeError):
@@ -60,11 +60,11 @@ def test_truncated_vs_unterminated_in_batch_and_stream():
         ("length", "truncated"),
         ("max_tokens", "truncated"),
     ):
-        batch = decode(reply, reason)
-        s = Scrubber()
+        batch = decode(reply, reason, tools=AGENT_TOOLS)
+        s = Scrubber(AGENT_TOOLS)
         visible = "".join(s.feed(reply[k : k + 5]) for k in range(0, len(reply), 5)) + s.flush(reason)
         for got in (batch.diagnostics, s.diagnostics):
-            assert [(d.kind, d.grammar, d.line) for d in got] == [(kind, "function_xml", 3)]
+            assert [(d.kind, d.dialect, d.line) for d in got] == [(kind, "function_xml", 3)]
         assert visible == batch.visible_text == "Writing.\n"
         assert calls(s) == calls(batch) == [("read", {"path": "a.py"})]
 
@@ -77,7 +77,7 @@ def test_earliest_opener_wins_and_calls_come_in_order():
     )
     got = check(reply)
     assert [c.arguments["path"] for c in got.calls] == ["1", "2", "3", "4", "a.py"]
-    assert [c.grammar for c in got.calls] == [
+    assert [c.dialect for c in got.calls] == [
         "function_xml",
         "mistral",
         "invoke_xml",

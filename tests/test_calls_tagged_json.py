@@ -11,7 +11,7 @@ def test_valid_call_between_prose_lines():
     assert got.visible_text == "Let me read it.\nDone."
     assert calls(got) == [("read", {"path": "a.py"})]
     call = got.calls[0]
-    assert (call.id, call.grammar, call.line, call.runnable) == ("call_1", "tagged_json", 2, True)
+    assert (call.id, call.dialect, call.line, call.runnable) == ("call_1", "tagged_json", 2, True)
     assert reply[call.span[0] : call.span[1]] == f"<tool_call>\n{CALL}\n</tool_call>"
     assert got.diagnostics == []
 

@@ -6,9 +6,10 @@ import json
 import pytest
 
 from lsp_agent.calls import ToolSet
+from lsp_agent.calls.dialects import DIALECTS
 from lsp_agent.calls.jsoncall import MAX_DEPTH
 from lsp_agent.calls.nudge import nudge_for
-from lsp_agent.calls.prompt import DIALECTS, tool_prompt
+from lsp_agent.calls.prompt import tool_prompt
 
 from .callcheck import calls, check
 

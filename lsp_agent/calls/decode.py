@@ -8,12 +8,13 @@ from .toolset import ToolSet
 
 
 def decode(
-    reply: str, finish_reason: str | None = None, *, tools: ToolSet | None = None, id_prefix: str = "call_"
+    reply: str, finish_reason: str | None = None, *, tools: ToolSet, id_prefix: str = "call_"
 ) -> Decoded:
     """Split `reply` into visible text, decoded calls and diagnostics.
 
     `finish_reason` is the model's ("stop", "length", "max_tokens", …): an open block at the
-    end is `truncated` for "length"/"max_tokens", else `unterminated`."""
+    end is `truncated` for "length"/"max_tokens", else `unterminated`. Calls are checked
+    against `tools`."""
     scrubber = Scrubber(tools, id_prefix=id_prefix)
     visible = scrubber.feed(reply) + scrubber.flush(finish_reason)
     return Decoded(visible, scrubber.calls, scrubber.diagnostics)

@@ -13,22 +13,18 @@ the same character.
 
 from __future__ import annotations
 
-from .jsoncall import calls_from_json
+from .dialect import Dialect
+from .jsoncall import JSON_RULES, call_object, calls_from_json
 from .model import Decodable, Problem
-from .scan import PARTIAL, FenceFinder, Opening, fence_line
+from .scan import PARTIAL, ExampleFence, FenceFinder, Opening, fence_line
 
-GRAMMAR = "fenced_json"
+NAME = "fenced_json"
 INFO = "tool_call"
 
 
-class ExampleFence:
-    """An example fence; its opening line ends at window index `end`."""
-
-    def __init__(self, finder: FenceFinder, end: int):
-        self.finder, self.end = finder, end
-
-
-def opening(text: str, j: int, base: int, final: bool):
+def opening(
+    text: str, j: int, base: int, final: bool, scanner: object
+) -> Opening | ExampleFence | object | None:
     """At a line start (the scrubber checks): a tool_call fence, an example fence, or nothing."""
     found = fence_line(text, j, final)
     if found is None or found is PARTIAL:
@@ -36,7 +32,7 @@ def opening(text: str, j: int, base: int, final: bool):
     char, count, info, line_end = found
     finder = FenceFinder(char, count)
     if info == INFO:
-        return Opening(GRAMMAR, base + j, line_end, finder, decode, text[j:line_end].rstrip("\r"))
+        return Opening(NAME, base + j, line_end, finder, decode, text[j:line_end].rstrip("\r"))
     return ExampleFence(finder, line_end)
 
 
@@ -47,3 +43,20 @@ def decode(block: str) -> list[Decodable | Problem]:
     if not body.strip():
         return [Problem("the tool_call fence is empty")]
     return calls_from_json(body)
+
+
+def render(name: str, arguments: dict) -> str:
+    return f"```tool_call\n{call_object(name, arguments)}\n```"
+
+
+DIALECT = Dialect(
+    name=NAME,
+    title="```tool_call fences",
+    label="```tool_call fence",
+    summary="a ```tool_call fenced block holding a JSON object",
+    starts="`~",
+    opening=opening,
+    render=render,
+    rules=JSON_RULES,
+    line_start=True,
+)

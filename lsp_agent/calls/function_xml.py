@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 
+from .dialect import Dialect
 from .model import Decodable, Problem
 from .scan import PARTIAL, Opening, XmlFinder, read_name, starts
-from .xmlcall import Shape, decode_calls
+from .xmlcall import XML_RULES, Shape, as_text, decode_calls
 
-GRAMMAR = "function_xml"
+NAME = "function_xml"
 OPEN = "<function="
 CLOSE = "</function>"
 
@@ -36,7 +37,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     if r is not True:
         return r or None
     finder = XmlFinder(OPEN, CLOSE)
-    return Opening(GRAMMAR, base + j, end + 1, finder, decode_bare, text[j : end + 1])
+    return Opening(NAME, base + j, end + 1, finder, decode_bare, text[j : end + 1])
 
 
 def wrapped_finder(outer_close: str) -> XmlFinder:
@@ -60,5 +61,25 @@ def decode_bare(block: str) -> list[Decodable | Problem]:
 def decode_wrapped(block: str) -> list[Decodable | Problem]:
     """`<tool_call>` + functions + (optionally) `</tool_call>`."""
     opener = WRAPPER.match(block)
+    assert opener is not None  # the block was claimed on this opener
     body = block[opener.end() :].removesuffix(f"</{opener.group(1)}>")
     return decode_calls(body, SHAPE)
+
+
+def render(name: str, arguments: dict) -> str:
+    params = "".join(f"<parameter={k}>\n{as_text(v)}\n</parameter>\n" for k, v in arguments.items())
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+DIALECT = Dialect(
+    name=NAME,
+    title="function XML",
+    label="<function=…> XML",
+    summary="<function=NAME> XML inside <tool_call> (Qwen3-Coder)",
+    starts="<",
+    opening=opening,
+    render=render,
+    rules=XML_RULES,
+    stray_closers=(CLOSE,),
+    lists_parameters=True,
+)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 
+from .dialect import Dialect
 from .model import Decodable, Problem
 from .scan import PARTIAL, WS_LIMIT, Opening, XmlFinder, match_tag, skip_ws, starts
-from .xmlcall import Shape, decode_calls
+from .xmlcall import XML_RULES, Shape, as_text, decode_calls
 
-GRAMMAR = "invoke_xml"
+NAME = "invoke_xml"
 WRAP_OPEN, WRAP_CLOSE = "<function_calls>", "</function_calls>"
 CHILD_OPEN, CHILD_CLOSE = "<invoke", "</invoke>"
 
@@ -31,7 +32,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
         attrs, end = r
         if not attrs.get("name"):
             return None
-        return Opening(GRAMMAR, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE), decode, text[j:end])
+        return Opening(NAME, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE), decode, text[j:end])
     r = starts(text, j, WRAP_OPEN, final)
     if r is not True:
         return r or None
@@ -42,13 +43,11 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     if k == len(text):
         if not final:
             return PARTIAL
-        return Opening(
-            GRAMMAR, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE, WRAP_CLOSE), decode, WRAP_OPEN
-        )
+        return Opening(NAME, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE, WRAP_CLOSE), decode, WRAP_OPEN)
     r = starts(text, k, CHILD_OPEN, final)
     if r is not True:
         return r or None
-    return Opening(GRAMMAR, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE, WRAP_CLOSE), decode, WRAP_OPEN)
+    return Opening(NAME, base + j, end, XmlFinder(CHILD_OPEN, CHILD_CLOSE, WRAP_CLOSE), decode, WRAP_OPEN)
 
 
 QUOTED_NAME = r"""\s+name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*>"""
@@ -66,3 +65,22 @@ def decode(block: str) -> list[Decodable | Problem]:
     if body.startswith(WRAP_OPEN):
         body = body[len(WRAP_OPEN) :].removesuffix(WRAP_CLOSE)
     return decode_calls(body, SHAPE)
+
+
+def render(name: str, arguments: dict) -> str:
+    params = "".join(f'<parameter name="{k}">{as_text(v)}</parameter>\n' for k, v in arguments.items())
+    return f'<function_calls>\n<invoke name="{name}">\n{params}</invoke>\n</function_calls>'
+
+
+DIALECT = Dialect(
+    name=NAME,
+    title="invoke XML",
+    label="<invoke> XML",
+    summary='<invoke name="NAME"> XML inside <function_calls>',
+    starts="<",
+    opening=opening,
+    render=render,
+    rules=XML_RULES,
+    stray_closers=(WRAP_CLOSE, CHILD_CLOSE),
+    lists_parameters=True,
+)

@@ -12,6 +12,16 @@ from .model import Decodable, Problem
 # of the JSON decoder, the schema validator or the encoder of the answer.
 MAX_DEPTH = 64
 
+# The prompt's rules for dialects whose block holds a call object.
+JSON_RULES = (
+    '- The block holds one JSON object: "name" is the tool\'s name, "arguments" an object of its parameters.',
+    '- Write valid JSON: escape line breaks inside strings as \\n and quotes as \\".',
+)
+
+
+def call_object(name: str, arguments: dict) -> str:
+    return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+
 
 class NotJson(ValueError):
     """Why a model's text is not JSON we accept, in a few words."""

@@ -10,13 +10,15 @@ marker claims a block only when an array, `NAME[ARGS]` or `NAME{` follows it.
 
 from __future__ import annotations
 
+import json
 import re
 
+from .dialect import Dialect
 from .jsoncall import calls_from_json, load
 from .model import Decodable, Problem
-from .scan import NAME_LIMIT, PARTIAL, WS_LIMIT, JsonValueFinder, Opening, read_name, skip_ws, starts
+from .scan import NAME_LIMIT, PARTIAL, WS_LIMIT, JsonValueFinder, Opening, read_name, run_end, skip_ws, starts
 
-GRAMMAR = "mistral"
+NAME = "mistral"
 MARK, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
 ID_CHARS = re.compile(r"[\w\-]*")
 
@@ -32,7 +34,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     if k == len(text):
         if not final:
             return PARTIAL
-        return Opening(GRAMMAR, base + j, k, JsonValueFinder("[", "the JSON array"), decode, MARK)
+        return Opening(NAME, base + j, k, JsonValueFinder("[", "the JSON array"), decode, MARK)
     if text[k] == "[":
         # `[TOOL_CALLS][ARGS]…` (no name) is not a call; a split `[AR` must wait to be told apart.
         marker = [starts(text, k, m, final) for m in (CALL_ID, ARGS)]
@@ -40,7 +42,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
             return PARTIAL
         if True in marker:
             return None
-        return Opening(GRAMMAR, base + j, k, JsonValueFinder("[", "the end of the JSON array"), decode, MARK)
+        return Opening(NAME, base + j, k, JsonValueFinder("[", "the end of the JSON array"), decode, MARK)
     got = read_name(text, k, final)
     if got is None or got is PARTIAL:
         return got
@@ -49,10 +51,9 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     if r is PARTIAL:
         return PARTIAL
     if r:
-        m = ID_CHARS.match(text, e + len(CALL_ID), e + len(CALL_ID) + NAME_LIMIT + 1)
-        if m.end() == len(text) and not final:
+        e = run_end(ID_CHARS, text, e + len(CALL_ID), e + len(CALL_ID) + NAME_LIMIT + 1)
+        if e == len(text) and not final:
             return PARTIAL
-        e = m.end()
     r = starts(text, e, ARGS, final)
     if r is PARTIAL:
         return PARTIAL
@@ -61,7 +62,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     elif not text.startswith("{", e):
         return None
     token = text[j:e]
-    return Opening(GRAMMAR, base + j, e, JsonValueFinder("{", "the end of the JSON arguments"), decode, token)
+    return Opening(NAME, base + j, e, JsonValueFinder("{", "the end of the JSON arguments"), decode, token)
 
 
 HEADER = re.compile(r"\[TOOL_CALLS\]\s*(?:([\w.:\-]+)(?:\[CALL_ID\]([\w\-]*))?(\[ARGS\])?)?")
@@ -69,6 +70,7 @@ HEADER = re.compile(r"\[TOOL_CALLS\]\s*(?:([\w.:\-]+)(?:\[CALL_ID\]([\w\-]*))?(\
 
 def decode(block: str) -> list[Decodable | Problem]:
     m = HEADER.match(block)
+    assert m is not None  # the block was claimed on this marker
     body = block[m.end() :]
     if m.group(1) is None:
         return calls_from_json(body)
@@ -79,3 +81,22 @@ def decode(block: str) -> list[Decodable | Problem]:
     if not isinstance(arguments, dict):
         return [Problem(f"the arguments after {m.group(3) or m.group(1)} must be a JSON object")]
     return [Decodable(m.group(1), arguments, m.group(2) or None)]
+
+
+def render(name: str, arguments: dict) -> str:
+    return f"{MARK}{name}{ARGS}{json.dumps(arguments, ensure_ascii=False)}"
+
+
+DIALECT = Dialect(
+    name=NAME,
+    title="Mistral",
+    label="[TOOL_CALLS]",
+    summary="[TOOL_CALLS]NAME[ARGS]{…} (Mistral)",
+    starts="[",
+    opening=opening,
+    render=render,
+    rules=(
+        "- Write [TOOL_CALLS], the tool's name, [ARGS], then the arguments as one JSON object, with nothing between them.",
+        "- Write valid JSON: escape line breaks inside strings as \\n.",
+    ),
+)

@@ -25,7 +25,7 @@ class Call:
     id: str
     name: str
     arguments: dict
-    grammar: str
+    dialect: str
     span: tuple[int, int]
     line: int
     runnable: bool = True  # False: an unknown tool or invalid arguments (see its diagnostic)
@@ -35,7 +35,7 @@ class Call:
             "id": self.id,
             "name": self.name,
             "arguments": self.arguments,
-            "grammar": self.grammar,
+            "dialect": self.dialect,
             "span": list(self.span),
             "line": self.line,
             "runnable": self.runnable,
@@ -45,7 +45,7 @@ class Call:
 @dataclass
 class Diagnostic:
     kind: str  # malformed | unterminated | truncated | unknown_tool | invalid_arguments
-    grammar: str
+    dialect: str
     span: tuple[int, int]
     line: int
     reason: str
@@ -58,7 +58,7 @@ class Diagnostic:
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
             "kind": self.kind,
-            "grammar": self.grammar,
+            "dialect": self.dialect,
             "span": list(self.span),
             "line": self.line,
             "reason": self.reason,
@@ -78,10 +78,6 @@ class Decoded:
     calls: list[Call]
     diagnostics: list[Diagnostic]
 
-    @property
-    def clean(self) -> bool:
-        return not self.diagnostics
-
     def to_dict(self) -> dict:
         return {
             "visible_text": self.visible_text,
@@ -92,14 +88,14 @@ class Decoded:
 
 @dataclass
 class Problem:
-    """A grammar's verdict on (part of) a block it claimed but could not decode."""
+    """A dialect's verdict on (part of) a block it claimed but could not decode."""
 
     reason: str
 
 
 @dataclass
 class Decodable:
-    """A call as a grammar read it, before the tool set checks its name and arguments.
+    """A call as a dialect read it, before the tool set checks its name and arguments.
 
     `text_params` holds the names of arguments given as raw text (XML dialects): they are
     JSON-decoded when the tool's schema wants a non-string there."""

@@ -10,18 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Decoded
-from .prompt import example_call, render_call
+from .dialects import dialect
+from .model import Call, Decoded, Diagnostic
+from .prompt import example_call
 from .toolset import ToolSet
 
 DEFAULT_MAX_NUDGES = 2
-LABELS = {
-    "tagged_json": "<tool_call> JSON",
-    "function_xml": "<function=…> XML",
-    "invoke_xml": "<invoke> XML",
-    "mistral": "[TOOL_CALLS]",
-    "fenced_json": "```tool_call fence",
-}
 BLOCK_KINDS = ("malformed", "unterminated")
 CALL_KINDS = ("unknown_tool", "invalid_arguments")
 
@@ -35,52 +29,62 @@ class Nudge:
         return {"text": self.text, "kind": self.kind}
 
 
-def nudge_for(decoded: Decoded, tools: ToolSet | None = None, *, ran: bool = False) -> Nudge | None:
+def nudge_for(decoded: Decoded, tools: ToolSet, *, ran: bool = False) -> Nudge | None:
     """The message for this reply, or None for a clean one (`ran`: the decoded calls were
-    run, so the message can say their results follow)."""
+    run, so the message can say their results follow; `tools`: the example call's tool)."""
     diagnostics = decoded.diagnostics
     if not diagnostics:
         return None
-    tools = tools if tools is not None else ToolSet.from_registry()
     truncated = [d for d in diagnostics if d.kind == "truncated"]
     broken = [d for d in diagnostics if d.kind in BLOCK_KINDS]
     invalid = [d for d in diagnostics if d.kind in CALL_KINDS]
     parts: list[str] = []
     if truncated:
-        d = truncated[0]
-        parts.append(
-            f"Your reply was cut off by its length limit inside a tool call ({LABELS[d.grammar]}, line {d.line}), "
-            "so that call was not run. Send it again, complete; if it is long (a large file, say), split it into "
-            "smaller calls."
-        )
+        parts.append(truncated_part(truncated[0]))
     if broken:
-        lines = [f"- line {d.line} ({LABELS[d.grammar]}): {d.reason}" for d in broken]
-        grammar = broken[0].grammar
-        name, arguments = example_call(tools)
-        parts.append(
-            f"{count(len(broken), 'tool call block')} in your reply could not be decoded, so nothing in "
-            + ("it was" if len(broken) == 1 else "them was")
-            + " run:\n"
-            + "\n".join(lines)
-            + f"\nWrite each call exactly in this form ({LABELS[grammar]}):\n"
-            + render_call(grammar, name, arguments)
-        )
+        parts.append(broken_part(broken, tools))
     if invalid:
         lines = [f"- {d.call_id} ({d.name}, line {d.line}): {d.reason}" for d in invalid]
         parts.append(f"{count(len(invalid), 'call')} could not be run as written:\n" + "\n".join(lines))
-    good = [c for c in decoded.calls if c.runnable]
-    if good:
-        ids = ", ".join(c.id for c in good)
-        if len(good) == 1:
-            verb = "ran; its result follows" if ran else "was decoded and runs as written"
-        else:
-            verb = "ran; their results follow" if ran else "were decoded and run as written"
-        others = "The other call" if len(good) == 1 else f"The other {len(good)} calls"
-        parts.append(f"{others} ({ids}) {verb}. Resend only what failed.")
-    else:
-        parts.append("No call ran. Send the calls again, corrected.")
+    parts.append(outcome_part([c for c in decoded.calls if c.runnable], ran))
     kind = "truncated" if truncated else "undecodable" if broken else "invalid_calls"
     return Nudge("\n\n".join(parts), kind)
+
+
+def truncated_part(d: Diagnostic) -> str:
+    return (
+        f"Your reply was cut off by its length limit inside a tool call ({dialect(d.dialect).label}, line {d.line}), "
+        "so that call was not run. Send it again, complete; if it is long (a large file, say), split it into "
+        "smaller calls."
+    )
+
+
+def broken_part(broken: list[Diagnostic], tools: ToolSet) -> str:
+    """The blocks that could not be decoded, and the form to write them in."""
+    lines = [f"- line {d.line} ({dialect(d.dialect).label}): {d.reason}" for d in broken]
+    shown = dialect(broken[0].dialect)
+    name, arguments = example_call(tools)
+    return (
+        f"{count(len(broken), 'tool call block')} in your reply could not be decoded, so nothing in "
+        + ("it was" if len(broken) == 1 else "them was")
+        + " run:\n"
+        + "\n".join(lines)
+        + f"\nWrite each call exactly in this form ({shown.label}):\n"
+        + shown.render(name, arguments)
+    )
+
+
+def outcome_part(good: list[Call], ran: bool) -> str:
+    """What happened to the calls that were fine."""
+    if not good:
+        return "No call ran. Send the calls again, corrected."
+    ids = ", ".join(c.id for c in good)
+    if len(good) == 1:
+        verb = "ran; its result follows" if ran else "was decoded and runs as written"
+    else:
+        verb = "ran; their results follow" if ran else "were decoded and run as written"
+    others = "The other call" if len(good) == 1 else f"The other {len(good)} calls"
+    return f"{others} ({ids}) {verb}. Resend only what failed."
 
 
 def count(n: int, noun: str) -> str:
@@ -92,7 +96,7 @@ class Nudger:
     None (the loop should stop nudging and show the reply as it is). Call `new_turn()` when
     the user speaks again."""
 
-    def __init__(self, max_nudges: int = DEFAULT_MAX_NUDGES, tools: ToolSet | None = None):
+    def __init__(self, tools: ToolSet, max_nudges: int = DEFAULT_MAX_NUDGES):
         self.max_nudges = max_nudges
         self.tools = tools
         self.used = 0

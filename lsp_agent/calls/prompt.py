@@ -5,37 +5,13 @@ from __future__ import annotations
 
 import json
 
+from .dialects import dialect
 from .toolset import ToolSet, ToolSpec, properties, schema_types
 
-DIALECTS = {
-    "tagged_json": "<tool_call> tags around a JSON object (Hermes, Qwen 2.5)",
-    "function_xml": "<function=NAME> XML inside <tool_call> (Qwen3-Coder)",
-    "invoke_xml": '<invoke name="NAME"> XML inside <function_calls>',
-    "mistral": "[TOOL_CALLS]NAME[ARGS]{…} (Mistral)",
-    "fenced_json": "a ```tool_call fenced block holding a JSON object",
-}
 
-
-def render_call(dialect: str, name: str, arguments: dict) -> str:
-    """One call written in `dialect`, exactly as the decoder reads it."""
-    if dialect in ("tagged_json", "fenced_json"):
-        body = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-        return (
-            f"<tool_call>\n{body}\n</tool_call>" if dialect == "tagged_json" else f"```tool_call\n{body}\n```"
-        )
-    if dialect == "mistral":
-        return f"[TOOL_CALLS]{name}[ARGS]{json.dumps(arguments, ensure_ascii=False)}"
-    if dialect == "function_xml":
-        params = "".join(f"<parameter={k}>\n{as_text(v)}\n</parameter>\n" for k, v in arguments.items())
-        return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
-    if dialect == "invoke_xml":
-        params = "".join(f'<parameter name="{k}">{as_text(v)}</parameter>\n' for k, v in arguments.items())
-        return f'<function_calls>\n<invoke name="{name}">\n{params}</invoke>\n</function_calls>'
-    raise ValueError(f"unknown dialect {dialect!r}; dialects: {', '.join(DIALECTS)}")
-
-
-def as_text(value) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+def render_call(name_of_dialect: str, name: str, arguments: dict) -> str:
+    """One call written in a dialect, exactly as the decoder reads it."""
+    return dialect(name_of_dialect).render(name, arguments)
 
 
 def example_value(schema: dict, name: str):
@@ -67,11 +43,11 @@ def example_call(tools: ToolSet) -> tuple[str, dict]:
     return spec.name, {k: example_value(props[k], k) for k in required}
 
 
-def tool_prompt(dialect: str, tools: ToolSet | None = None) -> str:
-    tools = tools if tools is not None else ToolSet.from_registry()
+def tool_prompt(name_of_dialect: str, tools: ToolSet) -> str:
+    chosen = dialect(name_of_dialect)
     name, arguments = example_call(tools)
-    example = render_call(dialect, name, arguments)
-    rules = RULES[dialect]
+    example = chosen.render(name, arguments)
+    rules = chosen.rules
     lines = [
         "# Tools",
         "",
@@ -87,35 +63,15 @@ def tool_prompt(dialect: str, tools: ToolSet | None = None) -> str:
         "## Available tools",
     ]
     for spec in tools.specs.values():
-        lines += ["", *describe(spec, dialect)]
+        lines += ["", *describe(spec, chosen.lists_parameters)]
     return "\n".join(lines) + "\n"
 
 
-JSON_RULES = [
-    '- The block holds one JSON object: "name" is the tool\'s name, "arguments" an object of its parameters.',
-    '- Write valid JSON: escape line breaks inside strings as \\n and quotes as \\".',
-]
-XML_RULES = [
-    "- Write each parameter's value as plain text (no escaping, no quotes); numbers, booleans, arrays and objects as JSON.",
-    "- Close every tag you open.",
-]
-RULES = {
-    "tagged_json": JSON_RULES,
-    "fenced_json": JSON_RULES,
-    "mistral": [
-        "- Write [TOOL_CALLS], the tool's name, [ARGS], then the arguments as one JSON object, with nothing between them.",
-        "- Write valid JSON: escape line breaks inside strings as \\n.",
-    ],
-    "function_xml": XML_RULES,
-    "invoke_xml": XML_RULES,
-}
-
-
-def describe(spec: ToolSpec, dialect: str) -> list[str]:
+def describe(spec: ToolSpec, lists_parameters: bool) -> list[str]:
     out = [f"### {spec.name}"]
     if spec.description:
         out.append(spec.description)
-    if dialect in ("function_xml", "invoke_xml"):
+    if lists_parameters:
         props = properties(spec.schema)
         required = set(spec.schema.get("required", []))
         if not props:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..budget import cut
+
 
 @dataclass
 class Section:
@@ -47,6 +49,5 @@ def fit(sections: list[Section], budget: int) -> str:
         lines.append(s.body[:keep] + cut_note(len(s.body) - keep, s.where))
     text = "\n".join(lines)
     if len(text) > budget:  # the heads alone do not fit: cut the whole, saying so
-        note = "\n… cut to fit the budget; every detail is in the structured fields"
-        text = text[: max(0, budget - len(note))] + note
+        text = cut(text, budget, "\n… cut to fit the budget; every detail is in the structured fields")
     return text

@@ -1,46 +1,47 @@
-"""Running a reply's calls: decode it, dispatch each runnable call to the registry's tool
-(only tools meant for agents), and answer with every result or error, the diagnostics and
-the nudge."""
+"""Running a reply's calls: decode it, dispatch each runnable call through the tool caller
+the front door hands in (the registry's agent tools, in this server), and answer with every
+result or error, the diagnostics and the nudge."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any, Protocol
 
+from ..config import Settings
 from ..errors import ArgumentError
 from .decode import decode
-from .model import Decoded
+from .model import Call, Decoded
 from .nudge import nudge_for
 from .report import Section, fit
 from .toolset import ToolSet
 
 
+class RunContext(Protocol):
+    settings: Settings
+
+    def check_cancelled(self) -> None: ...
+
+
+# (ctx, tool name, arguments) -> the tool's answer; raises ArgumentError for bad arguments.
+ToolCaller = Callable[[Any, str, dict], dict]
+
+
 def run_calls(
-    ctx,
+    ctx: RunContext,
     reply: str,
     finish_reason: str | None = None,
     *,
+    tools: ToolSet,
+    call_tool: ToolCaller,
     max_chars: int | None = None,
     nudges_used: int = 0,
     max_nudges: int | None = None,
     id_prefix: str = "call_",
 ) -> dict:
-    from ..tools import call as call_tool
-
-    tools = ToolSet.from_registry()
+    """Decode `reply` against `tools` and run each runnable call with `call_tool`."""
     decoded = decode(reply, finish_reason, tools=tools, id_prefix=id_prefix)
-    results = []
-    for call in decoded.calls:
-        entry = {"id": call.id, "name": call.name, "arguments": call.arguments}
-        if not call.runnable:
-            d = next(d for d in decoded.diagnostics if d.call_id == call.id)
-            entry["error"] = {"code": d.kind, "message": d.reason}
-        else:
-            ctx.check_cancelled()
-            try:
-                entry["answer"] = call_tool(ctx, call.name, call.arguments)
-            except ArgumentError as exc:  # validated already; kept for tools that check more
-                entry["error"] = {"code": "invalid_arguments", "message": str(exc)}
-        results.append(entry)
+    results = [run_one(ctx, call, decoded, call_tool) for call in decoded.calls]
     nudge, left = budgeted_nudge(decoded, tools, nudges_used, max_nudges, ctx.settings.max_nudges, ran=True)
     budget = max_chars or ctx.settings.max_chars
     return {
@@ -53,9 +54,30 @@ def run_calls(
     }
 
 
+def run_one(ctx: RunContext, call: Call, decoded: Decoded, call_tool: ToolCaller) -> dict:
+    """One call's entry: its answer, or why it was not run."""
+    entry: dict[str, Any] = {"id": call.id, "name": call.name, "arguments": call.arguments}
+    if not call.runnable:
+        d = next(d for d in decoded.diagnostics if d.call_id == call.id)
+        entry["error"] = {"code": d.kind, "message": d.reason}
+        return entry
+    ctx.check_cancelled()
+    try:
+        entry["answer"] = call_tool(ctx, call.name, call.arguments)
+    except ArgumentError as exc:  # validated already; kept for tools that check more
+        entry["error"] = {"code": "invalid_arguments", "message": str(exc)}
+    return entry
+
+
 def budgeted_nudge(
-    decoded: Decoded, tools, nudges_used: int, max_nudges: int | None, default: int, *, ran=False
-):
+    decoded: Decoded,
+    tools: ToolSet,
+    nudges_used: int,
+    max_nudges: int | None,
+    default: int,
+    *,
+    ran: bool = False,
+) -> tuple[dict | None, int]:
     """(nudge dict or None, nudges left after it) under the per-turn budget."""
     limit = default if max_nudges is None else max_nudges
     left = max(0, limit - nudges_used)
@@ -83,7 +105,7 @@ def run_report(decoded: Decoded, results: list[dict], nudge: dict | None, left: 
             sections.append(Section(f"{head}: not run: {r['error']['message']}"))
     for d in decoded.diagnostics:
         if d.call_id is None:
-            sections.append(Section(f"── {d.kind} {d.grammar} block at line {d.line}: {d.reason}"))
+            sections.append(Section(f"── {d.kind} {d.dialect} block at line {d.line}: {d.reason}"))
     if nudge:
         sections.append(Section("── nudge (send this back to the model):", nudge["text"], "nudge.text"))
     elif decoded.diagnostics and left == 0:

@@ -1,4 +1,4 @@
-"""Primitives the grammars share for finding where a block ends, one window at a time.
+"""Primitives the dialects share for finding where a block ends, one window at a time.
 
 A *finder* is a small state machine. The scrubber hands it the current window of input
 (`text`, whose first character is at absolute offset `base`) and a position `i`; the finder
@@ -11,8 +11,11 @@ the text after it again, so each character is scanned a bounded number of times.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
+
+from .model import Decodable, Problem
 
 CLOSED, MALFORMED, OPEN = "closed", "malformed", "open"
 
@@ -37,11 +40,11 @@ class End:
 class Opening:
     """A claimed block starting at `start` (absolute); its opener ends at window index `end`."""
 
-    grammar: str
+    dialect: str
     start: int
     end: int
     finder: Finder
-    decode: object  # callable(block_text) -> list[Decodable | Problem]
+    decode: Callable[[str], list[Decodable | Problem]]
     token: str  # the opener as written, for messages
 
 
@@ -50,6 +53,9 @@ class Openers(Protocol):
 
 
 class Finder(Protocol):
+    @property
+    def expects(self) -> str: ...  # what would end the block, for messages: "</tool_call>"
+
     def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]: ...
 
 
@@ -76,10 +82,15 @@ def skip_ws(text: str, i: int, limit: int = WS_LIMIT) -> int:
 NAME_CHARS = re.compile(r"[\w.:\-]*")
 
 
+def run_end(chars: re.Pattern, text: str, start: int, stop: int) -> int:
+    """Where a run of `chars` (a pattern that also matches nothing) starting at `start` ends."""
+    m = chars.match(text, start, stop)
+    return m.end() if m else start
+
+
 def read_name(text: str, i: int, final: bool):
     """A tool name at text[i:]: (name, end), PARTIAL, or None (no name, or too long)."""
-    m = NAME_CHARS.match(text, i, i + NAME_LIMIT + 1)
-    end = m.end()
+    end = run_end(NAME_CHARS, text, i, i + NAME_LIMIT + 1)
     if end - i > NAME_LIMIT:
         return None
     if end == len(text) and not final:
@@ -229,10 +240,12 @@ class HidesFences:
 
     fence: FenceFinder | None = None
 
-    def through_fence(self, text: str, i: int, base: int, final: bool, openers):
+    def through_fence(
+        self, fence: FenceFinder, text: str, i: int, base: int, final: bool, openers: Openers
+    ) -> tuple[int, bool, End | None]:
         """Scan on inside an open fence: (i, True, None) to go on at i after the fence, or
         (pos, False, End or None) for the finder's scan to return."""
-        pos, end = self.fence.scan(text, i, base, final, openers)
+        pos, end = fence.scan(text, i, base, final, openers)
         if end is None:
             return pos, False, None
         if end.status == OPEN:
@@ -250,6 +263,14 @@ class HidesFences:
             self.fence = r[0]
             return r[1], True
         return j + 1, True
+
+
+class ExampleFence:
+    """A fence that is not a call (```python, ```, …): its text is shown as is, and nothing
+    in it is a call. Its opening line ends at window index `end`."""
+
+    def __init__(self, finder: FenceFinder, end: int):
+        self.finder, self.end = finder, end
 
 
 class EndsAt:
@@ -289,11 +310,12 @@ class XmlFinder(HidesFences):
         n = len(text)
         while True:
             if self.fence is not None:
-                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
                 if not go_on:
                     return i, end
                 continue
             if not self.in_child:
+                assert self.outer_close is not None  # between children: inside a wrapper
                 k = skip_ws(text, i, n)
                 if k == n:
                     if not final:
@@ -324,19 +346,19 @@ class XmlFinder(HidesFences):
             if r is PARTIAL:
                 return j, None
             if r:
-                end = j + len(self.child_close)
+                after = j + len(self.child_close)
                 if self.outer_close is None:
-                    return end, End(base + end, CLOSED)
-                self.in_child, self.last_child_end, i = False, base + end, end
+                    return after, End(base + after, CLOSED)
+                self.in_child, self.last_child_end, i = False, base + after, after
                 continue
             if self.outer_close is not None:
                 r = starts(text, j, self.outer_close, final)
                 if r is PARTIAL:
                     return j, None
                 if r:
-                    end = j + len(self.outer_close)
+                    after = j + len(self.outer_close)
                     why = f"{self.child_open}… has no {self.child_close} before {self.outer_close}"
-                    return end, End(base + end, MALFORMED, why)
+                    return after, End(base + after, MALFORMED, why)
             o = openers.opening_at(text, j, base, final)
             if o is PARTIAL:
                 return j, None
@@ -382,7 +404,7 @@ class JsonValueFinder(HidesFences):
             i = k + 1
         while True:
             if self.fence is not None:
-                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
                 if not go_on:
                     return i, end
                 continue

@@ -7,7 +7,7 @@ is emitted at once. Each feed scans only the new delta plus a short held tail (a
 token), so the cost of a reply is linear in its length.
 
 The earliest opener wins. Outside example fences, text is searched for the openers of all
-grammars; inside a claimed block the grammar's finder looks for its end.
+dialects; inside a claimed block the dialect's finder looks for its end.
 """
 
 from __future__ import annotations
@@ -17,28 +17,21 @@ from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from . import fenced, function_xml, invoke_xml, mistral, tagged_json
+from .dialects import lexicon
 from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, excerpt
-from .scan import CLOSED, OPEN, PARTIAL, End, Opening, starts
+from .scan import CLOSED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
 from .toolset import ToolSet
 
-CANDIDATE = re.compile(r"[<\[`~]")
-TAG_OPENINGS = (tagged_json.opening, function_xml.opening, invoke_xml.opening)
-# A closer outside any block: probably a call whose opener was lost or never decodable.
-STRAY_CLOSERS = {
-    **{closer: tagged_json.GRAMMAR for closer in tagged_json.CLOSERS},
-    function_xml.CLOSE: function_xml.GRAMMAR,
-    invoke_xml.WRAP_CLOSE: invoke_xml.GRAMMAR,
-    invoke_xml.CHILD_CLOSE: invoke_xml.GRAMMAR,
-}
 HWS_END = re.compile(r"[^ \t\r]")
 MAX_LISTED_TOOLS = 20
 
 
 @dataclass
 class Stray:
+    """A closer outside any block: probably a call whose opener was lost or never decodable."""
+
     token: str
-    grammar: str
+    dialect: str
 
 
 @dataclass
@@ -108,8 +101,9 @@ class Scrubber:
     """feed(delta) -> newly visible text; flush(finish_reason) -> the rest. Decoded calls
     and diagnostics accumulate in `.calls` and `.diagnostics` as blocks end."""
 
-    def __init__(self, tools: ToolSet | None = None, *, id_prefix: str = "call_"):
-        self.tools = tools if tools is not None else ToolSet.from_registry()
+    def __init__(self, tools: ToolSet, *, id_prefix: str = "call_"):
+        self.tools = tools
+        self.lexicon = lexicon()
         self.id_prefix = id_prefix
         self.calls: list[Call] = []
         self.diagnostics: list[Diagnostic] = []
@@ -121,7 +115,7 @@ class Scrubber:
         self._prev = ""  # the character before _base
         self._indent = 0  # spaces between the last line break and _base (-1: other text)
         self._block: PendingBlock | None = None
-        self._example: fenced.FenceFinder | None = None
+        self._example: FenceFinder | None = None
         self._fed = 0
         self._newlines = array("q")
         self._ids: set[str] = set()
@@ -175,33 +169,42 @@ class Scrubber:
                 self._emitter.text(text, i, end.at - base)
                 i, self._example = end.at - base, None
                 continue
-            start = i  # prose from here on
-            while True:
-                m = CANDIDATE.search(text, i)
-                if m is None:
-                    self._emitter.text(text, start, len(text))
-                    return self._hold(text, base, len(text))
-                j = m.start()
-                found = self._classify(text, j, base, final)
-                if found is None:
-                    i = j + 1
-                    continue
-                self._emitter.text(text, start, j)
-                break
-            if found is PARTIAL:
+            j, found = self._next_candidate(text, i, base, final)
+            if found is None or found is PARTIAL:
                 return self._hold(text, base, j)
-            if isinstance(found, Opening):
-                self._block = PendingBlock(found, [text[j : found.end]])
-                i = found.end
-            elif isinstance(found, Stray):
-                span = (base + j, base + j + len(found.token))
-                reason = f"{found.token} with no open block before it (a call whose opener is missing?)"
-                self._diagnose("malformed", found.grammar, span, reason, found.token)
-                self._emitter.block()
-                i = j + len(found.token)
-            else:  # an example fence: its opening line is text, and so is its body
-                self._emitter.text(text, j, found.end)
-                self._example, i = found.finder, found.end
+            i = self._enter(found, text, j, base)
+
+    def _next_candidate(self, text: str, i: int, base: int, final: bool) -> tuple[int, object]:
+        """Show the prose from i up to the next opener, stray closer or example fence:
+        (where it is, what it is), or (where to hold from, PARTIAL or None)."""
+        start = i
+        while True:
+            m = self.lexicon.candidate.search(text, i)
+            if m is None:
+                self._emitter.text(text, start, len(text))
+                return len(text), None
+            j = m.start()
+            found = self._classify(text, j, base, final)
+            if found is not None:
+                self._emitter.text(text, start, j)
+                return j, found
+            i = j + 1
+
+    def _enter(self, found: object, text: str, j: int, base: int) -> int:
+        """Act on what begins at text[j]; where to go on."""
+        if isinstance(found, Opening):
+            self._block = PendingBlock(found, [text[j : found.end]])
+            return found.end
+        if isinstance(found, Stray):
+            span = (base + j, base + j + len(found.token))
+            reason = f"{found.token} with no open block before it (a call whose opener is missing?)"
+            self._diagnose("malformed", found.dialect, span, reason, found.token)
+            self._emitter.block()
+            return j + len(found.token)
+        assert isinstance(found, ExampleFence)  # its opening line is text, and so is its body
+        self._emitter.text(text, j, found.end)
+        self._example = found.finder
+        return found.end
 
     def _hold(self, text: str, base: int, pos: int) -> None:
         """Keep text[pos:] for the next feed, and what the next window needs to know about
@@ -219,6 +222,7 @@ class Scrubber:
 
     def _end_block(self, text: str, base: int, i: int, end: End) -> tuple[str, int, int]:
         block, self._block = self._block, None
+        assert block is not None
         if end.at >= base + i:  # the usual case: the end is in this window
             k = end.at - base
             block.parts.append(text[i:k])
@@ -239,16 +243,20 @@ class Scrubber:
         """What starts at text[j]: an Opening, a Stray closer, an example fence, PARTIAL
         (wait for more input) or None (just text)."""
         c = text[j]
-        if c in "`~":
-            return fenced.opening(text, j, base, final) if self._line_start(text, j) else None
+        if c in self.lexicon.line_openers:
+            return (
+                self._first_opening(self.lexicon.line_openers[c], text, j, base, final)
+                if self._line_start(text, j)
+                else None
+            )
         found = self.opening_at(text, j, base, final)
         if found is not None and found is not PARTIAL:
             return found
-        if c == "<" and not self._mention(text, j):
-            for token, grammar in STRAY_CLOSERS.items():
+        if not self._mention(text, j):
+            for token, dialect in self.lexicon.stray_closers.items():
                 r = starts(text, j, token, final)
                 if r is True:
-                    return Stray(token, grammar)
+                    return Stray(token, dialect)
                 if r is PARTIAL:
                     found = PARTIAL
         return found
@@ -256,18 +264,15 @@ class Scrubber:
     def opening_at(self, text: str, j: int, base: int, final: bool):
         """A claimed opener at text[j] (also asked by finders: a new opener inside a block
         means the model started another call)."""
-        c = text[j]
-        if c == "<":
-            candidates = TAG_OPENINGS
-        elif c == "[":
-            candidates = (mistral.opening,)
-        else:
+        candidates = self.lexicon.openers.get(text[j])
+        if candidates is None or self._mention(text, j):
             return None
-        if self._mention(text, j):
-            return None
+        return self._first_opening(candidates, text, j, base, final)
+
+    def _first_opening(self, candidates, text: str, j: int, base: int, final: bool):
         partial = False
-        for opening in candidates:
-            r = opening(text, j, base, final, self)
+        for dialect in candidates:
+            r = dialect.opening(text, j, base, final, self)
             if r is PARTIAL:
                 partial = True
             elif r is not None:
@@ -292,7 +297,7 @@ class Scrubber:
 
     def _record(self, opening: Opening, source: str, end: End) -> None:
         span = (opening.start, opening.start + len(source))
-        grammar = opening.grammar
+        dialect = opening.dialect
         if end.status == OPEN:
             expects = opening.finder.expects
             if self._finish_reason in LENGTH_REASONS:
@@ -300,25 +305,25 @@ class Scrubber:
                     f"the reply hit its length limit (finish_reason={self._finish_reason}) inside {opening.token}, "
                     f"before {expects}: the call is cut short, not malformed"
                 )
-                self._diagnose("truncated", grammar, span, reason, source)
+                self._diagnose("truncated", dialect, span, reason, source)
             else:
                 reason = f"{opening.token} was never closed: the reply ended before {expects}"
-                self._diagnose("unterminated", grammar, span, reason, source)
+                self._diagnose("unterminated", dialect, span, reason, source)
             return
         if end.status != CLOSED:
-            self._diagnose("malformed", grammar, span, end.reason, source)
+            self._diagnose("malformed", dialect, span, end.reason, source)
             return
         for item in opening.decode(source):
             if isinstance(item, Problem):
-                self._diagnose("malformed", grammar, span, item.reason, source)
+                self._diagnose("malformed", dialect, span, item.reason, source)
             else:
-                self._accept(item, grammar, span, source)
+                self._accept(item, dialect, span, source)
 
-    def _accept(self, item: Decodable, grammar: str, span: tuple[int, int], source: str) -> None:
+    def _accept(self, item: Decodable, dialect: str, span: tuple[int, int], source: str) -> None:
         call_id = item.id if item.id and item.id not in self._ids else self._new_id()
         self._ids.add(call_id)
         line = self.line_of(span[0])
-        call = Call(call_id, item.name, item.arguments, grammar, span, line)
+        call = Call(call_id, item.name, item.arguments, dialect, span, line)
         self.calls.append(call)
         if item.name not in self.tools:
             call.runnable = False
@@ -330,7 +335,7 @@ class Scrubber:
                 more = f", … ({len(names)} in all)" if len(names) > MAX_LISTED_TOOLS else ""
                 hint = "the tools are " + (", ".join(names[:MAX_LISTED_TOOLS]) + more if names else "none")
             reason = f"there is no tool {item.name!r}; {hint}"
-            self._diagnose("unknown_tool", grammar, span, reason, source, call=call, closest=closest)
+            self._diagnose("unknown_tool", dialect, span, reason, source, call=call, closest=closest)
             return
         call.arguments = self.tools.coerce(item.name, item.arguments, item.text_params)
         problems = self.tools.violations(item.name, call.arguments)
@@ -340,7 +345,7 @@ class Scrubber:
             if len(problems) > 3:
                 reason += f"; and {len(problems) - 3} more"
             self._diagnose(
-                "invalid_arguments", grammar, span, reason, source, call=call, argument=problems[0][0]
+                "invalid_arguments", dialect, span, reason, source, call=call, argument=problems[0][0]
             )
 
     def _new_id(self) -> str:
@@ -350,12 +355,12 @@ class Scrubber:
         return f"{self.id_prefix}{n}"
 
     def _diagnose(
-        self, kind, grammar, span, reason, source, *, call=None, closest=None, argument=None
+        self, kind, dialect, span, reason, source, *, call=None, closest=None, argument=None
     ) -> None:
         self.diagnostics.append(
             Diagnostic(
                 kind,
-                grammar,
+                dialect,
                 span,
                 self.line_of(span[0]),
                 reason,

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 from . import function_xml
-from .jsoncall import calls_from_json
+from .dialect import Dialect
+from .jsoncall import JSON_RULES, call_object, calls_from_json
 from .model import Decodable, Problem
 from .scan import (
     CLOSED,
@@ -26,6 +27,7 @@ from .scan import (
     WS_LIMIT,
     End,
     EndsAt,
+    Finder,
     HidesFences,
     Opening,
     match_tag,
@@ -33,7 +35,7 @@ from .scan import (
     starts,
 )
 
-GRAMMAR = "tagged_json"
+NAME = "tagged_json"
 SPELLINGS = ("tool_call", "toolcall", "tool-call")
 CLOSERS = tuple(f"</{s}>" for s in SPELLINGS)
 
@@ -57,24 +59,22 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
         if not final:
             return PARTIAL
         # The reply ended right after the opener: a block whose body never came.
-        return Opening(GRAMMAR, base + j, end, TaggedJsonFinder(spelling, None), decode, token)
+        return Opening(NAME, base + j, end, TaggedJsonFinder(spelling, None), decode, token)
     for spelling_again in SPELLINGS:  # `<tool_call><tool_call>{…}`: report the extra tag
         again = match_tag(text, k, spelling_again, final)
         if again is PARTIAL:
             return PARTIAL
         if again:
-            finder = EndsAt(base + k, f"{token} is repeated: the block opens twice")
-            return Opening(GRAMMAR, base + j, end, finder, decode, token)
+            finder: Finder = EndsAt(base + k, f"{token} is repeated: the block opens twice")
+            return Opening(NAME, base + j, end, finder, decode, token)
     if text[k] in "{[":
-        return Opening(
-            GRAMMAR, base + j, end, TaggedJsonFinder(spelling, scanner.literal_until), decode, token
-        )
+        return Opening(NAME, base + j, end, TaggedJsonFinder(spelling, scanner.literal_until), decode, token)
     r = starts(text, k, "<function=", final)
     if r is PARTIAL:
         return PARTIAL
     if r:
         finder = function_xml.wrapped_finder(f"</{spelling}>")
-        return Opening(function_xml.GRAMMAR, base + j, end, finder, function_xml.decode_wrapped, token)
+        return Opening(function_xml.NAME, base + j, end, finder, function_xml.decode_wrapped, token)
     return None
 
 
@@ -94,7 +94,7 @@ class TaggedJsonFinder(HidesFences):
         n, closer = len(text), self.closer
         while True:
             if self.fence is not None:
-                i, go_on, end = self.through_fence(text, i, base, final, openers)
+                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
                 if not go_on:
                     return i, end
                 continue
@@ -167,13 +167,28 @@ class TaggedJsonFinder(HidesFences):
         return End(self.suspect, MALFORMED, why, literal_until=at)
 
 
-OPENER = re.compile(r"<(tool_call|toolcall|tool-call)\b")
-
-
 def decode(block: str) -> list[Decodable | Problem]:
-    attrs, end = match_tag(block, 0, OPENER.match(block).group(1), True)
+    spelling = next(s for s in SPELLINGS if block.startswith(s, 1))
+    attrs, end = match_tag(block, 0, spelling, True)
     closer = next(c for c in CLOSERS if block.endswith(c))
     items = calls_from_json(block[end : len(block) - len(closer)])
     if attrs.get("id") and len(items) == 1 and isinstance(items[0], Decodable):
         items[0].id = attrs["id"]
     return items
+
+
+def render(name: str, arguments: dict) -> str:
+    return f"<tool_call>\n{call_object(name, arguments)}\n</tool_call>"
+
+
+DIALECT = Dialect(
+    name=NAME,
+    title="tagged JSON",
+    label="<tool_call> JSON",
+    summary="<tool_call> tags around a JSON object (Hermes, Qwen 2.5)",
+    starts="<",
+    opening=opening,
+    render=render,
+    rules=JSON_RULES,
+    stray_closers=CLOSERS,
+)

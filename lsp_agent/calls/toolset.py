@@ -54,13 +54,6 @@ class ToolSet:
         self._validators: dict[str, jsonschema.Draft202012Validator] = {}
 
     @classmethod
-    def from_registry(cls) -> ToolSet:
-        """The registry's agent tools (for_agents=True): the only ones a reply may run."""
-        from ..tools import REGISTRY
-
-        return cls(ToolSpec(t.name, t.summary, t.schema) for t in REGISTRY.values() if t.for_agents)
-
-    @classmethod
     def from_list(cls, entries: Iterable[Any]) -> ToolSet:
         return cls(spec_from(e) for e in entries)
 
@@ -134,12 +127,14 @@ def schema_types(schema: dict) -> set[str]:
 def explain(error: jsonschema.ValidationError, arguments: dict) -> tuple[str | None, str]:
     """Name the argument a schema error is about, and say why in a few words."""
     path = [str(p) for p in error.absolute_path]
+    expected: Any = error.validator_value
+    schema: Any = error.schema
     if error.validator == "required" and not path:
-        missing = [k for k in error.validator_value if k not in arguments]
+        missing = [k for k in expected if k not in arguments]
         name = missing[0] if missing else None
         return name, f"argument {name!r} is required but missing"
     if error.validator == "additionalProperties" and not path:
-        allowed = set((error.schema.get("properties") or {}).keys())
+        allowed = set((schema.get("properties") or {}).keys())
         extra = sorted(k for k in arguments if k not in allowed)
         known = ", ".join(sorted(allowed)) or "none"
         return (
@@ -154,7 +149,8 @@ def explain(error: jsonschema.ValidationError, arguments: dict) -> tuple[str | N
 
 
 def short_message(error: jsonschema.ValidationError) -> str:
-    v, expected = error.validator, error.validator_value
+    v = error.validator
+    expected: Any = error.validator_value
     if v == "type":
         return f"must be of type {expected if isinstance(expected, str) else ' or '.join(expected)}"
     if v == "minimum":

@@ -11,6 +11,7 @@ where the tool's schema wants a non-string).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -18,6 +19,16 @@ from .model import Decodable, Problem
 from .scan import find_unfenced
 
 PARAMETER_CLOSE = "</parameter>"
+
+# The prompt's rules for dialects whose values are raw text.
+XML_RULES = (
+    "- Write each parameter's value as plain text (no escaping, no quotes); numbers, booleans, arrays and objects as JSON.",
+    "- Close every tag you open.",
+)
+
+
+def as_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ of the first match) and its context lines, ordered by path then line. Binary fil
 byte anywhere) are skipped; those that match are counted. Open editor buffers are searched
 as their unsaved text in place of the disk.
 
-When the matches are so many that even line numbers cannot fit the answer's budget, the
-engines stop keeping each match's text and only count (`detailed=False`): the answer will
-be counts anyway, and this keeps a very common pattern close to ripgrep's own speed.
+The engines report to a sink, the Collector. The caller may hand it a `keep_details` test
+(the shortening chain's): once it says no stage showing matches can fit, the collector stops
+keeping each match's text and only counts (`detailed=False`); the answer will be counts
+anyway, and this keeps a very common pattern close to ripgrep's own speed.
 """
 
 from __future__ import annotations
@@ -18,70 +19,28 @@ import shutil
 import sys
 import sysconfig
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Refusal
-from ..workspace import Text, Workspace
+from ..workspace import Workspace
+from .model import Engine, FileMatches, Match, Outcome, Query, Target
 
-
-@dataclass(frozen=True)
-class Query:
-    pattern: str
-    fixed_strings: bool = False
-    ignore_case: bool = False
-    multiline: bool = False
-    globs: tuple[str, ...] = ()
-    before: int = 0
-    after: int = 0
-    count_binary: bool = False  # read binary files whole to count those that match
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    line: int  # 1-based line of the match's start
-    lines: tuple[str, ...]  # the matched line(s), without line terminators
-    col: int  # 0-based character column of the first match in lines[0]
-    end: int  # its end column (at most len(lines[0]))
-
-    @property
-    def last(self) -> int:
-        return self.line + len(self.lines) - 1
-
-
-@dataclass
-class FileMatches:
-    path: Path  # absolute, resolved
-    shown: str  # as shown to agents
-    matches: list[Match] = field(default_factory=list)
-    context: dict[int, str] = field(default_factory=dict)
-    count: int = 0  # matches, also when their details were dropped
-    from_editor: bool = False
-
-
-@dataclass
-class Outcome:
-    files: list[FileMatches]  # files with matches, sorted by shown path
-    total: int
-    binary: list[str]  # binary files with matches, skipped
-    detailed: bool  # False: only counts were kept (see module docstring)
-    engine: str
+# keep_details(file, matches just added, file is new) -> may the matches still be shown?
+KeepDetails = Callable[[FileMatches, list[Match], bool], bool]
 
 
 class Collector:
     """Receives one engine's records and keeps details while they might still be shown."""
 
-    def __init__(self, ws: Workspace, detail_limit: int | None, skip: set[Path]):
+    def __init__(self, ws: Workspace, keep_details: KeepDetails | None, skip: set[Path]):
         self.ws = ws
-        self.detail_limit = detail_limit  # None: keep every match's details
+        self.keep_details = keep_details  # None: keep every match's details
         self.skip = skip  # open editor buffers: searched separately, as their text
         self.files: dict[Path, FileMatches] = {}
         self.binary: list[str] = []
         self.total = 0
         self.files_searched = 0  # by the Python engine, for progress (ripgrep does not say)
         self.detailed = True
-        self.floor = 0  # a lower bound of the line-numbers stage's size (see stage 5)
-        self._last: dict[Path, int] = {}
         # one root: a path is shown relative to it (Workspace.display, without its cost per file)
         self._prefix = str(ws.roots[0]) + "/" if len(ws.roots) == 1 else None
 
@@ -92,27 +51,27 @@ class Collector:
         return self.ws.display(path)
 
     def add(
-        self, path: Path, matches: list[Match], context: dict[int, str], count: int, *, from_editor=False
-    ):
+        self,
+        path: Path,
+        matches: list[Match],
+        context: dict[int, str],
+        count: int,
+        *,
+        from_editor: bool = False,
+    ) -> None:
         """Add some of a file's matches (a file may come in several parts, in line order)."""
         if not count or (path in self.skip and not from_editor):
             return
         entry = self.files.get(path)
+        new = entry is None
         if entry is None:
             entry = self.files[path] = FileMatches(path, self.shown(path), from_editor=from_editor)
-            self.floor += len(entry.shown) + 2
         entry.count += count
         self.total += count
         if self.detailed:
             entry.matches.extend(matches)
             entry.context.update(context)
-            last = self._last.get(path, -2)
-            for m in matches:
-                if m.line != last + 1:  # a new run of lines costs at least "N,"
-                    self.floor += len(str(m.line)) + 1
-                last = m.last
-            self._last[path] = last
-            if self.detail_limit is not None and self.floor > self.detail_limit:
+            if self.keep_details is not None and not self.keep_details(entry, matches, new):
                 self.drop_details()
 
     def drop_details(self) -> None:
@@ -136,14 +95,6 @@ class Collector:
         for f in files:
             f.matches.sort(key=lambda m: m.line)
         return Outcome(files, self.total, sorted(self.binary), self.detailed, engine)
-
-
-@dataclass
-class Target:
-    """The searched paths under one workspace root: root-relative folders and files."""
-
-    root: Path
-    rels: list[str]  # "" is the root itself
 
 
 def find_rg() -> str | None:
@@ -178,11 +129,12 @@ def run_search(
     targets: list[Target],
     *,
     engine: str = "auto",
-    detail_limit: int | None = None,
+    keep_details: KeepDetails | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[str], None] = lambda message: None,
 ) -> Outcome:
-    """Search `targets` with `engine` ("auto": ripgrep if found, "rg", "python")."""
+    """Search `targets` with `engine` ("auto": ripgrep if found, "rg", "python"); with
+    `keep_details`, only counts are kept once it says the matches cannot be shown."""
     from . import pure, ripgrep
 
     check_query(query)
@@ -192,8 +144,8 @@ def run_search(
             "no_ripgrep", "search_engine is 'rg' but no rg was found on PATH or in the ripgrep wheel."
         )
     overlay = ws.open_documents()
-    collector = Collector(ws, detail_limit, set(overlay))
-    searcher = ripgrep.RipgrepEngine(rg, query) if rg is not None else pure.PythonEngine(query)
+    collector = Collector(ws, keep_details, set(overlay))
+    searcher: Engine = ripgrep.RipgrepEngine(rg, query) if rg is not None else pure.PythonEngine(query)
     searcher.check()
     for target in targets:
         searcher.search(target, collector, cancelled, progress)
@@ -268,4 +220,15 @@ def visits(root: Path, rel: str, path: Path, globs: tuple[str, ...]) -> bool:
     return True
 
 
-__all__ = ["Collector", "FileMatches", "Match", "Outcome", "Query", "Target", "Text", "find_rg", "run_search"]
+__all__ = [
+    "Collector",
+    "Engine",
+    "FileMatches",
+    "KeepDetails",
+    "Match",
+    "Outcome",
+    "Query",
+    "Target",
+    "find_rg",
+    "run_search",
+]

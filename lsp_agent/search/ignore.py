@@ -32,7 +32,7 @@ IGNORE_FILES = (".rgignore", ".ignore", ".gitignore")  # highest precedence firs
 
 def expand_braces(pattern: str) -> list[str]:
     """`a.{py,pyi}` -> [`a.py`, `a.pyi`] (nested braces too); backslash escapes respected."""
-    depth, start = 0, None
+    depth, start = 0, 0
     i = 0
     while i < len(pattern):
         c = pattern[i]

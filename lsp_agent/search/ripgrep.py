@@ -127,6 +127,7 @@ class RipgrepEngine:
                     "search_failed",
                     f"ripgrep could not be started ({exc.strerror}); search fewer paths at once.",
                 ) from None
+            assert proc.stdout is not None  # stdout=PIPE
             stop = threading.Event()
 
             def watch() -> None:  # kill rg as soon as the caller cancels
@@ -213,7 +214,7 @@ class RipgrepEngine:
         context: dict[int, str] = {}
         count = 0
         summary = None
-        path = None
+        path = Path()  # set by each file's "begin" record, which comes before its matches
         for raw in stream:
             if not collector.detailed and raw.startswith(MATCH_PREFIX):
                 count += 1  # only counted: skip the JSON decoding

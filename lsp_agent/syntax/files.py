@@ -104,5 +104,5 @@ def files_containing(
         rel = folder.relative_to(root).as_posix()
         targets.append(Target(root, ["" if rel == "." else rel]))
     query = Query(needle, fixed_strings=True, ignore_case=ignore_case, globs=globs)
-    outcome = run_search(workspace, query, targets, detail_limit=0, cancelled=cancelled)
+    outcome = run_search(workspace, query, targets, keep_details=lambda *_: False, cancelled=cancelled)
     return [f.path for f in outcome.files if language_for(f.path) is not None]

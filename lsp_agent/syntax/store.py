@@ -24,12 +24,9 @@ from array import array
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .languages import GRAMMARS, query_source
-
-if TYPE_CHECKING:
-    from .index import FileRecord
+from .records import FileRecord
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +99,6 @@ class _PlainValues(pickle.Unpickler):
 
 def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecord]:
     """The saved records whose grammar is unchanged; {} when there is no usable file."""
-    from .index import FileRecord
-
     source = index_file(folder, roots, encoding)
     try:
         data = source.read_bytes()

@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -71,6 +70,13 @@ class Tool:
 
 
 REGISTRY: dict[str, Tool] = {}
+
+# The budget argument every answering tool takes; `run` fills in the server's default.
+MAX_CHARS = {
+    "type": "integer",
+    "minimum": 200,
+    "description": "Budget for the answer's text, header included (default: the server's max_chars).",
+}
 
 
 def tool(
@@ -132,13 +138,16 @@ def call(ctx: Context, name: str, arguments: Any) -> dict:
 
 def run(ctx: Context, name: str, arguments: dict) -> dict:
     """Run a call whose arguments `validate` has already accepted (front doors validate
-    first, to answer malformed calls in their own protocol)."""
+    first, to answer malformed calls in their own protocol). A tool that takes `max_chars`
+    always gets one: the call's, else the server's default."""
+    tool = REGISTRY[name]
+    if "max_chars" in tool.schema.get("properties", {}) and "max_chars" not in arguments:
+        arguments = {**arguments, "max_chars": ctx.settings.max_chars}
     try:
-        return REGISTRY[name].handler(ctx, **arguments)
+        return tool.handler(ctx, **arguments)
     except Refusal as refusal:
         return refusal.answer()
 
 
-# Tool modules register themselves on import; this list is the whole catalogue.
-for _module in ("read", "search", "symbols", "calls"):
-    import_module(f"{__name__}.{_module}")
+# Tool modules register themselves on import, in catalog order (after the names they use).
+from . import read, search, symbols, calls  # noqa: E402, F401, I001

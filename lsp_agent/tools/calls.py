@@ -16,16 +16,16 @@ import time
 from dataclasses import dataclass, field
 
 from ..calls.decode import decode
+from ..calls.dialects import DIALECTS
 from ..calls.model import Decoded
-from ..calls.prompt import DIALECTS
 from ..calls.prompt import tool_prompt as render_prompt
 from ..calls.report import Section, fit
 from ..calls.run import budgeted_nudge, compact
 from ..calls.run import run_calls as run_reply
 from ..calls.scrubber import Scrubber
-from ..calls.toolset import ToolSet
+from ..calls.toolset import ToolSet, ToolSpec
 from ..errors import Refusal
-from . import Context, tool
+from . import MAX_CHARS, REGISTRY, Context, call, tool
 
 MAX_SESSIONS = 32
 SESSION_IDLE = 600.0  # seconds
@@ -57,11 +57,15 @@ NUDGES = {
         "description": "Nudges allowed per turn (default: the server's max_nudges).",
     },
 }
-MAX_CHARS = {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."}
+
+
+def agent_tools() -> ToolSet:
+    """The registry's agent tools (for_agents=True): the only ones a reply may run here."""
+    return ToolSet(ToolSpec(t.name, t.summary, t.schema) for t in REGISTRY.values() if t.for_agents)
 
 
 def toolset(tools: list | None) -> ToolSet:
-    return ToolSet.from_registry() if tools is None else ToolSet.from_list(tools)
+    return agent_tools() if tools is None else ToolSet.from_list(tools)
 
 
 def decode_report(
@@ -76,11 +80,11 @@ def decode_report(
     for c in calls:
         flag = "" if c.runnable else "  (not runnable)"
         sections.append(
-            Section(f"{c.id}  {c.name} {compact(c.arguments)}  [{c.grammar}, line {c.line}]{flag}")
+            Section(f"{c.id}  {c.name} {compact(c.arguments)}  [{c.dialect}, line {c.line}]{flag}")
         )
     for d in diags:
         sections.append(
-            Section(f"{d.kind}  [{d.grammar}, line {d.line}, chars {d.span[0]}-{d.span[1]}] {d.reason}")
+            Section(f"{d.kind}  [{d.dialect}, line {d.line}, chars {d.span[0]}-{d.span[1]}] {d.reason}")
         )
     if nudge:
         sections.append(Section("nudge:", nudge["text"], "nudge.text"))
@@ -93,8 +97,8 @@ def decode_report(
 
 @tool(
     "decode_calls",
-    "Decode the tool calls a model wrote as text in a reply (tagged JSON, function XML, invoke XML, Mistral, "
-    "```tool_call fences): the visible text with call blocks removed, the calls, a diagnostic for every block "
+    f"Decode the tool calls a model wrote as text in a reply ({', '.join(d.title for d in DIALECTS.values())}): "
+    "the visible text with call blocks removed, the calls, a diagnostic for every block "
     "that could not be decoded or run, and the nudge to send back.",
     {
         "type": "object",
@@ -125,7 +129,7 @@ def decode_calls(
     decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix)
     nudge, left = budgeted_nudge(decoded, checked, nudges_used, max_nudges, ctx.settings.max_nudges)
     return {
-        "text": fit(decode_report(decoded, nudge, left), max_chars or ctx.settings.max_chars),
+        "text": fit(decode_report(decoded, nudge, left), max_chars),
         **decoded.to_dict(),
         "nudge": nudge,
         "nudges_left": left,
@@ -163,6 +167,8 @@ def run_calls(
         ctx,
         reply,
         finish_reason,
+        tools=agent_tools(),
+        call_tool=call,
         max_chars=max_chars,
         nudges_used=nudges_used,
         max_nudges=max_nudges,
@@ -191,7 +197,7 @@ def run_calls(
 )
 def tool_prompt(ctx: Context, dialect="tagged_json", tools=None, max_chars=None) -> dict:
     prompt = render_prompt(dialect, toolset(tools))
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     if len(prompt) > budget:
         raise Refusal(
             "budget_too_small",
@@ -199,7 +205,7 @@ def tool_prompt(ctx: Context, dialect="tagged_json", tools=None, max_chars=None)
             "or pass fewer `tools`.",
             minimum=len(prompt),
         )
-    return {"text": prompt, "dialect": dialect, "dialects": DIALECTS}
+    return {"text": prompt, "dialect": dialect, "dialects": {d.name: d.summary for d in DIALECTS.values()}}
 
 
 # -- streaming sessions ------------------------------------------------------------------

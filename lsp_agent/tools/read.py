@@ -10,7 +10,7 @@ from ..paging import page
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -25,11 +25,7 @@ SCHEMA = {
             "default": 1,
             "description": "First column (1-based character) of line `start`; used to page a line longer than the budget.",
         },
-        "max_chars": {
-            "type": "integer",
-            "minimum": 200,
-            "description": "Budget for the answer's text, header included.",
-        },
+        "max_chars": MAX_CHARS,
         "if_version": {
             "type": "string",
             "description": "A version from an earlier read: if the file is unchanged the answer is one line.",
@@ -56,20 +52,20 @@ SUMMARY = (
 def read(
     ctx: Context,
     path: str,
+    *,
+    max_chars: int,
     start: int = 1,
     col: int = 1,
-    max_chars: int | None = None,
     if_version: str | None = None,
     symbol: str | None = None,
 ) -> dict:
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
-    budget = max_chars or ctx.settings.max_chars
     shown = ctx.workspace.display(resolved)
     if symbol is None:
-        return page(text, shown, start=start, col=col, max_chars=budget, if_version=if_version)
+        return page(text, shown, start=start, col=col, max_chars=max_chars, if_version=if_version)
     return read_symbol(
-        ctx, text, resolved, shown, symbol, start=start, col=col, max_chars=budget, if_version=if_version
+        ctx, text, resolved, shown, symbol, start=start, col=col, max_chars=max_chars, if_version=if_version
     )
 
 

@@ -1,15 +1,15 @@
 """search: ripgrep-style search whose over-budget answers shrink through the shortening chain
-(`lsp_agent/budget.py`), every shortened line naming its enclosing symbol."""
+(`lsp_agent/search/chain.py`), every shortened line naming its enclosing symbol."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..budget import Search, fit
 from ..errors import Refusal
-from ..search import FileMatches, Query, Target, run_search
+from ..search import FileMatches, Outcome, Query, Target, run_search
+from ..search.chain import Search, fit, keep_details
 from ..workspace import Workspace
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -60,11 +60,7 @@ SCHEMA = {
             "default": False,
             "description": "Also read binary files (skipped either way) to name those that match; slower.",
         },
-        "max_chars": {
-            "type": "integer",
-            "minimum": 200,
-            "description": "Budget for the answer's text, header included.",
-        },
+        "max_chars": MAX_CHARS,
         "offset": {
             "type": "integer",
             "minimum": 0,
@@ -108,6 +104,7 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
             left_out.append(f"{raw} does not exist.")
             continue
         root = ws.root_of(real)
+        assert root is not None  # resolve() keeps paths inside the roots
         rel = real.relative_to(root).as_posix()
         chosen.setdefault(root, []).append("" if rel == "." else rel)
     targets = []
@@ -148,7 +145,7 @@ def symbol_provider(ws: Workspace):
 LOCATION_TEXT = 200  # characters of a match's line kept in its location
 
 
-def locations_of(outcome, offset: int, limit: int | None) -> list[dict] | None:
+def locations_of(outcome: Outcome, offset: int, limit: int | None) -> list[dict] | None:
     """The matches the answer covers, for programs (an editor's quickfix list): path as shown,
     1-based line, 1-based start and end character columns, the start of the matched line.
     None when the matches were too many to keep anything but counts."""
@@ -182,6 +179,8 @@ def describe_options(**options) -> str:
 def search(
     ctx: Context,
     pattern: str,
+    *,
+    max_chars: int,
     fixed_strings: bool = False,
     ignore_case: bool = False,
     paths: list[str] | None = None,
@@ -190,11 +189,10 @@ def search(
     context_after: int = 0,
     multiline: bool = False,
     count_binary: bool = False,
-    max_chars: int | None = None,
     offset: int = 0,
     limit: int | None = None,
 ) -> dict:
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)
     query = Query(
@@ -206,7 +204,7 @@ def search(
         query,
         targets,
         engine=ctx.settings.search_engine,
-        detail_limit=None if paged else budget,
+        keep_details=None if paged else keep_details(budget),
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..budget import fits, largest_fit, plural
 from ..errors import Refusal
 from ..paging import number_lines, page
 from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, outline, walk
@@ -19,7 +20,7 @@ from ..syntax.files import files_containing, source_files
 from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import last_segment
 from ..workspace import Text, Workspace
-from . import Context, tool
+from . import MAX_CHARS, Context, tool
 
 SYMBOLS_SCHEMA = {
     "type": "object",
@@ -34,7 +35,7 @@ SYMBOLS_SCHEMA = {
             "minimum": 1,
             "description": "Show symbols down to this nesting depth (1: top level).",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
@@ -78,7 +79,7 @@ FIND_SCHEMA = {
             "minimum": 1,
             "description": "With include_body: the line to read on from.",
         },
-        "max_chars": {"type": "integer", "minimum": 200, "description": "Budget for the answer's text."},
+        "max_chars": MAX_CHARS,
     },
     "required": ["name_path"],
     "additionalProperties": False,
@@ -89,10 +90,6 @@ FIND_SUMMARY = (
     "workspace or under a path: answers each match's file, lines, kind and full name path, and "
     "with include_body its source, paged like read."
 )
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ch") else f"{n} {word}s"
 
 
 def span(symbol: Symbol | Entry) -> str:
@@ -132,16 +129,12 @@ def kind_counts(symbols: list[Symbol]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def fit(lines: list[str], budget: int) -> bool:
-    return sum(len(line) + 1 for line in lines) - 1 <= budget
-
-
 @tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
-def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: int | None = None) -> dict:
+def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     folder = target.is_dir()
     if not folder:
         text = ws.text(target)  # refuses missing and binary files
@@ -212,7 +205,7 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
         lines = [f"{shown} · {what} · stage: {stage}{empty}", *body(d)]
         if trailer:
             lines.append(trailer)
-        if fit(lines, budget):
+        if fits(lines, budget):
             return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
 
     # Counts by kind: per file, then per folder, then as many folders as fit.
@@ -222,7 +215,7 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
     ]
     lines += [f"{name}: {kind_counts(s)}" for name, s in files]
     lines.append(f"[{hint}]")
-    if fit(lines, budget):
+    if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "counts per file", "depth": 0, **fields}
 
     folders: dict[str, list[Symbol]] = {}
@@ -231,18 +224,16 @@ def symbols(ctx: Context, path: str = ".", depth: int | None = None, max_chars: 
     head = f"{shown} · {what} · stage: counts by kind per folder (counts per file are over max_chars={budget}){empty}"
     rows = [f"{name}: {kind_counts(s)}" for name, s in folders.items()]
     lines = [head, *rows, f"[{hint}]"]
-    if fit(lines, budget):
+    if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "counts per folder", "depth": 0, **fields}
-    kept: list[str] = []
-    for n, row in enumerate(rows):
-        rest = len(rows) - n - 1
-        tail = f"[{rest} more folders not listed: {hint}]"
-        if not fit([head, *kept, row, tail], budget):
-            break
-        kept.append(row)
+
+    def listed(n: int) -> bool:
+        return fits([head, *rows[:n], f"[{len(rows) - n} more folders not listed: {hint}]"], budget)
+
+    kept = rows[: largest_fit(0, len(rows), listed)]
     tail = f"[{len(rows) - len(kept)} more folders not listed: {hint}]"
     lines = [head, *kept, tail]
-    if not fit(lines, budget):
+    if not fits(lines, budget):
         minimum = len(f"{head}\n{tail}")
         raise Refusal(
             "budget_too_small",
@@ -274,15 +265,16 @@ class Found:
 def find_symbol(
     ctx: Context,
     name_path: str,
+    *,
+    max_chars: int,
     path: str | None = None,
     kinds: list[str] | None = None,
     substring: bool = False,
     include_body: bool = False,
     start: int | None = None,
-    max_chars: int | None = None,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars or ctx.settings.max_chars
+    budget = max_chars
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
     found = find_definitions(ctx, targets, name_path, substring=substring, kinds=kinds)
@@ -305,14 +297,14 @@ def find_symbol(
     trailer = None
     if include_body:
         blocks = bodies(header, found)
-        if fit(blocks, budget):
+        if fits(blocks, budget):
             return {"text": "\n".join(blocks), "stage": "bodies", **fields}
         trailer = (
             "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
             "or narrow this search to one match to page its body]"
         )
     lines = [f"{header} · stage: locations", *(f.location() for f in found)] + ([trailer] if trailer else [])
-    if fit(lines, budget):
+    if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "locations", **fields}
     del fields["matches"][200:]  # structured matches stay bounded too
     return {"text": counts_per_file(header, found, budget), "stage": "counts per file", **fields}
@@ -400,14 +392,14 @@ def counts_per_file(header: str, found: list[Found], budget: int) -> str:
     hint = "narrow with path=FOLDER or FILE, kinds=, or a longer name path"
     head = f"{header} · stage: counts per file (the locations are over max_chars={budget})"
     rows = [f"{name}: {plural(n, 'match')}" for name, n in per_file.items()]
-    kept: list[str] = []
-    for n, row in enumerate(rows):
-        if not fit([head, *kept, row, f"[{len(rows) - n - 1} more files not listed: {hint}]"], budget):
-            break
-        kept.append(row)
+
+    def listed(n: int) -> bool:
+        return fits([head, *rows[:n], f"[{len(rows) - n} more files not listed: {hint}]"], budget)
+
+    kept = rows[: largest_fit(0, len(rows), listed)]
     left = len(rows) - len(kept)
     lines = [head, *kept, f"[{left} more files not listed: {hint}]" if left else f"[{hint}]"]
-    if not fit(lines, budget):
+    if not fits(lines, budget):
         minimum = len("\n".join([head, lines[-1]]))
         raise Refusal(
             "budget_too_small",

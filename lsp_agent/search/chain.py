@@ -1,0 +1,547 @@
+"""The shortening chain: a search answer that fits its budget and still locates every match.
+
+Seven stages, each a complete answer covering every match (or every match of the requested
+page); the first whose text fits `max_chars` is returned:
+
+1. full matches with context lines, grouped by file and enclosing symbol;
+2. one line per match: line number, enclosing symbol, the matched line;
+3. the same with the text cut to a stated width, each cut line ending in "…";
+4. line numbers with enclosing symbols, no text;
+5. line numbers per file;
+6. match counts per file;
+7. a summary: totals, and the folders and file types with most matches.
+
+Every answer starts with a header (pattern, totals, stage); every stage below the first says
+what it dropped and which arguments get more. Stages are rendered by budget.py's writer, which
+stops as soon as the budget is exceeded, so trying a stage costs at most the budget, and
+symbols are asked for only for the files a stage actually reaches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from ..budget import INFINITE, Overflow, Writer, first_fit, largest_fit, plural
+from ..errors import Refusal
+from . import KeepDetails, shorten
+from .model import FileMatches, Match, Outcome
+
+STAGE_NAMES = {
+    1: "full matches",
+    2: "one line per match",
+    3: "lines cut to {width} characters",
+    4: "line numbers with symbols",
+    5: "line numbers per file",
+    6: "match counts per file",
+    7: "summary",
+}
+MIN_WIDTH = 16  # narrower snippets stop telling matches apart; go to line numbers instead
+ELLIPSIS = "…"
+TOP_LEVEL = "<module>"  # the "symbol" of a match outside every definition
+DEFAULT_BUDGET = 20_000
+
+# symbols(file) -> {line: name path or None} for its match lines, or None (no grammar)
+Symbols = Callable[[FileMatches], "dict[int, str | None] | None"]
+
+
+class StageWriter(Writer):
+    """The writer, counting the matches stage 1 wrote in full before it overflowed."""
+
+    def __init__(self, limit: float):
+        super().__init__(limit)
+        self.matches = 0
+
+
+@dataclass
+class Search:
+    """One search's matches and what the answer must say about them."""
+
+    outcome: Outcome
+    pattern: str
+    symbols: Symbols
+    options: str = ""  # shown after the pattern: "ignore_case, glob *.py"
+    before: int = 0  # context lines asked for
+    after: int = 0
+    offset: int = 0
+    limit: int | None = None
+    budget: int = DEFAULT_BUDGET  # the answer's max_chars: what a suggested page must fit
+    extra_notes: list[str] = field(default_factory=list)  # paths left out, …
+    files: list[FileMatches] = field(init=False)  # the page's files and matches
+    shown_matches: int = field(init=False)
+    _symbols: dict[str, dict[int, str | None] | None] = field(init=False, default_factory=dict)
+    full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
+    _page_sizes: dict[tuple[int, int, int], int] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.files, self.shown_matches = page(self.outcome, self.offset, self.limit, self.before, self.after)
+
+    @property
+    def context(self) -> bool:
+        return bool(self.before or self.after)
+
+    @property
+    def paged(self) -> bool:
+        return self.offset > 0 or (self.limit is not None and self.limit < self.outcome.total)
+
+    def symbols_of(self, file: FileMatches) -> dict[int, str | None] | None:
+        if file.shown not in self._symbols:
+            self._symbols[file.shown] = self.symbols(file)
+        return self._symbols[file.shown]
+
+    def label(self, file: FileMatches, line: int) -> str | None:
+        names = self.symbols_of(file)
+        if names is None:
+            return None
+        return names.get(line) or TOP_LEVEL
+
+
+def page(
+    outcome: Outcome, offset: int, limit: int | None, before: int, after: int
+) -> tuple[list[FileMatches], int]:
+    """The files and matches of matches[offset:offset+limit] in path-then-line order."""
+    if offset == 0 and limit is None:
+        return outcome.files, outcome.total
+    end = outcome.total if limit is None else offset + limit
+    files: list[FileMatches] = []
+    seen = shown = 0
+    for f in outcome.files:
+        lo, hi = max(offset - seen, 0), min(end - seen, f.count)
+        seen += f.count
+        if lo >= hi:
+            continue
+        kept = f.matches[lo:hi]
+        context = {
+            n: t for n, t in f.context.items() if any(m.line - before <= n <= m.last + after for m in kept)
+        }
+        files.append(FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor))
+        shown += len(kept)
+    return files, shown
+
+
+# --- text helpers ----------------------------------------------------------------------------
+
+
+def plain(text: str) -> str:
+    """A line shown whole: a literal "…" at its end is escaped, so only cut lines end in one."""
+    return text[:-1] + "\\u2026" if text.endswith(ELLIPSIS) else text
+
+
+def snippet(m: Match, width: int | None) -> str:
+    """The matched line without indentation, cut to `width` around the match if needed."""
+    line = m.lines[0]
+    text = line.strip()
+    lead = len(line) - len(line.lstrip())
+    col, end = max(m.col - lead, 0), max(m.end - lead, 0)
+    more = len(m.lines) > 1  # a match over several lines shows its first: a cut
+    if width is None or len(text) + more <= width:
+        return text + ELLIPSIS if more else plain(text)
+    if col <= width - 1 - min(end - col, 6):  # the match starts early enough: cut the tail
+        return text[: width - 1] + ELLIPSIS
+    start = max(1, min(col - 3, len(text) - width + 1))  # else a window from just before it
+    return ELLIPSIS + text[start : start + width - 2] + ELLIPSIS
+
+
+def numbers(lines: list[int]) -> str:
+    """12, 15-17, 40: consecutive line numbers as a range."""
+    out, i = [], 0
+    while i < len(lines):
+        j = i
+        while j + 1 < len(lines) and lines[j + 1] == lines[j] + 1:
+            j += 1
+        out.append(str(lines[i]) if i == j else f"{lines[i]}-{lines[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def span(m: Match) -> str:
+    return str(m.line) if m.last == m.line else f"{m.line}-{m.last}"
+
+
+def heading(f: FileMatches) -> str:
+    return f.shown + (" (editor buffer, unsaved changes included)" if f.from_editor else "")
+
+
+# --- the stages -------------------------------------------------------------------------------
+
+
+def full_matches(s: Search, w: StageWriter) -> None:
+    for f in s.files:
+        w.add(heading(f))
+        entries: dict[int, tuple[str, str, Match | None]] = {n: ("-", t, None) for n, t in f.context.items()}
+        for match in f.matches:
+            for k, text in enumerate(match.lines):
+                entries[match.line + k] = (":", text, match if k == 0 else None)
+        label_shown: str | None = None
+        previous: int | None = None
+        pending: list[int] = []
+        after_last = 0  # context lines up to here follow the previous match
+        for n in sorted(entries):
+            kind, text, m = entries[n]
+            if m is None and kind == "-" and n > after_last:
+                pending.append(n)  # before-context: shown with the next match's group
+                continue
+            if m is not None:
+                label: str | None = s.label(f, n)
+                lines = [*pending, n]
+                pending = []
+                first = lines[0]
+                if s.context and previous is not None and first > previous + 1:
+                    w.add("--")
+                if label is not None and label != label_shown and (label_shown or label != TOP_LEVEL):
+                    w.add(f"[{label}]")
+                    label_shown = label
+                for k in lines:
+                    kk, tt, _ = entries[k]
+                    w.add(f"{k}{kk}{plain(tt)}")
+                for k in range(m.line + 1, m.last + 1):  # the rest of a match over several lines
+                    w.add(f"{k}:{plain(entries[k][1])}")
+                w.matches += 1
+                previous = after_last = m.last
+                after_last += s.after
+                continue
+            if m is None and kind == ":":
+                continue  # a later line of a match over several lines: written with it
+            if s.context and previous is not None and n > previous + 1:
+                w.add("--")
+            w.add(f"{n}{kind}{plain(text)}")
+            previous = n
+        for k in pending:  # context after the page's last match, beyond its after-context
+            w.add(f"{k}-{plain(entries[k][1])}")
+
+
+def one_line(s: Search, w: StageWriter, width: int | None = None) -> None:
+    for f in s.files:
+        w.add(heading(f))
+        for m in f.matches:
+            label = s.label(f, m.line)
+            symbol = f" {label}" if label is not None else ""
+            w.add(f"{span(m)}{symbol}: {snippet(m, width)}")
+
+
+def symbol_numbers(s: Search, w: Writer) -> None:
+    for f in s.files:
+        w.add(heading(f))
+        if s.symbols_of(f) is None:
+            w.add(", ".join(span(m) for m in f.matches))
+            continue
+        run_label: str | None = None
+        run: list[str] = []
+        for m in f.matches:
+            label = s.label(f, m.line)
+            if run and label != run_label:
+                w.add(f"{run_label}: {', '.join(run)}")
+                run = []
+            run_label = label
+            run.append(span(m))
+        if run:
+            w.add(f"{run_label}: {', '.join(run)}")
+
+
+def file_numbers(s: Search, w: Writer) -> None:
+    for f in s.files:
+        w.add(f"{heading(f)}: {numbers([m.line for m in f.matches])}")
+
+
+def file_counts(s: Search, w: Writer) -> None:
+    for f in s.files:
+        w.add(f"{heading(f)}: {f.count:,}")
+
+
+def summary(s: Search, w: Writer) -> None:
+    folders: Counter[str] = Counter()
+    folder_files: Counter[str] = Counter()
+    types: Counter[str] = Counter()
+    type_files: Counter[str] = Counter()
+    for f in s.files:
+        folder = f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."
+        name = f.shown.rsplit("/", 1)[-1]
+        kind = "*." + name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name
+        folders[folder] += f.count
+        folder_files[folder] += 1
+        types[kind] += f.count
+        type_files[kind] += 1
+    for title, counts, files in (("by folder", folders, folder_files), ("by type", types, type_files)):
+        entries = [f"{key} {n:,} ({plural(files[key], 'file')})" for key, n in counts.most_common(10)]
+        largest_first(w, title, entries, len(counts))
+
+
+def largest_first(w: Writer, title: str, entries: list[str], total: int) -> None:
+    """The title's line with as many of its largest entries as fit (none fits: no line)."""
+
+    def line(n: int) -> str:
+        rest = total - n
+        return f"{title}: " + "; ".join(entries[:n]) + (f"; {rest:,} more" if rest else "")
+
+    shown = largest_fit(0, len(entries), lambda n: w.room_for(line(n)))
+    if shown:
+        w.add(line(shown))
+
+
+RENDER: dict[int, Callable[[Search, StageWriter], None]] = {
+    1: full_matches,
+    2: one_line,
+    3: one_line,
+    4: symbol_numbers,
+    5: file_numbers,
+    6: file_counts,
+    7: summary,
+}
+NEEDS_DETAILS = {1, 2, 3, 4, 5}
+
+
+# --- header, notes, guidance -------------------------------------------------------------------
+
+
+def header(s: Search, stage: int, width: int | None) -> str:
+    o = s.outcome
+    options = f" ({s.options})" if s.options else ""
+    name = STAGE_NAMES[stage].format(width=width)
+    totals = f"{plural(o.total, 'match')} in {plural(len(o.files), 'file')}"
+    if s.paged:
+        totals += f", showing matches {s.offset + 1:,}-{s.offset + s.shown_matches:,}"
+    return f"search {shorten(s.pattern)}{options} · {totals} · stage {stage}/7: {name}"
+
+
+def dropped(s: Search, stage: int, width: int | None) -> str | None:
+    if stage == 1:
+        return None
+    multi = any(len(m.lines) > 1 for f in s.files for m in f.matches)
+    parts = {
+        2: ("context lines, " if s.context else "") + "indentation",
+        3: ("context lines, " if s.context else "")
+        + f"indentation, and text past {width} characters (a cut line ends with …)",
+        4: "the matched text",
+        5: "the matched text and the enclosing symbols",
+        6: "line numbers",
+        7: f"the list of the {plural(len(s.files), 'file')}",
+    }[stage]
+    if multi and stage in (2, 3):
+        parts += "; a match over several lines shows its first line, ending with …"
+    return f"dropped: {parts}"
+
+
+NEXT_LINE = 80  # room kept for a page's own "more: the next page with offset=… limit=…" line
+
+
+def page_size(s: Search, offset: int, most: int) -> int:
+    """The most matches from `offset` (at most `most`) whose full matches (stage 1) fit the
+    budget as a page of their own, its header and "more" line included: the `limit` an
+    answer suggests is checked by rendering that page, so following it gives full matches.
+    (An estimate when only counts were kept.)"""
+    if not s.outcome.detailed:
+        return max(1, min(most, (s.budget - 300) // 80))
+    key = (offset, most, s.budget)
+    if key not in s._page_sizes:
+
+        def fits(n: int) -> bool:
+            page = Search(s.outcome, s.pattern, s.symbols, s.options, s.before, s.after, offset, n, s.budget)
+            page._symbols = s._symbols  # symbols computed once for every page tried
+            try:
+                render(page, 1, budget=s.budget - NEXT_LINE, guide=False)
+                return True
+            except Overflow:
+                return False
+
+        hi = most
+        if s.full_fit is not None and offset == s.offset:
+            hi = max(1, min(hi, s.full_fit))  # stage 1 of the whole overflowed after this many
+        s._page_sizes[key] = largest_fit(1, hi, fits)
+    return s._page_sizes[key]
+
+
+def guidance(s: Search, stage: int) -> tuple[str | None, dict | None]:
+    """The 'more:' line and the arguments of the call that gets more."""
+    total_shown = s.shown_matches
+    if stage == 1:
+        end = s.offset + total_shown
+        if s.limit is not None and end < s.outcome.total:
+            limit = page_size(s, end, s.limit)
+            nxt = {"offset": end, "limit": limit}
+            return f"more: the next page with offset={end} limit={limit}", nxt
+        return None, None
+    limit = page_size(s, s.offset, total_shown)
+    nxt = {"offset": s.offset, "limit": limit}
+    ways = [f"page the full matches with offset={s.offset} limit={limit}"]
+    folders: Counter[str] = Counter()
+    for f in s.files:
+        folders[f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."] += f.count
+    if len(s.files) > 1:  # the folder with most matches, or the file when all share one folder
+        top, n = folders.most_common(1)[0]
+        if top == "." or len(folders) == 1:
+            biggest = max(s.files, key=lambda f: f.count)
+            top, n = biggest.shown, biggest.count
+        ways.append(f"narrow with paths=[{json.dumps(top)}] ({plural(n, 'match')}) or a glob")
+    if stage <= 5:
+        f = s.files[0]
+        ways.append(f"read a match with read path={json.dumps(f.shown)} start={f.matches[0].line}")
+    return "more: " + "; ".join(ways), nxt
+
+
+def notes(s: Search) -> list[str]:
+    o = s.outcome
+    out = list(s.extra_notes)
+    if o.binary:
+        names = ", ".join(o.binary[:3]) + (f" and {len(o.binary) - 3:,} more" if len(o.binary) > 3 else "")
+        out.append(f"binary files with matches, skipped: {len(o.binary):,} ({names})")
+    return out
+
+
+def render(
+    s: Search,
+    stage: int,
+    width: int | None = None,
+    budget: float = INFINITE,
+    *,
+    lists: bool = True,
+    guide: bool = True,
+) -> tuple[str, dict | None]:
+    """Stage `stage` of the answer, or Overflow when it is longer than `budget`.
+    (lists=False: the summary's fixed part only, whatever the budget: its smallest size;
+    guide=False: without the "more" line, to size a page.)"""
+    w = StageWriter(budget if lists else INFINITE)
+    w.add(header(s, stage, width))
+    for note in notes(s):
+        w.add(note)
+    drop = dropped(s, stage, width)
+    if drop:
+        w.add(drop)
+    more, nxt = guidance(s, stage) if guide else (None, None)
+    if more:
+        w.add(more)
+    try:
+        if stage == 3:
+            one_line(s, w, width)
+        elif lists:
+            RENDER[stage](s, w)
+    except Overflow:
+        raise Overflow(w.matches) from None
+    return w.text(), nxt
+
+
+def widest(s: Search) -> int:
+    return max((len(m.lines[0].strip()) + (len(m.lines) > 1) for f in s.files for m in f.matches), default=0)
+
+
+def fit(s: Search, max_chars: int) -> dict:
+    """The earliest stage within `max_chars`, as an answer's fields."""
+    o = s.outcome
+    s.budget = max_chars
+    if o.total == 0:
+        return nothing_found(s, max_chars)
+    answer = first_fit(stages(s, max_chars))
+    if answer is not None:
+        return answer
+    minimum = smallest(s)
+    raise Refusal(
+        "budget_too_small",
+        f"max_chars={max_chars} is too small for even the summary of {plural(o.total, 'match')}; "
+        f"the smallest budget for this search is {minimum}.",
+        minimum=minimum,
+    )
+
+
+def stages(s: Search, max_chars: int) -> Iterator[Callable[[], dict]]:
+    """The stages that can show this outcome, in order, each as the attempt to render it."""
+    for stage in range(1, 8):
+        if stage in NEEDS_DETAILS and not s.outcome.detailed:
+            continue
+        width = None
+        if stage == 3:
+            width = cut_width(s, max_chars)
+            if width is None:
+                continue
+        yield partial(answer_at, s, stage, width, max_chars)
+
+
+def answer_at(s: Search, stage: int, width: int | None, max_chars: int) -> dict:
+    try:
+        text, nxt = render(s, stage, width, max_chars)
+    except Overflow as overflow:
+        if stage == 1:
+            s.full_fit = overflow.args[0] if overflow.args else None
+        raise
+    answer = {
+        "text": text,
+        "stage": stage,
+        "stage_name": STAGE_NAMES[stage].format(width=width),
+        "next": nxt,
+    }
+    if width is not None:
+        answer["width"] = width
+    return answer
+
+
+def smallest(s: Search) -> int:
+    """The smallest budget any stage fits in (stage sizes are not monotonic: a few files'
+    counts can be shorter than the summary)."""
+    sizes = [len(render(s, 7, lists=False)[0])]
+    for stage in (6, 5, 4, 3, 2, 1) if s.outcome.detailed else (6,):
+        if stage == 3 and widest(s) - 1 < MIN_WIDTH:
+            continue
+        sizes.append(len(render(s, stage, MIN_WIDTH if stage == 3 else None)[0]))
+    return min(sizes)
+
+
+def cut_width(s: Search, max_chars: int) -> int | None:
+    """The widest cut (>= MIN_WIDTH, narrower than the widest line) whose stage 3 fits."""
+
+    def fits(width: int) -> bool:
+        try:
+            render(s, 3, width, max_chars)
+            return True
+        except Overflow:
+            return False
+
+    hi = widest(s) - 1
+    if hi < MIN_WIDTH or not fits(MIN_WIDTH):
+        return None
+    return largest_fit(MIN_WIDTH, hi, fits)  # the size only grows with the width
+
+
+def nothing_found(s: Search, max_chars: int) -> dict:
+    options = f" ({s.options})" if s.options else ""
+    lines = [
+        f"search {shorten(s.pattern)}{options} · no matches",
+        *notes(s),
+        (
+            "note: hidden files and files ignored by .gitignore/.ignore are not searched (a glob that names them "
+            "includes them); binary files are skipped (count_binary=true names those that match)"
+        ),
+    ]
+    text = "\n".join(lines)
+    if len(text) > max_chars:
+        text = lines[0]
+    if len(text) > max_chars:
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={max_chars} is too small; the smallest budget for this search is {len(text)}.",
+            minimum=len(text),
+        )
+    return {"text": text, "stage": 1, "stage_name": STAGE_NAMES[1], "next": None}
+
+
+def keep_details(budget: int) -> KeepDetails:
+    """The collector's test for keeping each match's text: true while a lower bound of stage
+    5's size (each file's name, and "N," per run of consecutive lines) is within the budget.
+    Past it no stage that shows matches can fit, and the answer will be counts."""
+    floor = 0
+    last: dict[Path, int] = {}
+
+    def keep(file: FileMatches, matches: list[Match], new: bool) -> bool:
+        nonlocal floor
+        if new:
+            floor += len(file.shown) + 2  # "path: "
+        end = last.get(file.path, -2)
+        for m in matches:
+            if m.line != end + 1:  # a new run of lines costs at least "N,"
+                floor += len(str(m.line)) + 1
+            end = m.last
+        last[file.path] = end
+        return floor <= budget
+
+    return keep

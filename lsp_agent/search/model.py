@@ -1,0 +1,85 @@
+"""What a search is and what it finds: the query, the matches per file, the outcome, and the
+engine protocol. Engines report matches to a sink (the Collector); how many of them an answer
+can show is the shortening chain's business, not theirs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from ..workspace import Text
+
+if TYPE_CHECKING:
+    from . import Collector
+
+
+@dataclass(frozen=True)
+class Query:
+    pattern: str
+    fixed_strings: bool = False
+    ignore_case: bool = False
+    multiline: bool = False
+    globs: tuple[str, ...] = ()
+    before: int = 0
+    after: int = 0
+    count_binary: bool = False  # read binary files whole to count those that match
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    line: int  # 1-based line of the match's start
+    lines: tuple[str, ...]  # the matched line(s), without line terminators
+    col: int  # 0-based character column of the first match in lines[0]
+    end: int  # its end column (at most len(lines[0]))
+
+    @property
+    def last(self) -> int:
+        return self.line + len(self.lines) - 1
+
+
+@dataclass
+class FileMatches:
+    path: Path  # absolute, resolved
+    shown: str  # as shown to agents
+    matches: list[Match] = field(default_factory=list)
+    context: dict[int, str] = field(default_factory=dict)
+    count: int = 0  # matches, also when their details were dropped
+    from_editor: bool = False
+
+
+@dataclass
+class Outcome:
+    files: list[FileMatches]  # files with matches, sorted by shown path
+    total: int
+    binary: list[str]  # binary files with matches, skipped
+    detailed: bool  # False: only counts were kept (the answer could not show more)
+    engine: str
+
+
+@dataclass
+class Target:
+    """The searched paths under one workspace root: root-relative folders and files."""
+
+    root: Path
+    rels: list[str]  # "" is the root itself
+
+
+Cancelled = Callable[[], bool]
+Progress = Callable[[str], None]
+
+
+class Engine(Protocol):
+    """A searcher: finds the query's matches and hands them to the sink, file by file."""
+
+    name: str
+
+    def check(self) -> None:
+        """Refuse a query the engine cannot run, before any file is read."""
+
+    def search(self, target: Target, sink: Collector, cancelled: Cancelled, progress: Progress) -> None:
+        """Search the files under `target` (their disk copies)."""
+
+    def search_text(self, path: Path, text: Text, sink: Collector) -> None:
+        """Search an open editor buffer's text as the file at `path`."""
