@@ -247,3 +247,20 @@ def _shape(symbols):
         (s.kind, s.name_path, s.start_line, s.end_line, s.range, s.selection, _shape(s.children))
         for s in symbols
     ]
+
+
+@pytest.fixture(scope="module")
+def fixture_index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ws")
+    copy_fixtures(root)
+    return built(root)
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.text(alphabet="abcdeilnorstuAPSG_/.[]^-\\ ", max_size=6), limit=st.sampled_from([1, 5, 500]))
+def test_workspace_symbol_query_is_every_name_ranked(fixture_index, query, limit):
+    """The scan by regular expressions answers what ranking every indexed name would."""
+    everything = [(path, entry) for path, record in fixture_index.files.items() for entry in record.entries()]
+    ranked = [(index_module.rank(query, e.name), len(e.name), str(p), e.range, p, e) for p, e in everything]
+    expected = sorted((h for h in ranked if h[0] is not None), key=lambda h: h[:4])[:limit]
+    assert fixture_index.query(query, limit) == [(h[4], h[5]) for h in expected]

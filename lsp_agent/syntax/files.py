@@ -18,11 +18,11 @@ from ..search import Query, Target, run_search
 from ..workspace import Workspace
 from .languages import EXTENSIONS, FILENAMES, language_for
 
-Ignore = tuple[Path, pathspec.GitIgnoreSpec]
+Ignore = tuple[str, pathspec.GitIgnoreSpec]  # a folder, and the rules of its .gitignore
 
 
-def _gitignore(workspace: Workspace, folder: Path) -> Ignore | None:
-    path = folder / ".gitignore"
+def _gitignore(workspace: Workspace, folder: str) -> Ignore | None:
+    path = Path(folder, ".gitignore")
     if not path.is_file():
         return None
     try:
@@ -32,10 +32,11 @@ def _gitignore(workspace: Workspace, folder: Path) -> Ignore | None:
     return folder, pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def ignored(path: Path, is_dir: bool, rules: list[Ignore]) -> bool:
-    """Whether the innermost .gitignore with a rule about `path` excludes it."""
+def ignored(path: str, is_dir: bool, rules: list[Ignore]) -> bool:
+    """Whether the innermost .gitignore with a rule about `path` (inside each rule's
+    folder) excludes it."""
     for base, spec in reversed(rules):
-        rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+        rel = path[len(base) + 1 :].replace(os.sep, "/") + ("/" if is_dir else "")
         verdict = spec.check_file(rel).include
         if verdict is not None:
             return verdict
@@ -47,19 +48,20 @@ def source_files(
     folder: Path,
     *,
     check: Callable[[], None] | None = None,
-    wanted: Callable[[Path], bool] = lambda p: language_for(p) is not None,
+    wanted: Callable[[str | Path], bool] = lambda p: language_for(p) is not None,
 ) -> Iterator[Path]:
     """Resolved paths of the files under `folder` (resolved, inside the workspace) that
     `wanted` accepts (default: files with a grammar), in a stable sorted order."""
     root = workspace.root_of(folder) or folder
     rules: list[Ignore] = []
-    for ancestor in [*reversed(folder.relative_to(root).parents), folder.relative_to(root)]:
-        if (rule := _gitignore(workspace, root / ancestor)) is not None:
+    for ancestor in reversed(folder.relative_to(root).parents):  # the folder's own: in _walk
+        if (rule := _gitignore(workspace, str(root / ancestor))) is not None:
             rules.append(rule)
-    yield from _walk(workspace, folder, rules, check, wanted)
+    yield from _walk(workspace, str(folder), rules, check, wanted)
 
 
-def _walk(workspace, folder: Path, rules: list[Ignore], check, wanted) -> Iterator[Path]:
+def _walk(workspace: Workspace, folder: str, rules: list[Ignore], check, wanted) -> Iterator[Path]:
+    """Paths are strings until a file is kept: pathlib would cost more than the walk."""
     if check is not None:
         check()
     try:
@@ -67,29 +69,33 @@ def _walk(workspace, folder: Path, rules: list[Ignore], check, wanted) -> Iterat
             entries = sorted(scan, key=lambda e: e.name)
     except OSError:
         return
+    if any(e.name == ".gitignore" for e in entries) and (rule := _gitignore(workspace, folder)) is not None:
+        rules = [*rules, rule]
     files, folders = [], []
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        path = Path(entry.path)
         try:
             if entry.is_symlink():
-                target = path.resolve()
+                target = Path(entry.path).resolve()
                 if not target.is_file() or workspace.root_of(target) is None:
                     continue  # no symlinked folders, nothing outside the workspace
-                if not ignored(path, False, rules) and wanted(path):
+                if not ignored(entry.path, False, rules) and wanted(entry.path):
                     files.append(target)
             elif entry.is_dir(follow_symlinks=False):
-                if not ignored(path, True, rules):
-                    folders.append(path)
-            elif entry.is_file(follow_symlinks=False) and wanted(path) and not ignored(path, False, rules):
-                files.append(path)
+                if not ignored(entry.path, True, rules):
+                    folders.append(entry.path)
+            elif (
+                entry.is_file(follow_symlinks=False)
+                and wanted(entry.path)
+                and not ignored(entry.path, False, rules)
+            ):
+                files.append(Path(entry.path))
         except OSError:
             continue
     yield from files
     for sub in folders:
-        rule = _gitignore(workspace, sub)
-        yield from _walk(workspace, sub, [*rules, rule] if rule else rules, check, wanted)
+        yield from _walk(workspace, sub, rules, check, wanted)
 
 
 def files_containing(

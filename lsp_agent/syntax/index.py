@@ -122,6 +122,22 @@ def rank(query: str, name: str) -> int | None:
     return 3
 
 
+def rank_patterns(query: str) -> list[re.Pattern]:
+    """Regular expressions matching, line by line, the names of each rank of `query`
+    (each also matches the better ranks' names)."""
+    flags = re.IGNORECASE | re.MULTILINE
+    if not query:
+        return [re.compile("x^"), re.compile("x^"), re.compile("x^"), re.compile("^.*$", flags)]
+    text = re.escape(query)
+    # letters in order: each gap is "not the next letter", so no backtracking
+    letters = "".join(f"[^{_in_class(ch)}\\n]*{re.escape(ch)}" for ch in query)
+    return [re.compile(p, flags) for p in (f"^{text}$", f"^{text}.*$", f"^.*{text}.*$", f"^{letters}.*$")]
+
+
+def _in_class(ch: str) -> str:
+    return "\\" + ch if ch in "\\]^-[" else ch
+
+
 def walk_order(roots: list[Path], path: Path) -> tuple:
     """The place of `path` in a walk of the roots (source_files: in each folder its files
     by name, then its subfolders)."""
@@ -244,21 +260,27 @@ class SymbolIndex:
     # --- queries -------------------------------------------------------------------------
 
     def query(self, query: str, limit: int = 500) -> list[tuple[Path, Entry]]:
-        """workspace/symbol: the best `limit` names for `query` (see rank)."""
-        letters = ".*?".join(re.escape(ch) for ch in query)
-        scan = re.compile(letters, re.IGNORECASE)
+        """workspace/symbol: the best `limit` names for `query` (see rank). Names are scanned
+        by regular expressions, one per rank: exact, prefix, substring, letters in order; a
+        worse rank is not scanned once the better ones have `limit` names."""
         with self._lock:
-            files = list(self.files.items())
-        hits = []
-        for path, record in files:
-            if not record.kinds or not scan.search(record.names):
-                continue
-            names = record.names.split("\n")
-            for i, name in enumerate(names):
-                score = rank(query, name)
-                if score is not None:
-                    r = record.ranges
-                    hits.append((score, len(name), str(path), (r[8 * i], r[8 * i + 1], r[8 * i + 2], r[8 * i + 3]), path, record, i))  # fmt: skip
+            files = [(path, record) for path, record in self.files.items() if record.kinds]
+        hits: list[tuple] = []
+        holds = re.compile(re.escape(query), re.IGNORECASE)  # a name of rank 0-2 holds the query
+        for score, scan in enumerate(rank_patterns(query)):
+            for path, record in files:
+                if score < 3 and not holds.search(record.names):
+                    continue
+                names, line, position = record.names, 0, 0
+                for match in scan.finditer(names):
+                    line += names.count("\n", position, match.start())
+                    position = match.start()
+                    name = match.group()
+                    if rank(query, name) == score:  # not already found at a better rank
+                        r = record.ranges
+                        hits.append((score, len(name), str(path), (r[8 * line], r[8 * line + 1], r[8 * line + 2], r[8 * line + 3]), path, record, line))  # fmt: skip
+            if len(hits) >= limit:
+                break
         best = heapq.nsmallest(limit, hits, key=lambda h: h[:4])
         return [(h[4], h[5].entry(h[6], h[5].names.split("\n"), h[5].containers.split("\n"))) for h in best]
 
