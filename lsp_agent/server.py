@@ -261,8 +261,8 @@ class Progress:
         return True
 
     async def finish(self) -> None:
-        if self.started is None:
-            return
+        if self.started is None or self.server.stopping.is_set():
+            return  # nothing begun, or the client is going away: nobody to tell
         if await self.started:
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
 

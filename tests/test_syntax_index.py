@@ -39,6 +39,12 @@ def built(root: Path, cache: Path | None = None, encoding: str = "utf-16") -> in
     return index
 
 
+def indexed(project: Path) -> tuple[Workspace, Context]:
+    """A workspace, and a tool context holding its built index."""
+    index = built(project)
+    return index.workspace, Context(index.workspace, index=index)
+
+
 def test_every_kind_a_query_captures_is_known():
     for language in GRAMMARS:
         for kind in re.findall(r"@definition\.([a-z]+)", query_source(language)):
@@ -77,15 +83,13 @@ def test_find_symbol_from_the_index_is_what_a_targeted_parse_finds(project):
 
 
 def test_find_symbol_sees_a_file_changed_since_it_was_indexed(project):
-    ws = Workspace([project])
-    index = index_module.SymbolIndex(ws)
-    index.build()
+    _, ctx = indexed(project)
     extra = project / "src" / "more" / "extra.py"
     extra.write_text(
         "class Account:\n    def deposit(self):\n        pass\n\n    def deposit_all(self):\n        pass\n"
     )
     os.utime(extra, ns=(1, 1))  # a different mtime, whatever the clock's resolution
-    found = call(Context(ws, index=index), "find_symbol", {"name_path": "Account/deposit", "substring": True})
+    found = call(ctx, "find_symbol", {"name_path": "Account/deposit", "substring": True})
     assert [m["name_path"] for m in found["matches"]] == [
         "Bank/Account/deposit",
         "Account/deposit",
@@ -94,14 +98,14 @@ def test_find_symbol_sees_a_file_changed_since_it_was_indexed(project):
 
 
 def test_read_symbol_uses_the_index_only_for_the_text_it_indexed(project):
-    ws = Workspace([project])
-    index = index_module.SymbolIndex(ws)
-    index.build()
+    ws, ctx = indexed(project)
+    assert ctx.index is not None
+    index = ctx.index
     path = project / "src" / "more" / "extra.py"
     assert index.definitions(path, ws.text(path)) is not None
     ws.open_document(path, "def other():\n    pass\n\ndef deposit():\n    return 1\n")
     assert index.definitions(path, ws.text(path)) is None  # the buffer is not what was indexed
-    answer = call(Context(ws, index=index), "read", {"path": "src/more/extra.py", "symbol": "deposit"})
+    answer = call(ctx, "read", {"path": "src/more/extra.py", "symbol": "deposit"})
     assert answer["symbol"] == {"name_path": "deposit", "kind": "function", "start_line": 4, "end_line": 5}
 
 

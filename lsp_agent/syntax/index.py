@@ -23,7 +23,8 @@ import threading
 import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from itertools import islice
 from pathlib import Path
 
 from ..errors import Refusal
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 INDEX_MAX_BYTES = 2 * 1024 * 1024
 # Fewer files than this are parsed in this process: starting worker processes costs more.
 PROCESS_MIN_FILES = 300
-CHUNK = 64  # files per task sent to a worker process
+CHUNK = 16  # files per task sent to a worker process: a cancelled build waits for one
 REPORT_EVERY = 0.3  # seconds between progress reports
 
 KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
@@ -196,20 +197,27 @@ class SymbolIndex:
         return len(paths)
 
     def _parse_in_workers(self, paths: list[Path], cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
+        """Records of `paths` parsed by one worker process per core. Only a few chunks are
+        queued at a time, so a cancelled build (the server exits) stops within a chunk."""
         workers = min(os.cpu_count() or 1, 8)
         roots = [str(r) for r in self.workspace.roots]
-        chunks = [paths[i : i + CHUNK] for i in range(0, len(paths), CHUNK)]
+        chunks = iter([str(p) for p in paths[i : i + CHUNK]] for i in range(0, len(paths), CHUNK))
         context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
-        with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_start_worker, initargs=(roots,)
-        ) as pool:
-            futures = [pool.submit(_index_files, [str(p) for p in chunk], self.encoding) for chunk in chunks]
-            for future in as_completed(futures):
-                if cancelled():
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    return
-                for path, record in future.result():
-                    yield Path(path), record
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(roots,))
+        try:
+            running = {
+                pool.submit(_index_files, chunk, self.encoding) for chunk in islice(chunks, 2 * workers)
+            }
+            while running and not cancelled():
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                running |= {
+                    pool.submit(_index_files, chunk, self.encoding) for chunk in islice(chunks, len(done))
+                }
+                for future in done:
+                    for path, record in future.result():
+                        yield Path(path), record
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def update(self, path: Path) -> None:
         """(Re-)index one file from the workspace's current text (the editor's buffer when
@@ -377,11 +385,19 @@ def _start_worker(roots: list[str]) -> None:
     global _worker_workspace
     _worker_workspace = Workspace(roots)
     os.nice(5)  # the server's own requests (a read, documentSymbol while typing) come first
+    # A worker inherits the server's stdin and stdout, which are the LSP connection: it must
+    # neither write to it nor keep it open after the server exits.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
 
 
 def _index_files(paths: list[str], encoding: str) -> list[tuple[str, FileRecord | None]]:
     """Records of files read from disk, parsed without the caches (each file once)."""
     assert _worker_workspace is not None
+    if os.getppid() == 1:  # the server is gone: nobody wants these
+        os._exit(0)
     out = []
     for raw in paths:
         path = Path(raw)
