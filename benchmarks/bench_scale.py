@@ -196,7 +196,7 @@ class Client:
     async def start(cls, root: Path, cache: str) -> Client:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "lsp_agent", "serve",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=open("/tmp/hs/server.err", "w") if os.environ.get("DEBUG_SERVER") else asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
             env={**os.environ, "LSP_AGENT_CACHE_DIR": cache},
         )  # fmt: skip
         client = cls(process)
