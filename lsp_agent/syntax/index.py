@@ -22,9 +22,10 @@ import re
 import threading
 import time
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from itertools import islice
+from itertools import accumulate, islice
 from pathlib import Path
 
 from ..errors import Refusal
@@ -123,16 +124,53 @@ def rank(query: str, name: str) -> int | None:
     return 3
 
 
-def rank_patterns(query: str) -> list[re.Pattern]:
-    """Regular expressions matching, line by line, the names of each rank of `query`
-    (each also matches the better ranks' names)."""
-    flags = re.IGNORECASE | re.MULTILINE
-    if not query:
-        return [re.compile("x^"), re.compile("x^"), re.compile("x^"), re.compile("^.*$", flags)]
-    text = re.escape(query)
-    # letters in order: each gap is "not the next letter", so no backtracking
-    letters = "".join(f"[^{_in_class(ch)}\\n]*{re.escape(ch)}" for ch in query)
-    return [re.compile(p, flags) for p in (f"^{text}$", f"^{text}.*$", f"^.*{text}.*$", f"^{letters}.*$")]
+class Names:
+    """The names of many files in one string (each file's lines, one name a line), so that
+    a regular expression scans them all in one call, and where each file's lines start.
+    A lowercase copy serves case-insensitive scans: a literal is found much faster in it
+    than with re.IGNORECASE."""
+
+    def __init__(self, files: list[tuple[Path, FileRecord]]):
+        self.files = files
+        self.text = "\n".join(record.names for _, record in files)
+        self.starts = list(accumulate((len(record.names) + 1 for _, record in files), initial=0))
+        lowered = self.text.lower()
+        self.lowered = lowered if len(lowered) == len(self.text) else None  # else offsets would move
+
+    def lines(
+        self, pattern: str, *, ignore_case: bool, at_start: bool = False
+    ) -> Iterator[tuple[int, int, str]]:
+        """(file number, line in that file, the line) of each line where `pattern` matches
+        (lowercase when ignore_case; at its start only with at_start)."""
+        if not self.files or "\n" in pattern.replace("\\n", ""):
+            return
+        searched, flags = self.text, re.MULTILINE
+        if ignore_case:
+            searched, flags = (self.lowered, flags) if self.lowered is not None else (self.text, flags | re.I)
+        text, starts = self.text, self.starts
+        n, line, position, last = -1, 0, 0, -1
+        for match in re.compile(pattern, flags).finditer(searched):
+            start = searched.rfind("\n", 0, match.start()) + 1
+            if start == last or (at_start and match.start() != start):
+                continue
+            last = start
+            if start >= starts[n + 1]:  # a later file
+                n = bisect_right(starts, start) - 1
+                line, position = 0, starts[n]
+            line += text.count("\n", position, start)
+            position = start
+            end = searched.find("\n", match.end())
+            yield n, line, text[start : end if end >= 0 else len(text)]
+
+
+def rank_patterns(query: str) -> list[tuple[str, bool]]:
+    """For each rank of `query`: a pattern over lowercase names that finds, in each line
+    holding a name of that rank (or a better one), a match; and whether that match must
+    start the line."""
+    q = re.escape(query.lower())
+    # letters in order, from the line's start: each gap is "not the next letter" (no backtracking)
+    letters = "".join(f"[^{_in_class(ch)}\\n]*{re.escape(ch)}" for ch in query.lower())
+    return [(f"{q}$", True), (q, True), (q, False), (f"^{letters}", False)]
 
 
 def _in_class(ch: str) -> str:
@@ -158,6 +196,7 @@ class SymbolIndex:
         self.ready = threading.Event()
         self._lock = threading.Lock()
         self._loaded = False
+        self._names: Names | None = None
 
     # --- building -------------------------------------------------------------------------
 
@@ -171,6 +210,7 @@ class SymbolIndex:
         wanted = set(paths)
         with self._lock:  # files no longer under a root (a folder was removed) are dropped
             self.files = {p: r for p, r in self.files.items() if p in wanted}
+            self._names = None
         todo = [p for p in paths if not self.is_current(p)]
         reporter = Reporter(report, len(paths), len(paths) - len(todo))
         overlay = self.workspace.open_documents()
@@ -233,6 +273,7 @@ class SymbolIndex:
                 self.files.pop(path, None)
             else:
                 self.files[path] = record
+            self._names = None
 
     def remove(self, path: Path) -> None:
         self._put(path, None)
@@ -258,6 +299,7 @@ class SymbolIndex:
         with self._lock:
             for path, record in records.items():
                 self.files.setdefault(path, record)
+            self._names = None
 
     def save(self) -> None:
         assert self.cache is not None
@@ -267,26 +309,25 @@ class SymbolIndex:
 
     # --- queries -------------------------------------------------------------------------
 
-    def query(self, query: str, limit: int = 500) -> list[tuple[Path, Entry]]:
-        """workspace/symbol: the best `limit` names for `query` (see rank). Names are scanned
-        by regular expressions, one per rank: exact, prefix, substring, letters in order; a
-        worse rank is not scanned once the better ones have `limit` names."""
+    def names(self) -> Names:
+        """Every indexed name in one string, made again after the index changed."""
         with self._lock:
-            files = [(path, record) for path, record in self.files.items() if record.kinds]
+            if self._names is None:
+                self._names = Names([(path, record) for path, record in self.files.items() if record.kinds])
+            return self._names
+
+    def query(self, query: str, limit: int = 500) -> list[tuple[Path, Entry]]:
+        """workspace/symbol: the best `limit` names for `query` (see rank). The names are
+        scanned by regular expressions, one per rank: exact, prefix, substring, letters in
+        order; a worse rank is not scanned once the better ones have `limit` names."""
+        names = self.names()
         hits: list[tuple] = []
-        holds = re.compile(re.escape(query), re.IGNORECASE)  # a name of rank 0-2 holds the query
-        for score, scan in enumerate(rank_patterns(query)):
-            for path, record in files:
-                if score < 3 and not holds.search(record.names):
-                    continue
-                names, line, position = record.names, 0, 0
-                for match in scan.finditer(names):
-                    line += names.count("\n", position, match.start())
-                    position = match.start()
-                    name = match.group()
-                    if rank(query, name) == score:  # not already found at a better rank
-                        r = record.ranges
-                        hits.append((score, len(name), str(path), (r[8 * line], r[8 * line + 1], r[8 * line + 2], r[8 * line + 3]), path, record, line))  # fmt: skip
+        for score, (pattern, at_start) in enumerate(rank_patterns(query)):
+            for n, line, name in names.lines(pattern, ignore_case=True, at_start=at_start):
+                if rank(query, name) == score:  # not already found at a better rank
+                    path, record = names.files[n]
+                    r = record.ranges
+                    hits.append((score, len(name), str(path), (r[8 * line], r[8 * line + 1], r[8 * line + 2], r[8 * line + 3]), path, record, line))  # fmt: skip
             if len(hits) >= limit:
                 break
         best = heapq.nsmallest(limit, hits, key=lambda h: h[:4])
@@ -303,20 +344,21 @@ class SymbolIndex:
         """find_symbol: the definitions `name_path` names in the files under the folders
         `under`, in the order of a walk of the workspace."""
         matches = name_path_matcher(name_path, substring=substring)
-        last = re.escape(last_segment(name_path))
-        scan = re.compile(last, re.IGNORECASE) if substring else re.compile(f"{last}$", re.MULTILINE)
+        last = last_segment(name_path)
+        pattern = re.escape(last.lower()) if substring else f"{re.escape(last)}$"
         wanted = set(kinds or ())
-        with self._lock:
-            files = list(self.files.items())
+        names = self.names()
+        candidates: dict[int, list[int]] = {}
+        for n, line, _ in names.lines(pattern, ignore_case=substring):
+            candidates.setdefault(n, []).append(line)
         found = []
-        for path, record in files:
-            if (
-                not record.kinds
-                or not scan.search(record.names)
-                or not any(path.is_relative_to(u) for u in under)
-            ):
+        for n, lines in candidates.items():
+            path, record = names.files[n]
+            if not any(path.is_relative_to(u) for u in under):
                 continue
-            for entry in record.entries():
+            all_names, containers = record.names.split("\n"), record.containers.split("\n")
+            for line in lines:
+                entry = record.entry(line, all_names, containers)
                 if matches(entry.name_path) and (not wanted or entry.kind in wanted):
                     found.append((path, entry))
         roots = self.workspace.roots
