@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench clean
+.PHONY: demo test test-vscode lint venv docs bench clean
 
 venv: $(STAMP)
 
@@ -20,11 +20,25 @@ demo: $(STAMP)
 test: lint
 	$(PY) -m pytest -q
 
+# The VS Code extension in a real VS Code: code-server from npm (cached by version under
+# ~/.cache/lsp-agent-ci), Chromium from Debian, Playwright from PyPI. `.ci/run` runs it after
+# `make test`; the first run installs for a few minutes.
+test-vscode: $(STAMP)
+	$(PY) -m pip install --quiet 'playwright>=1.49'
+	editors/vscode/e2e/setup.sh $(VENV)/bin/rg
+	cd editors/vscode && npm ci --no-audit --no-fund --prefer-offline
+	$(PY) -m pytest -q -p no:cacheprovider editors/vscode/e2e
+
 # ruff (rules chosen in pyproject.toml) and mypy on lsp_agent; `make test` runs both first.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/test_docs.py
+# checks them); run it after a deliberate change of an answer, and commit what it rewrites.
+docs: $(STAMP)
+	$(PY) -m tests.docs_examples
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

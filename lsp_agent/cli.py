@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
+from importlib.util import find_spec
 from typing import Any
 
 from . import __version__
@@ -60,6 +62,26 @@ def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None 
     group.add_argument("--search-engine", choices=["auto", "rg", "python"], help="search engine")
     if "max_nudges" not in (tool_arguments or {}):  # else the tool's own flag says the same
         group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
+
+
+def log_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("log")
+    group.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning",
+        help="least severe messages logged (default warning; debug adds the protocol messages)",
+    )
+    group.add_argument("--log-file", help="write the log here (default: stderr)")
+
+
+def setup_logging(args: argparse.Namespace) -> None:
+    level = getattr(logging, args.log_level.upper())
+    handler = logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    # pygls logs every message sent and received at INFO: only with --log-level debug.
+    logging.getLogger("pygls").setLevel(max(level, logging.WARNING) if level > logging.DEBUG else level)
 
 
 def json_value(text: str) -> Any:
@@ -133,14 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
     transport.add_argument("--tcp", type=int, metavar="PORT", help="listen for one client on TCP PORT")
     transport.add_argument("--ws", type=int, metavar="PORT", help="listen for websocket clients on PORT")
     serve.add_argument("--host", default="127.0.0.1", help="address for --tcp/--ws (default 127.0.0.1)")
-    serve.add_argument("--log-file", help="write the server's log here")
+    log_flags(serve)
     settings_flags(serve)
     serve.set_defaults(handler=serve_lsp)
 
     mcp = sub.add_parser(
         "mcp", help="serve the agent tools over MCP stdio (needs the extra: pip install 'lsp-agent[mcp]')"
     )
-    mcp.add_argument("--log-file", help="write the server's log here (default: warnings to stderr)")
+    log_flags(mcp)
     mcp.add_argument(
         "--structured-content",
         action="store_true",
@@ -207,11 +229,14 @@ def print_catalog(args: argparse.Namespace) -> int:
 def serve_lsp(args: argparse.Namespace) -> int:
     from .server import create_server
 
-    if args.log_file:
-        logging.basicConfig(filename=args.log_file, level=logging.INFO)
-    else:
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    if args.ws is not None and find_spec("websockets") is None:
+        raise SystemExit(
+            "lsp-agent serve --ws needs websockets, an optional extra; install it with\n"
+            "  pip install 'lsp-agent[ws]'      (in a checkout: pip install -e '.[ws]')"
+        )
+    setup_logging(args)
     server = create_server(settings_from(args), args.root)
+    server.log_to_client()
     if args.tcp is not None:
         server.start_tcp(args.host, args.tcp)
     elif args.ws is not None:
@@ -225,17 +250,23 @@ def serve_mcp(args: argparse.Namespace) -> int:
     try:
         from .mcp import serve
     except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "anyio"):  # the extra's
             raise
         raise SystemExit(
             "lsp-agent mcp needs the MCP Python SDK, an optional extra; install it with\n"
             "  pip install 'lsp-agent[mcp]'      (in a checkout: pip install -e '.[mcp]')"
         ) from None
-    logging.basicConfig(filename=args.log_file, level=logging.INFO if args.log_file else logging.WARNING)
+    setup_logging(args)
     return serve(settings_from(args), args.root, structured_content=args.structured_content)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command: Callable[[argparse.Namespace], int] = args.handler
-    return command(args)
+    try:
+        return command(args)
+    except BrokenPipeError:
+        # The reader left (`lsp-agent … | head`): end quietly, as Unix tools do. Python would
+        # complain again when it flushes stdout at exit, so stdout goes to /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE: what a shell reports for a tool ended by a closed pipe

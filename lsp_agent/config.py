@@ -1,12 +1,14 @@
-"""Settings: defaults for every tool, from initializationOptions or CLI flags.
+"""Settings: defaults for every tool, from CLI flags, then initializationOptions, then the
+client's `workspace/configuration` section `lspAgent` (each later source overrides).
 
-Each option is validated on its own, so one bad option is reported and replaced by its
-default while the good ones are kept.
+Each option is validated on its own, so one bad option is reported and keeps its value
+while the good ones apply.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -31,30 +33,47 @@ class Settings:
     }
 
     @classmethod
-    def from_options(cls, options: dict | None) -> tuple[Settings, list[str]]:
-        """Settings from a client's options, and one problem message per rejected option."""
-        problems: list[str] = []
+    def from_options(cls, options: Any) -> tuple[Settings, list[str]]:
+        """Settings from a client's initializationOptions, and one problem message per
+        rejected option."""
+        return cls().updated(options)
+
+    def updated(self, options: Any, *, source: str = "initializationOptions") -> tuple[Settings, list[str]]:
+        """These settings with the valid `options` applied, and one problem message per
+        rejected option (which keeps its current value).
+
+        From `workspace/configuration` (source "configuration") names may be camelCase as
+        editors write them (`maxChars`), a null value means "not set", and other names are
+        the editor's own settings in the same section, so they are not reported."""
         if options is None:
-            return cls(), problems
+            return self, []
         if not isinstance(options, dict):
-            return cls(), [
-                f"initializationOptions must be an object, got {type(options).__name__}; using defaults."
-            ]
-        known = {f.name for f in fields(cls)}
+            return self, [f"{source} must be an object, got {type(options).__name__}; ignored."]
+        configuration = source == "configuration"
+        known = {f.name for f in fields(self)}
         values = {}
-        for name, value in options.items():
+        problems: list[str] = []
+        for given, value in options.items():
+            name = snake_case(given) if configuration else given
             if name not in known:
-                problems.append(f"unknown option {name!r} ignored (known: {', '.join(sorted(known))}).")
+                if not configuration:
+                    problems.append(f"unknown option {given!r} ignored (known: {', '.join(sorted(known))}).")
                 continue
-            check, expected = cls._RULES[name]
+            if value is None and configuration:
+                continue
+            check, expected = self._RULES[name]
             if check(value):
                 values[name] = value
             else:
-                default = getattr(cls, name)
                 problems.append(
-                    f"option {name}={value!r} is invalid ({expected} expected); using {default!r}."
+                    f"option {given}={value!r} is invalid ({expected} expected); using {getattr(self, name)!r}."
                 )
-        return cls(**values), problems
+        return self.replace(**values), problems
 
-    def replace(self, **changes) -> Settings:
+    def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
+
+
+def snake_case(name: str) -> str:
+    """`maxChars` -> `max_chars` (names already in snake case are unchanged)."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()

@@ -1,5 +1,6 @@
 """`make demo`: start the server over stdio as an agent runtime would, against this
-repository, and print what an agent gets back from each tool."""
+repository, and print what an agent gets back from each tool (every agent tool of the
+catalog, and the runtime tools for calls written as text)."""
 
 from __future__ import annotations
 
@@ -45,9 +46,9 @@ class Session:
         return await self.client.protocol.send_request_async(f"lspAgent/{tool}", arguments)
 
 
-def show(title: str, request: dict, answer: dict) -> None:
+def show(title: str, tool: str, request: dict, answer: dict) -> None:
     print(f"\n=== {title}")
-    print(f"--> {json.dumps(request)}")
+    print(f"--> lspAgent/{tool} {json.dumps(request)}")
     print(textwrap.indent(answer["text"], "    "))
     extra = {k: v for k, v in answer.items() if k != "text"}
     print(f"    (fields: {json.dumps(extra)})")
@@ -60,20 +61,32 @@ async def demo() -> None:
 
         first = {"path": "lsp_agent/tools/read.py", "max_chars": 1500}
         page = await agent.call("read", **first)
-        show("read, part 1 (a 1,500-character budget)", first, page)
+        show("read, part 1 (a 1,500-character budget)", "read", first, page)
         second = {**first, **page["next"]}
-        show("read, part 2 (following `next`)", second, await agent.call("read", **second))
+        show("read, part 2 (following `next`)", "read", second, await agent.call("read", **second))
 
         refused = {"path": "lsp_agent/tools/read.py", "start": 100000}
-        show("read, a start past the end (refused)", refused, await agent.call("read", **refused))
+        show("read, a start past the end (refused)", "read", refused, await agent.call("read", **refused))
         outside = {"path": "../../etc/passwd"}
-        show("read, a path outside the workspace (refused)", outside, await agent.call("read", **outside))
+        show(
+            "read, a path outside the workspace (refused)",
+            "read",
+            outside,
+            await agent.call("read", **outside),
+        )
 
-        # Symbols: an outline, then exactly one symbol's lines by its name path.
+        # Symbols: an outline, a definition found by name, then exactly its lines.
         outline = {"path": "lsp_agent/workspace.py", "max_chars": 1200}
-        show("symbols: the outline of a file", outline, await agent.call("symbols", **outline))
+        show("symbols: the outline of a file", "symbols", outline, await agent.call("symbols", **outline))
+        found = {"name_path": "Workspace/display", "max_chars": 1200}
+        show(
+            "find_symbol: a definition by name path",
+            "find_symbol",
+            found,
+            await agent.call("find_symbol", **found),
+        )
         body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
-        show("read by symbol: one method, by its name path", body, await agent.call("read", **body))
+        show("read by symbol: one method, by its name path", "read", body, await agent.call("read", **body))
 
         # Tool calls written as text: prose, a valid call and a malformed block in one reply.
         reply = (
@@ -84,11 +97,13 @@ async def demo() -> None:
         print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
         show(
             "decode_calls: the decoded call, the diagnostic and the nudge",
+            "decode_calls",
             {"reply": "…"},
             await agent.call("decode_calls", reply=reply, max_chars=1600),
         )
         show(
             "run_calls: the good call reads a file; the bad block is reported",
+            "run_calls",
             {"reply": "…"},
             {
                 k: v
@@ -99,11 +114,12 @@ async def demo() -> None:
 
         # A search that overflows its budget: it shrinks, and every line names its symbol.
         overflow = {"pattern": r"def \w+\(self", "paths": ["lsp_agent/search"], "max_chars": 2000}
-        found = await agent.call("search", **overflow)
+        searched = await agent.call("search", **overflow)
         show(
-            f"search over budget (stage {found['stage']}: {found['stage_name']})",
+            f"search over budget (stage {searched['stage']}: {searched['stage_name']})",
+            "search",
             overflow,
-            {k: v for k, v in found.items() if k in ("text", "stage", "next", "total_matches")},
+            {k: v for k, v in searched.items() if k in ("text", "stage", "next", "total_matches")},
         )
 
 

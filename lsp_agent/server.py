@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
@@ -37,6 +39,7 @@ log = logging.getLogger(__name__)
 
 METHOD_PREFIX = "lspAgent/"
 COMMAND_PREFIX = "lspAgent."
+CONFIGURATION_SECTION = "lspAgent"
 # Keys the protocol may add to any request's params; they are not tool arguments.
 PROTOCOL_KEYS = ("workDoneToken", "partialResultToken")
 
@@ -84,6 +87,8 @@ class AgentServer(LanguageServer):
             converter_factory=plain_converter,
         )
         self.settings = settings or Settings()
+        self.initial_settings = self.settings  # before the client's configuration
+        self.loop: asyncio.AbstractEventLoop | None = None  # the protocol's, once initialized
         self.agent_workspace = Workspace(roots)
         self.tool_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tool")
         self.pending_messages: list[str] = []
@@ -95,6 +100,20 @@ class AgentServer(LanguageServer):
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
         # The background index build; held here because a task nobody holds may be collected.
         self.index_task: asyncio.Future[None] | None = None
+
+    def log_to_client(self) -> None:
+        """Send the log's warnings and errors to the client too; log InvalidParams answers
+        as one line."""
+        logging.getLogger().addHandler(ClientLog(self))
+        logging.getLogger("pygls.protocol.json_rpc").addFilter(InvalidParamsInOneLine())
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls reports a message it failed to send by sending another: once the output is
+        # closed (after `exit`) that fails too, recursively, each failure logging a traceback
+        # until the recursion limit, which held exit up for seconds. The log has the first.
+        if source is JsonRpcInternalError:
+            return
+        super().report_server_error(error, source)
 
     def stop_work(self) -> None:
         self.stopping.set()
@@ -121,15 +140,30 @@ class AgentServer(LanguageServer):
         ctx = self.context(report=progress.report)
         loop = asyncio.get_running_loop()
         self.running.add(ctx)
+        started = time.monotonic()
         job = loop.run_in_executor(self.tool_pool, run, ctx, name, arguments)
+        outcome = "cancelled"
         try:
-            return await job
+            answer = await job
+            outcome = f"error {answer['error']['code']}" if "error" in answer else "answered"
+            return answer
         except asyncio.CancelledError:
             ctx.cancel_event.set()  # the tool stops at its next check
             raise
         finally:
             self.running.discard(ctx)
             await progress.finish()
+            elapsed = (time.monotonic() - started) * 1000
+            self.trace(f"{name}: {outcome} in {elapsed:.0f} ms", lambda: json.dumps(arguments))
+
+    def trace(self, message: str, verbose: Callable[[], str] | None = None) -> None:
+        """`$/logTrace`, when the client asked for it with `$/setTrace` (or `trace` in
+        initialize); `verbose` is computed only for the verbose level."""
+        level = self.protocol.trace
+        if level is None or level == types.TraceValue.Off:
+            return
+        detail = verbose() if verbose is not None and level == types.TraceValue.Verbose else None
+        self.log_trace(types.LogTraceParams(message=message, verbose=detail))
 
     # --- the workspace symbol index -------------------------------------------------------
 
@@ -261,16 +295,59 @@ class Progress:
         return True
 
     async def finish(self) -> None:
-        if self.started is None or self.server.stopping.is_set():
-            return  # nothing begun, or the client is going away: nobody to tell
-        if await self.started:
+        if self.started is None:
+            return
+        # After shutdown the output may be closed already (a cancelled index build ends here
+        # while `exit` tears the loop down): the client is going away, nothing to end.
+        if await self.started and not self.server.stopping.is_set():
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
+
+
+class ClientLog(logging.Handler):
+    """The server's warnings and errors, sent to the client as `window/logMessage` (editors
+    show them in the server's output panel). Tracebacks stay in the log file."""
+
+    def __init__(self, server: AgentServer) -> None:
+        super().__init__(logging.WARNING)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        loop = self.server.loop
+        if loop is None or loop.is_closed() or self.server.stopping.is_set():
+            return
+        if record.funcName == "_send_data":  # sending failed: sending that would fail too
+            return
+        kind = types.MessageType.Error if record.levelno >= logging.ERROR else types.MessageType.Warning
+        params = types.LogMessageParams(type=kind, message=f"{record.name}: {record.getMessage()}")
+        try:
+            loop.call_soon_threadsafe(self.server.window_log_message, params)
+        except RuntimeError:  # the loop closed since the check
+            pass
+
+
+class InvalidParamsInOneLine(logging.Filter):
+    """pygls logs every JSON-RPC error answer with its traceback; an InvalidParams answer
+    is the caller's mistake, already answered with a message naming the argument, so it is
+    logged as that one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcInvalidParams):
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                f"invalid params: {error}",
+                (),
+                None,
+                None,
+            )
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
 
 
 # --- handlers: each takes the server and the request's params ---------------------------
 
 
 def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
+    ls.loop = asyncio.get_running_loop()
     folders = [f.uri for f in params.workspace_folders or []]
     if not folders and params.root_uri:
         folders = [params.root_uri]
@@ -288,11 +365,13 @@ def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
             ls.pending_messages.append(f"workspace folder {folder} is not a local directory; ignored.")
     if usable:
         ls.agent_workspace.set_roots(usable)
-    settings, problems = Settings.from_options(params.initialization_options)
-    # CLI flags set the server's defaults; initializationOptions override them.
-    options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-    ls.settings = ls.settings.replace(**{k: getattr(settings, k) for k in options if hasattr(settings, k)})
+    # CLI flags set the server's defaults; initializationOptions override them, and the
+    # client's configuration (pulled after `initialized`) overrides both.
+    ls.settings, problems = ls.settings.updated(params.initialization_options)
+    ls.initial_settings = ls.settings
     ls.pending_messages += problems
+    if params.trace is not None:
+        ls.protocol.trace = params.trace
 
 
 def shutdown(ls: AgentServer, params: Any) -> None:
@@ -301,14 +380,54 @@ def shutdown(ls: AgentServer, params: Any) -> None:
 
 async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     for message in ls.pending_messages:
-        ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}")
-        )
+        warn(ls, message)
     ls.pending_messages.clear()
     ls.index_task = asyncio.ensure_future(ls.build_index())
+    await pull_configuration(ls)
     caps = ls.client_capabilities.workspace
     if caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
         await watch_files(ls)
+
+
+async def pull_configuration(ls: AgentServer) -> None:
+    """Settings from the client's configuration section `lspAgent`, as other servers read
+    theirs: after `initialized` and on every `workspace/didChangeConfiguration`."""
+    caps = ls.client_capabilities.workspace
+    if not (caps and caps.configuration):
+        return
+    try:
+        [section] = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=CONFIGURATION_SECTION)])
+        )
+    except Exception as exc:  # a client that advertises configuration but fails to answer
+        log.warning("workspace/configuration failed: %s", exc)
+        return
+    apply_configuration(ls, section)
+
+
+def apply_configuration(ls: AgentServer, section: Any) -> None:
+    settings, problems = ls.initial_settings.updated(section, source="configuration")
+    if settings != ls.settings:
+        log.info("settings: %s", settings)
+    ls.settings = settings
+    for problem in problems:
+        warn(ls, problem)
+
+
+def warn(ls: AgentServer, message: str) -> None:
+    """A problem the user can fix (a bad option, an unusable folder): shown, and logged."""
+    log.warning(message)
+    ls.window_show_message(
+        types.ShowMessageParams(type=types.MessageType.Warning, message=f"lsp-agent: {message}")
+    )
+
+
+async def configuration_changed(ls: AgentServer, params: types.DidChangeConfigurationParams) -> None:
+    caps = ls.client_capabilities.workspace
+    if caps and caps.configuration:
+        await pull_configuration(ls)
+    elif isinstance(params.settings, dict) and CONFIGURATION_SECTION in params.settings:
+        apply_configuration(ls, params.settings[CONFIGURATION_SECTION])  # a client that only pushes
 
 
 async def watch_files(ls: AgentServer) -> None:
@@ -433,6 +552,7 @@ FEATURES: dict[str, Callable[..., Any]] = {
     types.WORKSPACE_SYMBOL: workspace_symbol,
     types.WORKSPACE_DID_CHANGE_WATCHED_FILES: watched_files_changed,
     types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS: folders_changed,
+    types.WORKSPACE_DID_CHANGE_CONFIGURATION: configuration_changed,
     f"{METHOD_PREFIX}tools": tool_catalog,
 }
 

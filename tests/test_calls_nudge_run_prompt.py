@@ -6,15 +6,15 @@ from lsp_agent.calls import ToolSet, decode
 from lsp_agent.calls.dialects import DIALECTS
 from lsp_agent.calls.nudge import Nudger, nudge_for
 from lsp_agent.calls.prompt import render_call, tool_prompt
-from lsp_agent.tools import Context, catalog
+from lsp_agent.tools import Context, call, catalog
 from lsp_agent.tools.calls import agent_tools
-from lsp_agent.tools.calls import run_calls as run_calls_tool
 
 TOOLS = agent_tools()
 
 
 def run_calls(ctx, reply, **options):
-    return run_calls_tool(ctx, reply, **options)
+    """The run_calls tool through the registry, as every front door calls it."""
+    return call(ctx, "run_calls", {"reply": reply, **options})
 
 
 GOOD = '<tool_call>{"name": "read", "arguments": {"path": "a.txt"}}</tool_call>'

@@ -146,10 +146,11 @@ async def test_cancellation_stops_the_tool_and_progress_arrives(root):
     assert progress[0][2].startswith("waiting, step")
 
 
-def test_without_the_extra_the_command_says_how_to_install_it(tmp_path):
-    hide_sdk = "import sys; sys.modules['mcp'] = None; from lsp_agent.cli import main; main(['mcp'])"
+@pytest.mark.parametrize("missing", ["mcp", "anyio"])  # the extra brings both
+def test_without_the_extra_the_command_says_how_to_install_it(missing):
+    hide = f"import sys; sys.modules[{missing!r}] = None; from lsp_agent.cli import main; main(['mcp'])"
     done = subprocess.run(
-        [sys.executable, "-c", hide_sdk], capture_output=True, text=True, timeout=30, check=False
+        [sys.executable, "-c", hide], capture_output=True, text=True, timeout=30, check=False
     )
     assert done.returncode == 1
     assert "pip install 'lsp-agent[mcp]'" in done.stderr

@@ -7,6 +7,9 @@ location lists, the client Neovim attached, the notifications it showed.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 import shutil
 import sys
 import textwrap
@@ -309,6 +312,7 @@ def test_checkhealth_reports_the_server(nvim, workspace):
     nvim.nvim.command("checkhealth lsp_agent")
     report = "\n".join(nvim.nvim.current.buffer[:])
     assert "OK Neovim 0.11" in report
+    assert "OK setup() has run." in report
     assert "OK lsp-agent 0.1.0" in report
     assert f"OK {workspace / 'app.py'}: served by client 1 (root {workspace})" in report
     assert f"OK client 1: lsp-agent 0.1.0, root {workspace}, 1 buffer(s) attached" in report
@@ -404,3 +408,237 @@ def test_attaches_to_a_file_with_no_filetype(editor, workspace):
     editor.edit(workspace / "NOTES")
     assert editor.lua("return vim.bo.filetype") == ""
     assert editor.run("LspAgentSearch milk")[1] == "NOTES (editor buffer, unsaved changes included)"
+
+
+def test_answers_of_every_tool_share_one_window(nvim, workspace):
+    nvim.edit(workspace / "app.py")
+    nvim.run("LspAgentSymbols")
+    nvim.nvim.command("wincmd p")  # back in the file
+    nvim.run("LspAgentRead 1")
+    nvim.nvim.command("wincmd p")
+    nvim.run("LspAgentSearch hello")
+    shown = nvim.lua(
+        "return vim.tbl_map(function(w) return vim.fn.bufname(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_list_wins())"
+    )
+    assert sorted(shown) == sorted([str(workspace / "app.py"), "lsp-agent://search"])
+
+
+# --- The Lua API and the agent plugins' tools -------------------------------------------------
+
+UNSAVED = "unsaved_marker = 1\n"
+
+
+def unsaved_edit(nvim: Editor, workspace: Path) -> str:
+    """Open app.py and add a line to its buffer, unsaved; the buffer's text."""
+    nvim.edit(workspace / "app.py")
+    nvim.lua("vim.api.nvim_buf_set_lines(0, 0, 0, false, { 'unsaved_marker = 1' })")
+    assert UNSAVED not in (workspace / "app.py").read_text()
+    return "\n".join(nvim.nvim.current.buffer[:]) + "\n"
+
+
+def server_answers(root: Path, buffer: str, calls: list[tuple[str, dict]]) -> list[str]:
+    """The text of `lspAgent/<tool>` answers from a server of the test's own, told the same
+    init_options and the same unsaved app.py as the one Neovim runs."""
+    from lsprotocol import types
+
+    from tests.lsp_client import SERVER, initialize_params, make_client
+
+    async def ask() -> list[str]:
+        client = make_client()
+        await client.start_io(*SERVER, cwd=root)
+        try:
+            await client.initialize_session(initialize_params(root, {"max_chars": 400}))
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem((root / "app.py").as_uri(), "python", 1, buffer)
+                )
+            )
+            answers = [await client.protocol.send_request_async(f"lspAgent/{t}", a) for t, a in calls]
+            await client.shutdown_session()
+        finally:
+            await client.stop()
+        return [a["text"] for a in answers]
+
+    return asyncio.run(ask())
+
+
+CALLS = [
+    ("search", {"pattern": "unsaved_marker|hello"}),
+    ("read", {"path": "app.py", "start": 1}),
+    ("symbols", {"path": "app.py"}),
+    ("find_symbol", {"name_path": "Greeter/hello"}),
+    ("read", {"path": "app.py", "start": 900}),  # a refusal is an answer
+]
+
+
+def test_call_and_call_sync_answer_as_the_server_does_over_an_unsaved_buffer(nvim, workspace):
+    buffer = unsaved_edit(nvim, workspace)
+    nvim.lua(
+        """
+        _G.got = {}
+        for i, c in ipairs(...) do
+          require("lsp_agent").call(c[1], c[2], function(err, answer) _G.got[i] = err or answer.text end)
+        end
+        """,
+        CALLS,
+    )
+    nvim.wait(f"vim.tbl_count(_G.got) == {len(CALLS)}")
+    called = nvim.lua("return _G.got")
+    synced = [nvim.lua("return require('lsp_agent').call_sync(...).text", t, a) for t, a in CALLS]
+    expected = server_answers(workspace, buffer, CALLS)
+    assert called == expected and synced == expected
+    assert expected[0].splitlines()[1] == "app.py (editor buffer, unsaved changes included)"
+
+
+def test_call_arguments_may_be_empty_and_failures_are_told(nvim, workspace):
+    nvim.edit(workspace / "app.py")
+    # {} is sent as an object: symbols of the whole workspace.
+    assert nvim.lua("return require('lsp_agent').call_sync('symbols', {}).text").startswith(". · ")
+    # Malformed arguments: the server's InvalidParams, as a message.
+    answer, err = nvim.lua("return { require('lsp_agent').call_sync('read', { start = 1 }) }")
+    assert answer is None and err.startswith("lsp-agent read failed: read: ") and "'path'" in err
+    # No time to answer (the wait ends before the event loop runs): cancelled, and said so.
+    answer, err = nvim.lua("return { require('lsp_agent').call_sync('search', { pattern = 'x' }, 0) }")
+    assert answer is None and err == "lsp-agent search: no answer within 0 ms (the call was cancelled)"
+    nvim.nvim.command("lua vim.lsp.stop_client(vim.lsp.get_clients())")
+    nvim.wait("#vim.lsp.get_clients() == 0")
+    answer, err = nvim.lua("return { require('lsp_agent').call_sync('read', { path = 'app.py' }) }")
+    assert answer is None and err.startswith("lsp-agent: no server is running")
+
+
+def catalog() -> list[dict]:
+    from lsp_agent.tools import catalog
+
+    return catalog()
+
+
+# CodeCompanion's tool system as its guide (doc/extending/tools.md) describes it: the tool is
+# resolved from `callback`, each function of `cmds` is called as (self, args, opts) and ends in
+# opts.output_cb({status, data}); then output.success(self, stdout, meta) or
+# output.error(self, stderr, meta), where meta.tools.chat:add_tool_output(tool, for_llm) gives
+# the model the output.
+CODECOMPANION = """
+local config = require("lsp_agent.codecompanion").tools()
+local function run(name, args)
+  local tool = vim.deepcopy(config[name].callback)
+  local chat = { outputs = {} }
+  function chat:add_tool_output(t, for_llm, for_user) table.insert(self.outputs, { t.name, for_llm }) end
+  local meta = { tools = { chat = chat }, cmd = tool.cmds[1] }
+  tool.cmds[1](tool, args, { input = nil, output_cb = function(result)
+    if result.status == "success" then tool.output.success(tool, { result.data }, meta)
+    else tool.output.error(tool, { result.data }, meta) end
+  end })
+  vim.wait(10000, function() return #chat.outputs > 0 end, 10)
+  return chat.outputs
+end
+"""
+
+
+def test_codecompanion_tools_run_as_codecompanion_runs_them(nvim, workspace):
+    buffer = unsaved_edit(nvim, workspace)
+    config = nvim.lua(
+        CODECOMPANION
+        + """
+        local shape = {}
+        for name, entry in pairs(config) do
+          if name ~= "groups" then
+            local tool = entry.callback
+            shape[name] = { entry.description, entry.opts.require_approval_before, tool.name,
+              tool.schema.type, tool.schema["function"].name, tool.schema["function"].description,
+              vim.json.encode(tool.schema["function"].parameters), #tool.cmds }
+          end
+        end
+        return { shape, config.groups.lsp_agent.tools }
+        """
+    )
+    shape, group = config
+    tools = catalog()
+    assert group == [f"lsp_agent_{t['name']}" for t in tools]
+    for t in tools:
+        name = f"lsp_agent_{t['name']}"
+        description, approval, tool_name, kind, function, model_description, parameters, cmds = shape[name]
+        assert t["description"].startswith(description) and approval is False
+        assert (tool_name, kind, function, cmds) == (name, "function", name, 1)
+        assert model_description.startswith(t["description"]) and "Read-only" in model_description
+        assert json.loads(parameters) == t["inputSchema"]
+
+    outputs = [nvim.lua(CODECOMPANION + "return run(...)", f"lsp_agent_{t}", a) for t, a in CALLS]
+    assert outputs == [
+        [[f"lsp_agent_{t}", text]]
+        for (t, _), text in zip(CALLS, server_answers(workspace, buffer, CALLS), strict=True)
+    ]
+    # A call the server rejects goes to output.error, with the reason.
+    [[name, text]] = nvim.lua(CODECOMPANION + "return run('lsp_agent_read', { start = 1 })")
+    assert name == "lsp_agent_read" and text.startswith("lsp-agent read failed:")
+
+
+# avante's custom tools as avante.nvim specifies them (AvanteLLMTool in lua/avante/types.lua):
+# {name, description, param = {type = "table", fields}, returns, func(input, opts)}; func returns
+# (result, error), or nil and calls opts.on_complete(result, error) later.
+AVANTE_FIELD_TYPES = {"string", "integer", "boolean", "object", "array"}
+
+
+def test_avante_tools_run_as_avante_runs_them(nvim, workspace):
+    buffer = unsaved_edit(nvim, workspace)
+    tools = nvim.lua(
+        "return vim.tbl_map(function(t) t.func = nil return t end, require('lsp_agent.avante').tools())"
+    )
+    assert [t["name"] for t in tools] == [f"lsp_agent_{t['name']}" for t in catalog()]
+    for tool, served in zip(tools, catalog(), strict=True):
+        schema = served["inputSchema"]
+        assert tool["description"].startswith(served["description"]) and "Read-only" in tool["description"]
+        assert tool["param"]["type"] == "table"
+        fields = tool["param"]["fields"]
+        assert sorted(f["name"] for f in fields) == sorted(schema["properties"])
+        assert [f["name"] for f in fields if not f["optional"]] == sorted(schema.get("required", []))
+        for f in fields:
+            assert f["type"] in AVANTE_FIELD_TYPES and f["description"], f
+            if "items" in f:
+                assert f["items"]["type"] in AVANTE_FIELD_TYPES
+        assert [r["name"] for r in tool["returns"]] == ["result", "error"]
+    kinds = next(f for f in tools[3]["param"]["fields"] if f["name"] == "kinds")
+    assert "class" in kinds["items"]["choices"]
+
+    run = """
+    local name, input = ...
+    local tool = vim.iter(require('lsp_agent.avante').tools()):find(function(t) return t.name == name end)
+    local done
+    local result, err = tool.func(input, { session_ctx = {}, on_log = function() end,
+      on_complete = function(r, e) done = { r, e } end })
+    assert(result == nil and err == nil, 'asynchronous: nothing returned')
+    vim.wait(10000, function() return done ~= nil end, 10)
+    local sync = tool.func(input, nil)  -- with no on_complete: the answer returned
+    return { done[1], done[2], sync }
+    """
+    expected = server_answers(workspace, buffer, CALLS)
+    for (t, a), text in zip(CALLS, expected, strict=True):
+        assert nvim.lua(run, f"lsp_agent_{t}", a) == [text, None, text]
+
+
+def test_vim_lsp_enable_works_without_setup(workspace, tmp_path, monkeypatch):
+    """A plain install: the plugin on 'runtimepath' (no doc/tags, no setup()), and
+    vim.lsp.enable("lsp_agent") with `lsp-agent` from PATH."""
+    plugin = tmp_path / "plugin-copy"
+    shutil.copytree(PLUGIN, plugin, ignore=shutil.ignore_patterns("tags"))
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    init = tmp_path / "plain.lua"
+    init.write_text(f'{INSTRUMENT}\nvim.opt.rtp:prepend({str(plugin)!r})\nvim.lsp.enable("lsp_agent")\n')
+    nvim = pynvim.attach(
+        "child", argv=[nvim_binary(), "--embed", "--headless", "--clean", "-n", "-u", str(init)]
+    )
+    ed = Editor.__new__(Editor)
+    ed.nvim, ed.root, ed.lsp_api = nvim, workspace, "enable"
+    try:
+        nvim.command(f"cd {workspace}")
+        ed.edit(workspace / "app.py")
+        assert ed.lua('return vim.lsp.get_clients({ bufnr = 0, name = "lsp_agent" })[1].root_dir') == str(
+            workspace
+        )
+        assert ed.run("LspAgentSymbols")[0].startswith("app.py · 3 symbols")
+        nvim.command("checkhealth lsp_agent")
+        assert 'OK vim.lsp.enable("lsp_agent") has run' in "\n".join(nvim.current.buffer[:])
+        nvim.command("help lsp_agent")
+        assert nvim.current.buffer.name == str(plugin / "doc" / "lsp_agent.txt")
+        assert (plugin / "doc" / "tags").is_file()
+    finally:
+        ed.close()

@@ -1,9 +1,10 @@
-// Type-aware linting of the extension's TypeScript.
+// Type-aware linting of the extension's TypeScript; plain linting of the build script and the
+// test extension (JavaScript run by Node).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["out/", "node_modules/"] },
+  { ignores: ["out/", "dist/", "build/", "node_modules/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -19,5 +20,13 @@ export default tseslint.config(
       "@typescript-eslint/explicit-function-return-type": ["error", { allowExpressions: true }],
       eqeqeq: "error",
     },
+  },
+  {
+    files: ["scripts/**/*.mjs", "e2e/**/*.js"],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: { process: "readonly", require: "readonly", exports: "writable", setTimeout: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off", "@typescript-eslint/explicit-function-return-type": "off" },
   },
 );

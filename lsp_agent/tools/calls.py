@@ -118,12 +118,13 @@ def decode_report(
 def decode_calls(
     ctx: Context,
     reply: str,
+    *,
+    max_chars: int,
     finish_reason=None,
     tools=None,
     id_prefix="call_",
     nudges_used=0,
     max_nudges=None,
-    max_chars=None,
 ) -> dict:
     checked = toolset(tools)
     decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix)
@@ -157,11 +158,12 @@ def decode_calls(
 def run_calls(
     ctx: Context,
     reply: str,
+    *,
+    max_chars: int,
     finish_reason=None,
     id_prefix="call_",
     nudges_used=0,
     max_nudges=None,
-    max_chars=None,
 ) -> dict:
     return run_reply(
         ctx,
@@ -195,7 +197,7 @@ def run_calls(
     },
     for_agents=False,
 )
-def tool_prompt(ctx: Context, dialect="tagged_json", tools=None, max_chars=None) -> dict:
+def tool_prompt(ctx: Context, *, max_chars: int, dialect="tagged_json", tools=None) -> dict:
     prompt = render_prompt(dialect, toolset(tools))
     budget = max_chars
     if len(prompt) > budget:

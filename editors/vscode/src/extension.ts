@@ -1,5 +1,6 @@
-// The VS Code side of lsp-agent: start the server over stdio, and run its agent tools from
-// the Command Palette, showing each answer exactly as an agent gets it.
+// The VS Code side of lsp-agent: start the server over stdio, run its agent tools from the
+// Command Palette (showing each answer exactly as an agent gets it), and offer them to agents
+// in VS Code as Language Model Tools.
 
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
@@ -8,7 +9,11 @@ import {
   COMMANDS,
   ToolCall,
   answerTitle,
+  catalogToolName,
+  enabledTools,
+  expandHome,
   findExecutable,
+  LanguageModelToolContribution,
   nextPage,
   initializationOptions,
   missingCommandMessage,
@@ -16,6 +21,7 @@ import {
   requestMethod,
   searchCall,
   symbolsCall,
+  toolContextKey,
 } from "./protocol";
 
 const SCHEME = "lsp-agent";
@@ -51,8 +57,16 @@ class AnswerDocuments implements vscode.TextDocumentContentProvider {
     const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${this.count}/${title}` });
     this.answers.set(uri.toString(), { call, answer });
     const document = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.window.showTextDocument(document, { preview: true, viewColumn: answerColumn() });
   }
+}
+
+/** Where to show an answer: the editor group that already shows one (so answers take turns
+ * in one window instead of opening a split each), else beside the active editor. */
+function answerColumn(): vscode.ViewColumn {
+  const shows = (tab: vscode.Tab): boolean => tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === SCHEME;
+  const group = vscode.window.tabGroups.all.find((g) => g.tabs.some(shows));
+  return group?.viewColumn ?? vscode.ViewColumn.Beside;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -92,12 +106,85 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ),
     vscode.commands.registerCommand(COMMANDS.restart, restart),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
-      if (event.affectsConfiguration("lspAgent") && !event.affectsConfiguration("lspAgent.trace")) {
+      if (event.affectsConfiguration("lspAgent.languageModelTools")) {
+        await offerTools(tools);
+      } else if (event.affectsConfiguration("lspAgent") && !event.affectsConfiguration("lspAgent.trace")) {
         await restart();
       }
     }),
+    // A window opened with no folder gets its server when the first folder is added; the
+    // running server hears of later folders from the language client (didChangeWorkspaceFolders).
+    vscode.workspace.onDidChangeWorkspaceFolders(async () => {
+      if (!client && vscode.workspace.workspaceFolders?.length) {
+        await start();
+      }
+    }),
   );
+  const tools = registerLanguageModelTools(context);
+  await offerTools(tools);
   await start();
+}
+
+/** Register a Language Model Tool for each tool contributed in package.json (written there
+ * from the server's catalog when the extension is packaged); returns their catalog names. */
+function registerLanguageModelTools(context: vscode.ExtensionContext): string[] {
+  const manifest = context.extension.packageJSON as { contributes?: { languageModelTools?: LanguageModelToolContribution[] } };
+  const names: string[] = [];
+  for (const contribution of manifest.contributes?.languageModelTools ?? []) {
+    const tool = catalogToolName(contribution.name);
+    if (tool) {
+      names.push(tool);
+      context.subscriptions.push(vscode.lm.registerTool(contribution.name, new AgentTool(tool)));
+    }
+  }
+  return names;
+}
+
+/** Offer the tools the settings leave on: the context keys of their `when` clauses. */
+async function offerTools(tools: string[]): Promise<void> {
+  const offered = offeredTools(tools);
+  await Promise.all(tools.map((tool) => vscode.commands.executeCommand("setContext", toolContextKey(tool), offered.has(tool))));
+}
+
+function offeredTools(tools: string[]): Set<string> {
+  const config = vscode.workspace.getConfiguration("lspAgent.languageModelTools");
+  return enabledTools(tools, config.get<boolean>("enabled", true), config.get<string[]>("exclude", []));
+}
+
+/** One agent tool as a Language Model Tool: each invocation is the request `lspAgent/<tool>`
+ * to the running server (which sees the unsaved buffers), and its result is the answer's text,
+ * exactly what the model would read over MCP or the CLI. */
+class AgentTool implements vscode.LanguageModelTool<Record<string, unknown>> {
+  constructor(private readonly tool: string) {}
+
+  prepareInvocation(
+    options: vscode.LanguageModelToolInvocationPrepareOptions<Record<string, unknown>>,
+  ): vscode.PreparedToolInvocation {
+    return { invocationMessage: `lsp-agent ${answerTitle({ tool: this.tool, arguments: options.input })} (read-only)` };
+  }
+
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<Record<string, unknown>>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    if (!offeredTools([this.tool]).has(this.tool)) {
+      throw new Error(`lsp-agent: the tool ${this.tool} is turned off in the settings (lspAgent.languageModelTools).`);
+    }
+    const running = client;
+    if (!running) {
+      throw new Error(notRunning);
+    }
+    try {
+      // The token cancels the request: the client sends $/cancelRequest and the server stops the tool.
+      const answer = await running.sendRequest<Answer>(requestMethod(this.tool), options.input, token);
+      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(answer.text)]);
+    } catch (error) {
+      if (token.isCancellationRequested) {
+        throw new vscode.CancellationError();
+      }
+      throw error;
+    }
+  }
 }
 
 export async function deactivate(): Promise<void> {
@@ -111,7 +198,7 @@ async function start(): Promise<void> {
     return;
   }
   const config = vscode.workspace.getConfiguration("lspAgent");
-  const command = config.get<string>("server.command", "lsp-agent");
+  const command = expandHome(config.get<string>("server.command", "lsp-agent"));
   const args = config.get<string[]>("server.args", ["serve"]);
   const executable = findExecutable(command, process.env, process.platform, folder.uri.fsPath);
   if (!executable) {

@@ -2,6 +2,7 @@
 // Node protocol test (src/test/) sends exactly the same requests as the extension does.
 
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 
 /** A tool call: the registry name and its arguments object. */
@@ -86,10 +87,76 @@ export function answerTitle(call: ToolCall): string {
     case "read":
       return `read ${path.basename(String(args.path))} from line ${String(args.start)}`;
     case "symbols":
-      return `symbols ${path.basename(String(args.path))}`;
+      return `symbols ${path.basename(typeof args.path === "string" ? args.path : ".")}`;
     default:
-      return call.tool;
+      return [call.tool, ...Object.entries(args).map(([key, value]) => `${key}=${JSON.stringify(value)}`)].join(" ");
   }
+}
+
+/** A tool of the server's catalog (`lsp-agent tools`, or the request `lspAgent/tools`). */
+export interface CatalogTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** An entry of package.json's `contributes.languageModelTools`. */
+export interface LanguageModelToolContribution {
+  name: string;
+  displayName: string;
+  toolReferenceName: string;
+  canBeReferencedInPrompt: boolean;
+  userDescription: string;
+  modelDescription: string;
+  inputSchema: Record<string, unknown>;
+  tags: string[];
+  when: string;
+}
+
+const READ_ONLY = "Read-only: it changes no file, and it sees the unsaved text of files open in the editor.";
+
+/** The Language Model Tool that serves catalog tool `tool.name`: `lspAgent_<tool>`. */
+export function languageModelToolName(tool: string): string {
+  return `lspAgent_${tool}`;
+}
+
+/** The catalog tool a Language Model Tool serves, or undefined when it is not one of ours. */
+export function catalogToolName(languageModelTool: string): string | undefined {
+  const prefix = languageModelToolName("");
+  return languageModelTool.startsWith(prefix) ? languageModelTool.slice(prefix.length) : undefined;
+}
+
+/** The context key that makes a tool available (set by the extension from the settings). */
+export function toolContextKey(tool: string): string {
+  return `lspAgent.languageModelTool.${tool}`;
+}
+
+/** The `languageModelTools` contribution of a catalog tool: its description and schema as the
+ * server states them, so the model reads the same tool in VS Code as over MCP or the CLI. */
+export function languageModelTool(tool: CatalogTool): LanguageModelToolContribution {
+  const firstSentence = tool.description.split(/(?<=\.)\s/)[0];
+  return {
+    name: languageModelToolName(tool.name),
+    displayName: `lsp-agent ${tool.name.replace(/_/g, " ")}`,
+    toolReferenceName: languageModelToolName(tool.name),
+    canBeReferencedInPrompt: true,
+    userDescription: `${firstSentence} (read-only)`,
+    modelDescription: `${tool.description} ${READ_ONLY}`,
+    inputSchema: tool.inputSchema,
+    tags: ["lsp-agent", "read-only"],
+    when: toolContextKey(tool.name),
+  };
+}
+
+/** Which tools to offer to language models, from the settings
+ * `lspAgent.languageModelTools.enabled` and `lspAgent.languageModelTools.exclude`. */
+export function enabledTools(tools: string[], enabled: boolean, exclude: readonly string[]): Set<string> {
+  return new Set(enabled ? tools.filter((tool) => !exclude.includes(tool)) : []);
+}
+
+/** `command` with a leading `~` (alone or before a slash) taken as the home folder. */
+export function expandHome(command: string, home: string = os.homedir()): string {
+  return command === "~" || command.startsWith("~/") ? home + command.slice(1) : command;
 }
 
 /** The full path of `command` (a name looked up on PATH, or a path, relative ones taken from

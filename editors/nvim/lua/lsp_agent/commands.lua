@@ -7,14 +7,17 @@ local function notify(message, level)
   vim.notify("lsp-agent: " .. message, level or vim.log.levels.ERROR)
 end
 
---- The lsp-agent client of `bufnr`, else (from an answer's buffer, say) any running one: the
---- server itself refuses a path outside its workspace, and says so.
-local function client_for(bufnr)
-  local name = require("lsp_agent").name
-  return vim.lsp.get_clients({ bufnr = bufnr, name = name })[1] or vim.lsp.get_clients({ name = name })[1]
+--- The window showing answers in this tab page, if any.
+local function answer_window()
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.bo[vim.api.nvim_win_get_buf(win)].filetype == "lsp_agent" then
+      return win
+    end
+  end
 end
 
---- The scratch buffer of `tool`, shown in a window (reused when one already shows it).
+--- The scratch buffer of `tool`, shown in the answer window: one window for every answer,
+--- opened (config.open) only when none is showing one.
 local function scratch(tool)
   local name = "lsp-agent://" .. tool
   local bufnr = vim.fn.bufnr(name)
@@ -22,13 +25,13 @@ local function scratch(tool)
     bufnr = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_name(bufnr, name)
   end
-  local win = vim.fn.bufwinid(bufnr)
-  if win == -1 then
-    vim.cmd(require("lsp_agent").config.open)
-    vim.api.nvim_win_set_buf(0, bufnr)
-  else
+  local win = answer_window()
+  if win then
     vim.api.nvim_set_current_win(win)
+  else
+    vim.cmd(require("lsp_agent").config.open)
   end
+  vim.api.nvim_win_set_buf(0, bufnr)
   -- Every time, not only on creation: a buffer unloaded by :bdelete comes back as a plain one
   -- (a file named lsp-agent://read that :w would write).
   vim.bo[bufnr].buftype = "nofile"
@@ -59,29 +62,16 @@ end
 
 --- Send the call `tool(arguments)` for buffer `bufnr`, then `after(answer, client)` (default: show it).
 function M.call(bufnr, tool, arguments, after)
-  local client = client_for(bufnr)
-  if not client then
-    notify(
-      "no server is running: open a file inside a workspace root ("
-        .. table.concat(require("lsp_agent").config.root_markers, ", ")
-        .. ")? See :checkhealth lsp_agent."
-    )
-    return
-  end
-  local function handler(err, answer)
+  local lsp_agent = require("lsp_agent")
+  lsp_agent.call(tool, arguments, function(err, answer)
     if err then
-      notify(("%s failed: %s"):format(tool, err.message or vim.inspect(err)))
+      vim.notify(err, vim.log.levels.ERROR)
     else
       (after or function(a)
         show(tool, arguments, a)
-      end)(answer, client)
+      end)(answer, lsp_agent.client(bufnr))
     end
-  end
-  if vim.fn.has("nvim-0.11") == 1 then
-    client:request("lspAgent/" .. tool, arguments, handler, bufnr)
-  else
-    client.request("lspAgent/" .. tool, arguments, handler, bufnr)
-  end
+  end, { bufnr = bufnr })
 end
 
 --- The current buffer's file, or nil (and the user is told) when it has none.

@@ -15,10 +15,14 @@ function M.check()
   else
     health.error("Neovim " .. version .. " is too old: lsp-agent needs Neovim 0.10 or newer.")
   end
-  if vim.fn.exists(":LspAgentSearch") == 2 then
-    health.ok("setup() has run: :LspAgentSearch, :LspAgentRead and :LspAgentSymbols are defined.")
+  if lsp_agent.did_setup then
+    health.ok("setup() has run.")
+  elseif vim.lsp.is_enabled and vim.lsp.is_enabled(lsp_agent.name) then
+    health.ok('vim.lsp.enable("lsp_agent") has run (no setup(): the defaults, or vim.lsp.config("lsp_agent")).')
   else
-    health.warn('setup() has not run.', { 'Call require("lsp_agent").setup({}) in your init.lua.' })
+    health.warn("Nothing attaches the server.", {
+      'Call require("lsp_agent").setup({}) in your init.lua, or vim.lsp.enable("lsp_agent") (Neovim 0.11).',
+    })
   end
 
   health.start("lsp-agent: server command")

@@ -33,9 +33,15 @@ import {
 import {
   Answer,
   COMMANDS,
+  CatalogTool,
   OPTION_SETTINGS,
   ToolCall,
+  answerTitle,
+  catalogToolName,
+  enabledTools,
+  expandHome,
   findExecutable,
+  languageModelTool,
   initializationOptions,
   missingCommandMessage,
   nextPage,
@@ -238,8 +244,9 @@ describe("the extension manifest", () => {
     assert.deepEqual(contributed, Object.values(COMMANDS).sort());
   });
 
-  it("has its entry point compiled", () => {
-    assert.ok(fs.existsSync(path.join(__dirname, "../..", manifest.main)), manifest.main);
+  it("runs from the bundle the package script writes", () => {
+    assert.equal(manifest.main, "./dist/extension.js");
+    assert.match(fs.readFileSync(path.join(__dirname, "../../scripts/package.mjs"), "utf8"), /outfile: path\.join\(HERE, "dist", "extension\.js"\)/);
   });
 
   it("has a setting for every option of the server", () => {
@@ -256,7 +263,47 @@ describe("the extension manifest", () => {
   });
 });
 
+describe("the Language Model Tools", () => {
+  // The server's own catalog, as the package script reads it.
+  const catalog = JSON.parse(execFileSync(PYTHON, ["-m", "lsp_agent", "tools"], { encoding: "utf8", cwd: REPO })) as CatalogTool[];
+
+  it("are the catalog's tools, described and shaped as the server states them, read-only", () => {
+    for (const tool of catalog) {
+      const contribution = languageModelTool(tool);
+      assert.equal(contribution.name, `lspAgent_${tool.name}`);
+      assert.match(contribution.name, /^[\w-]+$/, "VS Code's (and model APIs') rule for tool names");
+      assert.equal(catalogToolName(contribution.name), tool.name);
+      assert.deepEqual(contribution.inputSchema, tool.inputSchema);
+      assert.ok(contribution.modelDescription.startsWith(tool.description));
+      assert.match(contribution.modelDescription, /Read-only: it changes no file/);
+      assert.match(contribution.userDescription, /\(read-only\)$/);
+      assert.equal(contribution.when, `lspAgent.languageModelTool.${tool.name}`);
+    }
+    assert.equal(catalogToolName("copilot_searchCodebase"), undefined);
+  });
+
+  it("are turned off all at once or one by one in the settings", () => {
+    const names = catalog.map((tool) => tool.name);
+    assert.deepEqual([...enabledTools(names, true, [])], names);
+    assert.deepEqual([...enabledTools(names, true, ["read"])], names.filter((name) => name !== "read"));
+    assert.deepEqual([...enabledTools(names, false, [])], []);
+  });
+
+  it("say in a few words what each invocation does", () => {
+    assert.equal(answerTitle({ tool: "search", arguments: { pattern: "hel+o" } }), "search hel+o");
+    assert.equal(answerTitle({ tool: "symbols", arguments: {} }), "symbols .");
+    assert.equal(answerTitle({ tool: "find_symbol", arguments: { name_path: "A/b", depth: 1 } }), 'find_symbol name_path="A/b" depth=1');
+  });
+});
+
 describe("finding the server command", () => {
+  it("takes ~ as the home folder", () => {
+    assert.equal(expandHome("~/bin/lsp-agent", "/home/me"), "/home/me/bin/lsp-agent");
+    assert.equal(expandHome("~", "/home/me"), "/home/me");
+    assert.equal(expandHome("~other/lsp-agent", "/home/me"), "~other/lsp-agent");
+    assert.equal(expandHome("lsp-agent", "/home/me"), "lsp-agent");
+  });
+
   it("finds an executable on PATH and by relative path, and explains a missing one", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lsp-agent-path-"));
     const exe = path.join(dir, "lsp-agent");

@@ -1,0 +1,64 @@
+"""Every command example in README.md and docs/*.md prints what the docs show (see
+tests/docs_examples.py; `make docs` rewrites the shown outputs after a deliberate change)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .docs_examples import DOCS, REPO, examples, make_workspace, rewrite
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return make_workspace(tmp_path_factory.mktemp("docs"))
+
+
+@pytest.fixture(scope="module")
+def found(root):
+    return {f"{path.relative_to(REPO)}:{example.line}": example for path, example in examples(root)}
+
+
+def test_the_docs_have_examples(found):
+    assert len(found) >= 20
+    assert {key.split(":")[0] for key in found} >= {"README.md", "docs/search.md", "docs/symbols.md"}
+
+
+def test_every_example_prints_what_the_docs_show(found):
+    failures = []
+    for where, example in found.items():
+        try:
+            example.evaluate()
+        except AssertionError as failure:
+            failures.append(f"{where}: {failure}")
+    assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_shown_command_is_run(path: Path):
+    """A block that shows a `$ command` is a ```console block, so none escapes the check."""
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
+    untested = [
+        body.splitlines()[0] for language, body in blocks if language != "console" and body.startswith("$ ")
+    ]
+    assert untested == []
+
+
+def test_an_output_changed_by_hand_fails_and_make_docs_restores_it(root, tmp_path):
+    doc = tmp_path / "doc.md"
+    shown = "Intro.\n\n```console\n$ lsp-agent read crlf.txt --max-chars 200\n```\n\nAfter.\n"
+    doc.write_text(shown)
+    assert rewrite(doc, root)  # fills in the output
+    right = doc.read_text()
+    assert "crlf.txt · lines 1-3 of 3" in right and right.endswith("```\n\nAfter.\n")
+    [(_, example)] = examples(root, [doc])
+    example.evaluate()  # passes
+
+    doc.write_text(right.replace("2  b", "2  B"))
+    [(_, example)] = examples(root, [doc])
+    with pytest.raises(AssertionError, match="make docs"):
+        example.evaluate()
+    assert rewrite(doc, root)
+    assert doc.read_text() == right
