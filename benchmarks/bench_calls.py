@@ -1,11 +1,14 @@
 """Throughput and linearity of the tool-call scrubber.
 
-A generated 1 MB model reply (prose, fenced code examples, calls in every dialect, a few
-malformed blocks) is decoded in one batch, and streamed in 16-byte and 1-byte deltas. The
-feed cost must be linear in the reply: the time per MB stays flat from 0.25 to 2 MB, and
-a single 1 MB block streamed in small deltas costs no more per MB than prose. For contrast,
+A generated 1 MB model reply (prose, fenced code examples, reasoning, calls in every dialect,
+a few malformed blocks) is decoded in one batch, and streamed in 16-byte and 1-byte deltas,
+reading every dialect. The feed cost must be linear in the reply: the time per MB stays flat
+from 0.25 to 2 MB, for the mixed reply and for a reply in each dialect alone, and a single
+1 MB block streamed in small deltas costs no more per MB than prose. For contrast,
 a naive streaming parser that re-decodes the whole buffer on every delta grows
 quadratically; and one regex pass for a single dialect gives a floor for batch decoding.
+Times are CPU seconds of this process (process time): the development machine is shared, and
+wall-clock times there measure the other jobs as much as this code.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import time
 from itertools import pairwise
 
 from lsp_agent.calls import Scrubber, ToolSet, decode
+from lsp_agent.calls.dialects import DIALECTS
 from lsp_agent.calls.prompt import render_call
 from lsp_agent.tools.calls import agent_tools
 
@@ -30,19 +34,23 @@ PROSE = [
     "This matches what the tests expect; the edge case is an empty input.",
 ]
 CODE = "```python\ndef pick(items: list[int]) -> int:\n    return max(i for i in items if i < 10)\n```"
+ALL = list(DIALECTS)  # every dialect is read
+TAUGHT = [name for name, d in DIALECTS.items() if d.teaches]  # every call format
+THINK = "<think>The user wants the file; reading it first is safer.</think>"
 MALFORMED = [
     '<tool_call>{"name": "read", "arguments": {"path": "x.py"}</tool_call>',
     "<function=read><parameter=path>y.py</function>",
 ]
 
 
-def reply_of(size: int, seed: int = 0) -> str:
+def reply_of(size: int, seed: int = 0, dialects: list[str] = TAUGHT) -> str:
     rng = random.Random(seed)
-    dialects = ["tagged_json", "function_xml", "invoke_xml", "mistral", "fenced_json"]
     parts, total = [], 0
     while total < size:
         kind = rng.random()
-        if kind < 0.6:
+        if kind < 0.03:
+            piece = THINK + "\n"
+        elif kind < 0.6:
             piece = " ".join(rng.choice(PROSE) for _ in range(rng.randint(1, 4))) + "\n"
         elif kind < 0.75:
             piece = CODE + "\n"
@@ -74,13 +82,13 @@ def one_big_json_block(size: int) -> str:
 def stream(reply: str, step: int, tools: ToolSet, out: list | None = None) -> float:
     """Seconds to scrub `reply` in `step`-character deltas (the visible text, calls and
     diagnostics go to `out` when given)."""
-    scrubber = Scrubber(tools)
+    scrubber = Scrubber(tools, dialects=ALL)
     visible = []
-    started = time.perf_counter()
+    started = time.process_time()
     for k in range(0, len(reply), step):
         visible.append(scrubber.feed(reply[k : k + step]))
     visible.append(scrubber.flush())
-    seconds = time.perf_counter() - started
+    seconds = time.process_time() - started
     if out is not None:
         out[:] = ["".join(visible), scrubber.calls, scrubber.diagnostics]
     return seconds
@@ -88,10 +96,10 @@ def stream(reply: str, step: int, tools: ToolSet, out: list | None = None) -> fl
 
 def naive_stream(reply: str, step: int, tools: ToolSet) -> float:
     """What a naive streaming parser does: decode the whole buffer again on every delta."""
-    started = time.perf_counter()
+    started = time.process_time()
     for k in range(step, len(reply) + step, step):
-        decode(reply[:k], tools=tools)
-    return time.perf_counter() - started
+        decode(reply[:k], tools=tools, dialects=ALL)
+    return time.process_time() - started
 
 
 def best(fn, repeat: int = 3) -> float:
@@ -101,7 +109,7 @@ def best(fn, repeat: int = 3) -> float:
 def main() -> None:
     tools = agent_tools()
     reply = reply_of(MB)
-    batch = decode(reply, tools=tools)
+    batch = decode(reply, tools=tools, dialects=ALL)
     report = Report(
         "calls", "Tool-call scrubber: throughput and linearity", ["what", "MB", "seconds", "MB/s"]
     )
@@ -110,7 +118,7 @@ def main() -> None:
         lambda: timed_once(lambda: re.sub(r"<tool_call>.*?</tool_call>", "", reply, flags=re.DOTALL))
     )
     report.add("floor: one regex pass, one dialect", 1.0, floor, 1 / floor)
-    whole = best(lambda: timed_once(lambda: decode(reply, tools=tools)))
+    whole = best(lambda: timed_once(lambda: decode(reply, tools=tools, dialects=ALL)))
     report.add("decode (batch), all dialects", 1.0, whole, 1 / whole)
     by16 = best(lambda: stream(reply, 16, tools))
     report.add("scrubber, 16-byte deltas", 1.0, by16, 1 / by16)
@@ -128,6 +136,15 @@ def main() -> None:
         seconds = best(lambda big=big: stream(big, 16, tools))
         report.add(f"one 1 MB {label} block, 16-byte deltas", len(big) / MB, seconds, len(big) / MB / seconds)
 
+    flatness = []
+    for name in TAUGHT:  # each dialect alone: the time per MB at 0.1 and at 0.4 MB
+        per = []
+        for mb in (0.1, 0.4):
+            text = reply_of(int(mb * MB), seed=3, dialects=[name])
+            per.append(best(lambda text=text: stream(text, 16, tools)) / mb)
+        flatness.append((name, per[1] / per[0]))
+        report.add(f"{name}: 0.4 MB in 16-byte deltas", 0.4, per[1] * 0.4, 1 / per[1])
+
     naive_sizes = [0.008, 0.016, 0.032]
     naive, ours_small = [], []
     for mb in naive_sizes:
@@ -140,8 +157,10 @@ def main() -> None:
     streamed: list = []
     stream(reply, 16, tools, streamed)
     same = streamed == [batch.visible_text, batch.calls, batch.diagnostics]
+    reasoning = len(batch.reasoning_text.split("\n")) if batch.reasoning_text else 0
     report.note(
-        f"Reply: {len(batch.calls)} calls and {len(batch.diagnostics)} diagnostics per MB; streamed in 16-byte "
+        f"Reply: {len(batch.calls)} calls in {len(TAUGHT)} dialects, {reasoning} reasoning blocks and "
+        f"{len(batch.diagnostics)} diagnostics per MB; streamed in 16-byte "
         + (
             "deltas it gives exactly the batch result."
             if same
@@ -152,6 +171,11 @@ def main() -> None:
         "Linearity (16-byte deltas): seconds per MB at "
         + ", ".join(f"{mb} MB = {p:.3f}" for mb, p in zip(sizes, per_mb, strict=False))
         + f"; largest/smallest = {max(per_mb) / min(per_mb):.2f} (1.0 = perfectly linear)."
+    )
+    report.note(
+        "Each dialect alone, seconds per MB at 0.4 MB / at 0.1 MB (1.0 = flat): "
+        + ", ".join(f"{name} {ratio:.2f}" for name, ratio in flatness)
+        + f"; largest {max(r for _, r in flatness):.2f}."
     )
     report.note(
         f"Batch decode is {whole / floor:.1f}x the single-regex floor; 16-byte streaming is {by16 / whole:.1f}x batch; "
@@ -175,9 +199,9 @@ def main() -> None:
 
 
 def timed_once(fn) -> float:
-    started = time.perf_counter()
+    started = time.process_time()
     fn()
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
 def linearity_chart(sizes, ours, naive_sizes, naive):

@@ -59,7 +59,7 @@ def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None 
     group.add_argument(
         "--default-max-chars", dest="default_max_chars", type=int, help="default answer budget"
     )
-    group.add_argument("--search-engine", choices=["auto", "rg", "python"], help="search engine")
+    group.add_argument("--search-engine", choices=["auto", "rg"], help="search engine: ripgrep (both values)")
     if "max_nudges" not in (tool_arguments or {}):  # else the tool's own flag says the same
         group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 @dataclass(frozen=True)
 class Settings:
     max_chars: int = 20_000  # default budget of every answer's text
-    search_engine: str = "auto"  # "auto" (rg if found), "rg" or "python"
+    search_engine: str = "auto"  # "auto" or "rg": both ripgrep, the one engine
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
 
     # option name -> (check, what a good value looks like)
@@ -25,7 +25,10 @@ class Settings:
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200,
             "an integer >= 200",
         ),
-        "search_engine": (lambda v: v in ("auto", "rg", "python"), 'one of "auto", "rg", "python"'),
+        "search_engine": (
+            lambda v: v in ("auto", "rg"),
+            '"auto" or "rg" (both ripgrep: the pure-Python engine was removed, it answered differently)',
+        ),
         "max_nudges": (
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
             "an integer >= 0",

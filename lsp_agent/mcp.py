@@ -79,6 +79,8 @@ def create_server(
         except anyio.get_cancelled_exc_class():
             context.cancel_event.set()
             raise
+        except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
+            return tool_error(str(exc))
         return types.CallToolResult(
             content=[types.TextContent(text=answer["text"])],
             structured_content=answer if structured_content else None,

@@ -147,6 +147,9 @@ class AgentServer(LanguageServer):
             answer = await job
             outcome = f"error {answer['error']['code']}" if "error" in answer else "answered"
             return answer
+        except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
+            outcome = "invalid params"
+            raise JsonRpcInvalidParams(str(exc)) from None
         except asyncio.CancelledError:
             ctx.cancel_event.set()  # the tool stops at its next check
             raise

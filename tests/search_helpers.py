@@ -22,10 +22,18 @@ def outcome(
             col = len(text) - len(text.lstrip())
             matches.append(Match(line, (text,), col, len(text)))
         entries.append(
-            FileMatches(Path("/ws") / shown, shown, matches, (context or {}).get(shown, {}), len(matches))
+            FileMatches(
+                Path("/ws") / shown,
+                shown,
+                matches,
+                (context or {}).get(shown, {}),
+                len(matches),
+                lines=len(matches),
+                hits=len(matches),
+            )
         )
     total = sum(f.count for f in entries)
-    return Outcome(entries, total, binary or [], True, "test")
+    return Outcome(entries, total, binary or [], True, "test", total, total)
 
 
 def symbols_from(table: dict[str, dict[int, str | None] | None]):

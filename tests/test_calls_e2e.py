@@ -44,11 +44,11 @@ async def test_streamed_session(client: LanguageClient):
         delta = REPLY[k : k + 9]
         answer = await request(client, "stream_feed", session=session, delta=delta, offset=fed)
         fed += len(delta)
-        visible += answer["visible"]
+        visible += answer["visible_text"]
         calls += answer["calls"]
         diagnostics += answer["diagnostics"]
     end = await request(client, "stream_flush", session=session, finish_reason="stop")
-    visible += end["visible"]
+    visible += end["visible_text"]
     batch = await request(client, "decode_calls", reply=REPLY)
     assert (visible, calls, diagnostics + end["diagnostics"]) == (
         batch["visible_text"],
@@ -77,3 +77,40 @@ async def test_runtime_tools_stay_out_of_the_agent_catalog(client: LanguageClien
     assert {"decode_calls", "run_calls", "stream_feed", "tool_prompt"} <= {
         t["name"] for t in everything["tools"]
     }
+
+
+async def test_runtime_tool_lists_with_type_aliases_work_and_broken_ones_are_invalid_params(
+    client: LanguageClient,
+):
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "add",
+                "parameters": {"type": "dict", "properties": {"a": {"type": "float"}, "b": {"type": "int"}}},
+            },
+        }
+    ]
+    answer = await request(
+        client,
+        "decode_calls",
+        reply="<function=add><parameter=a>1.5</parameter><parameter=b>2</parameter></function>",
+        tools=tools,
+    )
+    assert [(c["name"], c["arguments"], c["runnable"]) for c in answer["calls"]] == [
+        ("add", {"a": 1.5, "b": 2}, True)
+    ]
+    broken = [tools[0], {"type": "function", "function": {"parameters": {}}}]
+    with pytest.raises(Exception) as error:
+        await request(client, "decode_calls", reply="x", tools=broken)
+    assert error.value.code == -32602
+    assert "tools[1]: `name` must be a non-empty string" in str(error.value)
+    with pytest.raises(Exception) as error:
+        await request(
+            client,
+            "stream_open",
+            tools=[{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "floaty"}}}}],
+        )
+    assert error.value.code == -32602 and "tools[0] (f): invalid JSON Schema at properties/x/type" in str(
+        error.value
+    )

@@ -64,16 +64,32 @@ def test_stream_session(run):
     for piece in pieces:
         answer = run("stream_feed", session=session, delta=piece, offset=fed)
         fed += len(piece)
-        visible += answer["visible"]
+        visible += answer["visible_text"]
         calls += answer["calls"]
         assert answer["fed"] == fed
     end = run("stream_flush", session=session, finish_reason="stop")
-    visible += end["visible"]
+    visible += end["visible_text"]
     assert visible == "Reading.\n" and [c["name"] for c in calls] == ["read"]
     assert [d["kind"] for d in end["diagnostics"]] == ["unterminated"]
     assert end["closed"] and end["nudge"]["kind"] == "undecodable"
     gone = run("stream_feed", session=session, delta="x")
     assert gone["error"]["code"] == "unknown_session"
+
+
+def test_stream_session_by_model_family_returns_reasoning_as_it_completes(run):
+    reply = (
+        "<|channel|>analysis<|message|>Read a.txt first.<|end|><|start|>assistant<|channel|>commentary "
+        'to=functions.read <|constrain|>json<|message|>{"path": "a.txt"}<|call|>'
+    )
+    session = run("stream_open", dialects=["gpt-oss"])["session"]
+    answers = [run("stream_feed", session=session, delta=reply[k : k + 7]) for k in range(0, len(reply), 7)]
+    answers.append(run("stream_flush", session=session))
+    assert "".join(a["reasoning_text"] for a in answers) == "Read a.txt first."
+    assert "".join(a["visible_text"] for a in answers) == ""
+    assert [c["name"] for a in answers for c in a["calls"]] == ["read"]
+    batch = run("decode_calls", reply=reply, dialects=["gpt-oss"])
+    assert (batch["reasoning_text"], batch["visible_text"]) == ("Read a.txt first.", "")
+    assert batch["text"].endswith("reasoning text (17 chars):\nRead a.txt first.")
 
 
 def test_stream_refusals(run, monkeypatch):

@@ -58,10 +58,20 @@ def test_a_new_opener_inside_the_json_ends_it():
     assert [d.reason for d in got.diagnostics] == ["a new [TOOL_CALLS]read[ARGS] began before the JSON ended"]
 
 
-def test_marker_in_prose_is_text():
-    reply = "Mistral writes [TOOL_CALLS] before its calls; `[TOOL_CALLS][…]` is the old form."
+def test_marker_is_a_special_token_claimed_wherever_it_is_unless_quoted_as_code():
+    # A Mistral model writes [TOOL_CALLS] only to call: what follows it that is not a call
+    # is reported (to the end of its line), and the token leaves the visible text.
+    reply = "Mistral writes [TOOL_CALLS] before its calls;\n`[TOOL_CALLS][…]` is the old form."
     got = check(reply)
-    assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])
+    assert got.visible_text == "Mistral writes \n`[TOOL_CALLS][…]` is the old form."
+    assert diags(got, reply) == [
+        (
+            "malformed",
+            "mistral",
+            "[TOOL_CALLS] before its calls;",
+            "expected a JSON array or NAME[ARGS]{…} after [TOOL_CALLS], found 'before its calls;'",
+        )
+    ]
 
 
 def test_closers_and_brackets_inside_json_strings_are_text():
@@ -89,7 +99,17 @@ def test_compact_form_without_the_args_marker():
     assert got.visible_text == "Reading. and "
 
 
-def test_a_name_followed_by_anything_else_is_text():
-    for reply in ("[TOOL_CALLS]read (the marker)", "[TOOL_CALLS]read[ARG", "[TOOL_CALLS]read["):
+def test_junk_a_bare_name_and_a_cut_reply_are_reported():
+    for reply in (
+        "[TOOL_CALLS]read (the marker)",
+        "[TOOL_CALLS]read[ARG",
+        "[TOOL_CALLS]read[",
+        "[TOOL_CALLS] Sure: [{}]",
+    ):
         got = check(reply)
-        assert (got.visible_text, got.calls, got.diagnostics) == (reply, [], [])
+        assert (got.visible_text, got.calls, [d.kind for d in got.diagnostics]) == ("", [], ["malformed"]), (
+            reply
+        )
+    for reply in ("[TOOL_CALLS]read", "[TOOL_CALLS]read[CALL_ID]a1", "[TOOL_CALLS]"):
+        assert [d.kind for d in check(reply).diagnostics] == ["unterminated"]
+        assert [d.kind for d in check(reply, "length").diagnostics] == ["truncated"]

@@ -16,12 +16,16 @@ from itertools import pairwise
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsp_agent.calls import decode
+from lsp_agent.calls import Scrubber, decode
 from lsp_agent.calls.dialects import DIALECTS
 from lsp_agent.calls.prompt import render_call
 
-from .callcheck import AGENT_TOOLS, as_tuple, streamed
+from .callcheck import AGENT_TOOLS, as_tuple
 
+# The property tests read every dialect (those read only when asked for too); the chunking
+# test also runs with the default set.
+ALL = list(DIALECTS)
+TAUGHT = sorted(n for n, d in DIALECTS.items() if d.teaches)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 PROSE = [
@@ -51,6 +55,11 @@ PROSE = [
     "<invoke name='read'",
     "<function_calls> later",
     "~~ ``",
+    "<tool_call>get_weather then prose",
+    "<|channel|> and <|call",
+    "Action: take a break",
+    "[not a call](link)",
+    '{"no": "name"}',
 ]
 EXAMPLE_FENCES = [
     '```python\n<tool_call>{"name": "read", "arguments": {"path": "example.py"}}</tool_call>\n```',
@@ -76,6 +85,18 @@ MALFORMED = [
     "```tool_call\n{oops}\n```",
     '<tool_call>{"name": "raed", "arguments": {"path": "x"}}</tool_call>',
     '<tool_call>{"name": "read", "arguments": {"start": 0}}</tool_call>',
+    "<tool_call>read\n<arg_key>path</arg_key><oops></tool_call>",
+    "<minimax:tool_call><parameter>x</minimax:tool_call>",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{x}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    '<｜DSML｜function_calls><｜DSML｜invoke name="read"></｜DSML｜function_calls>',
+    "<|tool_calls_section_begin|><|tool_call_begin|>read<|tool_calls_section_end|>",
+    "<|channel|>commentary to=functions.read <|constrain|>json<|message|>[1]<|call|>",
+    '<|tool_call|>[{"name": 1}]',
+    '<|START_ACTION|>[{"parameters": {}}]<|END_ACTION|>',
+    '<|python_tag|>{"name": "read", "parameters": [1]}',
+    "[read(1)]",
+    "<|python_start|>[read(path=open())]<|python_end|>",
+    '<tool_call> [{"name": "read", "arguments": 7}]',
 ]
 # Blocks cut short: only ever the last piece (an open fence hides everything after it).
 CUT_SHORT = [
@@ -86,6 +107,18 @@ CUT_SHORT = [
     '[TOOL_CALLS][{"name": "read"',
     "```tool_call\n",
     '```tool_call\n{"name": "read", "arguments": {',
+    "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>a",
+    '<minimax:tool_call>\n<invoke name="read">',
+    '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{"path"',
+    '<｜DSML｜function_calls>\n<｜DSML｜invoke name="read">',
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0",
+    '<|channel|>commentary to=functions.read json<|message|>{"path": "a',
+    '<|tool_call|>[{"name": "read"',
+    '<|START_ACTION|>[{"tool_name": "read"',
+    '<|python_tag|>{"name": "read", "parameters": {',
+    '[read(path="a"',
+    '<|python_start|>[read(path="a',
+    '<tool_call> [{"name": "read"',
 ]
 # Token soup for the chunking test: fragments of every opener, closer and marker, quotes,
 # escapes, fences, CRLF and non-ASCII text, in any order.
@@ -96,6 +129,10 @@ FRAGMENTS = [
     *("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "read", "[", "]", "{", "}", '"', "\\", ":", ","),
     *("\n", "\r\n", " ", "    ", "`", "```", "```tool_call\n", "\n```\n", "~~~", "<", ">"),
     *('{"name": "read", "arguments": {"path": "a"}}', "é", "✓", "\U0001f600", "x"),
+    *("<think>", "</think>", "<|channel|>analysis", "<|channel|>final", " to=functions.read", "<|message|>"),
+    *("<|call|>", "<|end|>", "<|start|>assistant", "<arg_key>", "</arg_value>", "<｜tool▁calls▁begin｜>"),
+    *("<｜tool▁call▁end｜>", "<|tool_call|>", "<|START_ACTION|>", "<|END_ACTION|>", "<|python_start|>", "("),
+    *(")", "'", "Action: ```json\n", "<minimax:tool_call>", "<|tool_calls_section_begin|>", "<|python_tag|>"),
 ]
 STRAY = ["</tool_call>", "</function>", "</invoke>", "</function_calls>", "</tool-call>"]
 
@@ -104,9 +141,9 @@ paths = st.text(alphabet="abc./_<>\"'\\ {}[]`\n", min_size=1, max_size=12)
 
 @st.composite
 def valid_block(draw):
-    dialect = draw(st.sampled_from(sorted(DIALECTS)))
+    dialect = draw(st.sampled_from(TAUGHT))
     path = draw(paths)
-    if dialect in ("function_xml", "invoke_xml"):  # raw text values cannot hold their own tags
+    if DIALECTS[dialect].lists_parameters:  # raw text values cannot hold their own tags
         path = re.sub(r"[<>\n`]", "_", path)
     arguments = {"path": path}
     if draw(st.booleans()):
@@ -133,7 +170,7 @@ def piece(draw, noise=False):
         return draw(st.sampled_from(PROSE)), False, False
     if kind == "valid":
         text = draw(valid_block())
-        return text, True, text.startswith("```")
+        return text, True, text.startswith(("```", "Action:"))
     if kind == "malformed":
         text = draw(st.sampled_from(MALFORMED))
         return text, True, text.startswith("```")
@@ -173,20 +210,23 @@ def splits(draw, text):
 
 
 @SETTINGS
-@given(st.data(), reply(noise=True), st.sampled_from([None, "stop", "length"]))
-def test_chunking_invariance(data, generated, finish_reason):
+@given(st.data(), reply(noise=True), st.sampled_from([None, "stop", "length"]), st.sampled_from([None, ALL]))
+def test_chunking_invariance(data, generated, finish_reason, dialects):
     text, _, _ = generated
-    batch = decode(text, finish_reason, tools=AGENT_TOOLS)
-    want = as_tuple(batch.visible_text, batch.calls, batch.diagnostics)
-    assert as_tuple(*streamed(text, data.draw(splits(text)), finish_reason)) == want
-    assert as_tuple(*streamed(text, list(text), finish_reason)) == want
+    batch = decode(text, finish_reason, tools=AGENT_TOOLS, dialects=dialects)
+    want = (*as_tuple(batch.visible_text, batch.calls, batch.diagnostics), batch.reasoning_text)
+    for pieces in (data.draw(splits(text)), list(text)):
+        scrubber = Scrubber(AGENT_TOOLS, dialects=dialects)
+        visible = "".join(scrubber.feed(p) for p in pieces) + scrubber.flush(finish_reason)
+        got = as_tuple(visible, scrubber.calls, scrubber.diagnostics)
+        assert (*got, scrubber.reasoning_text) == want
 
 
 @SETTINGS
 @given(reply(), st.sampled_from([None, "length"]))
 def test_no_silent_loss(generated, finish_reason):
     text, starts, _ = generated
-    got = decode(text, finish_reason, tools=AGENT_TOOLS)
+    got = decode(text, finish_reason, tools=AGENT_TOOLS, dialects=ALL)
     spans = [c.span for c in got.calls] + [d.span for d in got.diagnostics]
     for start in starts:
         assert any(a <= start < b for a, b in spans), (start, text[start : start + 40])
@@ -196,7 +236,7 @@ def test_no_silent_loss(generated, finish_reason):
 @given(reply())
 def test_visible_text_is_the_reply_minus_the_blocks(generated):
     text, _, _ = generated
-    got = decode(text, tools=AGENT_TOOLS)
+    got = decode(text, tools=AGENT_TOOLS, dialects=ALL)
     spans = sorted({c.span for c in got.calls} | {d.span for d in got.diagnostics})
     for (a1, b1), (a2, b2) in pairwise(spans):
         assert b1 <= a2 or (a1, b1) == (a2, b2)  # blocks never overlap
@@ -218,7 +258,7 @@ def test_visible_text_is_the_reply_minus_the_blocks(generated):
 @given(reply(), st.sampled_from([None, "stop", "length", "max_tokens", "tool_calls"]))
 def test_a_reply_ending_inside_a_block_is_truncated_only_by_the_length_limit(generated, finish_reason):
     text, starts, cut_short = generated
-    got = decode(text, finish_reason, tools=AGENT_TOOLS)
+    got = decode(text, finish_reason, tools=AGENT_TOOLS, dialects=ALL)
     open_at_end = [d for d in got.diagnostics if d.kind in ("truncated", "unterminated")]
     kind = "truncated" if finish_reason in ("length", "max_tokens") else "unterminated"
     assert {d.kind for d in open_at_end} <= {kind}

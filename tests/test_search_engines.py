@@ -1,16 +1,15 @@
-"""The two engines: ripgrep's rules (.gitignore, hidden, binary, symlinks) and identical
-answers from the pure-Python engine; patterns the Python engine refuses."""
+"""The engine, ripgrep: its rules (.gitignore, hidden, binary, symlinks), open editor buffers
+by ripgrep's decisions, refusals (bad patterns and globs, hostile input, no rg)."""
 
 from __future__ import annotations
 
-import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from lsp_agent.config import Settings
 from lsp_agent.search import Query, Target, find_rg, run_search
-from lsp_agent.search.rustre import Invalid, Unsupported, translate
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
@@ -53,23 +52,22 @@ def tree(tmp_path):
     return root
 
 
-def search(root: Path, engine: str, pattern: str, paths=None, **options):
+def search(root: Path, pattern: str, paths=None, **options):
     ws = Workspace([root])
-    ctx = Context(ws, Settings(search_engine=engine))
-    return call(ctx, "search", {"pattern": pattern, **({"paths": paths} if paths else {}), **options})
+    return call(
+        Context(ws, Settings()),
+        "search",
+        {"pattern": pattern, **({"paths": paths} if paths else {}), **options},
+    )
 
 
-def outcome(root: Path, engine: str, pattern: str, rels=("",), **query):
+def outcome(root: Path, pattern: str, rels=("",), **query):
     ws = Workspace([root])
-    return run_search(ws, Query(pattern, **query), [Target(ws.roots[0], list(rels))], engine=engine)
+    return run_search(ws, Query(pattern, **query), [Target(ws.roots[0], list(rels))])
 
 
-requires_rg = pytest.mark.skipif(find_rg() is None, reason="no rg")
-
-
-@requires_rg
 def test_ripgrep_rules(tree):
-    found = outcome(tree, "rg", "foo", ignore_case=True)
+    found = outcome(tree, "foo", ignore_case=True)
     assert [f.shown for f in found.files] == [
         "bom.txt",
         "crlf.txt",
@@ -83,7 +81,7 @@ def test_ripgrep_rules(tree):
         "unicode.txt",
     ]  # no ignored, hidden, symlinked (inside or escaping) or binary file
     assert found.binary == []  # binary files are skipped at their first NUL, as ripgrep does
-    counted = outcome(tree, "rg", "foo", ignore_case=True, count_binary=True)
+    counted = outcome(tree, "foo", ignore_case=True, count_binary=True)
     assert counted.files == found.files
     assert counted.binary == ["image.bin"]  # read whole: it matches; other.bin does not
     bom = found.files[0].matches[0]
@@ -92,101 +90,21 @@ def test_ripgrep_rules(tree):
     assert [(m.line, m.lines[0]) for m in crlf.matches] == [(1, "first foo"), (3, "third foo")]
 
 
-CASES = [
-    ("foo", {}),
-    ("foo", {"count_binary": True}),
-    ("foo$", {"count_binary": True}),
-    (r"(?:foo|bar)\W", {"count_binary": True}),
-    ("PNG.*foo", {"count_binary": True}),
-    ("foo\\nbin", {"count_binary": True, "multiline": True}),
-    ("foo", {"ignore_case": True}),
-    (r"\bfoo\b", {}),
-    (r"\w+é", {}),
-    (r"caf\w", {}),
-    (r"(?i)école", {}),
-    ("ÉCOLE", {"ignore_case": True}),
-    (r"^\s*def ", {}),
-    (r"foo$", {}),
-    (r"[[:upper:]]{2,}", {}),
-    (r"[^a-z ]+", {}),
-    (r"\d+", {}),
-    (r"\s+foo", {}),
-    (r"\S+_\S+", {}),
-    (r"f.o", {}),
-    ("a.c", {"fixed_strings": True}),
-    ("foo(", {"fixed_strings": True}),
-    ("fo{2,}|ba[rz]", {}),
-    (r"(?:foo|bar)\W", {}),
-    (r"\x66oo", {}),
-    (r"\u{66}oo|\x{65}nd", {}),
-    ("…", {}),
-    ("", {}),
-    ("^", {"globs": ("*.md",)}),
-    ("foo", {"globs": ("*.py",)}),
-    ("foo", {"globs": ("!*.txt", "!sub/**")}),
-    ("foo", {"globs": ("*.{py,js}",)}),
-    ("foo", {"globs": ("src/**",)}),
-    ("foo", {"globs": ("*.log",)}),  # a glob beats .gitignore
-    ("foo", {"globs": (".env", "*.py")}),  # and hidden-file rules
-    ("foo", {"before": 1, "after": 2}),
-    ("bar", {"before": 3}),
-    ("foo\\nbar", {"multiline": True}),
-    ("foo\\n(bar\\n)?", {"multiline": True, "after": 1}),
-    (r"o\s+b", {"multiline": True}),
-    ("[^x]+", {"multiline": True}),
-]
-
-
-@requires_rg
-@pytest.mark.parametrize("pattern,query", CASES, ids=[f"{p}-{sorted(q)}" for p, q in CASES])
-def test_engines_give_identical_records(tree, pattern, query):
-    rg = outcome(tree, "rg", pattern, **query)
-    py = outcome(tree, "python", pattern, **query)
-    assert py.files == rg.files
-    assert (py.total, py.binary) == (rg.total, rg.binary)
-
-
-@requires_rg
-@pytest.mark.parametrize(
-    "paths", [["src"], ["sub"], ["sub/deep"], ["src/skip.log"], ["src", "src/app.py"], [".hidden"]]
-)
-def test_engines_agree_on_paths(tree, paths):
-    for pattern in ("foo", "o"):
-        rg = search(tree, "rg", pattern, paths, max_chars=4000)
-        py = search(tree, "python", pattern, paths, max_chars=4000)
-        assert {**py, "engine": None} == {**rg, "engine": None}
-
-
-@requires_rg
 def test_a_searched_folder_keeps_the_ignore_rules_of_the_folders_above_it(tree):
     (tree / "sub" / "deep" / "trace.log").write_text("foo\n")  # *.log ignored at the root,
     (tree / "src" / "nested").mkdir()
     (tree / "src" / "nested" / "x.log").write_text("foo\n")
-    for engine in ("rg", "python"):
-        assert [f.shown for f in outcome(tree, engine, "foo", ["src"]).files] == ["src/app.py", "src/util.js"]
-        # … re-included by sub/.gitignore
-        assert "sub/deep/trace.log" in [f.shown for f in outcome(tree, engine, "foo", ["sub/deep"]).files]
+    assert [f.shown for f in outcome(tree, "foo", ["src"]).files] == ["src/app.py", "src/util.js"]
+    # … re-included by sub/.gitignore
+    assert "sub/deep/trace.log" in [f.shown for f in outcome(tree, "foo", ["sub/deep"]).files]
 
 
-@requires_rg
-@pytest.mark.parametrize("budget", [200, 400, 700, 1500, 20_000])
-def test_engines_give_identical_answers_at_every_stage(tree, budget):
-    for pattern in ("foo", r"\w+", "o"):
-        rg = search(tree, "rg", pattern, max_chars=budget)
-        py = search(tree, "python", pattern, max_chars=budget)
-        assert py.get("engine", "python") == "python" and rg.get("engine", "ripgrep") == "ripgrep"
-        assert {**py, "engine": None} == {**rg, "engine": None}
-
-
-@pytest.mark.parametrize("engine", ["rg", "python"])
-def test_editor_buffers_are_searched_as_their_unsaved_text(tree, engine):
-    if engine == "rg" and find_rg() is None:
-        pytest.skip("no rg")
+def test_editor_buffers_are_searched_as_their_unsaved_text(tree):
     ws = Workspace([tree])
     ws.open_document(tree / "src" / "app.py", "def foo():\n    unsaved foo\n")
     ws.open_document(tree / "src" / "new.py", "foo in a buffer never saved\n")
     ws.open_document(tree / "build" / "gen.py", "foo in an ignored folder\n")
-    found = run_search(ws, Query("foo"), [Target(ws.roots[0], ["src"])], engine=engine)
+    found = run_search(ws, Query("foo"), [Target(ws.roots[0], ["src"])])
     files = {f.shown: f for f in found.files}
     assert [(m.line, m.lines[0]) for m in files["src/app.py"].matches] == [
         (1, "def foo():"),
@@ -194,76 +112,100 @@ def test_editor_buffers_are_searched_as_their_unsaved_text(tree, engine):
     ]
     assert files["src/app.py"].from_editor and files["src/new.py"].from_editor
     assert "build/gen.py" not in files
-    answer = call(Context(ws, Settings(search_engine=engine)), "search", {"pattern": "unsaved"})
+    answer = call(Context(ws, Settings()), "search", {"pattern": "unsaved"})
     assert "src/app.py (editor buffer, unsaved changes included)" in answer["text"]
 
 
+@pytest.mark.parametrize("paths", [["build"], ["build/out.py"], ["src"], []])
+def test_an_open_buffer_is_searched_exactly_when_its_file_would_be(tree, paths):
+    """rg decides for buffers as for files: an ignored folder named explicitly is searched, open or not."""
+    closed = search(tree, "foo", paths or None)
+    ws = Workspace([tree])
+    ws.open_document(tree / "build" / "out.py", "foo = 'built'\n")
+    ws.open_document(tree / "sub" / "x.tmp", "foo in tmp\n")  # ignored by sub/.ignore
+    ws.open_document(tree / "src" / ".env", "FOO=hidden file\n")  # hidden
+    opened = call(
+        Context(ws, Settings()), "search", {"pattern": "foo", **({"paths": paths} if paths else {})}
+    )
+    assert [loc["path"] for loc in opened["locations"]] == [loc["path"] for loc in closed["locations"]]
+    assert opened["total_matches"] == closed["total_matches"]
+    if paths and paths[0].startswith("build"):
+        assert opened["total_matches"] == 1 and "build/out.py (editor buffer" in opened["text"]
+
+
+def test_hostile_ignore_lines_break_neither_search_nor_outlines(tree):
+    (tree / "src" / ".gitignore").write_text("!\n\\\na\\\n[z-a]\n*.js\n")
+    (tree / ".ignore").write_text("[z-a]\n")
+    rg = [find_rg(), "--files", "--no-config", "--no-require-git", "--no-ignore-global", "src"]
+    direct = sorted(subprocess.run(rg, cwd=tree, capture_output=True, text=True, check=False).stdout.split())
+    assert "src/.env" in direct and "src/util.js" not in direct  # rg's reading: "!" re-includes all
+    listed = search(tree, ".", ["src"])
+    assert "error" not in listed
+    assert sorted({loc["path"] for loc in listed["locations"]}) == direct
+    assert "error" not in search(tree, "foo")
+    outline = call(Context(Workspace([tree]), Settings()), "symbols", {"path": "src"})
+    assert "error" not in outline and "src/app.py" in outline["text"]
+
+
+def test_no_ripgrep_is_a_clear_refusal(tree, monkeypatch):
+    monkeypatch.setattr("lsp_agent.search.walk.find_rg", lambda: None)
+    refused = search(tree, "foo")
+    assert refused["error"]["code"] == "no_ripgrep" and "install the `ripgrep` package" in refused["text"]
+
+
+def test_an_rg_that_cannot_start_is_a_clear_refusal_for_search_and_outlines(tree, monkeypatch):
+    monkeypatch.setattr("lsp_agent.search.walk.find_rg", lambda: str(tree / "no-such-rg"))
+    refused = search(tree, "foo")
+    assert refused["error"]["code"] == "search_failed" and "ripgrep could not be started" in refused["text"]
+    outline = call(Context(Workspace([tree]), Settings()), "symbols", {"path": "src"})
+    assert outline["error"]["code"] == "no_ripgrep" and "could not be started" in outline["text"]
+
+
+def test_the_removed_python_engine_is_refused_as_an_option():
+    settings, problems = Settings.from_options({"search_engine": "python"})
+    assert settings.search_engine == "auto"
+    assert problems and "pure-Python engine was removed" in problems[0]
+
+
 def test_paths_outside_the_workspace_are_refused(tree):
-    for engine in ("python",) + (("rg",) if find_rg() else ()):
-        refused = search(tree, engine, "foo", ["../outside.txt", "escape.txt", "/etc"])
-        assert refused["error"]["code"] == "no_paths"
-        assert "escape.txt is through a symlink outside the workspace" in refused["text"]
-        partly = search(tree, engine, "foo", ["escape.txt", "src"])
-        assert partly["total_matches"] == 3 and "left out: escape.txt is through a symlink" in partly["text"]
-
-
-@requires_rg
-def test_invalid_regex_passes_ripgreps_message_on(tree):
-    refused = search(tree, "rg", "(foo")
-    assert refused["error"]["code"] == "invalid_regex"
-    assert "unclosed group" in refused["text"] and "regex parse error" in refused["text"]
-    assert search(tree, "python", "(foo")["error"]["code"] == "invalid_regex"
+    refused = search(tree, "foo", ["../outside.txt", "escape.txt", "/etc"])
+    assert refused["error"]["code"] == "no_paths"
+    assert "escape.txt is through a symlink outside the workspace" in refused["text"]
+    partly = search(tree, "foo", ["escape.txt", "src"])
+    assert (partly["total_lines"], partly["total_matches"]) == (3, 4)  # "foo(1)  # foo here": 2 on a line
+    assert "left out: escape.txt is through a symlink" in partly["text"]
 
 
 @pytest.mark.parametrize(
-    "pattern,kind,words",
+    "pattern,reason",
     [
-        ("(?=foo)", Invalid, "look-around"),
-        ("(?<!a)b", Invalid, "look-around"),
-        (r"(a)\1", Invalid, "backreferences"),
-        (r"\y", Invalid, "unrecognized escape"),
-        ("a{2", Invalid, "counted repetition"),
-        ("*a", Invalid, "missing expression"),
-        ("foo\\n", Invalid, "not allowed"),
-        (r"\p{Greek}", Unsupported, "Unicode classes"),
-        ("[[a-z]&&[^aeiou]]", Unsupported, "nested"),
-        ("[a-z&&[^x]]", Unsupported, "set operations"),
-        (r"\<foo\>", Unsupported, "start/end of word"),
-        ("(?x) a b", Unsupported, "flag 'x'"),
-        ("a(?i)b", Unsupported, "middle of a pattern"),
-        ("a*+", Unsupported, "stacked"),
+        ("(foo", "unclosed group"),
+        ("(?=foo)", "look-around"),
+        (r"(a)\1", "backreferences"),
+        ("[c-.]", "invalid character class range"),
+        ("a{2", "repetition"),
     ],
 )
-def test_python_engine_refuses_what_it_cannot_run_identically(pattern, kind, words):
-    with pytest.raises(kind, match=re.escape(words)):
-        translate(pattern)
+def test_an_invalid_pattern_is_quoted_as_written_with_ripgreps_error_and_a_hint(tree, pattern, reason):
+    refused = search(tree, pattern)
+    assert refused["error"]["code"] == "invalid_regex"
+    text = refused["text"]
+    assert f'The pattern "{pattern}" is not a valid regex' in text  # as written, not JSON-escaped
+    assert reason in text and "fixed_strings=true" in text
+    assert "(?:" not in text  # not the pattern as rg wrapped it
 
 
-def test_translation_spells_out_rusts_classes():
-    assert re.search(translate(r"\s"), "\x1c") is None  # Python's \s would match U+001C
-    assert re.search(translate(r"\w", unicode_text=True), "\u0301")  # combining marks are word characters
-    assert re.search(translate(r"[^a]"), "\n") is None  # nothing matches a line break in line mode
-    assert re.search(translate(r"[[:space:]]"), "\n") is None
-    assert re.search(translate(r"[^a]", multiline=True), "\n")
-    assert translate("(?P<name>a)|(?<other>b)") == "(?:a)|(?:b)"
+def test_valid_rust_patterns_run(tree):
+    for pattern in ("(?m)^foo", "a{1, 3}", r"\bfoo\b", r":\s*$"):
+        assert "error" not in search(tree, pattern), pattern
 
 
-def test_python_engine_refusal_is_an_answer(tree):
-    refused = search(tree, "python", r"\p{Lu}")
-    assert refused["error"]["code"] == "unsupported_regex"
-    assert "install ripgrep" in refused["text"]
-
-
-@pytest.mark.parametrize("engine", ["rg", "python"])
 @pytest.mark.parametrize("glob", ["[", "*.{py"])
-def test_a_bad_glob_is_refused(tree, engine, glob):
-    if engine == "rg" and find_rg() is None:
-        pytest.skip("no rg")
-    refused = search(tree, engine, "foo", glob=glob)
+def test_a_bad_glob_is_refused(tree, glob):
+    refused = search(tree, "foo", glob=glob)
     assert refused["error"]["code"] == "invalid_glob" and "error parsing glob" in refused["text"]
 
 
-@pytest.mark.parametrize("engine", ["rg", "python"])
 @pytest.mark.parametrize(
     "arguments,code",
     [
@@ -274,30 +216,23 @@ def test_a_bad_glob_is_refused(tree, engine, glob):
         ({"pattern": "foo", "glob": "{" * 5_000}, "invalid_glob"),
     ],
 )
-def test_hostile_input_is_refused_by_both_engines_within_a_short_answer(tree, engine, arguments, code):
-    if engine == "rg" and find_rg() is None:
-        pytest.skip("no rg")
-    refused = search(tree, engine, **arguments)
+def test_hostile_input_is_refused_within_a_short_answer(tree, arguments, code):
+    refused = search(tree, **arguments)
     assert refused["error"]["code"] == code
     assert len(refused["text"]) < 2_500  # the pattern or glob is not echoed whole
 
 
 def test_a_long_pattern_is_cut_in_the_header_not_refused_for_the_budget(tree):
     pattern = "foo|" + "|".join(f"word{i}" for i in range(1_000))
-    answer = search(tree, "rg" if find_rg() else "python", pattern)
+    answer = search(tree, pattern)
     assert "error" not in answer and answer["total_matches"] > 0
     assert answer["text"].startswith('search "foo|word0|') and len(answer["text"].split("\n")[0]) < 300
 
 
-@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+c", "(x\\s*)*y", "(a{2,3})+", "((a|b)c)*"])
-def test_python_engine_refuses_patterns_that_backtrack_exponentially(tree, pattern):
-    with pytest.raises(Unsupported, match="exponential"):
-        translate(pattern)
-    (tree / "long.txt").write_text("a" * 60 + "\n")
-    refused = search(tree, "python", pattern)  # without the refusal this call would not return
-    assert refused["error"]["code"] == "unsupported_regex"
-
-
-@pytest.mark.parametrize("pattern", ["(ab)+", "(foo|bar)?", "(a{2})+", "(?:x)+y", "(a+)?"])
-def test_repeated_groups_without_backtracking_risk_still_run(pattern):
-    assert re.compile(translate(pattern))
+def test_counts_say_lines_and_matches_apart_where_they_differ(tree):
+    (tree / "caps.txt").write_text("ABC DEF\nGHI\nxyz\n")
+    answer = search(tree, "[A-Z]{3,}", ["caps.txt"])
+    assert answer["text"].startswith('search "[A-Z]{3,}" (paths=caps.txt) · 2 lines, 3 matches in 1 file ·')
+    assert (answer["total_lines"], answer["total_matches"]) == (2, 3)
+    same = search(tree, "GHI", ["caps.txt"])
+    assert " · 1 match in 1 file · " in same["text"]

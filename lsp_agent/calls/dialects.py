@@ -1,6 +1,10 @@
-"""The registry of dialects, and the tables a scrubber reads for a chosen set of them.
+"""The registry of dialects, the model families that write them, and the tables a scrubber
+reads for a chosen set of them.
 
-Adding a dialect is writing its module (one `Dialect` record) and listing it here."""
+Adding a dialect is writing its module (one `Dialect` record) and listing it here. The order
+matters where two dialects claim the same opener (Granite 3.1's `<tool_call> [` is tried
+before tagged JSON's `<tool_call>`; GLM's `<tool_call>NAME` after it).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,82 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from . import fenced, function_xml, invoke_xml, mistral, tagged_json
+from . import (
+    cohere,
+    deepseek,
+    deepseek_dsml,
+    fenced,
+    function_xml,
+    glm,
+    granite,
+    harmony,
+    invoke_xml,
+    kimi,
+    llama,
+    minimax,
+    mistral,
+    pythonic,
+    tagged_json,
+    think,
+)
 from .dialect import Dialect
 
 DIALECTS: dict[str, Dialect] = {
     d.name: d
-    for d in (tagged_json.DIALECT, function_xml.DIALECT, invoke_xml.DIALECT, mistral.DIALECT, fenced.DIALECT)
+    for d in (
+        tagged_json.DIALECT,
+        function_xml.DIALECT,
+        invoke_xml.DIALECT,
+        mistral.DIALECT,
+        fenced.DIALECT,
+        granite.DIALECT_31,
+        glm.DIALECT,
+        minimax.DIALECT,
+        deepseek.DIALECT,
+        deepseek_dsml.DIALECT,
+        kimi.DIALECT,
+        harmony.DIALECT,
+        granite.DIALECT,
+        cohere.DIALECT,
+        cohere.DIALECT_ACTION,
+        llama.DIALECT,
+        llama.DIALECT_BARE,
+        pythonic.DIALECT_LLAMA4,
+        pythonic.DIALECT,
+        think.DIALECT,
+    )
+}
+# Where two dialects claim the same opener, the first in this order is asked first.
+PRECEDENCE = ("granite_31", "tagged_json")
+
+# Read when a runtime names no dialect: the ones whose openers never occur in ordinary prose.
+# Bare JSON, bare pythonic lists, Cohere's `Action:` line and Granite 3.1's unclosed tag
+# are read only when asked for.
+ASKED_FOR_ONLY = frozenset({"llama_json", "pythonic", "cohere_action", "granite_31"})
+DEFAULT = tuple(name for name in DIALECTS if name not in ASKED_FOR_ONLY)
+
+# Model families, for runtimes that know the model rather than its dialect.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "hermes": ("tagged_json",),
+    "qwen2.5": ("tagged_json",),
+    "qwen3": ("tagged_json", "think"),
+    "qwen3-coder": ("function_xml", "tagged_json", "think"),
+    "llama3": ("llama", "llama_json"),
+    "llama3.2": ("llama", "llama_json", "pythonic"),
+    "llama4": ("llama4", "pythonic"),
+    "mistral": ("mistral",),
+    "deepseek-v3": ("deepseek", "think"),
+    "deepseek-r1": ("deepseek", "think"),
+    "deepseek-v3.1": ("deepseek", "think"),
+    "deepseek-v3.2": ("deepseek_dsml", "think"),
+    "kimi-k2": ("kimi_k2", "think"),
+    "glm-4.5": ("glm", "think"),
+    "glm-4.6": ("glm", "think"),
+    "glm-4.7": ("glm", "think"),
+    "gpt-oss": ("harmony",),
+    "granite": ("granite", "granite_31", "tagged_json"),
+    "cohere": ("cohere", "cohere_action"),
+    "minimax-m2": ("minimax", "think"),
 }
 
 
@@ -25,30 +99,87 @@ def dialect(name: str) -> Dialect:
         raise ValueError(f"unknown dialect {name!r}; dialects: {', '.join(DIALECTS)}") from None
 
 
+def chosen(names: Iterable[str] | None) -> tuple[str, ...]:
+    """The dialects to read, in registry order, for names of dialects or model families
+    (None: DEFAULT)."""
+    if names is None:
+        return DEFAULT
+    wanted: set[str] = set()
+    for name in names:
+        if name in FAMILIES:
+            wanted.update(FAMILIES[name])
+        elif name in DIALECTS:
+            wanted.add(name)
+        else:
+            raise ValueError(
+                f"unknown dialect or model family {name!r}; dialects: {', '.join(DIALECTS)}; "
+                f"families: {', '.join(FAMILIES)}"
+            )
+    return tuple(n for n in DIALECTS if n in wanted)
+
+
+def teaching(name: str) -> Dialect:
+    """The dialect tool_prompt teaches for a dialect or a model family (its first format)."""
+    if name in FAMILIES:
+        name = next(n for n in FAMILIES[name] if DIALECTS[n].teaches)
+    return dialect(name)
+
+
+@dataclass(frozen=True)
+class Openers:
+    """The dialects whose openers begin with one character, narrowed down by the literal
+    prefix at a position (one regex match instead of asking every dialect)."""
+
+    prefix: re.Pattern  # the longest known prefix at a position
+    by_prefix: dict[str, tuple[Dialect, ...]]  # a prefix -> the dialects of it and of its own prefixes
+    dialects: tuple[Dialect, ...]
+    longest: int
+
+    def at(self, text: str, j: int, final: bool) -> tuple[Dialect, ...]:
+        m = self.prefix.match(text, j)
+        found = self.by_prefix[m.group()] if m else ()
+        rest = text[j : j + self.longest]
+        if final or len(rest) >= self.longest:
+            return found
+        # The window ends inside what may still become a longer prefix: ask those dialects too.
+        return tuple(
+            d
+            for d in self.dialects
+            if d in found or any(len(p) > len(rest) and p.startswith(rest) for p in d.prefixes)
+        )
+
+
+def openers_of(picked: list[Dialect]) -> Openers:
+    prefixes = sorted({p for d in picked for p in d.prefixes}, key=len, reverse=True)
+    by_prefix = {p: tuple(d for d in picked if any(p.startswith(q) for q in d.prefixes)) for p in prefixes}
+    pattern = re.compile("|".join(re.escape(p) for p in prefixes))
+    return Openers(pattern, by_prefix, tuple(picked), len(prefixes[0]))
+
+
 @dataclass(frozen=True)
 class Lexicon:
     """What a scrubber looks for, for one set of dialects."""
 
     candidate: re.Pattern  # a character where an opener or a stray closer may start
-    openers: dict[str, tuple[Dialect, ...]]  # by first character: dialects that open anywhere
-    line_openers: dict[str, tuple[Dialect, ...]]  # by first character: dialects that open at line starts
+    openers: dict[str, Openers]  # by first character: dialects that open anywhere
+    line_openers: dict[str, Openers]  # by first character: dialects that open at line starts
     stray_closers: dict[str, str]  # closer -> the dialect it betrays
 
 
 @cache
-def lexicon(names: tuple[str, ...] = tuple(DIALECTS)) -> Lexicon:
-    chosen = [dialect(n) for n in names]
+def lexicon(names: tuple[str, ...] = DEFAULT) -> Lexicon:
+    ordered = sorted(names, key=lambda n: PRECEDENCE.index(n) if n in PRECEDENCE else len(PRECEDENCE))
+    picked = [dialect(n) for n in ordered]
     return Lexicon(
-        candidate=re.compile("[" + re.escape("".join(sorted({c for d in chosen for c in d.starts}))) + "]"),
-        openers=by_first_char(d for d in chosen if not d.line_start),
-        line_openers=by_first_char(d for d in chosen if d.line_start),
-        stray_closers={c: d.name for d in chosen for c in d.stray_closers},
+        candidate=re.compile(
+            "[" + re.escape("".join(sorted({p[0] for d in picked for p in d.prefixes}))) + "]"
+        ),
+        openers=by_first_char([d for d in picked if not d.line_start]),
+        line_openers=by_first_char([d for d in picked if d.line_start]),
+        stray_closers={c: d.name for d in picked for c in d.stray_closers},
     )
 
 
-def by_first_char(chosen: Iterable[Dialect]) -> dict[str, tuple[Dialect, ...]]:
-    table: dict[str, tuple[Dialect, ...]] = {}
-    for d in chosen:
-        for c in d.starts:
-            table[c] = (*table.get(c, ()), d)
-    return table
+def by_first_char(picked: list[Dialect]) -> dict[str, Openers]:
+    chars = sorted({p[0] for d in picked for p in d.prefixes})
+    return {c: openers_of([d for d in picked if any(p[0] == c for p in d.prefixes)]) for c in chars}

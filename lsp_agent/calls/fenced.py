@@ -51,10 +51,9 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="```tool_call fences",
     label="```tool_call fence",
     summary="a ```tool_call fenced block holding a JSON object",
-    starts="`~",
+    prefixes=("`", "~"),
     opening=opening,
     render=render,
     rules=JSON_RULES,

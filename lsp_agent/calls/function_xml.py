@@ -16,12 +16,13 @@ import re
 
 from .dialect import Dialect
 from .model import Decodable, Problem
-from .scan import PARTIAL, Opening, XmlFinder, read_name, starts
+from .scan import PARTIAL, Opening, WithTrailer, XmlFinder, read_name, starts
 from .xmlcall import XML_RULES, Shape, as_text, decode_calls
 
 NAME = "function_xml"
 OPEN = "<function="
 CLOSE = "</function>"
+WRAPPER_CLOSE = "</tool_call>"
 
 
 def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | object | None:
@@ -36,7 +37,8 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     r = starts(text, end, ">", final)
     if r is not True:
         return r or None
-    finder = XmlFinder(OPEN, CLOSE)
+    # Qwen3-Coder sometimes leaves out the <tool_call> opener but writes its closer.
+    finder = WithTrailer(XmlFinder(OPEN, CLOSE), WRAPPER_CLOSE)
     return Opening(NAME, base + j, end + 1, finder, decode_bare, text[j : end + 1])
 
 
@@ -55,7 +57,7 @@ WRAPPER = re.compile(r"<(tool_call|toolcall|tool-call)\b[^>]*>")
 
 
 def decode_bare(block: str) -> list[Decodable | Problem]:
-    return decode_calls(block, SHAPE)
+    return decode_calls(block.rstrip().removesuffix(WRAPPER_CLOSE), SHAPE)
 
 
 def decode_wrapped(block: str) -> list[Decodable | Problem]:
@@ -73,10 +75,9 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="function XML",
     label="<function=…> XML",
     summary="<function=NAME> XML inside <tool_call> (Qwen3-Coder)",
-    starts="<",
+    prefixes=(OPEN,),
     opening=opening,
     render=render,
     rules=XML_RULES,

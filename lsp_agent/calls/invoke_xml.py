@@ -67,17 +67,21 @@ def decode(block: str) -> list[Decodable | Problem]:
     return decode_calls(body, SHAPE)
 
 
-def render(name: str, arguments: dict) -> str:
+def invoke(name: str, arguments: dict) -> str:
+    """One <invoke> element (also MiniMax's, inside its own wrapper)."""
     params = "".join(f'<parameter name="{k}">{as_text(v)}</parameter>\n' for k, v in arguments.items())
-    return f'<function_calls>\n<invoke name="{name}">\n{params}</invoke>\n</function_calls>'
+    return f'<invoke name="{name}">\n{params}</invoke>'
+
+
+def render(name: str, arguments: dict) -> str:
+    return f"{WRAP_OPEN}\n{invoke(name, arguments)}\n{WRAP_CLOSE}"
 
 
 DIALECT = Dialect(
     name=NAME,
-    title="invoke XML",
     label="<invoke> XML",
     summary='<invoke name="NAME"> XML inside <function_calls>',
-    starts="<",
+    prefixes=("<invoke", WRAP_OPEN),
     opening=opening,
     render=render,
     rules=XML_RULES,

@@ -4,6 +4,7 @@ fenced blocks and Mistral's array form)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .model import Decodable, Problem
@@ -62,7 +63,7 @@ def depth(value: Any) -> int:
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, level = stack.pop()
-        if isinstance(item, (dict, list)):
+        if isinstance(item, (dict, list, tuple)):
             deepest = max(deepest, level)
             if level <= MAX_DEPTH:
                 stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
@@ -116,3 +117,31 @@ def json_type(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
         type(value), "a number"
     )
+
+
+def call_with_arguments(name: str, text: str, call_id: str | None = None) -> Decodable | Problem:
+    """A call whose arguments are written as one JSON object (nothing at all means {})."""
+    try:
+        arguments = load(text) if text.strip() else {}
+    except ValueError as exc:
+        return Problem(f"the arguments of {name} are not valid JSON: {exc}")
+    if not isinstance(arguments, dict):
+        return Problem(f"the arguments of {name} must be a JSON object")
+    return Decodable(name, arguments, call_id)
+
+
+def calls_in_section(
+    body: str, call_begin: str, call_end: str, decode_call: Callable[[str], Decodable | Problem]
+) -> list[Decodable | Problem]:
+    """The calls of a section of special tokens (`<｜tool▁call▁begin｜>…<｜tool▁call▁end｜>`,
+    Kimi's alike), each decoded alone by `decode_call`; text outside them is reported."""
+    out: list[Decodable | Problem] = []
+    before, *calls = body.split(call_begin)
+    if before.strip():
+        out.append(Problem(f"text before the first {call_begin}: {before.strip()[:40]!r}"))
+    for call in calls:
+        if call.rstrip().endswith(call_end):
+            out.append(decode_call(call.rstrip().removesuffix(call_end)))
+        else:
+            out.append(Problem(f"a call has no {call_end}"))
+    return out or [Problem(f"no {call_begin} in the section")]

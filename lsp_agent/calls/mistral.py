@@ -16,7 +16,19 @@ import re
 from .dialect import Dialect
 from .jsoncall import calls_from_json, load
 from .model import Decodable, Problem
-from .scan import NAME_LIMIT, PARTIAL, WS_LIMIT, JsonValueFinder, Opening, read_name, run_end, skip_ws, starts
+from .scan import (
+    NAME_LIMIT,
+    PARTIAL,
+    WS_LIMIT,
+    JsonValueFinder,
+    LineEndFinder,
+    Opening,
+    OpenToEnd,
+    read_name,
+    run_end,
+    skip_ws,
+    starts,
+)
 
 NAME = "mistral"
 MARK, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
@@ -30,7 +42,7 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     end = j + len(MARK)
     k = skip_ws(text, end)
     if k > end + WS_LIMIT:
-        return None
+        return junk(text, j, base, end)
     if k == len(text):
         if not final:
             return PARTIAL
@@ -41,11 +53,19 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
         if PARTIAL in marker:
             return PARTIAL
         if True in marker:
-            return None
+            return junk(text, j, base, end)
         return Opening(NAME, base + j, k, JsonValueFinder("[", "the end of the JSON array"), decode, MARK)
+    return named(text, j, k, base, final)
+
+
+def named(text: str, j: int, k: int, base: int, final: bool) -> Opening | object | None:
+    """The newer form from its name at text[k]: `NAME[CALL_ID]id[ARGS]{`, `NAME{`."""
+    end = j + len(MARK)
     got = read_name(text, k, final)
-    if got is None or got is PARTIAL:
-        return got
+    if got is PARTIAL:
+        return PARTIAL
+    if got is None:
+        return junk(text, j, base, end)
     _, e = got
     r = starts(text, e, CALL_ID, final)
     if r is PARTIAL:
@@ -59,10 +79,24 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
         return PARTIAL
     if r:
         e += len(ARGS)
+    elif e == len(text):  # the reply ended after the name
+        return Opening(NAME, base + j, e, OpenToEnd(ARGS), decode, text[j:e])
     elif not text.startswith("{", e):
-        return None
+        return junk(text, j, base, end)
     token = text[j:e]
     return Opening(NAME, base + j, e, JsonValueFinder("{", "the end of the JSON arguments"), decode, token)
+
+
+def junk(text: str, j: int, base: int, end: int) -> Opening:
+    """The marker followed by something that is not a call: reported to the end of its line
+    (the marker is a special token: it never starts prose)."""
+    return Opening(NAME, base + j, end, LineEndFinder(), decode_junk, MARK)
+
+
+def decode_junk(block: str) -> list[Decodable | Problem]:
+    line = block[len(MARK) :].strip()
+    found = repr(line[:40] + ("…" if len(line) > 40 else "")) if line else "nothing"
+    return [Problem(f"expected a JSON array or NAME[ARGS]{{…}} after {MARK}, found {found}")]
 
 
 HEADER = re.compile(r"\[TOOL_CALLS\]\s*(?:([\w.:\-]+)(?:\[CALL_ID\]([\w\-]*))?(\[ARGS\])?)?")
@@ -89,10 +123,9 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="Mistral",
     label="[TOOL_CALLS]",
     summary="[TOOL_CALLS]NAME[ARGS]{…} (Mistral)",
-    starts="[",
+    prefixes=(MARK,),
     opening=opening,
     render=render,
     rules=(

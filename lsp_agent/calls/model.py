@@ -77,10 +77,12 @@ class Decoded:
     visible_text: str
     calls: list[Call]
     diagnostics: list[Diagnostic]
+    reasoning_text: str = ""  # the model's reasoning (<think>…</think> and the like), apart
 
     def to_dict(self) -> dict:
         return {
             "visible_text": self.visible_text,
+            "reasoning_text": self.reasoning_text,
             "calls": [c.to_dict() for c in self.calls],
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
@@ -91,6 +93,13 @@ class Problem:
     """A dialect's verdict on (part of) a block it claimed but could not decode."""
 
     reason: str
+
+
+@dataclass
+class Reasoning:
+    """Text a dialect marks as the model's reasoning: not the answer, and no calls in it."""
+
+    text: str
 
 
 @dataclass

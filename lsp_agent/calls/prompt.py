@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from .dialects import dialect
+from .dialects import dialect, teaching
 from .toolset import ToolSet, ToolSpec, properties, schema_types
 
 
@@ -44,7 +44,8 @@ def example_call(tools: ToolSet) -> tuple[str, dict]:
 
 
 def tool_prompt(name_of_dialect: str, tools: ToolSet) -> str:
-    chosen = dialect(name_of_dialect)
+    """The prompt for a dialect, or for a model family (its first format)."""
+    chosen = teaching(name_of_dialect)
     name, arguments = example_call(tools)
     example = chosen.render(name, arguments)
     rules = chosen.rules

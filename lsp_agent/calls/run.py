@@ -5,7 +5,7 @@ result or error, the diagnostics and the nudge."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ..config import Settings
@@ -38,9 +38,11 @@ def run_calls(
     nudges_used: int = 0,
     max_nudges: int | None = None,
     id_prefix: str = "call_",
+    dialects: Iterable[str] | None = None,
 ) -> dict:
-    """Decode `reply` against `tools` and run each runnable call with `call_tool`."""
-    decoded = decode(reply, finish_reason, tools=tools, id_prefix=id_prefix)
+    """Decode `reply` against `tools` (looking for `dialects`, see decode) and run each
+    runnable call with `call_tool`."""
+    decoded = decode(reply, finish_reason, tools=tools, id_prefix=id_prefix, dialects=dialects)
     results = [run_one(ctx, call, decoded, call_tool) for call in decoded.calls]
     nudge, left = budgeted_nudge(decoded, tools, nudges_used, max_nudges, ctx.settings.max_nudges, ran=True)
     budget = max_chars or ctx.settings.max_chars
@@ -51,6 +53,7 @@ def run_calls(
         "nudge": nudge,
         "nudges_left": left,
         "visible_text": decoded.visible_text,
+        "reasoning_text": decoded.reasoning_text,
     }
 
 

@@ -11,11 +11,11 @@ the text after it again, so each character is scanned a bounded number of times.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .model import Decodable, Problem
+from .model import Decodable, Problem, Reasoning
 
 CLOSED, MALFORMED, OPEN = "closed", "malformed", "open"
 
@@ -44,8 +44,9 @@ class Opening:
     start: int
     end: int
     finder: Finder
-    decode: Callable[[str], list[Decodable | Problem]]
+    decode: Callable[[str], Sequence[Decodable | Problem | Reasoning]]
     token: str  # the opener as written, for messages
+    open_ok: bool = False  # left open at the end of the reply, it is still whole (reasoning)
 
 
 class Openers(Protocol):
@@ -373,7 +374,7 @@ class XmlFinder(HidesFences):
         return End(self.last_child_end, CLOSED)
 
 
-OPENING_OF = {"]": "[", "}": "{"}
+OPENING_OF = {"]": "[", "}": "{", ")": "("}
 
 
 class JsonValueFinder(HidesFences):
@@ -396,10 +397,16 @@ class JsonValueFinder(HidesFences):
             k = skip_ws(text, i, n)
             if k == n:
                 return n, (End(base + n, OPEN) if final else None)
-            if text[k] != self.first:
-                return k, End(
-                    base + k, MALFORMED, f"expected {self.first!r} to start the JSON, found {text[k]!r}"
-                )
+            if text[k] != self.first:  # what is there instead belongs to the block, to its line's end
+                stop = text.find("\n", k, k + TAG_LIMIT)
+                if stop < 0:
+                    if len(text) < k + TAG_LIMIT and not final:
+                        return i, None
+                    stop = min(len(text), k + TAG_LIMIT)
+                found = text[k:stop].strip()
+                found = found if len(found) <= 40 else found[:39] + "…"
+                why = f"expected {self.first!r} to start the JSON, found {found!r}"
+                return stop, End(base + stop, MALFORMED, why)
             self.stack.append(self.first)
             i = k + 1
         while True:
@@ -456,3 +463,210 @@ class JsonValueFinder(HidesFences):
                 if o is not None:
                     return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
                 i = j + 1
+
+
+class ClosedAt:
+    """A block that is whole as soon as its opener is read (a layout token)."""
+
+    expects = ""
+
+    def __init__(self, at: int):
+        self.end = End(at, CLOSED)
+
+    def scan(self, text, i, base, final, openers):
+        return self.end.at - base, self.end
+
+
+class TokenFinder:
+    """The end of a block closed by a special token (`<|END_ACTION|>`): nothing inside
+    counts but the closer. With `last_inner`, a block left open at the end of the reply whose
+    text since the last `last_inner` token (a call's own closer) is only whitespace ends
+    there, whole: the model stopped right before the section's closer."""
+
+    def __init__(self, closer: str, last_inner: str | None = None):
+        self.closer, self.last_inner = closer, last_inner
+        self.expects = closer
+        tokens = [closer] + ([last_inner] if last_inner else [])
+        self.tokens = tokens
+        self.pattern = re.compile("|".join(re.escape(t) for t in tokens))
+        self.whole_at: int | None = None  # where the block ends if nothing but space follows
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        for m in self.pattern.finditer(text, i):
+            self._seen(text, i, m.start())
+            if m.group() == self.closer:
+                return m.end(), End(base + m.end(), CLOSED)
+            self.whole_at, i = base + m.end(), m.end()
+        if final:
+            self._seen(text, i, n)
+            if self.whole_at is not None:
+                return n, End(self.whole_at, CLOSED)
+            return n, End(base + n, OPEN)
+        hold = partial_token_at(text, i, self.tokens)
+        self._seen(text, i, hold)
+        return hold, None
+
+    def _seen(self, text: str, a: int, b: int) -> None:
+        if self.whole_at is not None and text[a:b].strip():
+            self.whole_at = None
+
+
+def partial_token_at(text: str, i: int, tokens: list[str]) -> int:
+    """Where text[i:] ends with the start of one of `tokens` (else len(text))."""
+    n = len(text)
+    for k in range(max(i, n - max(map(len, tokens)) + 1), n):
+        if any(t.startswith(text[k:]) for t in tokens):
+            return k
+    return n
+
+
+class WithTrailer:
+    """A block, then optionally (after whitespace) a trailing token that belongs to it: the
+    closer of a wrapper whose opener the model left out (`</tool_call>` after a bare
+    `<function=…>`), or an end token some models write and others do not."""
+
+    def __init__(self, inner: Finder, trailer: str):
+        self.inner, self.trailer = inner, trailer
+        self.inner_end: int | None = None
+
+    @property
+    def expects(self) -> str:
+        return self.inner.expects
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        if self.inner_end is None:
+            pos, end = self.inner.scan(text, i, base, final, openers)
+            if end is None or end.status != CLOSED or end.at < base + i:
+                return pos, end
+            self.inner_end, i = end.at, end.at - base
+        k = skip_ws(text, i)
+        if k > i + WS_LIMIT:
+            return i, End(self.inner_end, CLOSED)
+        r = starts(text, k, self.trailer, final)
+        if r is True:
+            return k + len(self.trailer), End(base + k + len(self.trailer), CLOSED)
+        if r is PARTIAL or (k == len(text) and not final):
+            return i, None
+        return i, End(self.inner_end, CLOSED)
+
+
+class LineEndFinder:
+    """A block that ends with its line, or where another block opens (its decoder says what
+    is wrong with it)."""
+
+    expects = "the end of the line"
+    EVENT = re.compile(r"[\n<\[]")
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        for m in self.EVENT.finditer(text, i):
+            j = m.start()
+            if text[j] == "\n":
+                return j, End(base + j, CLOSED)
+            o = openers.opening_at(text, j, base, final)
+            if o is PARTIAL:
+                return j, None
+            if o is not None:
+                return j, End(base + j, CLOSED)
+        return len(text), (End(base + len(text), CLOSED) if final else None)
+
+
+class PythonListFinder:
+    """The end of a Python list of calls, `[f(a=1), g()]`: brackets balanced outside
+    string literals (single or double quotes, backslash escapes; a raw line break ends a
+    string, as in Python)."""
+
+    OUT = re.compile(r"""["'\[\](){}\n]""")
+
+    def __init__(self) -> None:
+        self.expects = "the ] that closes the list of calls"
+        self.stack: list[str] = []
+        self.quote: str | None = None
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        while i < n:
+            if self.quote is not None:
+                i = self._in_string(text, i, final)
+                if i < 0:
+                    return (n, End(base + n, OPEN)) if final else (-i - 1, None)
+                continue
+            m = self.OUT.search(text, i)
+            if m is None:
+                break
+            j, c = m.start(), m.group()
+            i = j + 1
+            if c in "\"'":
+                self.quote = c
+            elif c in "[({":
+                self.stack.append(c)
+            elif c in "])}":
+                if not self.stack or self.stack[-1] != OPENING_OF[c]:
+                    return j + 1, End(base + j + 1, MALFORMED, f"{c!r} does not match the brackets before it")
+                self.stack.pop()
+                if not self.stack:
+                    return j + 1, End(base + j + 1, CLOSED)
+        return n, (End(base + n, OPEN) if final else None)
+
+    def _in_string(self, text: str, i: int, final: bool) -> int:
+        """Index after the string's end, or -(hold + 1) when the window ends inside it."""
+        quote = self.quote
+        while i < len(text):
+            c = text[i]
+            if c == "\\":
+                if i + 1 == len(text):
+                    return -(i + 1)
+                i += 2
+                continue
+            if c == quote or c == "\n":
+                self.quote = None
+                return i + 1 if c == quote else i
+            i += 1
+        return -(len(text) + 1)
+
+
+class JsonSequenceFinder:
+    """JSON objects separated by `separator` (Llama 3's `{…}; {…}`): the block ends after
+    the last object (a trailing separator belongs to it)."""
+
+    def __init__(self, separator: str = ";"):
+        self.separator = separator
+        self.value: JsonValueFinder | None = JsonValueFinder("{", "the end of the JSON object")
+        self.last_end = 0  # absolute end of the last complete object
+
+    @property
+    def expects(self) -> str:
+        return self.value.expects if self.value else "the end of the JSON object"
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        while True:
+            if self.value is not None:
+                pos, end = self.value.scan(text, i, base, final, openers)
+                if end is None or end.status != CLOSED:
+                    return pos, end
+                self.value, self.last_end, i = None, end.at, end.at - base
+            k = skip_ws(text, i)
+            if k > i + WS_LIMIT or (k < n and not text.startswith(self.separator, k)):
+                return i, End(self.last_end, CLOSED)
+            if k == n:
+                return (i, None) if not final else (i, End(self.last_end, CLOSED))
+            after = k + len(self.separator)
+            m = skip_ws(text, after)
+            if m == n and not final:
+                return i, None
+            if m < n and m <= after + WS_LIMIT and text[m] == "{":
+                self.value, i = JsonValueFinder("{", "the end of the JSON object"), m
+                continue
+            return after, End(base + after, CLOSED)
+
+
+class OpenToEnd:
+    """A block the reply ended inside of before its opener was whole (`[TOOL_CALLS]name` and
+    nothing after): open from the start."""
+
+    def __init__(self, expects: str):
+        self.expects = expects
+
+    def scan(self, text, i, base, final, openers):
+        return len(text), (End(base + len(text), OPEN) if final else None)

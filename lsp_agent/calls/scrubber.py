@@ -15,11 +15,12 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .dialects import lexicon
-from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, excerpt
-from .scan import CLOSED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
+from .dialects import chosen, lexicon
+from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, Reasoning, excerpt
+from .scan import MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
 from .toolset import ToolSet
 
 HWS_END = re.compile(r"[^ \t\r]")
@@ -101,9 +102,10 @@ class Scrubber:
     """feed(delta) -> newly visible text; flush(finish_reason) -> the rest. Decoded calls
     and diagnostics accumulate in `.calls` and `.diagnostics` as blocks end."""
 
-    def __init__(self, tools: ToolSet, *, id_prefix: str = "call_"):
+    def __init__(self, tools: ToolSet, *, id_prefix: str = "call_", dialects: Iterable[str] | None = None):
         self.tools = tools
-        self.lexicon = lexicon()
+        self.lexicon = lexicon(chosen(dialects))
+        self.reasoning: list[str] = []  # reasoning blocks' text, in order
         self.id_prefix = id_prefix
         self.calls: list[Call] = []
         self.diagnostics: list[Diagnostic] = []
@@ -145,6 +147,10 @@ class Scrubber:
         self._emitter.finish()
         self.closed = True
         return self._emitter.take()
+
+    @property
+    def reasoning_text(self) -> str:
+        return "\n".join(self.reasoning)
 
     def line_of(self, offset: int) -> int:
         return bisect_left(self._newlines, offset) + 1
@@ -244,11 +250,9 @@ class Scrubber:
         (wait for more input) or None (just text)."""
         c = text[j]
         if c in self.lexicon.line_openers:
-            return (
-                self._first_opening(self.lexicon.line_openers[c], text, j, base, final)
-                if self._line_start(text, j)
-                else None
-            )
+            if not self._line_start(text, j):
+                return None
+            return self._first_opening(self.lexicon.line_openers[c].at(text, j, final), text, j, base, final)
         found = self.opening_at(text, j, base, final)
         if found is not None and found is not PARTIAL:
             return found
@@ -264,10 +268,10 @@ class Scrubber:
     def opening_at(self, text: str, j: int, base: int, final: bool):
         """A claimed opener at text[j] (also asked by finders: a new opener inside a block
         means the model started another call)."""
-        candidates = self.lexicon.openers.get(text[j])
-        if candidates is None or self._mention(text, j):
+        openers = self.lexicon.openers.get(text[j])
+        if openers is None or self._mention(text, j):
             return None
-        return self._first_opening(candidates, text, j, base, final)
+        return self._first_opening(openers.at(text, j, final), text, j, base, final)
 
     def _first_opening(self, candidates, text: str, j: int, base: int, final: bool):
         partial = False
@@ -298,7 +302,7 @@ class Scrubber:
     def _record(self, opening: Opening, source: str, end: End) -> None:
         span = (opening.start, opening.start + len(source))
         dialect = opening.dialect
-        if end.status == OPEN:
+        if end.status == OPEN and not opening.open_ok:
             expects = opening.finder.expects
             if self._finish_reason in LENGTH_REASONS:
                 reason = (
@@ -310,11 +314,13 @@ class Scrubber:
                 reason = f"{opening.token} was never closed: the reply ended before {expects}"
                 self._diagnose("unterminated", dialect, span, reason, source)
             return
-        if end.status != CLOSED:
+        if end.status == MALFORMED:
             self._diagnose("malformed", dialect, span, end.reason, source)
             return
         for item in opening.decode(source):
-            if isinstance(item, Problem):
+            if isinstance(item, Reasoning):
+                self.reasoning.append(item.text)
+            elif isinstance(item, Problem):
                 self._diagnose("malformed", dialect, span, item.reason, source)
             else:
                 self._accept(item, dialect, span, source)

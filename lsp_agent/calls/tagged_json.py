@@ -183,10 +183,9 @@ def render(name: str, arguments: dict) -> str:
 
 DIALECT = Dialect(
     name=NAME,
-    title="tagged JSON",
     label="<tool_call> JSON",
     summary="<tool_call> tags around a JSON object (Hermes, Qwen 2.5)",
-    starts="<",
+    prefixes=tuple(f"<{s}" for s in SPELLINGS),
     opening=opening,
     render=render,
     rules=JSON_RULES,

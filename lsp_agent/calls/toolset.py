@@ -4,8 +4,11 @@ or the runtime's own list (name + JSON Schema), so a runtime with other tools ca
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
+import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +17,7 @@ import jsonschema
 from referencing.exceptions import Unresolvable  # jsonschema's own dependency: a $ref to nowhere
 
 from ..errors import ArgumentError
-from .jsoncall import load
+from .jsoncall import MAX_DEPTH, depth, load
 
 ANY_OBJECT = {"type": "object"}
 
@@ -26,24 +29,91 @@ class ToolSpec:
     schema: dict
 
 
-def spec_from(entry: Any) -> ToolSpec:
+def spec_from(entry: Any, where: str = "tool") -> ToolSpec:
     """One tool description in any of the usual shapes: {name, inputSchema} (MCP, our
-    catalog), {name, input_schema}, {name, parameters}, or {type: "function", function: {...}}."""
+    catalog), {name, input_schema}, {name, parameters}, or {type: "function", function: {...}}.
+    A refusal names the tool (`where`: its place in the list) and the field at fault."""
     if not isinstance(entry, dict):
-        raise ArgumentError(f"a tool must be an object with a name, got {type(entry).__name__}")
+        raise ArgumentError(f"{where}: a tool must be an object with a name, got {type(entry).__name__}")
     if entry.get("type") == "function" and isinstance(entry.get("function"), dict):
         entry = entry["function"]
     name = entry.get("name")
-    if not isinstance(name, str) or not name:
-        raise ArgumentError("every tool needs a non-empty string `name`")
-    schema = entry.get("inputSchema", entry.get("input_schema", entry.get("parameters", ANY_OBJECT)))
+    if not isinstance(name, str) or not name.strip():
+        raise ArgumentError(f"{where}: `name` must be a non-empty string, got {json.dumps(name)[:40]}")
+    where = f"{where} ({name})"
+    schema = entry.get("inputSchema", entry.get("input_schema", entry.get("parameters")))
+    if schema is None:
+        schema = ANY_OBJECT
     if not isinstance(schema, dict):
-        raise ArgumentError(f"tool {name!r}: its schema must be an object")
+        raise ArgumentError(f"{where}: its parameters (JSON Schema) must be an object")
+    schema = with_standard_types(schema)
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
-        raise ArgumentError(f"tool {name!r}: invalid JSON Schema: {exc.message}") from None
+        field = "/".join(str(p) for p in exc.path) or "the schema"
+        raise ArgumentError(f"{where}: invalid JSON Schema at {field}: {exc.message}") from None
     return ToolSpec(name, str(entry.get("description", "")), schema)
+
+
+# Type names real runtimes and fixtures write (Python's, mostly) for JSON Schema's own.
+TYPE_ALIASES = {
+    "float": "number",
+    "double": "number",
+    "int": "integer",
+    "long": "integer",
+    "str": "string",
+    "text": "string",
+    "bool": "boolean",
+    "dict": "object",
+    "map": "object",
+    "list": "array",
+    "tuple": "array",
+    "none": "null",
+}
+SCHEMA_KEYWORDS_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
+
+
+def with_standard_types(schema: Any) -> Any:
+    """The schema with type aliases ("float", "str", "dict", …) replaced by JSON Schema's
+    types and `"type": "any"` dropped (iterative: no recursion on deep schemas)."""
+    if not isinstance(schema, dict):
+        return schema
+    root: dict = dict(schema)
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if isinstance(kind, str):
+                mapped = standard_type(kind)
+                if mapped is None:
+                    del node["type"]
+                else:
+                    node["type"] = mapped
+            elif isinstance(kind, list):
+                node["type"] = [t for t in (standard_type(k) if isinstance(k, str) else k for k in kind) if t]
+            for key, value in node.items():
+                if isinstance(value, (dict, list)) and key not in ("enum", "const", "default", "examples"):
+                    copy = dict(value) if isinstance(value, dict) else list(value)
+                    node[key] = copy
+                    stack.append(copy)
+        elif isinstance(node, list):
+            for k, value in enumerate(node):
+                if isinstance(value, (dict, list)):
+                    copy = dict(value) if isinstance(value, dict) else list(value)
+                    node[k] = copy
+                    stack.append(copy)
+    return root
+
+
+def standard_type(kind: str) -> str | None:
+    """JSON Schema's name for a type name; None for "any"; unknown names as they are."""
+    lowered = kind.lower()
+    if lowered == "any":
+        return None
+    if lowered in SCHEMA_KEYWORDS_TYPES:
+        return lowered
+    return TYPE_ALIASES.get(lowered, kind)
 
 
 class ToolSet:
@@ -55,7 +125,7 @@ class ToolSet:
 
     @classmethod
     def from_list(cls, entries: Iterable[Any]) -> ToolSet:
-        return cls(spec_from(e) for e in entries)
+        return cls(spec_from(e, f"tools[{n}]") for n, e in enumerate(entries))
 
     def __contains__(self, name: str) -> bool:
         return name in self.specs
@@ -69,11 +139,14 @@ class ToolSet:
         near = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.5)
         return [lowered[n] for n in near]
 
+    def types_of(self, tool: str, argument: str) -> set[str]:
+        spec = self.specs.get(tool)
+        return schema_types(properties(spec.schema).get(argument, {})) if spec else set()
+
     def wants_text(self, tool: str, argument: str) -> bool:
         """Whether a raw-text argument should stay a string (its schema allows a string,
         or says nothing about its type)."""
-        spec = self.specs.get(tool)
-        types = schema_types(properties(spec.schema).get(argument, {})) if spec else set()
+        types = self.types_of(tool, argument)
         return not types or "string" in types
 
     def coerce(self, tool: str, arguments: dict, text_params: frozenset[str]) -> dict:
@@ -83,11 +156,12 @@ class ToolSet:
         out = dict(arguments)
         for key in text_params:
             value = out.get(key)
-            if isinstance(value, str) and not self.wants_text(tool, key):
-                try:
-                    out[key] = load(value)
-                except ValueError:
-                    pass  # left as text: the schema check says what is wrong with it
+            if not isinstance(value, str):
+                continue
+            if not self.wants_text(tool, key):
+                out[key] = typed_value(value)
+            elif value.strip() in ("null", "None") and "null" in self.types_of(tool, key):
+                out[key] = None  # a nullable string written as the null literal
         return out
 
     def violations(self, tool: str, arguments: dict) -> list[tuple[str | None, str]]:
@@ -99,9 +173,47 @@ class ToolSet:
             errors = sorted(
                 validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.message)
             )
-        except Unresolvable as exc:  # the runtime's schema is at fault, not the call
+        except (Unresolvable, re.error) as exc:  # the runtime's schema is at fault, not the call
             return [(None, f"the tool's schema cannot be checked: {exc}")]
         return [explain(e, arguments) for e in errors]
+
+
+MAX_LITERAL = 100_000  # characters: longer text is not read as a Python literal
+
+
+def typed_value(text: str) -> Any:
+    """Raw text read as JSON, else as a Python literal (`True`, `None`, `{'a': 1}`, as
+    SGLang and mlx-lm do), else left as text: the schema check says what is wrong with it."""
+    try:
+        return load(text)
+    except ValueError:
+        pass
+    if len(text) > MAX_LITERAL:
+        return text
+    try:
+        return json_value(ast.literal_eval(text.strip()))
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return text
+
+
+def json_value(value: Any) -> Any:
+    """A Python literal as JSON holds it (tuples as lists); anything JSON cannot hold (a
+    set, an infinite number, nesting deeper than MAX_DEPTH) is refused with ValueError."""
+    if depth(value) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return plain(value)
+
+
+def plain(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: plain(v) for k, v in value.items()}
+    raise ValueError("not a JSON value")
 
 
 def properties(schema: dict) -> dict[str, dict]:

@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from .jsoncall import load
 from .model import Decodable, Problem
 from .scan import find_unfenced
 
@@ -40,6 +41,9 @@ class Shape:
     call_tag: str  # for messages, with {} for the name: '<function={}>'
     parameter: re.Pattern  # a parameter's opening tag; its first matching group is the name
     parameter_tag: str  # '<parameter={}>'
+    parameter_close: str = PARAMETER_CLOSE
+    # A group `string` in `parameter` (DeepSeek's string="true|false"): "false" means the value
+    # is JSON; "true" that it is text, typed by the schema like any other raw value.
 
 
 def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
@@ -64,30 +68,51 @@ def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
 
 
 def decode_call(name: str, inner: str, shape: Shape) -> Decodable | Problem:
+    """A call's parameters. A parameter's value ends at its closer or, when the closer is
+    missing, where the next parameter (or the call) begins, as the peers read it: a missing
+    closer never makes the next parameter part of a value."""
     name = name.strip()
     if not name:
         return Problem(f"{shape.call_tag.format('')} has an empty name")
     where = f"in {shape.call_tag.format(name)}"
-    arguments: dict[str, str] = {}
+    arguments: dict[str, object] = {}
+    text_params: set[str] = set()
     pos = 0
     while True:
         pos = skip_space(inner, pos)
         if pos == len(inner):
-            return Decodable(name, arguments, text_params=frozenset(arguments))
+            return Decodable(name, arguments, text_params=frozenset(text_params))
         m = shape.parameter.match(inner, pos)
         if not m:
             expected = shape.parameter_tag.format("NAME")
             return Problem(f"{where}: expected {expected}, found {snippet(inner, pos)}")
         key = name_of(m).strip()
-        end = find_unfenced(inner, PARAMETER_CLOSE, m.end())
         if not key:
             return Problem(f"{where}: a parameter has an empty name")
-        if end < 0:
-            return Problem(f"{where}: {shape.parameter_tag.format(key)} has no {PARAMETER_CLOSE}")
         if key in arguments:
             return Problem(f"{where}: parameter {key!r} is given twice")
-        arguments[key] = layout_stripped(inner[m.end() : end])
-        pos = end + len(PARAMETER_CLOSE)
+        value, pos = parameter_value(inner, m.end(), shape)
+        string = m.groupdict().get("string")
+        if string == "false":
+            try:
+                arguments[key] = load(value.strip())
+            except ValueError:
+                arguments[key] = value
+                text_params.add(key)
+        else:  # text; read as JSON where the tool's schema wants another type
+            arguments[key] = value
+            text_params.add(key)
+
+
+def parameter_value(inner: str, start: int, shape: Shape) -> tuple[str, int]:
+    """(the value, where to go on) for a parameter whose opening tag ends at `start`."""
+    close = find_unfenced(inner, shape.parameter_close, start)
+    following = shape.parameter.search(inner, start)
+    if following is not None and (close < 0 or following.start() < close):
+        return layout_stripped(inner[start : following.start()].rstrip(" \t")), following.start()
+    if close < 0:
+        return layout_stripped(inner[start:].rstrip(" \t")), len(inner)
+    return layout_stripped(inner[start:close]), close + len(shape.parameter_close)
 
 
 def name_of(m: re.Match) -> str:

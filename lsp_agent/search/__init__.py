@@ -1,45 +1,43 @@
-"""Search engines: ripgrep (`rg --json`) and a pure-Python engine with the same answers.
+"""Search: ripgrep (`rg --json`) over the workspace's files and its open editor buffers.
 
-Both yield the same records: per file, its matches (line, the matched line(s), the columns
-of the first match) and its context lines, ordered by path then line. Binary files (a NUL
-byte anywhere) are skipped; those that match are counted. Open editor buffers are searched
-as their unsaved text in place of the disk.
+The engine reports, per file, its matches (line, the matched line(s), the columns of the
+first match), its context lines and ripgrep's counts, in path-then-line order, to a sink:
+the Collector. Binary files (a NUL byte anywhere) are skipped; those that match are named
+with `count_binary`. Open editor buffers are searched as their unsaved text, through rg's
+stdin, when rg would search a file at their path (see walk.py).
 
-The engines report to a sink, the Collector. The caller may hand it a `keep_details` test
-(the shortening chain's): once it says no stage showing matches can fit, the collector stops
-keeping each match's text and only counts (`detailed=False`); the answer will be counts
-anyway, and this keeps a very common pattern close to ripgrep's own speed.
+The caller may hand the collector a `keep_details` test (the shortening chain's): once it
+says no stage showing matches can fit, the collector stops keeping each match's text and
+only counts (`detailed=False`); the answer will be counts anyway, and this keeps a very
+common pattern close to ripgrep's own speed.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import sys
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import Refusal
 from ..workspace import Workspace
 from .model import Engine, FileMatches, Match, Outcome, Query, Target
+from .walk import find_rg, list_files, require_rg, searched_buffers
 
 # keep_details(file, matches just added, file is new) -> may the matches still be shown?
 KeepDetails = Callable[[FileMatches, list[Match], bool], bool]
 
 
 class Collector:
-    """Receives one engine's records and keeps details while they might still be shown."""
+    """Receives the engine's records and keeps details while they might still be shown."""
 
     def __init__(self, ws: Workspace, keep_details: KeepDetails | None, skip: set[Path]):
         self.ws = ws
         self.keep_details = keep_details  # None: keep every match's details
         self.skip = skip  # open editor buffers: searched separately, as their text
         self.files: dict[Path, FileMatches] = {}
+        self.done: set[Path] = set()  # files fully reported (a file under two searched paths comes twice)
         self.binary: list[str] = []
         self.total = 0
-        self.files_searched = 0  # by the Python engine, for progress (ripgrep does not say)
         self.detailed = True
         # one root: a path is shown relative to it (Workspace.display, without its cost per file)
         self._prefix = str(ws.roots[0]) + "/" if len(ws.roots) == 1 else None
@@ -50,6 +48,9 @@ class Collector:
             return raw[len(self._prefix) :]
         return self.ws.display(path)
 
+    def skipped(self, path: Path, from_editor: bool) -> bool:
+        return path in self.skip and not from_editor
+
     def add(
         self,
         path: Path,
@@ -59,8 +60,8 @@ class Collector:
         *,
         from_editor: bool = False,
     ) -> None:
-        """Add some of a file's matches (a file may come in several parts, in line order)."""
-        if not count or (path in self.skip and not from_editor):
+        """Add some of a file's match records (a file may come in several parts, in line order)."""
+        if not count or self.skipped(path, from_editor):
             return
         entry = self.files.get(path)
         new = entry is None
@@ -73,6 +74,12 @@ class Collector:
             entry.context.update(context)
             if self.keep_details is not None and not self.keep_details(entry, matches, new):
                 self.drop_details()
+
+    def counted(self, path: Path, lines: int, hits: int, *, from_editor: bool = False) -> None:
+        """A file's totals, as ripgrep counts them (matched lines, matches)."""
+        entry = self.files.get(path)
+        if entry is not None and not self.skipped(path, from_editor):
+            entry.lines, entry.hits = lines, hits
 
     def drop_details(self) -> None:
         self.detailed = False
@@ -90,33 +97,13 @@ class Collector:
         if matched:
             self.binary.append(self.shown(path))
 
-    def outcome(self, engine: str) -> Outcome:
+    def outcome(self, engine: str, multiline: bool) -> Outcome:
         files = sorted(self.files.values(), key=lambda f: f.shown)
         for f in files:
             f.matches.sort(key=lambda m: m.line)
-        return Outcome(files, self.total, sorted(self.binary), self.detailed, engine)
-
-
-def find_rg() -> str | None:
-    """rg on PATH, else the one the `ripgrep` wheel installed next to this interpreter."""
-    found = shutil.which("rg")
-    if found:
-        return found
-    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
-        candidate = os.path.join(folder, "rg.exe" if os.name == "nt" else "rg")
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-def decode(data: bytes) -> str:
-    """Bytes as ripgrep reads them: a BOM selects UTF-16 or is dropped; invalid UTF-8 is
-    replaced."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8", errors="replace")
+        lines = sum(f.lines for f in files)
+        hits = sum(f.hits for f in files)
+        return Outcome(files, self.total, sorted(self.binary), self.detailed, engine, lines, hits, multiline)
 
 
 def strip_eol(line: str) -> str:
@@ -128,36 +115,29 @@ def run_search(
     query: Query,
     targets: list[Target],
     *,
-    engine: str = "auto",
     keep_details: KeepDetails | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[str], None] = lambda message: None,
 ) -> Outcome:
-    """Search `targets` with `engine` ("auto": ripgrep if found, "rg", "python"); with
-    `keep_details`, only counts are kept once it says the matches cannot be shown."""
-    from . import pure, ripgrep
+    """Search `targets` with ripgrep, open buffers as their text; with `keep_details`, only
+    counts are kept once it says the matches cannot be shown."""
+    from .ripgrep import RipgrepEngine
 
     check_query(query)
-    rg = find_rg() if engine in ("auto", "rg") else None
-    if engine == "rg" and rg is None:
-        raise Refusal(
-            "no_ripgrep", "search_engine is 'rg' but no rg was found on PATH or in the ripgrep wheel."
-        )
     overlay = ws.open_documents()
     collector = Collector(ws, keep_details, set(overlay))
-    searcher: Engine = ripgrep.RipgrepEngine(rg, query) if rg is not None else pure.PythonEngine(query)
+    searcher: Engine = RipgrepEngine(require_rg(), query)
     searcher.check()
     for target in targets:
         searcher.search(target, collector, cancelled, progress)
-
-    # Open buffers under the searched paths, as their unsaved text, by the same rules.
-    for path, text in sorted(overlay.items()):
-        for target in targets:
-            if any(visits(target.root, rel, path, query.globs) for rel in target.rels):
-                searcher.search_text(path, text, collector)
-                collector.files_searched += 1
-                break
-    return collector.outcome("ripgrep" if rg is not None else "python")
+    # Open buffers, as their unsaved text, where ripgrep would search a file at their path.
+    searched: set[Path] = set()
+    for target in targets:
+        buffers = [p for p in overlay if p.is_relative_to(target.root) and p not in searched]
+        searched |= searched_buffers(target.root, target.rels, query.globs, buffers)
+    for path in sorted(searched):
+        searcher.search_text(path, overlay[path], collector)
+    return collector.outcome(searcher.name, query.multiline)
 
 
 # Untrusted input must not reach rg's command line in a form the OS refuses (a NUL byte, an
@@ -168,13 +148,20 @@ MAX_GLOBS = 100
 
 
 def shorten(text: str, width: int = 200) -> str:
-    """A pattern or glob as echoed in answers and refusals: JSON, cut at `width` with "…"."""
+    """A pattern or glob as echoed in answers: JSON, cut at `width` with "…"."""
     shown = json.dumps(text, ensure_ascii=False)
     return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
+def quoted(text: str, width: int = 200) -> str:
+    """A pattern as the user wrote it, in quotes (cut at `width`, saying so)."""
+    if len(text) <= width:
+        return f'"{text}"'
+    return f'"{text[:width]}…" (the first {width} of {len(text):,} characters)'
+
+
 def check_query(query: Query) -> None:
-    """Refuse, the same way for both engines, what neither can run."""
+    """Refuse what ripgrep cannot be given: rg would fail, or the OS would refuse to start it."""
     if "\n" in query.pattern and not query.multiline:
         raise Refusal(
             "invalid_regex", "The pattern contains a line break; set multiline=true to match across lines."
@@ -201,25 +188,6 @@ def check_query(query: Query) -> None:
             )
 
 
-def visits(root: Path, rel: str, path: Path, globs: tuple[str, ...]) -> bool:
-    """Would a search of root-relative `rel` visit `path`? (The walk's rules, for files
-    that exist only as editor buffers or whose disk copy is stale.)"""
-    from .ignore import Rules
-
-    base = root / rel if rel else root
-    if path == base:
-        return True
-    if not path.is_relative_to(base):
-        return False
-    rules = Rules(root, rel, list(globs))
-    parts = path.relative_to(root).as_posix().split("/")
-    start = len(rel.split("/")) if rel else 0
-    for i in range(start, len(parts)):
-        if rules.ignored("/".join(parts[: i + 1]), i < len(parts) - 1):
-            return False
-    return True
-
-
 __all__ = [
     "Collector",
     "Engine",
@@ -230,5 +198,6 @@ __all__ = [
     "Query",
     "Target",
     "find_rg",
+    "list_files",
     "run_search",
 ]

@@ -67,18 +67,44 @@ class Search:
     options: str = ""  # shown after the pattern: "ignore_case, glob *.py"
     before: int = 0  # context lines asked for
     after: int = 0
-    offset: int = 0
-    limit: int | None = None
+    offset: int = 0  # a page of the full matches: the first one shown …
+    limit: int | None = None  # … and at most how many (as many as fit the budget)
     budget: int = DEFAULT_BUDGET  # the answer's max_chars: what a suggested page must fit
     extra_notes: list[str] = field(default_factory=list)  # paths left out, …
-    files: list[FileMatches] = field(init=False)  # the page's files and matches
+    files: list[FileMatches] = field(init=False)  # the shown files and matches
     shown_matches: int = field(init=False)
     _symbols: dict[str, dict[int, str | None] | None] = field(init=False, default_factory=dict)
     full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
     _page_sizes: dict[tuple[int, int, int], int] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.files, self.shown_matches = page(self.outcome, self.offset, self.limit, self.before, self.after)
+        self.show(self.limit)
+        self._whole = {f.shown: f for f in self.outcome.files}
+
+    def show(self, count: int | None) -> None:
+        """Show `count` matches from the offset (None: all the rest)."""
+        self.files, self.shown_matches = page(self.outcome, self.offset, count, self.before, self.after)
+
+    def page_of(self, offset: int, count: int) -> Search:
+        page = Search(
+            self.outcome,
+            self.pattern,
+            self.symbols,
+            self.options,
+            self.before,
+            self.after,
+            offset,
+            count,
+            self.budget,
+            self.extra_notes,
+        )
+        page._symbols = self._symbols  # symbols computed once for every page tried
+        return page
+
+    @property
+    def paging(self) -> bool:
+        """A page was asked for (offset/limit): it shows full matches, as many as fit."""
+        return self.offset > 0 or self.limit is not None
 
     @property
     def context(self) -> bool:
@@ -86,11 +112,13 @@ class Search:
 
     @property
     def paged(self) -> bool:
-        return self.offset > 0 or (self.limit is not None and self.limit < self.outcome.total)
+        return self.offset > 0 or self.shown_matches < self.outcome.total
 
     def symbols_of(self, file: FileMatches) -> dict[int, str | None] | None:
+        """Enclosing symbols of the file's match lines, asked once for all its matches (a
+        page's file holds only some of them)."""
         if file.shown not in self._symbols:
-            self._symbols[file.shown] = self.symbols(file)
+            self._symbols[file.shown] = self.symbols(self._whole.get(file.shown, file))
         return self._symbols[file.shown]
 
     def label(self, file: FileMatches, line: int) -> str | None:
@@ -118,7 +146,7 @@ def page(
         context = {
             n: t for n, t in f.context.items() if any(m.line - before <= n <= m.last + after for m in kept)
         }
-        files.append(FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor))
+        files.append(FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor, f.lines, f.hits))
         shown += len(kept)
     return files, shown
 
@@ -249,7 +277,9 @@ def file_numbers(s: Search, w: Writer) -> None:
 
 def file_counts(s: Search, w: Writer) -> None:
     for f in s.files:
-        w.add(f"{heading(f)}: {f.count:,}")
+        w.add(
+            f"{heading(f)}: {f.hits:,}" if f.lines == f.hits else f"{heading(f)}: {counts(f.lines, f.hits)}"
+        )
 
 
 def summary(s: Search, w: Writer) -> None:
@@ -261,9 +291,9 @@ def summary(s: Search, w: Writer) -> None:
         folder = f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."
         name = f.shown.rsplit("/", 1)[-1]
         kind = "*." + name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name
-        folders[folder] += f.count
+        folders[folder] += f.hits
         folder_files[folder] += 1
-        types[kind] += f.count
+        types[kind] += f.hits
         type_files[kind] += 1
     for title, counts, files in (("by folder", folders, folder_files), ("by type", types, type_files)):
         entries = [f"{key} {n:,} ({plural(files[key], 'file')})" for key, n in counts.most_common(10)]
@@ -297,13 +327,27 @@ NEEDS_DETAILS = {1, 2, 3, 4, 5}
 # --- header, notes, guidance -------------------------------------------------------------------
 
 
+def counts(lines: int, hits: int) -> str:
+    """'2,104 matches', or '1,681 lines, 2,104 matches' where lines hold several (ripgrep's
+    --count and --count-matches)."""
+    return plural(hits, "match") if lines == hits else f"{plural(lines, 'line')}, {plural(hits, 'match')}"
+
+
+def unit(o: Outcome) -> str:
+    """What offset and limit count: match records, one per matched line (one per block of
+    touching lines with multiline), called matches where each holds one match."""
+    if o.total == o.hits:
+        return "matches"
+    return "blocks of lines" if o.multiline else "lines"
+
+
 def header(s: Search, stage: int, width: int | None) -> str:
     o = s.outcome
     options = f" ({s.options})" if s.options else ""
     name = STAGE_NAMES[stage].format(width=width)
-    totals = f"{plural(o.total, 'match')} in {plural(len(o.files), 'file')}"
+    totals = f"{counts(o.lines, o.hits)} in {plural(len(o.files), 'file')}"
     if s.paged:
-        totals += f", showing matches {s.offset + 1:,}-{s.offset + s.shown_matches:,}"
+        totals += f", showing {unit(o)} {s.offset + 1:,}-{s.offset + s.shown_matches:,}"
     return f"search {shorten(s.pattern)}{options} · {totals} · stage {stage}/7: {name}"
 
 
@@ -331,51 +375,64 @@ NEXT_LINE = 80  # room kept for a page's own "more: the next page with offset=�
 def page_size(s: Search, offset: int, most: int) -> int:
     """The most matches from `offset` (at most `most`) whose full matches (stage 1) fit the
     budget as a page of their own, its header and "more" line included: the `limit` an
-    answer suggests is checked by rendering that page, so following it gives full matches.
-    (An estimate when only counts were kept.)"""
+    answer suggests is checked by rendering that page, so following it gives exactly that
+    page. 0 when not even one fits (that page comes cut). (An estimate when only counts
+    were kept.)"""
     if not s.outcome.detailed:
         return max(1, min(most, (s.budget - 300) // 80))
     key = (offset, most, s.budget)
     if key not in s._page_sizes:
 
         def fits(n: int) -> bool:
-            page = Search(s.outcome, s.pattern, s.symbols, s.options, s.before, s.after, offset, n, s.budget)
-            page._symbols = s._symbols  # symbols computed once for every page tried
             try:
-                render(page, 1, budget=s.budget - NEXT_LINE, guide=False)
+                render(s.page_of(offset, n), 1, budget=s.budget - NEXT_LINE, guide=False)
                 return True
             except Overflow:
                 return False
 
         hi = most
-        if s.full_fit is not None and offset == s.offset:
-            hi = max(1, min(hi, s.full_fit))  # stage 1 of the whole overflowed after this many
-        s._page_sizes[key] = largest_fit(1, hi, fits)
+        if s.full_fit is not None and offset == 0:
+            hi = min(hi, s.full_fit)  # stage 1 of the whole overflowed before match full_fit + 1 ended
+        s._page_sizes[key] = largest_fit(0, hi, fits)
     return s._page_sizes[key]
+
+
+def next_page(s: Search) -> tuple[str | None, dict | None]:
+    """A page's way on: the page after it, sized to fit, if any matches are left."""
+    end = s.offset + s.shown_matches
+    if end >= s.outcome.total:
+        return None, None
+    limit = max(1, page_size(s, end, s.limit or s.outcome.total - end))
+    return f"the next page with offset={end} limit={limit}", {"offset": end, "limit": limit}
 
 
 def guidance(s: Search, stage: int) -> tuple[str | None, dict | None]:
     """The 'more:' line and the arguments of the call that gets more."""
-    total_shown = s.shown_matches
+    if s.paging:
+        way, nxt = next_page(s)
+        ways = [way] if way else []
+        if stage > 1:  # a page of one match too long for the budget: cut, the read shows it whole
+            f = s.files[0]
+            ways.insert(0, f"read it whole with read path={json.dumps(f.shown)} start={f.matches[0].line}")
+        return ("more: " + "; ".join(ways) if ways else None), nxt
     if stage == 1:
-        end = s.offset + total_shown
-        if s.limit is not None and end < s.outcome.total:
-            limit = page_size(s, end, s.limit)
-            nxt = {"offset": end, "limit": limit}
-            return f"more: the next page with offset={end} limit={limit}", nxt
-        return None, None
-    limit = page_size(s, s.offset, total_shown)
-    nxt = {"offset": s.offset, "limit": limit}
-    ways = [f"page the full matches with offset={s.offset} limit={limit}"]
+        return None, None  # every match shown
+    limit = max(1, page_size(s, 0, s.outcome.total))
+    nxt = {"offset": 0, "limit": limit}
+    ways = [f"page the full matches with offset=0 limit={limit}"]
     folders: Counter[str] = Counter()
+    folder_lines: Counter[str] = Counter()
     for f in s.files:
-        folders[f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."] += f.count
+        folder = f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."
+        folders[folder] += f.hits
+        folder_lines[folder] += f.lines
     if len(s.files) > 1:  # the folder with most matches, or the file when all share one folder
         top, n = folders.most_common(1)[0]
+        lines = folder_lines[top]
         if top == "." or len(folders) == 1:
-            biggest = max(s.files, key=lambda f: f.count)
-            top, n = biggest.shown, biggest.count
-        ways.append(f"narrow with paths=[{json.dumps(top)}] ({plural(n, 'match')}) or a glob")
+            biggest = max(s.files, key=lambda f: f.hits)
+            top, n, lines = biggest.shown, biggest.hits, biggest.lines
+        ways.append(f"narrow with paths=[{json.dumps(top)}] ({counts(lines, n)}) or a glob")
     if stage <= 5:
         f = s.files[0]
         ways.append(f"read a match with read path={json.dumps(f.shown)} start={f.matches[0].line}")
@@ -428,26 +485,33 @@ def widest(s: Search) -> int:
 
 
 def fit(s: Search, max_chars: int) -> dict:
-    """The earliest stage within `max_chars`, as an answer's fields."""
+    """The earliest stage within `max_chars`, as an answer's fields. A page (offset/limit)
+    is never shrunk: it shows as many full matches as fit, and a next page for the rest; a
+    single match too long for the budget comes alone, cut, with the read that shows it."""
     o = s.outcome
     s.budget = max_chars
     if o.total == 0:
         return nothing_found(s, max_chars)
-    answer = first_fit(stages(s, max_chars))
+    if s.paging:
+        shown = page_size(s, s.offset, s.limit or o.total - s.offset)
+        s.show(max(shown, 1))
+        if shown:
+            return answer_at(s, 1, None, max_chars)
+    answer = first_fit(stages(s, max_chars, first=2 if s.paging else 1))
     if answer is not None:
         return answer
     minimum = smallest(s)
     raise Refusal(
         "budget_too_small",
-        f"max_chars={max_chars} is too small for even the summary of {plural(o.total, 'match')}; "
+        f"max_chars={max_chars} is too small for even the summary of {counts(o.lines, o.hits)}; "
         f"the smallest budget for this search is {minimum}.",
         minimum=minimum,
     )
 
 
-def stages(s: Search, max_chars: int) -> Iterator[Callable[[], dict]]:
+def stages(s: Search, max_chars: int, first: int = 1) -> Iterator[Callable[[], dict]]:
     """The stages that can show this outcome, in order, each as the attempt to render it."""
-    for stage in range(1, 8):
+    for stage in range(first, 8):
         if stage in NEEDS_DETAILS and not s.outcome.detailed:
             continue
         width = None

@@ -45,17 +45,22 @@ class FileMatches:
     shown: str  # as shown to agents
     matches: list[Match] = field(default_factory=list)
     context: dict[int, str] = field(default_factory=dict)
-    count: int = 0  # matches, also when their details were dropped
+    count: int = 0  # ripgrep's match records (the unit of paging), also when details were dropped
     from_editor: bool = False
+    lines: int = 0  # matched lines, as ripgrep's --count (its stats' matched_lines)
+    hits: int = 0  # matches, as ripgrep's --count-matches (several on a line count apart)
 
 
 @dataclass
 class Outcome:
     files: list[FileMatches]  # files with matches, sorted by shown path
-    total: int
+    total: int  # match records: one per matched line (per run of lines with multiline)
     binary: list[str]  # binary files with matches, skipped
     detailed: bool  # False: only counts were kept (the answer could not show more)
     engine: str
+    lines: int  # matched lines (ripgrep's --count)
+    hits: int  # matches (ripgrep's --count-matches)
+    multiline: bool = False
 
 
 @dataclass

@@ -1,14 +1,10 @@
-"""The ripgrep engine: `rg --json`, parsed as it streams, stoppable at any moment.
+"""The engine: `rg --json`, parsed as it streams, stoppable at any moment.
 
-Flags that make ripgrep's choices reproducible (and equal to the Python engine's):
-`--no-config` (no user config file), `--no-ignore-global` (no per-user excludes),
-`--no-require-git` (a .gitignore counts outside git repositories too), `--no-ignore-parent`
-(nothing is read above the searched folder; the workspace folders between the root and a
-searched folder come as one `--ignore-file`), and `--no-mmap` (binary files are read in
-buffers, the same way every time). Binary files are skipped as ripgrep skips them, at their
+The files are chosen by walk.py's flags (the one walker); `--no-mmap` reads binary files in
+buffers, the same way every time. Binary files are skipped as ripgrep skips them, at their
 first NUL byte; matches reported before it are dropped. With `count_binary`, `--binary`
 reads them whole (NULs as line breaks) so those that match are reported and counted — which
-costs reading every binary file to its end.
+costs reading every binary file to its end. Open buffers are searched through rg's stdin.
 
 Cancellation kills the process from a watcher thread and reaps it: no rg is left behind.
 """
@@ -16,17 +12,19 @@ Cancellation kills the process from a watcher thread and reaps it: no rg is left
 from __future__ import annotations
 
 import base64
+import errno
 import json
-import os
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import Cancelled, Refusal
 from ..workspace import Text
-from . import Collector, Match, Query, Target, shorten, strip_eol
-from .ignore import ancestor_rules
+from . import Collector, quoted, strip_eol
+from .model import Match, Progress, Query, Target
+from .walk import walk_args
 
 MATCH_PREFIX = b'{"type":"match"'
 CHUNK = 512  # matches handed to the collector at a time, so a huge file cannot pile up
@@ -70,6 +68,19 @@ def record(data: dict) -> Match:
     return Match(data["line_number"], lines, min(col, width), min(end, width))
 
 
+def regex_refusal(pattern: str, message: str) -> Refusal:
+    """rg refused the pattern: quoted as written, with rg's own error line and a hint."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    reason = next((line.removeprefix("error: ") for line in lines if line.startswith("error:")), None)
+    if reason is None:
+        reason = " ".join(line.removeprefix("rg: ") for line in lines) or "rejected"
+    return Refusal(
+        "invalid_regex",
+        f"The pattern {quoted(pattern)} is not a valid regex (Rust regex syntax); ripgrep says: "
+        f"{clip(reason)}. To search for the text as written, set fixed_strings=true.",
+    )
+
+
 class RipgrepEngine:
     name = "ripgrep"
 
@@ -80,9 +91,9 @@ class RipgrepEngine:
     def check(self) -> None:
         pass  # ripgrep itself refuses a bad pattern; its message is passed on
 
-    def common_args(self) -> list[str]:
+    def match_args(self) -> list[str]:
         q = self.query
-        args = [self.rg, "--json", "--no-config", "--no-mmap", "--no-messages"]
+        args = [self.rg, "--json", "--no-config", "--no-mmap"]
         if q.count_binary:
             args.append("--binary")
         if q.ignore_case:
@@ -95,39 +106,31 @@ class RipgrepEngine:
             args.append(f"--before-context={q.before}")
         if q.after:
             args.append(f"--after-context={q.after}")
-        return args
+        return [*args, "--regexp", q.pattern]
 
-    def search(self, target: Target, collector: Collector, cancelled, progress) -> None:
-        root = target.root
-        args = [*self.common_args(), "--no-require-git", "--no-ignore-global", "--no-ignore-parent"]
-        args += [f"--glob={g}" for g in self.query.globs]
-        rules = [r for rel in target.rels if (root / rel).is_dir() for r in ancestor_rules(root, rel)]
-        ignore_file = None
-        if rules:
-            with tempfile.NamedTemporaryFile("w", suffix=".ignore", delete=False, encoding="utf-8") as f:
-                f.write("\n".join(rules) + "\n")
-                ignore_file = f.name
-            args.append(f"--ignore-file={ignore_file}")
-        args += ["--regexp", self.query.pattern, "--"]
-        args += ["./" + rel if rel else "./" for rel in target.rels]
-        try:
-            self.run(args, root, collector, cancelled, progress)
-        finally:
-            if ignore_file:
-                os.unlink(ignore_file)
+    def search(
+        self, target: Target, sink: Collector, cancelled: Callable[[], bool], progress: Progress
+    ) -> None:
+        args = [*self.match_args(), *walk_args(target.rels, self.query.globs)]
+        self.run(args, target.root, sink, cancelled, progress)
 
-    def run(self, args: list[str], root: Path, collector: Collector, cancelled, progress) -> None:
+    def run(
+        self, args: list[str], root: Path, sink: Collector, cancelled: Callable[[], bool], progress: Progress
+    ) -> None:
         with tempfile.TemporaryFile() as errors:
             try:
                 proc = subprocess.Popen(
                     args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
                 )
-            except OSError as exc:  # e.g. so many paths that the command line is over the OS's limit
+            except OSError as exc:
+                way = (
+                    "search fewer paths at once" if exc.errno == errno.E2BIG else f"check that {self.rg} runs"
+                )
                 raise Refusal(
-                    "search_failed",
-                    f"ripgrep could not be started ({exc.strerror}); search fewer paths at once.",
+                    "search_failed", f"ripgrep could not be started ({exc.strerror}); {way}."
                 ) from None
-            assert proc.stdout is not None  # stdout=PIPE
+            stdout = proc.stdout
+            assert stdout is not None  # stdout=PIPE
             stop = threading.Event()
 
             def watch() -> None:  # kill rg as soon as the caller cancels
@@ -140,83 +143,60 @@ class RipgrepEngine:
             watcher = threading.Thread(target=watch, daemon=True)
             watcher.start()
             try:
-
-                def to_path(p):
-                    return root / p.removeprefix("./")
-
-                q = self.query
-                summary = self.parse(
-                    proc.stdout,
-                    to_path,
-                    collector,
-                    progress,
-                    multiline=q.multiline,
-                    count_binary=q.count_binary,
-                )
+                summary = self.parse(stdout, lambda p: root / p.removeprefix("./"), sink, progress)
             except BaseException:
                 proc.kill()
                 raise
             finally:
                 stop.set()
-                proc.stdout.close()
+                stdout.close()
                 proc.wait()
                 watcher.join()
             if cancelled():
                 raise Cancelled()
             errors.seek(0)
-            message = clip(errors.read().decode("utf-8", errors="replace").strip())
+            message = errors.read().decode("utf-8", errors="replace").strip()
             if "error parsing glob" in message:
-                raise Refusal("invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{message}")
-            if proc.returncode == 2 and summary is None:
                 raise Refusal(
-                    "invalid_regex",
-                    f"ripgrep refused the pattern {shorten(self.query.pattern)} (Rust regex syntax):\n{message}",
+                    "invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{clip(message)}"
                 )
+            if proc.returncode == 2 and summary is None:
+                raise regex_refusal(self.query.pattern, message)
 
-    def search_text(self, path: Path, text: Text, collector: Collector) -> None:
-        proc = subprocess.run(
-            [*self.common_args(), "--regexp", self.query.pattern, "--", "-"],
-            input=text.content.encode("utf-8", errors="surrogatepass"),
-            capture_output=True,
-            check=False,  # rg exits 1 when nothing matched, 2 on a bad pattern (refused below)
-        )
-        if proc.returncode == 2 and not proc.stdout:
-            message = clip(proc.stderr.decode("utf-8", errors="replace").strip())
-            raise Refusal(
-                "invalid_regex",
-                f"ripgrep refused the pattern {shorten(self.query.pattern)} (Rust regex syntax):\n{message}",
+    def search_text(self, path: Path, text: Text, sink: Collector) -> None:
+        try:
+            proc = subprocess.run(
+                [*self.match_args(), "--", "-"],
+                input=text.content.encode("utf-8", errors="surrogatepass"),
+                capture_output=True,
+                check=False,  # rg exits 1 when nothing matched, 2 on a bad pattern (refused below)
             )
-        lines = proc.stdout.splitlines(keepends=True)
-        q = self.query
-        self.parse(
-            lines,
-            lambda p: path,
-            collector,
-            lambda m: None,
-            multiline=q.multiline,
-            count_binary=q.count_binary,
-            from_editor=True,
-        )
+        except OSError as exc:
+            raise Refusal("search_failed", f"ripgrep could not be started ({exc.strerror}).") from None
+        if proc.returncode == 2 and not proc.stdout:
+            raise regex_refusal(self.query.pattern, proc.stderr.decode("utf-8", errors="replace"))
+        self.parse(proc.stdout.splitlines(keepends=True), lambda p: path, sink, None, from_editor=True)
 
-    @staticmethod
     def parse(
-        stream,
-        to_path,
-        collector: Collector,
-        progress,
+        self,
+        stream: Iterable[bytes],
+        to_path: Callable[[str], Path],
+        sink: Collector,
+        progress: Progress | None,
         *,
-        multiline: bool,
-        count_binary: bool = False,
         from_editor: bool = False,
     ) -> dict | None:
-        """Feed ripgrep's JSON lines to the collector; the summary's data, if it came."""
+        """Feed ripgrep's JSON lines to the sink; the summary's data, if it came."""
         matches: list[Match] = []
         context: dict[int, str] = {}
         count = 0
         summary = None
         path = Path()  # set by each file's "begin" record, which comes before its matches
+        again = False  # this file was reported already (reached through two searched paths)
         for raw in stream:
-            if not collector.detailed and raw.startswith(MATCH_PREFIX):
+            if again and not raw.startswith(b'{"type":"end"'):
+                continue
+            if not sink.detailed and raw.startswith(MATCH_PREFIX):
                 count += 1  # only counted: skip the JSON decoding
                 continue
             message = json.loads(raw)
@@ -225,7 +205,7 @@ class RipgrepEngine:
                 count += 1
                 matches.append(record(data))
                 if count >= CHUNK:
-                    collector.add(path, matches, context, count, from_editor=from_editor)
+                    sink.add(path, matches, context, count, from_editor=from_editor)
                     matches, context, count = [], {}, 0
             elif kind == "context":
                 text, _ = data_text(data["lines"])
@@ -234,12 +214,21 @@ class RipgrepEngine:
             elif kind == "begin":
                 matches, context, count = [], {}, 0
                 path = to_path(data_text(data["path"])[0])
+                again = path in sink.done and not from_editor
             elif kind == "end":
+                if again:
+                    again = False
+                    continue
+                sink.done.add(path)
                 if data["binary_offset"] is not None:
-                    collector.add_binary(path, matched=count_binary and not multiline)
+                    q = self.query
+                    sink.add_binary(path, matched=q.count_binary and not q.multiline)
                 else:
-                    collector.add(path, matches, context, count, from_editor=from_editor)
-                progress(f"{len(collector.files):,} files with matches so far, {collector.total:,} matches")
+                    sink.add(path, matches, context, count, from_editor=from_editor)
+                    stats = data["stats"]
+                    sink.counted(path, stats["matched_lines"], stats["matches"], from_editor=from_editor)
+                if progress is not None:
+                    progress(f"{len(sink.files):,} files with matches so far, {sink.total:,} matches")
             elif kind == "summary":
                 summary = data
         return summary

@@ -29,6 +29,7 @@ from itertools import accumulate, islice
 from pathlib import Path
 
 from ..errors import Refusal
+from ..search.walk import walk_order as walk_order_in
 from ..workspace import Text, Workspace
 from . import store
 from .files import source_files
@@ -178,12 +179,11 @@ def _in_class(ch: str) -> str:
 
 
 def walk_order(roots: list[Path], path: Path) -> tuple:
-    """The place of `path` in a walk of the roots (source_files: in each folder its files
-    by name, then its subfolders)."""
+    """The place of `path` in a walk of the roots, one after the other (within a root: in
+    each folder its files by name, then its subfolders)."""
     for n, root in enumerate(roots):
         if path.is_relative_to(root):
-            *folders, name = path.relative_to(root).parts
-            return (n, *((1, f) for f in folders), (0, name))
+            return (n, *walk_order_in(path, root))
     return (len(roots), str(path))
 
 

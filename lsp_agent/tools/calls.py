@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..calls.decode import decode
-from ..calls.dialects import DIALECTS
+from ..calls.dialects import DEFAULT, DIALECTS, FAMILIES, teaching
 from ..calls.model import Decoded
 from ..calls.prompt import tool_prompt as render_prompt
 from ..calls.report import Section, fit
@@ -57,6 +57,13 @@ NUDGES = {
         "description": "Nudges allowed per turn (default: the server's max_nudges).",
     },
 }
+DIALECT_NAMES = [*DIALECTS, *FAMILIES]
+DIALECT_OPTION = {
+    "type": "array",
+    "items": {"enum": DIALECT_NAMES},
+    "description": 'The dialects to look for, by dialect or model family (e.g. ["llama3"], ["gpt-oss"]); '
+    f"default: {', '.join(DEFAULT)}.",
+}
 
 
 def agent_tools() -> ToolSet:
@@ -92,13 +99,18 @@ def decode_report(
         sections.append(Section("no nudge: this turn's nudge budget is spent"))
     shown = decoded.visible_text
     sections.append(Section(f"visible text ({len(shown)} chars):", shown, visible_where))
+    if decoded.reasoning_text:
+        thought = decoded.reasoning_text
+        sections.append(Section(f"reasoning text ({len(thought)} chars):", thought, "reasoning_text"))
     return sections
 
 
 @tool(
     "decode_calls",
-    f"Decode the tool calls a model wrote as text in a reply ({', '.join(d.title for d in DIALECTS.values())}): "
-    "the visible text with call blocks removed, the calls, a diagnostic for every block "
+    "Decode the tool calls a model wrote as text in a reply, in the dialects of the open models (Hermes and "
+    "Qwen, Qwen3-Coder, Mistral, Llama 3 and 4, DeepSeek, Kimi K2, GLM, gpt-oss, Granite, Cohere, MiniMax, "
+    "```tool_call fences; see `dialects`): the visible text with call blocks removed, the reasoning apart, the calls, "
+    "a diagnostic for every block "
     "that could not be decoded or run, and the nudge to send back.",
     {
         "type": "object",
@@ -107,6 +119,7 @@ def decode_report(
             "finish_reason": FINISH_REASON,
             "tools": TOOLS,
             "id_prefix": ID_PREFIX,
+            "dialects": DIALECT_OPTION,
             **NUDGES,
             "max_chars": MAX_CHARS,
         },
@@ -125,9 +138,10 @@ def decode_calls(
     id_prefix="call_",
     nudges_used=0,
     max_nudges=None,
+    dialects=None,
 ) -> dict:
     checked = toolset(tools)
-    decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix)
+    decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix, dialects=dialects)
     nudge, left = budgeted_nudge(decoded, checked, nudges_used, max_nudges, ctx.settings.max_nudges)
     return {
         "text": fit(decode_report(decoded, nudge, left), max_chars),
@@ -147,6 +161,7 @@ def decode_calls(
             "reply": {"type": "string", "description": "The model's whole reply."},
             "finish_reason": FINISH_REASON,
             "id_prefix": ID_PREFIX,
+            "dialects": DIALECT_OPTION,
             **NUDGES,
             "max_chars": MAX_CHARS,
         },
@@ -164,6 +179,7 @@ def run_calls(
     id_prefix="call_",
     nudges_used=0,
     max_nudges=None,
+    dialects=None,
 ) -> dict:
     return run_reply(
         ctx,
@@ -175,6 +191,7 @@ def run_calls(
         nudges_used=nudges_used,
         max_nudges=max_nudges,
         id_prefix=id_prefix,
+        dialects=dialects,
     )
 
 
@@ -186,9 +203,9 @@ def run_calls(
         "type": "object",
         "properties": {
             "dialect": {
-                "enum": list(DIALECTS),
+                "enum": [n for n in DIALECT_NAMES if n not in DIALECTS or DIALECTS[n].teaches],
                 "default": "tagged_json",
-                "description": "The call format to teach.",
+                "description": "The call format to teach: a dialect, or a model family (its first format).",
             },
             "tools": TOOLS,
             "max_chars": MAX_CHARS,
@@ -198,7 +215,7 @@ def run_calls(
     for_agents=False,
 )
 def tool_prompt(ctx: Context, *, max_chars: int, dialect="tagged_json", tools=None) -> dict:
-    prompt = render_prompt(dialect, toolset(tools))
+    prompt = render_prompt(dialect, toolset(tools))  # a family teaches its first format
     budget = max_chars
     if len(prompt) > budget:
         raise Refusal(
@@ -207,7 +224,12 @@ def tool_prompt(ctx: Context, *, max_chars: int, dialect="tagged_json", tools=No
             "or pass fewer `tools`.",
             minimum=len(prompt),
         )
-    return {"text": prompt, "dialect": dialect, "dialects": {d.name: d.summary for d in DIALECTS.values()}}
+    taught = teaching(dialect).name
+    return {
+        "text": prompt,
+        "dialect": taught,
+        "dialects": {d.name: d.summary for d in DIALECTS.values() if d.teaches},
+    }
 
 
 # -- streaming sessions ------------------------------------------------------------------
@@ -219,6 +241,7 @@ class Session:
     fed: int = 0
     seen_calls: int = 0
     seen_diagnostics: int = 0
+    seen_reasoning: int = 0
     last_used: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -227,6 +250,12 @@ class Session:
         diags = self.scrubber.diagnostics[self.seen_diagnostics :]
         self.seen_calls, self.seen_diagnostics = len(self.scrubber.calls), len(self.scrubber.diagnostics)
         return [c.to_dict() for c in calls], [d.to_dict() for d in diags]
+
+    def new_reasoning(self) -> str:
+        """Reasoning blocks completed since the last answer."""
+        blocks = self.scrubber.reasoning[self.seen_reasoning :]
+        self.seen_reasoning = len(self.scrubber.reasoning)
+        return "\n".join(blocks)
 
 
 class Sessions:
@@ -279,13 +308,13 @@ SESSIONS = Sessions()
     "and stream_flush at the end).",
     {
         "type": "object",
-        "properties": {"tools": TOOLS, "id_prefix": ID_PREFIX},
+        "properties": {"tools": TOOLS, "id_prefix": ID_PREFIX, "dialects": DIALECT_OPTION},
         "additionalProperties": False,
     },
     for_agents=False,
 )
-def stream_open(ctx: Context, tools=None, id_prefix="call_") -> dict:
-    sid = SESSIONS.add(Scrubber(toolset(tools), id_prefix=id_prefix))
+def stream_open(ctx: Context, tools=None, id_prefix="call_", dialects=None) -> dict:
+    sid = SESSIONS.add(Scrubber(toolset(tools), id_prefix=id_prefix, dialects=dialects))
     return {
         "text": f"streaming session {sid} open: send each delta with stream_feed, then stream_flush.",
         "session": sid,
@@ -328,7 +357,8 @@ def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
         current.fed += len(delta)
         current.last_used = time.monotonic()
         calls, diagnostics = current.news()
-    return stream_answer(visible, calls, diagnostics, current.fed) | {"session": session}
+        reasoning = current.new_reasoning()
+    return stream_answer(visible, reasoning, calls, diagnostics, current.fed) | {"session": session}
 
 
 @tool(
@@ -352,10 +382,11 @@ def stream_flush(ctx: Context, session: str, finish_reason=None, nudges_used=0, 
             raise Refusal("unknown_session", f"streaming session {session!r} was already flushed.")
         visible = current.scrubber.flush(finish_reason)
         calls, diagnostics = current.news()
+        reasoning = current.new_reasoning()
     scrubber = current.scrubber
     whole = Decoded("", scrubber.calls, scrubber.diagnostics)
     nudge, left = budgeted_nudge(whole, scrubber.tools, nudges_used, max_nudges, ctx.settings.max_nudges)
-    answer = stream_answer(visible, calls, diagnostics, current.fed)
+    answer = stream_answer(visible, reasoning, calls, diagnostics, current.fed)
     answer["text"] += (
         f"; session closed ({len(scrubber.calls)} calls, {len(scrubber.diagnostics)} diagnostics in the reply)"
     )
@@ -364,8 +395,17 @@ def stream_flush(ctx: Context, session: str, finish_reason=None, nudges_used=0, 
     return answer | {"nudge": nudge, "nudges_left": left, "closed": True}
 
 
-def stream_answer(visible: str, calls: list[dict], diagnostics: list[dict], fed: int) -> dict:
+def stream_answer(visible: str, reasoning: str, calls: list[dict], diagnostics: list[dict], fed: int) -> dict:
     text = (
         f"{len(visible)} characters visible, {len(calls)} calls and {len(diagnostics)} diagnostics completed"
     )
-    return {"text": text, "visible": visible, "calls": calls, "diagnostics": diagnostics, "fed": fed}
+    if reasoning:
+        text += f", {len(reasoning)} characters of reasoning"
+    return {
+        "text": text,
+        "visible_text": visible,
+        "reasoning_text": reasoning,
+        "calls": calls,
+        "diagnostics": diagnostics,
+        "fed": fed,
+    }

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..search import FileMatches, Outcome, Query, Target, run_search
-from ..search.chain import Search, fit, keep_details
+from ..search.chain import Search, fit, keep_details, unit
 from ..workspace import Workspace
 from . import MAX_CHARS, Context, tool
 
@@ -65,12 +65,14 @@ SCHEMA = {
             "type": "integer",
             "minimum": 0,
             "default": 0,
-            "description": "Page the full matches: skip this many (in path, then line order).",
+            "description": "Page the full matches: skip this many (in path, then line order). Pages count "
+            "matched lines (a line with several matches is one; with multiline, a block of touching lines).",
         },
         "limit": {
             "type": "integer",
             "minimum": 1,
-            "description": "Page the full matches: show at most this many.",
+            "description": "Page the full matches: show at most this many (fewer when they do not fit "
+            "max_chars; the answer's next gives the rest).",
         },
     },
     "required": ["pattern"],
@@ -109,13 +111,9 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
         chosen.setdefault(root, []).append("" if rel == "." else rel)
     targets = []
     for root, rels in chosen.items():
-        # a path inside another searched folder would be searched twice
-        kept = [
-            r
-            for r in sorted(set(rels))
-            if not any(o != r and (o == "" or r.startswith(o + "/")) for o in rels)
-        ]
-        targets.append(Target(root, kept))
+        # all given to rg, as a user would: a path inside another is searched as named (an ignored
+        # folder named explicitly is searched); a file reached twice is reported once
+        targets.append(Target(root, sorted(set(rels))))
     if not targets:
         raise Refusal(
             "no_paths",
@@ -203,7 +201,6 @@ def search(
         ctx.workspace,
         query,
         targets,
-        engine=ctx.settings.search_engine,
         keep_details=None if paged else keep_details(budget),
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
@@ -211,8 +208,10 @@ def search(
     if offset and offset >= outcome.total:
         raise Refusal(
             "out_of_range",
-            f"offset={offset} is past the last match: the search has {outcome.total:,} matches; use offset=0..{max(outcome.total - 1, 0)}.",
-            total_matches=outcome.total,
+            f"offset={offset} is past the last match: the search has {outcome.total:,} {unit(outcome)}; "
+            f"use offset=0..{max(outcome.total - 1, 0)}.",
+            total_matches=outcome.hits,
+            total_lines=outcome.lines,
         )
     options = describe_options(
         fixed_strings=fixed_strings,
@@ -234,10 +233,11 @@ def search(
     s.extra_notes = [f"left out: {m}" for m in left_out]
     answer = fit(s, budget)
     answer.update(
-        total_matches=outcome.total,
+        total_matches=outcome.hits,
+        total_lines=outcome.lines,
         total_files=len(outcome.files),
         binary_files_skipped=outcome.binary,
         engine=outcome.engine,
-        locations=locations_of(outcome, offset, limit),
+        locations=locations_of(outcome, s.offset, s.shown_matches if s.paging else None),
     )
     return answer

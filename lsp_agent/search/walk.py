@@ -1,0 +1,158 @@
+"""The one walker: the files ripgrep searches, as `rg --files` lists them with the same flags.
+
+Search, the symbol index and outlines see the same set of files because ripgrep chooses it
+for all of them: .gitignore, .ignore and .rgignore (each below its own folder), hidden files
+and folders skipped, symlinks not followed, `--glob` overrides. The flags make the choice
+reproducible: `--no-config` (no user config file), `--no-ignore-global` (no per-user
+excludes), `--no-require-git` (a .gitignore counts outside git repositories too). A searched
+folder keeps the rules of the folders above it, as when rg is run there: ripgrep reads them
+itself (each kind of ignore file taking precedence as ripgrep orders them), up to the top of
+a git repository for .gitignore. An ignore line ripgrep cannot parse is skipped by ripgrep,
+silently (`--no-ignore-messages`).
+
+Open editor buffers are not on disk as they are in the editor (or not at all), so ripgrep
+decides for them on a mirror: a temporary tree holding only the ignore files of their
+folders (and of the folders above the workspace) and an empty file per buffer, listed
+with the same flags.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import Refusal
+
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+WALK_FLAGS = (
+    "--no-config",
+    "--no-ignore-global",
+    "--no-require-git",
+    "--no-ignore-messages",
+    "--no-messages",
+)
+
+
+def find_rg() -> str | None:
+    """rg on PATH, else the one the `ripgrep` wheel installed next to this interpreter."""
+    found = shutil.which("rg")
+    if found:
+        return found
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        candidate = os.path.join(folder, "rg.exe" if os.name == "nt" else "rg")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def require_rg() -> str:
+    rg = find_rg()
+    if rg is None:
+        raise Refusal(
+            "no_ripgrep",
+            "ripgrep (rg) was not found on PATH nor next to this Python (the `ripgrep` wheel); "
+            "search and file listing need it: install the `ripgrep` package from PyPI or rg itself.",
+        )
+    return rg
+
+
+def walk_args(rels: list[str], globs: tuple[str, ...] = ()) -> list[str]:
+    """ripgrep's arguments choosing the files under root-relative `rels` ("" for the root):
+    the flags, then "--" and the paths. Run rg with cwd=root."""
+    return [
+        *WALK_FLAGS,
+        *(f"--glob={g}" for g in globs),
+        "--",
+        *("./" + rel if rel else "./" for rel in rels),
+    ]
+
+
+def list_files(
+    root: Path,
+    rels: list[str],
+    globs: tuple[str, ...] = (),
+    *,
+    check: Callable[[], None] | None = None,
+) -> list[Path]:
+    """The files ripgrep searches under root-relative `rels`, as absolute paths, each folder's
+    files before its subfolders, by name. `check` is called as names arrive (it raises to
+    stop, e.g. Cancelled); rg is killed and reaped whatever happens."""
+    rg = require_rg()
+    found: list[Path] = []
+    try:
+        proc = subprocess.Popen(
+            [rg, "--files", "--null", *walk_args(rels, globs)],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        raise Refusal(
+            "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
+        ) from None
+    stdout = proc.stdout
+    assert stdout is not None  # stdout=PIPE
+    try:
+        pending = b""
+        while chunk := os.read(stdout.fileno(), 65536):
+            if check is not None:
+                check()
+            *names, pending = (pending + chunk).split(b"\0")
+            found += [root / os.fsdecode(n).removeprefix("./") for n in names]
+    finally:
+        proc.kill()
+        stdout.close()
+        proc.wait()
+    return sorted(found, key=lambda p: walk_order(p, root))
+
+
+def walk_order(path: Path, root: Path) -> tuple[tuple[int, str], ...]:
+    """Sort key: a folder's files (0) before its subfolders (1), each by name."""
+    parts = path.relative_to(root).parts
+    return (*((1, p) for p in parts[:-1]), (0, parts[-1]))
+
+
+def searched_buffers(root: Path, rels: list[str], globs: tuple[str, ...], buffers: list[Path]) -> set[Path]:
+    """The open buffers (paths under `root`) that a search of `rels` would search, as ripgrep
+    decides: listed from a mirror of their folders' ignore files and an empty file each."""
+    under = [
+        b
+        for b in buffers
+        if any(rel == "" or b == root / rel or b.is_relative_to(root / rel) for rel in rels)
+    ]
+    if not under:
+        return set()
+    with tempfile.TemporaryDirectory(prefix="lsp-agent-buffers-") as tmp:
+        mirror = Path(tmp) / root.relative_to(root.anchor)  # the root at its own path, under tmp
+        for folder in reversed(root.parents):  # the folders above the root: their rules apply too
+            mirror_folder(folder, Path(tmp) / folder.relative_to(root.anchor))
+        for buffer in under:
+            rel = buffer.relative_to(root)
+            for depth in range(len(rel.parts)):
+                mirror_folder(root / Path(*rel.parts[:depth]), mirror / Path(*rel.parts[:depth]))
+            (mirror / rel).touch()
+        searched_rels = [r for r in rels if (mirror / r).exists()]
+        listed = list_files(mirror, searched_rels, globs)
+        return {root / p.relative_to(mirror) for p in listed} & set(under)  # not the copied ignore files
+
+
+def mirror_folder(folder: Path, copy: Path) -> None:
+    """The folder's ignore files (and its .git marker with info/exclude) in `copy`."""
+    copy.mkdir(parents=True, exist_ok=True)
+    for name in IGNORE_FILES:
+        if (folder / name).is_file() and not (copy / name).exists():
+            shutil.copyfile(folder / name, copy / name)
+    git = folder / ".git"
+    if git.is_dir():
+        (copy / ".git" / "info").mkdir(parents=True, exist_ok=True)
+        if (git / "info" / "exclude").is_file():
+            shutil.copyfile(git / "info" / "exclude", copy / ".git" / "info" / "exclude")
+    elif git.exists():
+        (copy / ".git").touch()
