@@ -88,8 +88,9 @@ def ours(root: Path, pattern: str) -> dict:
 # --- what an answer locates ---------------------------------------------------------------------
 
 
-NOTES = ("search ", "dropped:", "more:", "binary files", "left out:", "note:")
-RUN = re.compile(r"(\S+): (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)$")  # stage 4 "Symbol: 3, 7-9"
+NOTES = ("more:", "binary files", "left out:", "no matches", "(hidden files")
+MATCH = re.compile(r"(\d+)(?:-\d+)?(?: ([^:\s]+))?(?::.*)?", re.DOTALL)  # "12[ Symbol][:text]"
+RUN = re.compile(r"(\S+): (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)$")  # stage 5 "path: 3, 7-9"
 
 
 def count(numbers: str) -> int:
@@ -101,30 +102,21 @@ def count(numbers: str) -> int:
 
 
 def located(text: str, stage: int) -> tuple[int, int]:
-    """(matches placed inside a named definition, matches given a line number) by an answer."""
+    """(matches placed inside a named definition, matches given a line number) by an answer.
+    Stages 1-4 write a match `LINE[ SYMBOL][:TEXT]`, the symbol named when it changes."""
     with_symbol = lines = 0
     label = None
-    for line in text.split("\n"):
+    for line in text.split("\n")[1:]:  # after the header
         if line.startswith(NOTES):
             continue
-        if stage == 1:
-            if re.fullmatch(r"\[.+\]", line):
-                label = line[1:-1]
-            elif re.match(r"\d+:", line):
-                lines += 1
-                with_symbol += label not in (None, "<module>")
-            elif line != "--" and not re.match(r"\d+-", line):
-                label = None  # a file heading
-        elif stage in (2, 3) and (m := re.match(r"\d+(?:-\d+)?( \S+)?: ", line)):
+        if stage <= 4 and (m := MATCH.fullmatch(line)):
+            label = m.group(2) or label
             lines += 1
-            with_symbol += m.group(1) not in (None, " <module>")
-        elif stage == 4 and (m := RUN.fullmatch(line)):
-            lines += count(m.group(2))
-            with_symbol += count(m.group(2)) if m.group(1) != "<module>" else 0
-        elif stage == 4 and re.fullmatch(r"\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*", line):
-            lines += len(line.split(", "))  # a file without a grammar
+            with_symbol += label not in (None, "<module>")
         elif stage == 5 and (m := RUN.fullmatch(line)):
             lines += count(m.group(2))
+        elif not re.match(r"\d+-|--$", line):
+            label = None  # a file heading: its first matches are outside every symbol
     return with_symbol, lines
 
 
@@ -171,7 +163,7 @@ def message_figures(root: Path) -> list[tuple[int, int, int]]:
     ws = Workspace([root])
     pattern = 'return {"id": self.id'
     found = run_search(ws, Query(pattern, fixed_strings=True), [Target(ws.roots[0], [""])])
-    s = Search(found, pattern, symbol_provider(ws))
+    s = Search(found, symbol_provider(ws))
     rows = []
     for stage in range(1, 8):
         text = render(s, stage, MIN_WIDTH if stage == 3 else None)[0]

@@ -49,7 +49,13 @@ def create_server(
     settings = settings or Settings()
     workspace = Workspace(roots)
     listed = [
-        types.Tool(name=entry["name"], description=entry["description"], input_schema=entry["inputSchema"])
+        types.Tool(
+            name=entry["name"],
+            title=entry["title"],
+            description=entry["description"],
+            input_schema=entry["inputSchema"],
+            annotations=types.ToolAnnotations.model_validate(entry["annotations"]),
+        )
         for entry in catalog()  # agent tools only: runtime tools are not for a model to call
     ]
     names = [t.name for t in listed]

@@ -14,7 +14,10 @@ from lsp_agent.tools import tool
 
 
 @tool(
-    "wait_for_cancel", "Test tool: wait until cancelled.", {"type": "object", "additionalProperties": False}
+    "wait_for_cancel",
+    "Wait",
+    "Test tool: wait until cancelled.",
+    {"type": "object", "additionalProperties": False},
 )
 def wait_for_cancel(ctx):
     for step in range(1, 400):  # 20 s at most

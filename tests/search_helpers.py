@@ -36,31 +36,30 @@ def outcome(
     return Outcome(entries, total, binary or [], True, "test", total, total)
 
 
-def symbols_from(table: dict[str, dict[int, str | None] | None]):
-    """A symbol provider from {path: {line: symbol}} (None: no grammar for that file)."""
+def symbols_from(table: dict[str, dict[int, str | None] | None], defines: set[tuple[str, int]] = frozenset()):
+    """A symbol provider from {path: {line: symbol}} (None: no grammar for that file); the
+    (path, line) pairs in `defines` are the lines that name their symbol."""
 
     def provide(file: FileMatches):
         names = table.get(file.shown)
         if names is None:
             return None
-        return {m.line: names.get(m.line) for m in file.matches}
+        return {m.line: (names.get(m.line), (file.shown, m.line) in defines) for m in file.matches}
 
     return provide
 
 
 def located(text: str) -> dict[str, list[int]]:
-    """What an agent can read off an answer: for each enclosing symbol, the lines of its
-    matches (stages 1-4)."""
+    """What an agent can read off an answer of stages 1-4: for each enclosing symbol, the
+    lines of its matches. A match line is `LINE[ SYMBOL]:TEXT` (`LINE[ SYMBOL]` in stage 4),
+    the symbol named when it changes; a file heading starts outside every symbol."""
     found: dict[str, list[int]] = {}
     label = None
     for line in text.split("\n"):
-        if m := re.fullmatch(r"\[(.+)\]", line):  # stage 1 group
-            label = m.group(1)
-        elif (m := re.match(r"(\d+):", line)) and label:  # stage 1 match line
-            found.setdefault(label, []).append(int(m.group(1)))
-        elif m := re.match(r"(\d+)(?:-\d+)? (\S+): ", line):  # stages 2-3
-            found.setdefault(m.group(2), []).append(int(m.group(1)))
-        elif m := re.fullmatch(r"(\S+): ((?:\d+(?:-\d+)?(?:, )?)+)", line):  # stage 4
-            for n in m.group(2).split(", "):
-                found.setdefault(m.group(1), []).append(int(n.split("-")[0]))
+        if m := re.fullmatch(r"(\d+)(?:-\d+)?(?: ([^:\s]+))?(?::.*)?", line, re.DOTALL):
+            label = m.group(2) or label
+            if label and label != "<module>":
+                found.setdefault(label, []).append(int(m.group(1)))
+        elif not re.match(r"\d+-|--$", line):  # a file heading (context lines keep the label)
+            label = None
     return found

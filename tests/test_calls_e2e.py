@@ -64,8 +64,8 @@ async def test_run_calls_reads_a_file(client: LanguageClient):
     answer = await request(client, "run_calls", reply=REPLY)
     result = answer["results"][0]
     assert result["name"] == "read"
-    assert result["answer"]["text"].splitlines()[1:] == ["1  first note", "2  second note"]
-    assert "1  first note" in answer["text"]
+    assert result["answer"]["text"].splitlines()[1:] == ["1:first note", "2:second note"]
+    assert "1:first note" in answer["text"]
     assert [d["kind"] for d in answer["diagnostics"]] == ["malformed"]
     assert "The other call (call_1) ran; its result follows." in answer["nudge"]["text"]
 

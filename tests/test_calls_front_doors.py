@@ -155,7 +155,7 @@ def test_cli_decode_and_run(tmp_path):
     out = cli("run", "--root", str(tmp_path), stdin=REPLY.rsplit("\n", 1)[0])
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[:2] == ["ran 1 of 1 call", '── call_1 read {"path": "a.txt"}'] and lines[3] == "1  alpha"
+    assert lines[:2] == ["ran 1 of 1 call", '── call_1 read {"path": "a.txt"}'] and lines[3] == "1:alpha"
 
 
 def test_max_nudges_setting(ws):

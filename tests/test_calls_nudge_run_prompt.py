@@ -72,7 +72,7 @@ def test_run_calls_runs_the_good_and_reports_the_bad(ctx):
     )
     answer = run_calls(ctx, reply)
     first, second = answer["results"]
-    assert first["answer"]["text"].splitlines()[1:] == ["1  alpha", "2  beta"]
+    assert first["answer"]["text"].splitlines()[1:] == ["1:alpha", "2:beta"]
     assert second["error"] == {
         "code": "unknown_tool",
         "message": "there is no tool 'decode_calls'; the tools are "

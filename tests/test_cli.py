@@ -42,7 +42,7 @@ def test_flags_people_use_keep_working(tmp_path, capsys):
     (tmp_path / "a.py").write_text("class A:\n    def run(self):\n        return 1\n")
     root = ["--root", str(tmp_path)]
     assert main(["search", "RETURN", "-i", "-F", "-g", "*.py", "-B", "1", "--max-chars", "500", *root]) == 0
-    assert "2-    def run(self):\n3:        return 1" in capsys.readouterr().out
+    assert "2-    def run(self):\n3 A/run:        return 1" in capsys.readouterr().out
     assert main(["find-symbol", "run", "--kind", "method", "--body", *root]) == 0
     assert "method A/run" in capsys.readouterr().out
     assert main(["read", "a.py", "--start", "2", "--json", *root]) == 0
@@ -66,7 +66,7 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
         timeout=60,
         check=False,
     )
-    assert done.stdout.startswith("big.txt · lines 1-")
+    assert done.stdout.startswith("big.txt · 100000 lines · version ")
     assert done.stderr == ""
 
 

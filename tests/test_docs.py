@@ -52,11 +52,11 @@ def test_an_output_changed_by_hand_fails_and_make_docs_restores_it(root, tmp_pat
     doc.write_text(shown)
     assert rewrite(doc, root)  # fills in the output
     right = doc.read_text()
-    assert "crlf.txt · lines 1-3 of 3" in right and right.endswith("```\n\nAfter.\n")
+    assert "crlf.txt · 3 lines · version " in right and right.endswith("```\n\nAfter.\n")
     [(_, example)] = examples(root, [doc])
     example.evaluate()  # passes
 
-    doc.write_text(right.replace("2  b", "2  B"))
+    doc.write_text(right.replace("2:b", "2:B"))
     [(_, example)] = examples(root, [doc])
     with pytest.raises(AssertionError, match="make docs"):
         example.evaluate()

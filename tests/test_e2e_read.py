@@ -38,6 +38,14 @@ async def test_catalog_request(client: LanguageClient):
     assert "read" in names
     read = next(t for t in catalog["tools"] if t["name"] == "read")
     assert read["inputSchema"]["properties"]["start"]["type"] == "integer"
+    # the facts MCP clients get as tool annotations, for runtimes that register the catalog
+    for tool in catalog["tools"]:
+        assert tool["annotations"] == {
+            "title": tool["title"],
+            "readOnlyHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        }
 
 
 async def test_read_by_request_pages_with_the_configured_budget(client: LanguageClient):

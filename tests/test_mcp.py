@@ -51,9 +51,15 @@ async def test_tools_list_is_the_registry_catalog(root, mode):
         listed = (await mcp.list_tools()).tools
     expected = catalog()
     assert [t.name for t in listed] == [t["name"] for t in expected]
-    for tool, entry in zip(listed, expected, strict=False):
+    for tool, entry in zip(listed, expected, strict=True):
         assert tool.description == entry["description"]
         assert tool.input_schema == entry["inputSchema"]
+        # every tool only reads the workspace: hosts may run the calls in parallel and in plan mode
+        assert tool.title == tool.annotations.title == entry["title"]
+        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.idempotent_hint is True
+        assert tool.annotations.open_world_hint is False
+        assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == entry["annotations"]
     # runtime-only tools (decoding replies) are not offered to a model
     assert {t["name"] for t in catalog(include_runtime=True)} - {t.name for t in listed}
 
@@ -71,7 +77,7 @@ async def test_read_pages_with_next_give_every_line_once(root):
             answer = result.meta[ANSWER_META]
             assert answer["text"] == text and len(text) <= 600
             assert result.structured_content is None  # off by default: hosts show it instead of the text
-            shown += [m[2] for m in re.finditer(r"(?m)^ *(\d+)  (.*)$", text)]
+            shown += [m[2] for m in re.finditer(r"(?m)^(\d+):(.*)$", text)]
             if answer["next"] is None:
                 break
             assert f"start={answer['next']['start']}" in text  # the text says how to read on

@@ -79,7 +79,7 @@ def test_the_wheel_installs_and_its_command_line_works(venv, project):
     assert cli("--version").startswith("lsp-agent ")
     assert cli("symbols", "shapes.py").splitlines()[1:] == ["class Point  1-3", "  method norm  2-3"]
     found = json.loads(cli("search", "def norm", "--json"))
-    assert found["engine"] == "ripgrep" and "[Point/norm]\n2:    def norm(self):" in found["text"]
+    assert found["engine"] == "ripgrep" and "2 Point:    def norm(self):" in found["text"]
     assert (
         "1 call decoded"
         in subprocess.run(

@@ -14,21 +14,25 @@ from lsp_agent.errors import ArgumentError
 from lsp_agent.tools import Context, call, validate
 from lsp_agent.workspace import Text, Workspace
 
-NUMBERED = re.compile(r" *(\d+)  ")
+NUMBERED = re.compile(r"(\d+):")
 
 
 def body_lines(answer: dict) -> list[tuple[int, str]]:
-    """(line number, content) of each numbered line of a page, parsed from its text."""
+    """(line number, content) of each line of a page, parsed from its text: `N:text`, or an
+    empty line, unnumbered, which is the line after the previous one."""
     lines = answer["text"].split("\n")[1:]
     if answer["next"] is not None:
         assert lines[-1].startswith("["), "a page with more to come ends in a trailer"
         lines = lines[:-1]
     lines = [line for line in lines if not line.startswith("note: ")]
-    parsed = []
+    parsed: list[tuple[int, str]] = []
     for line in lines:
-        match = NUMBERED.match(line)
-        assert match, line
-        parsed.append((int(match.group(1)), line[match.end() :]))
+        number = parsed[-1][0] + 1 if parsed else answer["start"]
+        if line:
+            match = NUMBERED.match(line)
+            assert match and int(match.group(1)) == number, (line, number)
+            line = line[match.end() :]
+        parsed.append((number, line))
     return parsed
 
 
@@ -135,7 +139,7 @@ def test_if_version_unchanged_and_changed(tmp_path, run):
     changed = run("read", path="a.txt", if_version=version)
     assert changed["unchanged"] is False and changed["version"] != version
     assert f"note: changed since version {version}" in changed["text"]
-    assert "2  two" in changed["text"]
+    assert "2:two" in changed["text"]
 
 
 def test_decoding_notes(tmp_path, run):

@@ -222,17 +222,17 @@ def test_hostile_input_is_refused_within_a_short_answer(tree, arguments, code):
     assert len(refused["text"]) < 2_500  # the pattern or glob is not echoed whole
 
 
-def test_a_long_pattern_is_cut_in_the_header_not_refused_for_the_budget(tree):
+def test_a_long_pattern_costs_the_answer_nothing(tree):
     pattern = "foo|" + "|".join(f"word{i}" for i in range(1_000))
     answer = search(tree, pattern)
     assert "error" not in answer and answer["total_matches"] > 0
-    assert answer["text"].startswith('search "foo|word0|') and len(answer["text"].split("\n")[0]) < 300
+    assert "word0" not in answer["text"]  # the header is the totals, not the pattern again
 
 
 def test_counts_say_lines_and_matches_apart_where_they_differ(tree):
     (tree / "caps.txt").write_text("ABC DEF\nGHI\nxyz\n")
     answer = search(tree, "[A-Z]{3,}", ["caps.txt"])
-    assert answer["text"].startswith('search "[A-Z]{3,}" (paths=caps.txt) · 2 lines, 3 matches in 1 file ·')
+    assert answer["text"].startswith("2 lines, 3 matches in 1 file\n")
     assert (answer["total_lines"], answer["total_matches"]) == (2, 3)
     same = search(tree, "GHI", ["caps.txt"])
-    assert " · 1 match in 1 file · " in same["text"]
+    assert same["text"].startswith("1 match in 1 file\n")

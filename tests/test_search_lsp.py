@@ -93,7 +93,7 @@ async def test_search_request_and_command_give_the_same_answer(client: LanguageC
     arguments = {"pattern": "return 'foo 7\\d*'", "paths": ["pkg"], "max_chars": 2000}
     answer = await client.protocol.send_request_async("lspAgent/search", arguments)
     assert answer["total_matches"] == 11 and answer["stage"] == 1
-    assert "[Model7/save]" in answer["text"] and "3:        return 'foo 7'" in answer["text"]
+    assert "3 Model7/save:        return 'foo 7'" in answer["text"]
     command = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="lspAgent.search", arguments=[arguments])
     )

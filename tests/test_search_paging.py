@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.config import Settings
-from lsp_agent.syntax import enclosing_symbols
+from lsp_agent.syntax import enclosing_symbols, outline, walk
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Text, Workspace
 
@@ -43,15 +43,15 @@ TREES = st.dictionaries(
 
 
 def page_lines(text: str) -> list[tuple[str, int, str]]:
-    """(file, line, label) of each match line a stage-1 page shows."""
+    """(file, line, label) of each match line a stage-1 page shows: `LINE[ SYMBOL]:TEXT`, the
+    symbol named when it changes (a file starts at the top level)."""
     found, file, label = [], None, TOP_LEVEL
     for line in text.split("\n")[1:]:
         if line.startswith("more: ") or line == "--" or re.match(r"\d+-", line):
             continue
-        if m := re.match(r"(\d+):", line):
+        if m := re.match(r"(\d+)(?: ([^:\s]+))?:", line):
+            label = m.group(2) or label
             found.append((file, int(m.group(1)), label))
-        elif m := re.fullmatch(r"\[(.+)\]", line):
-            label = m.group(1)
         else:
             file, label = line.removesuffix(" (editor buffer, unsaved changes included)"), TOP_LEVEL
     return found
@@ -101,7 +101,12 @@ def assert_symbols(ws: Workspace, on_page: list[tuple[str, int, str]]) -> None:
             continue
         path = ws.roots[0] / file
         lines = [n for f, n, _ in on_page if f == file]
-        expected = enclosing_symbols(path, Text.from_str(path.read_text()), lines)
+        text = Text.from_str(path.read_text())
+        expected = enclosing_symbols(path, text, lines)
+        named_on = {s.selection[0] + 1: s.name_path for s in walk(outline(path, text))}
+        for n, name in expected.items():  # a line naming its symbol is labelled with the one around it
+            if name is not None and named_on.get(n) == name:
+                expected[n] = name.rsplit("/", 1)[0] if "/" in name else None
         assert [label for f, _, label in on_page if f == file] == [expected[n] or TOP_LEVEL for n in lines]
 
 
@@ -129,6 +134,6 @@ def test_a_match_longer_than_the_budget_comes_cut_and_paging_goes_on(tmp_path):
     ctx = Context(Workspace([tmp_path]), Settings())
     cut = call(ctx, "search", {"pattern": "needle", "offset": 1, "limit": 5, "max_chars": 600})
     assert cut["stage"] == 3 and cut["next"] == {"offset": 2, "limit": cut["next"]["limit"]}
-    assert " · 32 matches in 1 file, showing matches 2-2 · " in cut["text"]
-    assert cut["text"].split("\n")[-1].startswith("4 long: x = 'needle") and cut["text"].endswith("…")
-    assert 'more: read it whole with read path="m.py" start=4; the next page with offset=2' in cut["text"]
+    assert cut["text"].startswith("32 matches in 1 file, showing matches 2-2 · stage 3/7: ")
+    assert cut["text"].split("\n")[-1].startswith("4 long:x = 'needle") and cut["text"].endswith("…")
+    assert 'more: read it whole with read path="m.py" start=4; offset=2 limit=' in cut["text"]

@@ -30,7 +30,12 @@ def waiting_tool():
     """`wait_for_cancel`: loops until its context is cancelled, then records it."""
     if "wait_for_cancel" not in REGISTRY:
 
-        @tool("wait_for_cancel", "Test tool: waits until cancelled.", {"type": "object", "properties": {}})
+        @tool(
+            "wait_for_cancel",
+            "Wait",
+            "Test tool: waits until cancelled.",
+            {"type": "object", "properties": {}},
+        )
         def wait_for_cancel(ctx):
             for _ in range(1000):
                 ctx.progress("waiting", None, every=0)

@@ -232,10 +232,10 @@ async def test_symbol_tools_as_requests(client: LanguageClient):
     assert found["matches"] == [{"path": "src/account.rb", "name_path": "Bank/Account/deposit", "kind": "method",
                                  "start_line": 12, "end_line": 14}]  # fmt: skip
     body = await send("lspAgent/read", {"path": "src/account.rb", "symbol": "deposit"})
-    assert body["text"].splitlines()[2:] == [
-        "12      def deposit(amount)",
-        "13        @balance += amount",
-        "14      end",
+    assert body["text"].splitlines()[1:] == [  # the header names the symbol: method Bank/Account/deposit
+        "12:    def deposit(amount)",
+        "13:      @balance += amount",
+        "14:    end",
     ]
     command = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="lspAgent.find_symbol", arguments=[{"name_path": "helper"}]))  # fmt: skip

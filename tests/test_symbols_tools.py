@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,7 +30,7 @@ def project(tmp_path):
 def test_outline_of_a_file(project, run):
     answer = run("symbols", path="src/geometry.rs")
     assert answer["text"].splitlines() == [
-        "src/geometry.rs · 13 symbols · stage: full tree",
+        "src/geometry.rs · 13 symbols",
         "constant PI  4",
         "trait Shape  6-11",
         "  method area  7",
@@ -144,8 +143,9 @@ def test_find_symbol_patterns(project, run):
     found = run("find_symbol", name_path="POLY", substring=True, kinds=["class"])
     assert names(found) == [("src/shapes.cpp", "geo/Polygon")]
     assert found["text"].splitlines() == [
-        'find_symbol "POLY" (class) in the workspace · 1 match in 1 file · stage: locations',
-        "src/shapes.cpp:8-23  class geo/Polygon",
+        "1 match in 1 file",
+        "src/shapes.cpp",
+        "8-23 class geo/Polygon",
     ]
     assert run("find_symbol", name_path="generated")["matches"] == []  # in an ignored folder
     assert run("find_symbol", name_path="nothing_like_this")["text"].endswith(
@@ -159,7 +159,8 @@ def test_find_symbol_body_pages_exactly_the_symbol(project):
     while True:
         answer = call(ctx, "find_symbol", args)
         assert len(answer["text"]) <= 260 and answer["stage"] == "body"
-        lines += [line for line in answer["text"].splitlines() if re.match(r"^\s*\d+  ", line)]
+        body = answer["text"].splitlines()[1 : -1 if answer["next"] else None]  # between header and trailer
+        lines += [line.split(":", 1)[1] if line else "" for line in body]  # `N:text`; an empty line is bare
         pages += 1
         if not answer["next"]:
             break
@@ -167,14 +168,14 @@ def test_find_symbol_body_pages_exactly_the_symbol(project):
         args = {**args, **answer["next"]}
     source = (project / "src" / "account.rb").read_text().splitlines()
     assert pages > 1
-    assert [line.split("  ", 1)[1] for line in lines] == source[4:25]
+    assert lines == source[4:25]
 
 
 def test_find_symbol_bodies_of_several_matches(project, run):
     answer = run("find_symbol", name_path="price", include_body=True)
     assert answer["stage"] == "bodies"
     assert "── src/Cart.php:29-35  method App\\Shop/Cart/price" in answer["text"]
-    assert "34          return array_reduce($this->items, $sum, 0.0);" in answer["text"]
+    assert "34:        return array_reduce($this->items, $sum, 0.0);" in answer["text"]
     small = run("find_symbol", name_path="price", include_body=True, max_chars=350)
     assert small["stage"] == "locations" and "read path=FILE symbol=NAME_PATH" in small["text"]
 
@@ -195,10 +196,9 @@ def test_read_symbol_pages_with_symbol_kept(project):
     ctx = Context(Workspace([project]))
     args = {"path": "src/Library.java", "symbol": "Library.map", "max_chars": 300}
     first = call(ctx, "read", args)
-    assert first["text"].splitlines()[:2] == [
-        "src/Library.java · lines 20-21 of 40 · version " + first["version"],
-        "note: method Library/map, lines 20-24",
-    ]
+    assert first["text"].splitlines()[0] == (
+        "src/Library.java · method Library/map · lines 20-21 of 40 · version " + first["version"]
+    )
     assert first["next"] == {"start": 22, "symbol": "Library.map"}
     # the text names the same arguments: reading on without symbol= would run past the symbol
     assert first["text"].endswith("[lines 22-24 not shown: read on with start=22 symbol=Library.map]")
@@ -235,14 +235,10 @@ def test_cli_prints_what_an_agent_gets(project):
     assert code == 0 and out.splitlines()[1:] == ["function log  6-8", "function build  10-13",
                                                   "function deploy  15-21", "  function rollback  17-19"]  # fmt: skip
     code, out = cli("find-symbol", "rollback", "src", "--kind", "function")
-    assert code == 0 and out.splitlines()[1] == "src/deploy.sh:17-19  function deploy/rollback"
+    assert code == 0 and out.splitlines()[1:] == ["src/deploy.sh", "17-19 function deploy/rollback"]
     code, out = cli("read", "src/deploy.sh", "--symbol", "log")
-    assert code == 0 and out.splitlines()[1:] == [
-        "note: function log, lines 6-8",
-        "6  log() {",
-        '7    echo "[deploy] $*"',
-        "8  }",
-    ]
+    assert code == 0 and out.splitlines()[0].startswith("src/deploy.sh · function log · lines 6-8 of ")
+    assert out.splitlines()[1:] == ["6:log() {", '7:  echo "[deploy] $*"', "8:}"]
     code, out = cli("symbols", "src/notes.txt")
     assert code == 1 and "no symbols for this kind of file" in out
 
@@ -296,3 +292,20 @@ def test_symbol_answers_fit_any_budget(tmp_path_factory, files, budget, pattern,
             assert "path=" in answer["text"] or "depth=" in answer["text"]
         if stage == "body" and answer["next"]:
             assert "read on with start=" in answer["text"]
+
+
+def test_outlines_and_find_symbol_report_how_far_they_are(project):
+    import re
+
+    reports: list[tuple[str, int | None]] = []
+    ctx = Context(
+        Workspace([project]), report=lambda message, percentage: reports.append((message, percentage))
+    )
+    scanned = call(ctx, "symbols", {"path": "src"})["files_scanned"]
+    call(Context(ctx.workspace, report=ctx.report), "find_symbol", {"name_path": "area", "path": "src"})
+    assert {m.split(" 1 of")[0] for m, _ in reports} == {"outlining", "looking in"}
+    for message, percentage in reports:
+        done, total = map(
+            int, re.fullmatch(r"(?:outlining|looking in) (\d+) of (\d+) files", message).groups()
+        )
+        assert total == scanned and percentage == done * 100 // total

@@ -246,3 +246,18 @@ def test_index_leaves_out_huge_files(tmp_path, monkeypatch):
     symbols.build()
     assert [e.name for _, e in symbols.query("kept")] == ["kept"]
     assert symbols.query("skipped") == []
+
+
+def test_indexing_reports_n_of_n_files_with_a_percentage(tmp_path):
+    from lsp_agent.syntax import index
+
+    for n in range(4):
+        (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    pass\n")
+    reports: list[tuple[str, int | None]] = []
+    assert index.SymbolIndex(Workspace([tmp_path])).build(lambda m, p: reports.append((m, p))) == 4
+    assert reports == [(f"indexing {n} of 4 files", n * 25) for n in range(1, 5)]
+    for n in range(4, 1000):  # many files: one report per percent, not one per file
+        (tmp_path / f"m{n}.py").write_text("x = 1\n")
+    reports.clear()
+    index.SymbolIndex(Workspace([tmp_path])).build(lambda m, p: reports.append((m, p)))
+    assert [p for _, p in reports] == list(range(101)) and reports[-1][0] == "indexing 1,000 of 1,000 files"

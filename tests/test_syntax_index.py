@@ -136,7 +136,10 @@ def test_worker_processes_index_what_this_process_does(project, monkeypatch):
     assert workers.build(lambda message, percentage: reports.append(message)) == len(alone.files)
     assert workers.files == alone.files
     n = len(alone.files)
-    assert reports == [f"0 of {n} files", f"{n} of {n} files"]  # the first and the last, not one per file
+    assert reports == [
+        f"indexing 0 of {n:,} files",
+        f"indexing {n:,} of {n:,} files",
+    ]  # the first and the last, not one per file
 
 
 def test_a_restart_reuses_the_saved_index_and_parses_only_changed_files(

@@ -44,7 +44,7 @@ async def test_read_over_network_transport(tmp_path, transport):
             )
         )
         answer = await client.protocol.send_request_async("lspAgent/read", {"path": "a.txt"})
-        assert answer["text"].split("\n")[1:] == ["1  alpha", "2  beta"]
+        assert answer["text"].split("\n")[1:] == ["1:alpha", "2:beta"]
         await client.shutdown_async(None)
         client.exit(None)
     finally:

@@ -3,18 +3,21 @@
 Seven stages, each a complete answer covering every match (or every match of the requested
 page); the first whose text fits `max_chars` is returned:
 
-1. full matches with context lines, grouped by file and enclosing symbol;
-2. one line per match: line number, enclosing symbol, the matched line;
+1. full matches with context lines, grouped by file;
+2. one line per match, without indentation;
 3. the same with the text cut to a stated width, each cut line ending in "…";
 4. line numbers with enclosing symbols, no text;
 5. line numbers per file;
 6. match counts per file;
 7. a summary: totals, and the folders and file types with most matches.
 
-Every answer starts with a header (pattern, totals, stage); every stage below the first says
-what it dropped and which arguments get more. Stages are rendered by budget.py's writer, which
-stops as soon as the budget is exceeded, so trying a stage costs at most the budget, and
-symbols are asked for only for the files a stage actually reaches.
+Stages 1-4 write a match as `LINE[ SYMBOL]:TEXT` (no `:TEXT` in stage 4), ripgrep's `N:text`
+with the enclosing symbol named when it changes from the previous match's; a line that
+defines a symbol names it itself, so its label is the symbol around it. The header is the
+totals alone when nothing is shortened or paged; below stage 1 it names the stage and what
+it dropped, and a `more:` line gives the likely next calls. Stages are rendered by budget.py's
+writer, which stops as soon as the budget is exceeded, so trying a stage costs at most the
+budget, and symbols are asked for only for the files a stage actually reaches.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from pathlib import Path
 
 from ..budget import INFINITE, Overflow, Writer, first_fit, largest_fit, plural
 from ..errors import Refusal
-from . import KeepDetails, shorten
+from . import KeepDetails
 from .model import FileMatches, Match, Outcome
 
 STAGE_NAMES = {
@@ -45,8 +48,11 @@ ELLIPSIS = "…"
 TOP_LEVEL = "<module>"  # the "symbol" of a match outside every definition
 DEFAULT_BUDGET = 20_000
 
-# symbols(file) -> {line: name path or None} for its match lines, or None (no grammar)
-Symbols = Callable[[FileMatches], "dict[int, str | None] | None"]
+# The innermost symbol around a line (its name path, None outside every definition), and
+# whether the line is the one that names it (`def to_dict(self):` defines Message/to_dict).
+Enclosing = tuple["str | None", bool]
+# symbols(file) -> {line: Enclosing} for its match lines, or None (no grammar)
+Symbols = Callable[[FileMatches], "dict[int, Enclosing] | None"]
 
 
 class StageWriter(Writer):
@@ -62,9 +68,7 @@ class Search:
     """One search's matches and what the answer must say about them."""
 
     outcome: Outcome
-    pattern: str
     symbols: Symbols
-    options: str = ""  # shown after the pattern: "ignore_case, glob *.py"
     before: int = 0  # context lines asked for
     after: int = 0
     offset: int = 0  # a page of the full matches: the first one shown …
@@ -73,7 +77,7 @@ class Search:
     extra_notes: list[str] = field(default_factory=list)  # paths left out, …
     files: list[FileMatches] = field(init=False)  # the shown files and matches
     shown_matches: int = field(init=False)
-    _symbols: dict[str, dict[int, str | None] | None] = field(init=False, default_factory=dict)
+    _symbols: dict[str, dict[int, Enclosing] | None] = field(init=False, default_factory=dict)
     full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
     _page_sizes: dict[tuple[int, int, int], int] = field(init=False, default_factory=dict)
 
@@ -87,16 +91,7 @@ class Search:
 
     def page_of(self, offset: int, count: int) -> Search:
         page = Search(
-            self.outcome,
-            self.pattern,
-            self.symbols,
-            self.options,
-            self.before,
-            self.after,
-            offset,
-            count,
-            self.budget,
-            self.extra_notes,
+            self.outcome, self.symbols, self.before, self.after, offset, count, self.budget, self.extra_notes
         )
         page._symbols = self._symbols  # symbols computed once for every page tried
         return page
@@ -114,18 +109,23 @@ class Search:
     def paged(self) -> bool:
         return self.offset > 0 or self.shown_matches < self.outcome.total
 
-    def symbols_of(self, file: FileMatches) -> dict[int, str | None] | None:
+    def symbols_of(self, file: FileMatches) -> dict[int, Enclosing] | None:
         """Enclosing symbols of the file's match lines, asked once for all its matches (a
         page's file holds only some of them)."""
         if file.shown not in self._symbols:
             self._symbols[file.shown] = self.symbols(self._whole.get(file.shown, file))
         return self._symbols[file.shown]
 
-    def label(self, file: FileMatches, line: int) -> str | None:
+    def label(self, file: FileMatches, line: int, *, text: bool) -> str | None:
+        """The symbol a match line is labelled with: the innermost around it, or when the
+        line itself is shown (`text`) and names that symbol, the one around that."""
         names = self.symbols_of(file)
         if names is None:
             return None
-        return names.get(line) or TOP_LEVEL
+        name, defines = names.get(line, (None, False))
+        if name is not None and defines and text:
+            name = name.rsplit("/", 1)[0] if "/" in name else None
+        return name or TOP_LEVEL
 
 
 def page(
@@ -197,6 +197,20 @@ def heading(f: FileMatches) -> str:
 # --- the stages -------------------------------------------------------------------------------
 
 
+class Labels:
+    """A file's symbol labels, each shown only when it differs from the previous match's
+    (a file's first matches outside every definition need none)."""
+
+    def __init__(self) -> None:
+        self.shown: str | None = TOP_LEVEL
+
+    def __call__(self, label: str | None) -> str:
+        if label is None or label == self.shown:
+            return ""
+        self.shown = label
+        return f" {label}"
+
+
 def full_matches(s: Search, w: StageWriter) -> None:
     for f in s.files:
         w.add(heading(f))
@@ -204,7 +218,7 @@ def full_matches(s: Search, w: StageWriter) -> None:
         for match in f.matches:
             for k, text in enumerate(match.lines):
                 entries[match.line + k] = (":", text, match if k == 0 else None)
-        label_shown: str | None = None
+        labels = Labels()
         previous: int | None = None
         pending: list[int] = []
         after_last = 0  # context lines up to here follow the previous match
@@ -214,18 +228,13 @@ def full_matches(s: Search, w: StageWriter) -> None:
                 pending.append(n)  # before-context: shown with the next match's group
                 continue
             if m is not None:
-                label: str | None = s.label(f, n)
                 lines = [*pending, n]
                 pending = []
-                first = lines[0]
-                if s.context and previous is not None and first > previous + 1:
+                if s.context and previous is not None and lines[0] > previous + 1:
                     w.add("--")
-                if label is not None and label != label_shown and (label_shown or label != TOP_LEVEL):
-                    w.add(f"[{label}]")
-                    label_shown = label
-                for k in lines:
-                    kk, tt, _ = entries[k]
-                    w.add(f"{k}{kk}{plain(tt)}")
+                for k in lines[:-1]:
+                    w.add(f"{k}-{plain(entries[k][1])}")
+                w.add(f"{n}{labels(s.label(f, n, text=True))}:{plain(text)}")
                 for k in range(m.line + 1, m.last + 1):  # the rest of a match over several lines
                     w.add(f"{k}:{plain(entries[k][1])}")
                 w.matches += 1
@@ -242,32 +251,18 @@ def full_matches(s: Search, w: StageWriter) -> None:
             w.add(f"{k}-{plain(entries[k][1])}")
 
 
-def one_line(s: Search, w: StageWriter, width: int | None = None) -> None:
+def one_line(s: Search, w: StageWriter, width: int | None = None, *, text: bool = True) -> None:
+    """Stages 2 and 3 (`LINE[ SYMBOL]:TEXT`), and 4 without the text (`LINE[ SYMBOL]`)."""
     for f in s.files:
         w.add(heading(f))
+        labels = Labels()
         for m in f.matches:
-            label = s.label(f, m.line)
-            symbol = f" {label}" if label is not None else ""
-            w.add(f"{span(m)}{symbol}: {snippet(m, width)}")
+            line = f"{span(m)}{labels(s.label(f, m.line, text=text))}"
+            w.add(f"{line}:{snippet(m, width)}" if text else line)
 
 
-def symbol_numbers(s: Search, w: Writer) -> None:
-    for f in s.files:
-        w.add(heading(f))
-        if s.symbols_of(f) is None:
-            w.add(", ".join(span(m) for m in f.matches))
-            continue
-        run_label: str | None = None
-        run: list[str] = []
-        for m in f.matches:
-            label = s.label(f, m.line)
-            if run and label != run_label:
-                w.add(f"{run_label}: {', '.join(run)}")
-                run = []
-            run_label = label
-            run.append(span(m))
-        if run:
-            w.add(f"{run_label}: {', '.join(run)}")
+def symbol_numbers(s: Search, w: StageWriter) -> None:
+    one_line(s, w, text=False)
 
 
 def file_numbers(s: Search, w: Writer) -> None:
@@ -341,32 +336,36 @@ def unit(o: Outcome) -> str:
     return "blocks of lines" if o.multiline else "lines"
 
 
+SHOWN = {  # what a shortened stage shows, and what it leaves out
+    2: "one line per match, without indentation",
+    3: "one line per match cut to {width} characters (a cut line ends with …), without indentation",
+    4: "line numbers and symbols, without the text",
+    5: "line numbers per file, without the text and symbols",
+    6: "match counts per file, without line numbers",
+    7: "a summary, without the list of files",
+}
+
+
 def header(s: Search, stage: int, width: int | None) -> str:
+    """The totals; below stage 1, the stage and what it dropped; ranges explained when used."""
     o = s.outcome
-    options = f" ({s.options})" if s.options else ""
-    name = STAGE_NAMES[stage].format(width=width)
     totals = f"{counts(o.lines, o.hits)} in {plural(len(o.files), 'file')}"
     if s.paged:
         totals += f", showing {unit(o)} {s.offset + 1:,}-{s.offset + s.shown_matches:,}"
-    return f"search {shorten(s.pattern)}{options} · {totals} · stage {stage}/7: {name}"
-
-
-def dropped(s: Search, stage: int, width: int | None) -> str | None:
-    if stage == 1:
-        return None
-    multi = any(len(m.lines) > 1 for f in s.files for m in f.matches)
-    parts = {
-        2: ("context lines, " if s.context else "") + "indentation",
-        3: ("context lines, " if s.context else "")
-        + f"indentation, and text past {width} characters (a cut line ends with …)",
-        4: "the matched text",
-        5: "the matched text and the enclosing symbols",
-        6: "line numbers",
-        7: f"the list of the {plural(len(s.files), 'file')}",
-    }[stage]
-    if multi and stage in (2, 3):
-        parts += "; a match over several lines shows its first line, ending with …"
-    return f"dropped: {parts}"
+    parts = [totals]
+    if stage > 1:
+        shown = SHOWN[stage].format(width=width)
+        if s.context and stage in (2, 3):
+            shown += " and context lines"
+        parts.append(f"stage {stage}/7: {shown}")
+    multi = stage in (2, 3, 4) and any(m.last > m.line for f in s.files for m in f.matches)
+    if multi:
+        parts.append("N-M: one match over lines N to M" + (", its first line shown" if stage < 4 else ""))
+    if stage == 5 and any(
+        b.line == a.line + 1 for f in s.files for a, b in zip(f.matches, f.matches[1:], strict=False)
+    ):
+        parts.append("N-M: a match on each line from N to M")
+    return " · ".join(parts)
 
 
 NEXT_LINE = 80  # room kept for a page's own "more: the next page with offset=… limit=…" line
@@ -403,11 +402,12 @@ def next_page(s: Search) -> tuple[str | None, dict | None]:
     if end >= s.outcome.total:
         return None, None
     limit = max(1, page_size(s, end, s.limit or s.outcome.total - end))
-    return f"the next page with offset={end} limit={limit}", {"offset": end, "limit": limit}
+    return f"offset={end} limit={limit} for the next page", {"offset": end, "limit": limit}
 
 
 def guidance(s: Search, stage: int) -> tuple[str | None, dict | None]:
-    """The 'more:' line and the arguments of the call that gets more."""
+    """The 'more:' line, the likely next calls first, and the arguments of the call that
+    pages on (every shortened answer offers it: it is how to get the rest)."""
     if s.paging:
         way, nxt = next_page(s)
         ways = [way] if way else []
@@ -417,26 +417,34 @@ def guidance(s: Search, stage: int) -> tuple[str | None, dict | None]:
         return ("more: " + "; ".join(ways) if ways else None), nxt
     if stage == 1:
         return None, None  # every match shown
-    limit = max(1, page_size(s, 0, s.outcome.total))
-    nxt = {"offset": 0, "limit": limit}
-    ways = [f"page the full matches with offset=0 limit={limit}"]
+    total = s.outcome.total
+    limit = max(1, page_size(s, 0, total))
+    pages = -(-total // limit)
+    ways = [f"full matches with offset=0 limit={limit}" + (f" ({pages:,} pages)" if pages > 1 else "")]
+    if len(s.files) > 1:
+        top, hits, lines = busiest(s.files)
+        narrow = f"paths=[{json.dumps(top)}] ({counts(lines, hits)})"
+        ways.insert(0 if pages > 3 else 1, narrow)  # few pages: reading them all is likely
+    if stage <= 5 and total <= 3:  # a few matches: their surroundings are the likely next read
+        f = s.files[0]
+        ways.insert(0, f"read path={json.dumps(f.shown)} start={max(1, f.matches[0].line - 5)}")
+    return "more: " + "; ".join(ways), {"offset": 0, "limit": limit}
+
+
+def busiest(files: list[FileMatches]) -> tuple[str, int, int]:
+    """The folder with most matches, or the file when they all share one folder: its path,
+    matches and matched lines."""
     folders: Counter[str] = Counter()
     folder_lines: Counter[str] = Counter()
-    for f in s.files:
+    for f in files:
         folder = f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."
         folders[folder] += f.hits
         folder_lines[folder] += f.lines
-    if len(s.files) > 1:  # the folder with most matches, or the file when all share one folder
-        top, n = folders.most_common(1)[0]
-        lines = folder_lines[top]
-        if top == "." or len(folders) == 1:
-            biggest = max(s.files, key=lambda f: f.hits)
-            top, n, lines = biggest.shown, biggest.hits, biggest.lines
-        ways.append(f"narrow with paths=[{json.dumps(top)}] ({counts(lines, n)}) or a glob")
-    if stage <= 5:
-        f = s.files[0]
-        ways.append(f"read a match with read path={json.dumps(f.shown)} start={f.matches[0].line}")
-    return "more: " + "; ".join(ways), nxt
+    top, hits = folders.most_common(1)[0]
+    if top == "." or len(folders) == 1:
+        biggest = max(files, key=lambda f: f.hits)
+        return biggest.shown, biggest.hits, biggest.lines
+    return top, hits, folder_lines[top]
 
 
 def notes(s: Search) -> list[str]:
@@ -464,9 +472,6 @@ def render(
     w.add(header(s, stage, width))
     for note in notes(s):
         w.add(note)
-    drop = dropped(s, stage, width)
-    if drop:
-        w.add(drop)
     more, nxt = guidance(s, stage) if guide else (None, None)
     if more:
         w.add(more)
@@ -568,24 +573,15 @@ def cut_width(s: Search, max_chars: int) -> int | None:
 
 
 def nothing_found(s: Search, max_chars: int) -> dict:
-    options = f" ({s.options})" if s.options else ""
     lines = [
-        f"search {shorten(s.pattern)}{options} · no matches",
+        "no matches",
         *notes(s),
-        (
-            "note: hidden files and files ignored by .gitignore/.ignore are not searched (a glob that names them "
-            "includes them); binary files are skipped (count_binary=true names those that match)"
-        ),
+        "(hidden files, files ignored by .gitignore/.ignore and binary files are not searched: a glob that "
+        "names hidden or ignored files includes them, count_binary=true names binary files that match)",
     ]
     text = "\n".join(lines)
     if len(text) > max_chars:
         text = lines[0]
-    if len(text) > max_chars:
-        raise Refusal(
-            "budget_too_small",
-            f"max_chars={max_chars} is too small; the smallest budget for this search is {len(text)}.",
-            minimum=len(text),
-        )
     return {"text": text, "stage": 1, "stage_name": STAGE_NAMES[1], "next": None}
 
 

@@ -398,7 +398,7 @@ def index_file(
 
 
 class Reporter:
-    """Progress of a build as `n of N files`, at most one report per REPORT_EVERY seconds."""
+    """Progress of a build as `indexing n of N files`, at most one report per REPORT_EVERY seconds."""
 
     def __init__(self, report: Callable[[str, int | None], None] | None, total: int, done: int):
         self.report, self.total, self.n, self.last = report, total, done, 0.0
@@ -407,7 +407,7 @@ class Reporter:
     def send(self) -> None:
         if self.report is not None:
             self.last = time.monotonic()
-            self.report(f"{self.n} of {self.total} files", self.n * 100 // max(self.total, 1))
+            self.report(f"indexing {self.n:,} of {self.total:,} files", self.n * 100 // max(self.total, 1))
 
     def step(self) -> None:
         self.n += 1

@@ -1,7 +1,8 @@
 """The one registry of agent tools.
 
-A tool is a plain function `handler(ctx, **arguments) -> answer` plus its name, a one-line
-summary and the JSON Schema of its arguments. Every front door (LSP requests and commands,
+A tool is a plain function `handler(ctx, **arguments) -> answer` plus its name, a title, a
+description and the JSON Schema of its arguments, and the hints clients use to decide how to
+run it (MCP's tool annotations: every tool here only reads, within the workspace). Every front door (LSP requests and commands,
 the CLI, text-dialect call dispatch) goes through `call`, so a tool is written once and
 behaves the same everywhere. Tools know nothing of LSP.
 """
@@ -50,37 +51,65 @@ class Context:
             self._last_report = now
             self.report(message, percentage)
 
+    def progress_of(self, done: int, total: int, doing: str) -> None:
+        """Progress that says how far: "outlining 120 of 2,800 files", with its percentage."""
+        self.progress(f"{doing} {done:,} of {total:,} files", done * 100 // max(total, 1))
+
 
 @dataclass(frozen=True)
 class Tool:
     name: str
+    title: str  # for people: "Read file"
     summary: str
     schema: dict
     handler: Callable[..., dict]
     # False for tools meant for agent runtimes rather than models (decoding replies, …):
     # they are served as requests but left out of the catalog a model is shown.
     for_agents: bool = True
+    # Same arguments, same effect: true of every tool that only reads; a streaming session's
+    # calls are not (each feed moves the session on).
+    idempotent: bool = True
 
     @cached_property
     def validator(self) -> jsonschema.Draft202012Validator:
         return jsonschema.Draft202012Validator(self.schema)
 
+    @property
+    def annotations(self) -> dict:
+        """MCP's tool annotations. Clients act on them: Claude Code runs read-only tools in
+        parallel and in plan mode, Codex runs MCP tools in parallel only when marked
+        read-only. No tool writes, and none reaches past the workspace (closed world)."""
+        return {
+            "title": self.title,
+            "readOnlyHint": True,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": False,
+        }
+
     def describe(self) -> dict:
-        return {"name": self.name, "description": self.summary, "inputSchema": self.schema}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.summary,
+            "inputSchema": self.schema,
+            "annotations": self.annotations,
+        }
 
 
 REGISTRY: dict[str, Tool] = {}
 
 # The budget argument every answering tool takes; `run` fills in the server's default.
+BUDGET = f"max_chars (default {Settings.max_chars:,})"  # as tool descriptions state it
 MAX_CHARS = {
     "type": "integer",
     "minimum": 200,
-    "description": "Budget for the answer's text, header included (default: the server's max_chars).",
+    "description": f"Budget for the answer's text in characters, header included (default {Settings.max_chars:,}, "
+    "the server's max_chars).",
 }
 
 
 def tool(
-    name: str, summary: str, schema: dict, *, for_agents: bool = True
+    name: str, title: str, summary: str, schema: dict, *, for_agents: bool = True, idempotent: bool = True
 ) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
     """Register `handler` as the tool `name`. The schema is an object schema of its arguments."""
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -88,14 +117,14 @@ def tool(
     def register(handler: Callable[..., dict]) -> Callable[..., dict]:
         if name in REGISTRY:
             raise ValueError(f"tool {name!r} registered twice")
-        REGISTRY[name] = Tool(name, summary, schema, handler, for_agents)
+        REGISTRY[name] = Tool(name, title, summary, schema, handler, for_agents, idempotent)
         return handler
 
     return register
 
 
 def catalog(*, include_runtime: bool = False) -> list[dict]:
-    """Each agent tool's name, description and JSON Schema, in registration order
+    """Each agent tool's name, title, description, JSON Schema and MCP annotations, in registration order
     (with `include_runtime`, the runtime-only tools too, marked `"forAgents": false`)."""
     return [
         t.describe() | ({} if t.for_agents else {"forAgents": False})

@@ -107,6 +107,7 @@ def decode_report(
 
 @tool(
     "decode_calls",
+    "Decode tool calls",
     "Decode the tool calls a model wrote as text in a reply, in the dialects of the open models (Hermes and "
     "Qwen, Qwen3-Coder, Mistral, Llama 3 and 4, DeepSeek, Kimi K2, GLM, gpt-oss, Granite, Cohere, MiniMax, "
     "```tool_call fences; see `dialects`): the visible text with call blocks removed, the reasoning apart, the calls, "
@@ -153,6 +154,7 @@ def decode_calls(
 
 @tool(
     "run_calls",
+    "Run tool calls",
     "Decode the tool calls in a model's reply and run each runnable one against this server's agent tools: "
     "every result or error, the diagnostics and the nudge.",
     {
@@ -197,6 +199,7 @@ def run_calls(
 
 @tool(
     "tool_prompt",
+    "Tool-call prompt",
     "The tool protocol to put in a system prompt for one dialect: how to write a call, exactly as it is decoded, "
     "and the tools with their parameters.",
     {
@@ -304,6 +307,7 @@ SESSIONS = Sessions()
 
 @tool(
     "stream_open",
+    "Open call stream",
     "Open a streaming session that scrubs tool calls from a reply as it arrives (then stream_feed each delta, "
     "and stream_flush at the end).",
     {
@@ -312,6 +316,7 @@ SESSIONS = Sessions()
         "additionalProperties": False,
     },
     for_agents=False,
+    idempotent=False,
 )
 def stream_open(ctx: Context, tools=None, id_prefix="call_", dialects=None) -> dict:
     sid = SESSIONS.add(Scrubber(toolset(tools), id_prefix=id_prefix, dialects=dialects))
@@ -323,6 +328,7 @@ def stream_open(ctx: Context, tools=None, id_prefix="call_", dialects=None) -> d
 
 @tool(
     "stream_feed",
+    "Feed call stream",
     "Feed the next delta of a reply to a streaming session: the text that is now safe to show, and the calls "
     "and diagnostics completed by this delta.",
     {
@@ -340,6 +346,7 @@ def stream_open(ctx: Context, tools=None, id_prefix="call_", dialects=None) -> d
         "additionalProperties": False,
     },
     for_agents=False,
+    idempotent=False,
 )
 def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
     current = SESSIONS.get(session)
@@ -363,6 +370,7 @@ def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
 
 @tool(
     "stream_flush",
+    "Flush call stream",
     "End a streaming session: the rest of the visible text, the last calls and diagnostics (a block left open "
     "is `truncated` when finish_reason is length/max_tokens, else `unterminated`), and the nudge for the whole "
     "reply. The session is closed.",
@@ -373,6 +381,7 @@ def stream_feed(ctx: Context, session: str, delta: str, offset=None) -> dict:
         "additionalProperties": False,
     },
     for_agents=False,
+    idempotent=False,
 )
 def stream_flush(ctx: Context, session: str, finish_reason=None, nudges_used=0, max_nudges=None) -> dict:
     current = SESSIONS.get(session)

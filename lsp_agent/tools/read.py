@@ -10,7 +10,7 @@ from ..paging import page
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
-from . import MAX_CHARS, Context, tool
+from . import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -42,13 +42,16 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Read a file as numbered whole lines within a character budget. The header gives the lines "
-    "shown, the total and the version; when there is more, the answer ends with "
-    "'read on with start=N' (and col=C for a line longer than the budget) and `next` holds those arguments."
+    f"Read a file as numbered whole lines (`N:text`; an empty line is shown empty) within {BUDGET}. "
+    "The header gives the path, the lines shown, the total and the version; when there is more, the last line "
+    "says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
+    "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
+    "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
+    'file. Binary files are refused with their size. Example: {"path": "src/app.py", "start": 120}.'
 )
 
 
-@tool("read", SUMMARY, SCHEMA)
+@tool("read", "Read file", SUMMARY, SCHEMA)
 def read(
     ctx: Context,
     path: str,
@@ -85,8 +88,7 @@ def read_symbol(
             f"List them all with symbols path={shown}, or search with find_symbol substring=true.",
         )
     symbol = found[0]
-    where = f"lines {symbol.start_line}-{symbol.end_line}"
-    notes = [f"{symbol.kind} {symbol.name_path}, {where}"]
+    notes = []
     if len(found) > 1:
         others = ", ".join(f"{s.name_path} {s.start_line}-{s.end_line}" for s in found[1:4])
         more = f" and {len(found) - 4} more" if len(found) > 4 else ""
@@ -96,7 +98,7 @@ def read_symbol(
     first = symbol.start_line
     answer = page(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
-        notes=notes, then=f" symbol={name_path}", **options,
+        part=f"{symbol.kind} {symbol.name_path}", notes=notes, then=f" symbol={name_path}", **options,
     )  # fmt: skip
     if answer.get("next"):
         answer["next"] = {**answer["next"], "symbol": name_path}

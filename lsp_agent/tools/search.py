@@ -7,9 +7,9 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..search import FileMatches, Outcome, Query, Target, run_search
-from ..search.chain import Search, fit, keep_details, unit
+from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
 from ..workspace import Workspace
-from . import MAX_CHARS, Context, tool
+from . import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -80,13 +80,16 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Search file contents like ripgrep (Rust regex syntax; .gitignore, hidden and binary files skipped; "
-    "open editor buffers searched as their unsaved text). The answer fits max_chars: when the full "
-    "matches do not fit it shrinks, stage by stage, to one line per match, lines cut to a stated width "
-    "(a cut line ends with …), line numbers with enclosing symbols, line numbers per file, counts per "
-    "file, and a summary. Each line names its enclosing symbol (Class/method); the header names the "
-    "stage, and the answer says what was dropped and which arguments (paths, glob, offset/limit, or a "
-    "read of a line) get more."
+    "Search file contents with ripgrep (Rust regex; .gitignore, hidden and binary files skipped; open "
+    "editor buffers searched as their unsaved text; a Python engine where no rg is found). Use it for text: "
+    "calls, strings, uses of a name; find_symbol finds where something is defined, symbols outlines a file. "
+    "Matches come under each file's path as `LINE[ SYMBOL]:TEXT`, like `rg -n`, the enclosing symbol "
+    "(Class/method) named when it changes from the previous match's; context lines are `LINE-TEXT`. "
+    f"The answer fits {BUDGET}: when the full matches do not, it shortens stage by stage to one line "
+    "per match, lines cut to a stated width (a cut line ends with …), line numbers with symbols, line "
+    "numbers per file, counts per file, a summary; the header then names the stage and what it dropped, "
+    "and `more:` gives the next calls (offset/limit pages the full matches, paths narrows). "
+    'Example: {"pattern": "def save", "paths": ["src/models"], "context_after": 2}.'
 )
 
 
@@ -124,18 +127,21 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
     return targets, left_out
 
 
-def symbol_provider(ws: Workspace):
-    """Enclosing symbols for a file's match lines; None for a language without a grammar."""
-    from ..syntax import enclosing_symbols, language_for
+def symbol_provider(ws: Workspace) -> Symbols:
+    """The innermost symbol around each of a file's match lines, and whether the line is the
+    one naming it; None for a language without a grammar."""
+    from ..syntax import enclosing_symbols, language_for, outline, walk
 
-    def symbols(file: FileMatches) -> dict[int, str | None] | None:
+    def symbols(file: FileMatches) -> dict[int, Enclosing] | None:
         if language_for(file.path) is None:
             return None
         try:
             text = ws.text(file.path)
         except Refusal:
             return None
-        return enclosing_symbols(file.path, text, [m.line for m in file.matches])
+        names = enclosing_symbols(file.path, text, [m.line for m in file.matches])
+        named_on = {s.selection[0] + 1: s.name_path for s in walk(outline(file.path, text))}
+        return {line: (name, name is not None and named_on.get(line) == name) for line, name in names.items()}
 
     return symbols
 
@@ -164,16 +170,7 @@ def locations_of(outcome: Outcome, offset: int, limit: int | None) -> list[dict]
     ]
 
 
-def describe_options(**options) -> str:
-    shown = []
-    for name, value in options.items():
-        if value in (None, False, 0, [], ()):
-            continue
-        shown.append(name if value is True else f"{name}={value}")
-    return ", ".join(shown)
-
-
-@tool("search", SUMMARY, SCHEMA)
+@tool("search", "Search files", SUMMARY, SCHEMA)
 def search(
     ctx: Context,
     pattern: str,
@@ -213,23 +210,7 @@ def search(
             total_matches=outcome.hits,
             total_lines=outcome.lines,
         )
-    options = describe_options(
-        fixed_strings=fixed_strings,
-        ignore_case=ignore_case,
-        multiline=multiline,
-        paths=",".join(paths or []) or None,
-        glob=",".join(globs) or None,
-    )
-    s = Search(
-        outcome,
-        pattern,
-        symbol_provider(ctx.workspace),
-        options,
-        context_before,
-        context_after,
-        offset,
-        limit,
-    )
+    s = Search(outcome, symbol_provider(ctx.workspace), context_before, context_after, offset, limit)
     s.extra_notes = [f"left out: {m}" for m in left_out]
     answer = fit(s, budget)
     answer.update(

@@ -20,7 +20,7 @@ from ..syntax.files import files_containing, source_files
 from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import last_segment
 from ..workspace import Text, Workspace
-from . import MAX_CHARS, Context, tool
+from . import BUDGET, MAX_CHARS, Context, tool
 
 SYMBOLS_SCHEMA = {
     "type": "object",
@@ -41,9 +41,11 @@ SYMBOLS_SCHEMA = {
 }
 
 SYMBOLS_SUMMARY = (
-    "Outline of a file or folder: each definition's kind, name and line range, nested. Over the "
-    "budget it shortens to a shallower depth, then to counts by kind per file; the header names "
-    "the stage and the answer says how to see more (a narrower path=, depth=)."
+    "Outline a file or folder (recursive, .gitignore honoured): each definition's kind, name and line range "
+    "(`method save  40-62`), nested. Use it to see what a file or package defines before reading it, then "
+    f"read path=FILE symbol=NAME for one definition. Over {BUDGET} it shortens to a shallower depth "
+    "(hidden children counted as (+N inside)), then to counts by kind per file and per folder, and says "
+    'how to see more (a narrower path=, depth=). Example: {"path": "src/models.py"}.'
 )
 
 FIND_SCHEMA = {
@@ -86,9 +88,11 @@ FIND_SCHEMA = {
 }
 
 FIND_SUMMARY = (
-    "Find definitions by name or name path (`Class/method`, substring and kind filters) in the "
-    "workspace or under a path: answers each match's file, lines, kind and full name path, and "
-    "with include_body its source, paged like read."
+    "Find definitions by name or name path (`save`, `Model/save`, `/Model` at the top level; substring=true "
+    "for part of a name, kinds= to filter) in the workspace or under path: each match's file, line range, "
+    "kind and full name path (`src/models.py:40-62  method Model/save`). Use it rather than search to find "
+    "where something is defined; include_body=true adds the source (one match is paged like read). Over "
+    f'{BUDGET} it counts matches per file. Example: {{"name_path": "Model/save", "include_body": true}}.'
 )
 
 
@@ -129,7 +133,7 @@ def kind_counts(symbols: list[Symbol]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-@tool("symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
+@tool("symbols", "Outline symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA)
 def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None) -> dict:
     ws = ctx.workspace
     target = ws.resolve(path)
@@ -146,10 +150,12 @@ def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None 
         files = [(shown, outline(target, text))]
         scanned = 1
     else:
-        files, scanned = [], 0
-        for file in source_files(ws, target, check=ctx.check_cancelled):
-            scanned += 1
-            ctx.progress(f"outlining {ws.display(file)}")
+        files = []
+        paths = list(source_files(ws, target, check=ctx.check_cancelled))
+        scanned = len(paths)
+        for n, file in enumerate(paths, 1):
+            ctx.check_cancelled()
+            ctx.progress_of(n, scanned, "outlining")
             try:
                 file_symbols = outline(file, ws.text(file))
             except Refusal:
@@ -202,7 +208,8 @@ def symbols(ctx: Context, *, max_chars: int, path: str = ".", depth: int | None 
                 f"[{why}: deeper symbols are counted as (+N inside); see them with depth={d + 1} "
                 f"(and a larger max_chars) or a narrower path=FILE]"
             )
-        lines = [f"{shown} · {what} · stage: {stage}{empty}", *body(d)]
+        named = "" if trailer is None else f" · stage: {stage}"  # the full tree needs no stage
+        lines = [f"{shown} · {what}{named}{empty}", *body(d)]
         if trailer:
             lines.append(trailer)
         if fits(lines, budget):
@@ -261,7 +268,19 @@ class Found:
         return f"{self.shown}:{span(self.symbol)}  {self.symbol.kind} {self.symbol.name_path}"
 
 
-@tool("find_symbol", FIND_SUMMARY, FIND_SCHEMA)
+def locations(found: list[Found]) -> list[str]:
+    """Each file's path once, then its matches as `LINES kind name_path`, as search lists matches."""
+    lines: list[str] = []
+    heading = None
+    for f in found:
+        if f.shown != heading:
+            heading = f.shown
+            lines.append(heading)
+        lines.append(f"{span(f.symbol)} {f.symbol.kind} {f.symbol.name_path}")
+    return lines
+
+
+@tool("find_symbol", "Find symbol definitions", FIND_SUMMARY, FIND_SCHEMA)
 def find_symbol(
     ctx: Context,
     name_path: str,
@@ -293,17 +312,18 @@ def find_symbol(
         return body_page(found[0], start, budget) | {"stage": "body"} | fields
 
     file_count = len({f.shown for f in found})
-    header = f"{what} · {plural(len(found), 'match')} in {plural(file_count, 'file')}"
+    header = f"{plural(len(found), 'match')} in {plural(file_count, 'file')}"
     trailer = None
     if include_body:
         blocks = bodies(header, found)
         if fits(blocks, budget):
             return {"text": "\n".join(blocks), "stage": "bodies", **fields}
+        header += " · stage: locations"
         trailer = (
             "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
             "or narrow this search to one match to page its body]"
         )
-    lines = [f"{header} · stage: locations", *(f.location() for f in found)] + ([trailer] if trailer else [])
+    lines = [header, *locations(found)] + ([trailer] if trailer else [])
     if fits(lines, budget):
         return {"text": "\n".join(lines), "stage": "locations", **fields}
     del fields["matches"][200:]  # structured matches stay bounded too
@@ -330,8 +350,10 @@ def find_definitions(
                 index.update(path)
             hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
         return found + [Found(ws.display(path), path, entry, ws) for path, entry in hits]
-    for file in sorted(candidates(ctx, folders, name_path, substring), key=lambda p: walk_order(ws.roots, p)):
-        ctx.progress(f"looking in {ws.display(file)}")
+    files = sorted(candidates(ctx, folders, name_path, substring), key=lambda p: walk_order(ws.roots, p))
+    for n, file in enumerate(files, 1):
+        ctx.check_cancelled()
+        ctx.progress_of(n, len(files), "looking in")
         try:
             text = ws.text(file)
         except Refusal:
@@ -361,7 +383,7 @@ def body_page(found: Found, start: int | None, budget: int) -> dict:
     answer = page(
         found.text, found.shown, start=start or symbol.start_line, max_chars=budget,
         first=symbol.start_line, last=symbol.end_line,
-        notes=[f"{symbol.kind} {symbol.name_path}, lines {span(symbol)}"],
+        part=f"{symbol.kind} {symbol.name_path}",
         then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
     )  # fmt: skip
     if answer.get("next"):
@@ -376,13 +398,11 @@ def body_page(found: Found, start: int | None, budget: int) -> dict:
 
 def bodies(header: str, found: list[Found]) -> list[str]:
     """Every match's location and numbered source."""
-    blocks = [header + " · stage: bodies"]
+    blocks = [header]
     for f in found:
         s = f.symbol
         blocks.append(f"── {f.location()}")
-        blocks += number_lines(
-            s.start_line, len(str(s.end_line)), f.text.lines(s.start_line, min(s.end_line, f.text.line_count))
-        )
+        blocks += number_lines(s.start_line, f.text.lines(s.start_line, min(s.end_line, f.text.line_count)))
     return blocks
 
 
