@@ -130,16 +130,12 @@ def test_worker_processes_index_what_this_process_does(project, monkeypatch):
     alone = built(project)
     monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1)
     monkeypatch.setattr(index_module, "CHUNK", 3)
-    monkeypatch.setattr(index_module, "REPORT_EVERY", 3600)  # reports are timed: none between
     reports = []
     workers = index_module.SymbolIndex(Workspace([project]))
     assert workers.build(lambda message, percentage: reports.append(message)) == len(alone.files)
     assert workers.files == alone.files
     n = len(alone.files)
-    assert reports == [
-        f"indexing 0 of {n:,} files",
-        f"indexing {n:,} of {n:,} files",
-    ]  # the first and the last, not one per file
+    assert reports == [f"indexing {i:,} of {n:,} files" for i in range(1, n + 1)]  # under 100 files: each
 
 
 def test_a_restart_reuses_the_saved_index_and_parses_only_changed_files(

@@ -20,7 +20,6 @@ import multiprocessing
 import os
 import re
 import threading
-import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
@@ -54,7 +53,6 @@ INDEX_MAX_BYTES = 2 * 1024 * 1024
 # Fewer files than this are parsed in this process: starting worker processes costs more.
 PROCESS_MIN_FILES = 300
 CHUNK = 16  # files per task sent to a worker process: a cancelled build waits for one
-REPORT_EVERY = 0.3  # seconds between progress reports
 
 KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
@@ -398,24 +396,27 @@ def index_file(
 
 
 class Reporter:
-    """Progress of a build as `indexing n of N files`, at most one report per REPORT_EVERY seconds."""
+    """Progress of a build as `indexing n of N files`, once per percent: a few reports a
+    second on a large workspace, never one per file."""
 
     def __init__(self, report: Callable[[str, int | None], None] | None, total: int, done: int):
-        self.report, self.total, self.n, self.last = report, total, done, 0.0
-        self.send()
+        self.report, self.total, self.n, self.percent = report, total, done, -1
+        if done:  # files kept from the saved index
+            self.send()
 
     def send(self) -> None:
+        self.percent = self.n * 100 // max(self.total, 1)
         if self.report is not None:
-            self.last = time.monotonic()
-            self.report(f"indexing {self.n:,} of {self.total:,} files", self.n * 100 // max(self.total, 1))
+            self.report(f"indexing {self.n:,} of {self.total:,} files", self.percent)
 
     def step(self) -> None:
         self.n += 1
-        if time.monotonic() - self.last >= REPORT_EVERY:
+        if self.n * 100 // max(self.total, 1) != self.percent:
             self.send()
 
     def done(self) -> None:
-        self.send()
+        if self.total and self.percent != 100:
+            self.send()
 
 
 # --- worker processes ----------------------------------------------------------------------
