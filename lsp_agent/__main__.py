@@ -1,3 +1,4 @@
 from .cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a worker process imports it (multiprocessing's spawn)
+    raise SystemExit(main())

@@ -221,6 +221,10 @@ class Workspace:
     def open_documents(self) -> dict[Path, Text]:
         return dict(self._overlay)
 
+    def open_text(self, path: Path) -> Text | None:
+        """The editor's buffer of a resolved path, None when it is not open."""
+        return self._overlay.get(path)
+
     def _key(self, path: str | Path) -> Path:
         raw = str(path)
         candidate = uri_to_path(raw) if raw.startswith("file:") else Path(raw)

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
+
+
+@pytest.fixture(autouse=True, scope="session")
+def index_cache(tmp_path_factory):
+    """Servers the tests start persist their symbol index here, not in the user's cache."""
+    folder = tmp_path_factory.mktemp("cache")
+    os.environ["LSP_AGENT_CACHE_DIR"] = str(folder)
+    yield folder
+    del os.environ["LSP_AGENT_CACHE_DIR"]
 
 
 @pytest.fixture

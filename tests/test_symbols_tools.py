@@ -315,4 +315,6 @@ def test_outlines_and_find_symbol_report_how_far_they_are(project):
         done, total = map(
             int, re.fullmatch(r"(?:outlining|looking in) (\d+) of (\d+) files", message).groups()
         )
-        assert total == scanned and percentage == done * 100 // total
+        # find_symbol parses only the files whose text holds the name: some of those scanned
+        assert total == scanned if message.startswith("outlining") else total <= scanned
+        assert percentage == done * 100 // total

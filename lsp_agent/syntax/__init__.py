@@ -8,6 +8,7 @@ enclosing_symbols(path, text, lines) -> {line: name path | None}
 
 from .languages import EXTENSIONS, GRAMMARS, language_for
 from .outline import (
+    KINDS,
     Symbol,
     enclosing_symbol,
     enclosing_symbols,
@@ -21,6 +22,7 @@ from .parsing import PARSES
 __all__ = [
     "EXTENSIONS",
     "GRAMMARS",
+    "KINDS",
     "PARSES",
     "Symbol",
     "clear_caches",

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..search import list_files
+from ..search import Query, Target, list_files, run_search
 from ..workspace import Workspace
-from .languages import language_for
+from .languages import EXTENSIONS, FILENAMES, language_for
 
 
 def source_files(
@@ -28,3 +28,19 @@ def source_files(
     for path in list_files(root, ["" if rel == "." else rel], check=check):
         if wanted(path):
             yield path
+
+
+def files_containing(
+    workspace: Workspace, folders: list[Path], needle: str, *, ignore_case: bool, cancelled=lambda: False
+) -> list[Path]:
+    """The source files under `folders` whose text (an editor's buffer when open) contains
+    `needle`, found by the search engine (ripgrep) rather than by parsing them."""
+    globs = tuple(f"*{ext}" for ext in EXTENSIONS) + tuple(FILENAMES)
+    targets = []
+    for folder in folders:
+        root = workspace.root_of(folder) or folder
+        rel = folder.relative_to(root).as_posix()
+        targets.append(Target(root, ["" if rel == "." else rel]))
+    query = Query(needle, fixed_strings=True, ignore_case=ignore_case, globs=globs)
+    outcome = run_search(workspace, query, targets, keep_details=lambda *_: False, cancelled=cancelled)
+    return [f.path for f in outcome.files if language_for(f.path) is not None]

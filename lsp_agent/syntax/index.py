@@ -1,69 +1,106 @@
-"""The workspace symbol index behind workspace/symbol: every definition of every source
-file, built in the background and kept current as documents and files change.
+"""The workspace symbol index behind workspace/symbol, find_symbol and read symbol=: every
+definition of every source file, built in the background, kept current as documents and
+files change, and persisted so that a restart parses only the files that changed.
 
+Records are compact: per file, its symbols' names and containers as two newline-joined
+strings, their kinds as bytes and their ranges as one array of integers; a query scans the
+name strings with a regular expression (in C) and makes objects only for its answers.
 Positions are converted when a file is indexed, in the position encoding the client
 negotiated, so a query only filters and sorts.
+
+A cold build parses in worker processes (one per core) when there are many files: parsing
+holds the GIL, and a second thread would only slow the server's own requests.
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
+import multiprocessing
+import os
+import re
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from itertools import accumulate, islice
 from pathlib import Path
 
 from ..errors import Refusal
+from ..search.walk import walk_order as walk_order_in
 from ..workspace import Text, Workspace
+from . import store
 from .files import source_files
 from .languages import language_for
-from .outline import Symbol, outline, walk
+from .outline import (
+    KINDS,
+    Symbol,
+    build_outline,
+    find_in_file,
+    last_segment,
+    name_path_matcher,
+    outline,
+    walk,
+)
+from .records import Entry, FileRecord, Range
 
 log = logging.getLogger(__name__)
 
 # Larger files (bundles, generated code) are left out of the background index: a 9 MB
 # bundle takes over a second and a quarter of a GB to parse. They still get outlines on demand.
 INDEX_MAX_BYTES = 2 * 1024 * 1024
+# Fewer files than this are parsed in this process: starting worker processes costs more.
+PROCESS_MIN_FILES = 300
+CHUNK = 16  # files per task sent to a worker process: a cancelled build waits for one
 
-Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
+KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
 
-def column(text: Text, row: int, byte_column: int, encoding: str) -> int:
-    """A tree-sitter column (UTF-8 bytes into line `row`, 0-based) in `encoding`
-    ("utf-8", "utf-16" or "utf-32", as LSP names them)."""
-    if encoding == "utf-8" or byte_column == 0 or row >= text.line_count:
+def column(line: bytes, byte_column: int, encoding: str) -> int:
+    """A tree-sitter column (UTF-8 bytes into `line`) in `encoding` ("utf-8", "utf-16" or
+    "utf-32", as LSP names them)."""
+    if encoding == "utf-8" or byte_column == 0:
         return byte_column
-    prefix = text.line(row + 1).encode("utf-8", "surrogatepass")[:byte_column].decode("utf-8", "replace")
+    prefix = line[:byte_column].decode("utf-8", "replace")
     if encoding == "utf-32":
         return len(prefix)
-    return len(prefix) + sum(1 for ch in prefix if ord(ch) > 0xFFFF)  # surrogate pairs in UTF-16
+    return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def convert(text: Text, points: tuple[int, int, int, int], encoding: str) -> Range:
-    row, col, end_row, end_col = points
-    return row, column(text, row, col, encoding), end_row, column(text, end_row, end_col, encoding)
+class Columns:
+    """Converts the points of one text to `encoding`, each line encoded once."""
+
+    def __init__(self, text: Text, encoding: str):
+        self.text = text
+        # every encoding counts ASCII alike: nothing to convert
+        self.encoding = "utf-8" if text.content.isascii() else encoding
+        self.lines: dict[int, bytes] = {}
+
+    def convert(self, points: tuple[int, int, int, int]) -> Range:
+        if self.encoding == "utf-8":
+            return points
+        row, col, end_row, end_col = points
+        return row, self.column(row, col), end_row, self.column(end_row, end_col)
+
+    def column(self, row: int, byte_column: int) -> int:
+        if byte_column == 0 or row >= self.text.line_count:
+            return byte_column
+        if (line := self.lines.get(row)) is None:
+            line = self.lines[row] = self.text.line(row + 1).encode("utf-8", "surrogatepass")
+        return column(line, byte_column, self.encoding)
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    name: str
-    kind: str
-    container: str  # the name path of the parent ("" at the top level)
-    range: Range
-    selection: Range
-
-
-def entries(text: Text, symbols: Iterable[Symbol], encoding: str) -> list[Entry]:
-    out = []
-    for symbol in walk(symbols):
-        container = (
-            symbol.name_path[: -len(symbol.name) - 1] if symbol.name_path.endswith("/" + symbol.name) else ""
-        )
-        out.append(
-            Entry(symbol.name, symbol.kind, container, convert(text, symbol.range, encoding),
-                  convert(text, symbol.selection, encoding))
-        )  # fmt: skip
-    return out
+def make_record(text: Text, language: str, symbols: Iterable[Symbol], encoding: str, size: int, mtime_ns: int) -> FileRecord:  # fmt: skip
+    names, containers, kinds, ranges = [], [], bytearray(), array("I")
+    columns = Columns(text, encoding)
+    for s in walk(symbols):
+        names.append(s.name)
+        containers.append(s.name_path[: -len(s.name) - 1] if s.name_path.endswith("/" + s.name) else "")
+        kinds.append(KIND_CODES[s.kind])
+        ranges.extend(columns.convert(s.range))
+        ranges.extend(columns.convert(s.selection))
+    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges)  # fmt: skip
 
 
 def rank(query: str, name: str) -> int | None:
@@ -86,65 +123,347 @@ def rank(query: str, name: str) -> int | None:
     return 3
 
 
+class Names:
+    """The names of many files in one string (each file's lines, one name a line), so that
+    a regular expression scans them all in one call, and where each file's lines start.
+    A lowercase copy serves case-insensitive scans: a literal is found much faster in it
+    than with re.IGNORECASE."""
+
+    def __init__(self, files: list[tuple[Path, FileRecord]]):
+        self.files = files
+        self.text = "\n".join(record.names for _, record in files)
+        self.starts = list(accumulate((len(record.names) + 1 for _, record in files), initial=0))
+        lowered = self.text.lower()
+        self.lowered = lowered if len(lowered) == len(self.text) else None  # else offsets would move
+
+    def lines(
+        self, pattern: str, *, ignore_case: bool, at_start: bool = False
+    ) -> Iterator[tuple[int, int, str]]:
+        """(file number, line in that file, the line) of each line where `pattern` matches
+        (lowercase when ignore_case; at its start only with at_start)."""
+        if not self.files or "\n" in pattern.replace("\\n", ""):
+            return
+        searched, flags = self.text, re.MULTILINE
+        if ignore_case:
+            searched, flags = (self.lowered, flags) if self.lowered is not None else (self.text, flags | re.I)
+        text, starts = self.text, self.starts
+        n, line, position, last = -1, 0, 0, -1
+        for match in re.compile(pattern, flags).finditer(searched):
+            start = searched.rfind("\n", 0, match.start()) + 1
+            if start == last or (at_start and match.start() != start):
+                continue
+            last = start
+            if start >= starts[n + 1]:  # a later file
+                n = bisect_right(starts, start) - 1
+                line, position = 0, starts[n]
+            line += text.count("\n", position, start)
+            position = start
+            end = searched.find("\n", match.end())
+            yield n, line, text[start : end if end >= 0 else len(text)]
+
+
+def rank_patterns(query: str) -> list[tuple[str, bool]]:
+    """For each rank of `query`: a pattern over lowercase names that finds, in each line
+    holding a name of that rank (or a better one), a match; and whether that match must
+    start the line."""
+    q = re.escape(query.lower())
+    # letters in order, from the line's start: each gap is "not the next letter" (no backtracking)
+    letters = "".join(f"[^{_in_class(ch)}\\n]*{re.escape(ch)}" for ch in query.lower())
+    return [(f"{q}$", True), (q, True), (q, False), (f"^{letters}", False)]
+
+
+def _in_class(ch: str) -> str:
+    return "\\" + ch if ch in "\\]^-[" else ch
+
+
+def walk_order(roots: list[Path], path: Path) -> tuple:
+    """The place of `path` in a walk of the roots, one after the other (within a root: in
+    each folder its files by name, then its subfolders)."""
+    for n, root in enumerate(roots):
+        if path.is_relative_to(root):
+            return (n, *walk_order_in(path, root))
+    return (len(roots), str(path))
+
+
 class SymbolIndex:
-    def __init__(self, workspace: Workspace, encoding: str = "utf-16"):
+    def __init__(self, workspace: Workspace, encoding: str = "utf-16", cache: Path | None = None):
         self.workspace = workspace
         self.encoding = encoding
-        self.files: dict[Path, list[Entry]] = {}
+        self.cache = cache  # the folder the index persists to (None: not persisted)
+        self.files: dict[Path, FileRecord] = {}
         self.ready = threading.Event()
         self._lock = threading.Lock()
+        self._loaded = False
+        self._names: Names | None = None
+
+    # --- building -------------------------------------------------------------------------
 
     def build(self, report: Callable[[str, int | None], None] | None = None, cancelled=lambda: False) -> int:
-        """Index every source file under the roots; returns the number of files."""
+        """Index every source file under the roots: files unchanged since the index was saved
+        keep their records, the others are parsed. Returns the number of files."""
         paths = [p for root in self.workspace.roots for p in source_files(self.workspace, root)]
+        if not self._loaded and self.cache is not None:
+            self._loaded = True
+            self.load()
+        wanted = set(paths)
         with self._lock:  # files no longer under a root (a folder was removed) are dropped
-            self.files = {p: e for p, e in self.files.items() if self.workspace.root_of(p) is not None}
-        reported = -1
-        for n, path in enumerate(paths, 1):
-            if cancelled():
-                break
+            self.files = {p: r for p, r in self.files.items() if p in wanted}
+            self._names = None
+        todo = [p for p in paths if not self.is_current(p)]
+        reporter = Reporter(report, len(paths), len(paths) - len(todo))
+        overlay = self.workspace.open_documents()
+        on_disk = [p for p in todo if p not in overlay]
+        for path in (p for p in todo if p in overlay):
             self.update(path)
-            # once per percent: a report per file would flood the client on a large workspace
-            if report is not None and (percent := n * 100 // len(paths)) != reported:
-                reported = percent
-                report(f"indexing {n:,} of {len(paths):,} files", percent)
-        self.ready.set()
+            reporter.step()
+        if len(on_disk) >= PROCESS_MIN_FILES and (os.cpu_count() or 1) > 1:
+            for path, record in self._parse_in_workers(on_disk, cancelled):
+                if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
+                    self._put(path, record)
+                reporter.step()
+        else:
+            for path in on_disk:
+                if cancelled():
+                    break
+                self.update(path)
+                reporter.step()
+        reporter.done()
+        if not cancelled():
+            self.ready.set()
+            if self.cache is not None and todo:
+                self.save()
         return len(paths)
+
+    def _parse_in_workers(self, paths: list[Path], cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
+        """Records of `paths` parsed by one worker process per core. Only a few chunks are
+        queued at a time, so a cancelled build (the server exits) stops within a chunk."""
+        workers = min(os.cpu_count() or 1, 8)
+        roots = [str(r) for r in self.workspace.roots]
+        chunks = iter([str(p) for p in paths[i : i + CHUNK]] for i in range(0, len(paths), CHUNK))
+        context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(roots,))
+        try:
+            running = {
+                pool.submit(_index_files, chunk, self.encoding) for chunk in islice(chunks, 2 * workers)
+            }
+            while running and not cancelled():
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                running |= {
+                    pool.submit(_index_files, chunk, self.encoding) for chunk in islice(chunks, len(done))
+                }
+                for future in done:
+                    for path, record in future.result():
+                        yield Path(path), record
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def update(self, path: Path) -> None:
         """(Re-)index one file from the workspace's current text (the editor's buffer when
         open); forget it when it is gone, unreadable or not source."""
-        if language_for(path) is None or self.workspace.root_of(path) is None:
+        language = language_for(path)
+        if language is None or self.workspace.root_of(path) is None:
             return
-        try:
-            text = self.workspace.text(path)
-        except Refusal:
-            self.remove(path)
-            return
-        if text.size > INDEX_MAX_BYTES:
-            self.remove(path)
-            return
-        try:
-            found = entries(text, outline(path, text), self.encoding)
-        except Exception:  # one file the parser or a query chokes on must not stop the index
-            log.exception("symbol index: cannot outline %s", path)
-            self.remove(path)
-            return
+        self._put(path, index_file(self.workspace, path, language, self.encoding, outline))
+
+    def _put(self, path: Path, record: FileRecord | None) -> None:
         with self._lock:
-            self.files[path] = found
+            if record is None:
+                self.files.pop(path, None)
+            else:
+                self.files[path] = record
+            self._names = None
 
     def remove(self, path: Path) -> None:
+        self._put(path, None)
+
+    def is_current(self, path: Path) -> bool:
+        """Whether the record of `path` was made from its current text."""
+        record = self.files.get(path)
+        if record is None:
+            return False
+        if (open_text := self.workspace.open_text(path)) is not None:
+            return record.version == open_text.version
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        return (info.st_size, info.st_mtime_ns) == (record.size, record.mtime_ns)
+
+    # --- persistence ---------------------------------------------------------------------
+
+    def load(self) -> None:
+        assert self.cache is not None
+        records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
-            self.files.pop(path, None)
+            for path, record in records.items():
+                self.files.setdefault(path, record)
+            self._names = None
+
+    def save(self) -> None:
+        assert self.cache is not None
+        with self._lock:
+            files = {p: r for p, r in self.files.items() if r.size >= 0}  # not editor buffers
+        store.save(self.cache, self.workspace.roots, self.encoding, files)
+
+    # --- queries -------------------------------------------------------------------------
+
+    def names(self) -> Names:
+        """Every indexed name in one string, made again after the index changed."""
+        with self._lock:
+            if self._names is None:
+                self._names = Names([(path, record) for path, record in self.files.items() if record.kinds])
+            return self._names
 
     def query(self, query: str, limit: int = 500) -> list[tuple[Path, Entry]]:
-        with self._lock:
-            files = list(self.files.items())
-        hits = []
-        for path, found in files:
-            for entry in found:
-                score = rank(query, entry.name)
-                if score is not None:
-                    hits.append((score, len(entry.name), str(path), entry.range, path, entry))
-        hits.sort(key=lambda h: h[:4])
-        return [(h[4], h[5]) for h in hits[:limit]]
+        """workspace/symbol: the best `limit` names for `query` (see rank). The names are
+        scanned by regular expressions, one per rank: exact, prefix, substring, letters in
+        order; a worse rank is not scanned once the better ones have `limit` names."""
+        names = self.names()
+        hits: list[tuple] = []
+        for score, (pattern, at_start) in enumerate(rank_patterns(query)):
+            for n, line, name in names.lines(pattern, ignore_case=True, at_start=at_start):
+                if rank(query, name) == score:  # not already found at a better rank
+                    path, record = names.files[n]
+                    r = record.ranges
+                    hits.append((score, len(name), str(path), (r[8 * line], r[8 * line + 1], r[8 * line + 2], r[8 * line + 3]), path, record, line))  # fmt: skip
+            if len(hits) >= limit:
+                break
+        best = heapq.nsmallest(limit, hits, key=lambda h: h[:4])
+        return [(h[4], h[5].entry(h[6], h[5].names.split("\n"), h[5].containers.split("\n"))) for h in best]
+
+    def find(
+        self,
+        name_path: str,
+        *,
+        substring: bool = False,
+        kinds: Iterable[str] | None = None,
+        under: list[Path],
+    ) -> list[tuple[Path, Entry]]:
+        """find_symbol: the definitions `name_path` names in the files under the folders
+        `under`, in the order of a walk of the workspace."""
+        matches = name_path_matcher(name_path, substring=substring)
+        last = last_segment(name_path)
+        pattern = re.escape(last.lower()) if substring else f"{re.escape(last)}$"
+        wanted = set(kinds or ())
+        names = self.names()
+        candidates: dict[int, list[int]] = {}
+        for n, line, _ in names.lines(pattern, ignore_case=substring):
+            candidates.setdefault(n, []).append(line)
+        found = []
+        for n, lines in candidates.items():
+            path, record = names.files[n]
+            if not any(path.is_relative_to(u) for u in under):
+                continue
+            all_names, containers = record.names.split("\n"), record.containers.split("\n")
+            for line in lines:
+                entry = record.entry(line, all_names, containers)
+                if matches(entry.name_path) and (not wanted or entry.kind in wanted):
+                    found.append((path, entry))
+        roots = self.workspace.roots
+        found.sort(key=lambda hit: walk_order(roots, hit[0]))  # stable: outline order in a file
+        return found
+
+    def definitions(self, path: Path, text: Text) -> list[Entry] | None:
+        """The indexed definitions of `path` if they were made from `text`, else None."""
+        record = self.files.get(path)
+        if record is None or record.version != text.version:
+            return None
+        return record.entries()
+
+
+def index_file(
+    workspace: Workspace,
+    path: Path,
+    language: str,
+    encoding: str,
+    outline_of: Callable[[Path, Text], list[Symbol]],
+) -> FileRecord | None:
+    """The record of one file, None when it is gone, unreadable, too large or the parser
+    fails on it (one bad file must not stop the index)."""
+    try:
+        info = os.stat(path)
+        text = workspace.text(path)
+    except (OSError, Refusal):
+        return None
+    if text.size > INDEX_MAX_BYTES:
+        return None
+    size, mtime = (-1, 0) if text.from_editor else (info.st_size, info.st_mtime_ns)
+    try:
+        return make_record(text, language, outline_of(path, text), encoding, size, mtime)
+    except Exception:
+        log.exception("symbol index: cannot outline %s", path)
+        return None
+
+
+class Reporter:
+    """Progress of a build as `indexing n of N files`, once per percent: a few reports a
+    second on a large workspace, never one per file."""
+
+    def __init__(self, report: Callable[[str, int | None], None] | None, total: int, done: int):
+        self.report, self.total, self.n, self.percent = report, total, done, -1
+        if done:  # files kept from the saved index
+            self.send()
+
+    def send(self) -> None:
+        self.percent = self.n * 100 // max(self.total, 1)
+        if self.report is not None:
+            self.report(f"indexing {self.n:,} of {self.total:,} files", self.percent)
+
+    def step(self) -> None:
+        self.n += 1
+        if self.n * 100 // max(self.total, 1) != self.percent:
+            self.send()
+
+    def done(self) -> None:
+        if self.total and self.percent != 100:
+            self.send()
+
+
+# --- worker processes ----------------------------------------------------------------------
+
+_worker_workspace: Workspace | None = None
+
+
+def _start_worker(roots: list[str]) -> None:
+    global _worker_workspace
+    _worker_workspace = Workspace(roots)
+    os.nice(5)  # the server's own requests (a read, documentSymbol while typing) come first
+    # A worker inherits the server's stdin and stdout, which are the LSP connection: it must
+    # neither write to it nor keep it open after the server exits.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+
+def _index_files(paths: list[str], encoding: str) -> list[tuple[str, FileRecord | None]]:
+    """Records of files read from disk, parsed without the caches (each file once)."""
+    assert _worker_workspace is not None
+    if os.getppid() == 1:  # the server is gone: nobody wants these
+        os._exit(0)
+    out = []
+    for raw in paths:
+        path = Path(raw)
+        language = language_for(path)
+        record = index_file(_worker_workspace, path, language, encoding, build_outline) if language else None
+        out.append((raw, record))
+    return out
+
+
+def named(
+    index: SymbolIndex | None,
+    path: Path,
+    text: Text,
+    name_path: str,
+    *,
+    substring: bool = False,
+    kinds: Iterable[str] | None = None,
+) -> list[Symbol] | list[Entry]:
+    """The definitions of `text` (the content of `path`) that `name_path` names: from the
+    index when it holds this very text, else from the file's outline."""
+    entries = index.definitions(path, text) if index is not None else None
+    if entries is None:
+        return find_in_file(path, text, name_path, substring=substring, kinds=kinds)
+    matches = name_path_matcher(name_path, substring=substring)
+    wanted = set(kinds or ())
+    return [e for e in entries if matches(e.name_path) and (not wanted or e.kind in wanted)]

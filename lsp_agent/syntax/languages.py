@@ -21,6 +21,7 @@ server loads none of them.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import threading
 from dataclasses import dataclass
@@ -85,10 +86,11 @@ _lock = threading.Lock()
 
 def language_for(path: str | Path) -> str | None:
     """The language of `path` from its file name or extension; None when unsupported."""
-    name = Path(path).name
+    name = os.path.basename(path)  # not pathlib: the index asks for every file of a workspace
     if name in FILENAMES:
         return FILENAMES[name]
-    return EXTENSIONS.get(Path(name).suffix.lower())
+    dot = name.rfind(".")
+    return EXTENSIONS.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 
 
 @cache

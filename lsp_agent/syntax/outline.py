@@ -12,13 +12,13 @@ import threading
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..workspace import Text
 from .languages import GRAMMARS, language_for, query
-from .parsing import PARSES, Parsed
+from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -29,6 +29,12 @@ OUTLINE_CACHE_SIZE = 4096  # files whose outline (not tree) is kept
 # overflow the recursion of every consumer (walks, JSON, the LSP serializer).
 MAX_NESTING = 48
 
+# Every kind a query may capture (`@definition.<kind>`), in a fixed order: the index stores
+# a kind as its position here.
+KINDS = (
+    "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
+    "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
+)  # fmt: skip
 # A function directly inside one of these is a method.
 TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "object"})
 # The capture suffix of a file-scoped namespace (`namespace App;` in C# and PHP): it holds
@@ -75,6 +81,7 @@ def walk(symbols: Iterable[Symbol]) -> Iterator[Symbol]:
 class _Entry:
     version: str
     symbols: list[Symbol]
+    definitions: list[_Definition]  # what the symbols were made from, for the next version
     segments: tuple[list[int], list[tuple[int, int, str | None]]] | None = None
 
 
@@ -86,17 +93,17 @@ class _Outlines:
 
     def entry(self, path: Path, text: Text) -> _Entry:
         with self._lock:
-            entry = self._entries.get(path)
-            if entry is not None and entry.version == text.version:
+            earlier = self._entries.get(path)
+            if earlier is not None and earlier.version == text.version:
                 self._entries.move_to_end(path)
-                return entry
+                return earlier
         language = language_for(path)
-        symbols: list[Symbol] = []
+        found: list[_Definition] = []
         if language is not None:
             parsed = PARSES.parse(path, text, language)
             if parsed is not None:
-                symbols = build(parsed)
-        entry = _Entry(text.version, symbols)
+                found = definitions(parsed, earlier)
+        entry = _Entry(text.version, _nest(found), found)
         with self._lock:
             self._entries[path] = entry
             self._entries.move_to_end(path)
@@ -112,6 +119,18 @@ def outline(path: Path, text: Text) -> list[Symbol]:
     """The nested symbols of `text` (the content of `path`), cached by (path, version).
     Empty for languages without a grammar. Callers must not modify the result."""
     return OUTLINES.entry(path, text).symbols
+
+
+def build_outline(path: Path, text: Text) -> list[Symbol]:
+    """The outline of `text` parsed afresh, without the caches (for files read once)."""
+    language = language_for(path)
+    if language is None:
+        return []
+    data = encode(text)
+    if len(data) > MAX_PARSE_BYTES:
+        return []
+    tree = PARSES.parser(language).parse(data)
+    return build(Parsed(language, text.version, data, tree))
 
 
 def enclosing_symbol(path: Path, text: Text, line: int) -> str | None:
@@ -193,50 +212,72 @@ def _function_name(node: tree_sitter.Node | None, data: bytes) -> tuple[tree_sit
     return node, "/".join(scopes) or None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Definition:
     """One definition the query found, before nesting."""
 
     start: int  # byte offsets: from its first leading decorator or attribute, to its end
     end: int
     kind: str
-    name: tree_sitter.Node
+    name: str
     scope: str | None  # name path written before the name (a Go receiver, C++ qualifiers)
     start_point: tuple[int, int]
     end_point: tuple[int, int]
+    selection: tuple[int, int, int, int]  # the points of the name
     rank: tuple[int, int]  # lower wins among captures of one name: widest, then first pattern
+
+
+def _order(d: _Definition) -> tuple[int, int]:
+    return d.start, -d.end  # outer before inner
 
 
 def build(parsed: Parsed) -> list[Symbol]:
     """The outline of a parsed text: its query's definitions, nested by their ranges."""
-    definitions = sorted(_definitions(parsed), key=lambda d: (d.start, -d.end))
-    if any(d.kind == FILE_NAMESPACE for d in definitions):
-        _extend_file_namespaces(definitions, parsed.data)
-        definitions.sort(key=lambda d: (d.start, -d.end))
-    return _nest(definitions, parsed.data)
+    return _nest(definitions(parsed))
 
 
-def _definitions(parsed: Parsed) -> Iterable[_Definition]:
+def definitions(parsed: Parsed, earlier: _Entry | None = None) -> list[_Definition]:
+    """The definitions of a parsed text, outer before inner. After an incremental parse
+    from the text `earlier` outlined, only the innermost definition holding the change is
+    queried again; the others are kept, moved by the edit."""
+    if earlier is not None and parsed.change is not None and parsed.change.previous == earlier.version:
+        updated = _update(parsed, earlier.definitions)
+        if updated is not None:
+            return updated
+    found = sorted(_definitions(parsed), key=_order)
+    if any(d.kind == FILE_NAMESPACE for d in found):
+        found = sorted(_extend_file_namespaces(found, parsed.data), key=_order)
+    return found
+
+
+def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Iterable[_Definition]:
     """One definition per name: the widest capture of a name wins (a decorated definition
-    over the bare one it wraps), then the earliest pattern (struct before plain type)."""
+    over the bare one it wraps), then the earliest pattern (struct before plain type).
+    With `within`, only the definitions inside that byte range."""
     import tree_sitter
 
     leading = GRAMMARS[parsed.language].leading
     cursor = tree_sitter.QueryCursor(query(parsed.language))
-    found: dict[int, _Definition] = {}  # by the start of the name
+    if within is not None:
+        cursor.set_byte_range(*within)
+    found: dict[int, tuple[int, _Definition]] = {}  # by the start of the name
     for pattern, captures in cursor.matches(parsed.tree.root_node):
-        definition = _definition(pattern, captures, parsed.data, leading)
-        if definition is not None:
-            old = found.get(definition.name.start_byte)
-            if old is None or definition.rank < old.rank:
-                found[definition.name.start_byte] = definition
-    return found.values()
+        resolved = _definition(pattern, captures, parsed.data, leading)
+        if resolved is not None:
+            name_start, definition = resolved
+            if within is not None and not (within[0] <= definition.start and definition.end <= within[1]):
+                continue
+            old = found.get(name_start)
+            if old is None or definition.rank < old[1].rank:
+                found[name_start] = (name_start, definition)
+    return (d for _, d in found.values())
 
 
 def _definition(
     pattern: int, captures: dict[str, list[tree_sitter.Node]], data: bytes, leading: frozenset[str]
-) -> _Definition | None:
-    """The definition one query match captures, or None when it is not one."""
+) -> tuple[int, _Definition] | None:
+    """The definition one query match captures (and where its name starts), or None when
+    it is not one."""
     node = kind = None
     for capture, nodes in captures.items():
         if capture.startswith("definition."):
@@ -259,16 +300,68 @@ def _definition(
     first = node
     while (before := first.prev_named_sibling) is not None and before.type in leading:
         first = before
-    return _Definition(
-        first.start_byte, node.end_byte, kind, name, scope, (first.start_point[0], first.start_point[1]),
-        (node.end_point[0], node.end_point[1]),
-        (first.start_byte - node.end_byte, pattern),
+    return name.start_byte, _Definition(
+        first.start_byte, node.end_byte, kind, _text(data, name), scope, _point(first.start_point),
+        _point(node.end_point), (*name.start_point, *name.end_point), (first.start_byte - node.end_byte, pattern),
     )  # fmt: skip
 
 
-def _nest(definitions: list[_Definition], data: bytes) -> list[Symbol]:
-    """Symbols from definitions sorted by start (outer before inner), each inside the
-    nearest one whose range holds it."""
+def _point(point: tree_sitter.Point) -> tuple[int, int]:
+    return point[0], point[1]
+
+
+def _update(parsed: Parsed, old: list[_Definition]) -> list[_Definition] | None:
+    """The definitions after an edit, from those before it: the top-level definition
+    strictly holding the edit (and every range whose syntax changed) is queried again, the
+    definitions after it move by the edit, those before it stay. None when no top-level
+    definition holds the change, or it ends elsewhere than the edit moved its end to (the
+    edit changed what follows), or a file-scoped namespace spans the file: query it all."""
+    assert parsed.change is not None
+    edit, changed = parsed.change.edit, parsed.change.changed
+    start, old_end, new_end = edit["start_byte"], edit["old_end_byte"], edit["new_end_byte"]
+    delta = new_end - old_end
+    holder, outer_end = None, -1
+    for d in old:
+        if d.kind == FILE_NAMESPACE:
+            return None
+        if d.start >= outer_end:  # top level: not inside the previous top-level definition
+            outer_end = d.end
+            if d.start < start and old_end < d.end:
+                holder = d
+    if holder is None:
+        return None
+    lo, hi = holder.start, holder.end + delta
+    if any(a < lo or b > hi for a, b in changed):
+        return None
+    inside = list(_definitions(parsed, (lo, hi)))
+    if not any(d.start == lo and d.end == hi for d in inside):
+        return None
+    before = [d for d in old if d.end <= lo]
+    after = [_moved(d, edit, delta) for d in old if d.start >= holder.end]
+    return sorted(before + inside + after, key=_order)
+
+
+def _moved_point(point: tuple[int, ...], edit: dict) -> tuple[int, int]:
+    """A point at or after the end of an edit, where the edit puts it."""
+    (old_row, old_col), (new_row, new_col) = edit["old_end_point"], edit["new_end_point"]
+    row, col = point
+    if row == old_row:
+        return new_row, new_col + col - old_col
+    return row + new_row - old_row, col
+
+
+def _moved(d: _Definition, edit: dict, delta: int) -> _Definition:
+    """A definition after an edit, where the edit puts it."""
+    name = (*_moved_point(d.selection[:2], edit), *_moved_point(d.selection[2:], edit))
+    return replace(
+        d, start=d.start + delta, end=d.end + delta, start_point=_moved_point(d.start_point, edit),
+        end_point=_moved_point(d.end_point, edit), selection=name,
+    )  # fmt: skip
+
+
+def _nest(definitions: list[_Definition]) -> list[Symbol]:
+    """Symbols from definitions sorted outer before inner, each inside the nearest one
+    whose range holds it."""
     roots: list[Symbol] = []
     stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open ancestors
     for d in definitions:
@@ -282,35 +375,45 @@ def _nest(definitions: list[_Definition], data: bytes) -> list[Symbol]:
             kind = "namespace"
         elif kind == "function" and (d.scope or (parent is not None and parent.kind in TYPE_KINDS)):
             kind = "method"  # also a Go method (receiver) or a C++ member defined outside its class
-        name = _text(data, d.name)
         prefix = f"{parent.name_path}/" if parent is not None else ""
         if d.scope:
             prefix += f"{d.scope}/"
         symbol = Symbol(
             kind=kind,
-            name=name,
-            name_path=prefix + name,
+            name=d.name,
+            name_path=prefix + d.name,
             start_line=d.start_point[0] + 1,
             end_line=_end_line(d.start_point[0], d.end_point),
             range=(*d.start_point, *d.end_point),
-            selection=(*d.name.start_point, *d.name.end_point),
+            selection=d.selection,
         )
         (parent.children if parent is not None else roots).append(symbol)
         stack.append((d.end, symbol))
     return roots
 
 
-def _extend_file_namespaces(definitions: list[_Definition], data: bytes) -> None:
+def _extend_file_namespaces(found: list[_Definition], data: bytes) -> list[_Definition]:
     """A file-scoped namespace statement covers what follows it, up to the next one."""
-    marks = [d for d in definitions if d.kind == FILE_NAMESPACE]
-    for n, mark in enumerate(marks):
-        end = marks[n + 1].start if n + 1 < len(marks) else len(data)
+    marks = [i for i, d in enumerate(found) if d.kind == FILE_NAMESPACE]
+    out = list(found)
+    for n, i in enumerate(marks):
+        end = found[marks[n + 1]].start if n + 1 < len(marks) else len(data)
         end = len(data[:end].rstrip())  # not the blank lines before the next namespace
-        mark.end = end
-        mark.end_point = (data.count(b"\n", 0, end), end - (data.rfind(b"\n", 0, end) + 1))
+        point = (data.count(b"\n", 0, end), end - (data.rfind(b"\n", 0, end) + 1))
+        out[i] = replace(found[i], end=end, end_point=point)
+    return out
 
 
 # --- finding symbols by name path -------------------------------------------------------
+
+
+def last_segment(pattern: str) -> str:
+    """What the last name of every name path `pattern` matches ends with (or, with
+    substring, contains): its part after the last "/", or after the last "." when it has no "/"."""
+    body = pattern.strip("/")
+    if "/" not in body and "." in body.strip("."):
+        return body.split(".")[-1]
+    return body.split("/")[-1]
 
 
 def name_path_matcher(pattern: str, *, substring: bool = False):

@@ -32,6 +32,17 @@ class Parsed:
     version: str
     data: bytes  # the UTF-8 bytes the tree was parsed from: node offsets index into them
     tree: tree_sitter.Tree
+    # After an incremental parse: what it started from, so an outline can be updated too.
+    change: Change | None = None
+
+
+@dataclass(frozen=True)
+class Change:
+    """How a tree differs from the tree of an earlier version of its text."""
+
+    previous: str  # the earlier version
+    edit: dict  # the edit from it (arguments of tree_sitter.Tree.edit)
+    changed: tuple[tuple[int, int], ...]  # byte ranges, in the new text, whose syntax changed
 
 
 def encode(text: Text) -> bytes:
@@ -147,15 +158,19 @@ class ParseCache:
         if len(data) > MAX_PARSE_BYTES:
             return None
         parser = self.parser(language)
+        change = None
         if previous is not None and previous.language == language:
             old_tree = previous.tree.copy()  # other threads may still be reading the cached tree
-            old_tree.edit(**input_edit(previous.data, data))
+            edit = input_edit(previous.data, data)
+            old_tree.edit(**edit)
             tree = parser.parse(data, old_tree)
+            changed = tuple((r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree))
+            change = Change(previous.version, edit, changed)
             kind = "incremental"
         else:
             tree = parser.parse(data)
             kind = "cold"
-        parsed = Parsed(language, text.version, data, tree)
+        parsed = Parsed(language, text.version, data, tree, change)
         with self._lock:
             self.counts[kind] += 1
             if (old := self._trees.pop(path, None)) is not None:

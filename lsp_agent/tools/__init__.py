@@ -14,13 +14,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
 from ..config import Settings
 from ..errors import ArgumentError, Cancelled, Refusal
 from ..workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..syntax.index import SymbolIndex
 
 
 @dataclass(eq=False)  # compared and hashed by identity: the server keeps a set of running ones
@@ -34,6 +37,9 @@ class Context:
     cancel_event: threading.Event = field(default_factory=threading.Event)
     # A heavy call's checkpoint lets light calls run first (see lanes.py); None: no lanes.
     step_aside: Callable[[], None] | None = None
+    # The server's workspace symbol index; without one (CLI, MCP) symbols are found by
+    # searching the text for the name and parsing the files that contain it.
+    index: SymbolIndex | None = None
     _last_report: float = 0.0
 
     def check_cancelled(self) -> None:

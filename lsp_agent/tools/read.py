@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..paging import page
-from ..syntax import find_in_file, language_for, outline
+from ..syntax import language_for, outline
+from ..syntax.index import named
 from ..workspace import Text
 from . import BUDGET, MAX_CHARS, Context, tool
 
@@ -86,16 +87,18 @@ def read(
     if symbol is None:
         return page(text, shown, start=start, col=col, max_chars=max_chars, if_version=if_version)
     return read_symbol(
-        text, resolved, shown, symbol, start=start, col=col, max_chars=max_chars, if_version=if_version
+        ctx, text, resolved, shown, symbol, start=start, col=col, max_chars=max_chars, if_version=if_version
     )
 
 
-def read_symbol(text: Text, path: Path, shown: str, name_path: str, *, start: int, **options) -> dict:
+def read_symbol(
+    ctx: Context, text: Text, path: Path, shown: str, name_path: str, *, start: int, **options
+) -> dict:
     """Page through one symbol's lines; with several symbols of that name path, the first,
     and a note naming the others."""
     if language_for(path) is None:
         raise Refusal("no_grammar", f"{shown}: no symbols for this kind of file; read it by lines (start=N).")
-    found = find_in_file(path, text, name_path)
+    found = named(ctx.index, path, text, name_path)
     if not found:
         top = ", ".join(s.name for s in outline(path, text)[:12]) or "none"
         raise Refusal(

@@ -9,24 +9,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..budget import fits, largest_fit, plural
 from ..errors import Refusal
 from ..paging import number_lines, page
-from ..syntax import EXTENSIONS, Symbol, find_in_file, language_for, name_path_matcher, outline, walk
-from ..syntax.files import source_files
-from ..syntax.outline import TYPE_KINDS
+from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher, outline, walk
+from ..syntax.files import files_containing, source_files
+from ..syntax.index import Entry, named, walk_order
+from ..syntax.outline import TYPE_KINDS, last_segment
 from ..syntax.references import signature
-from ..workspace import Text
+from ..workspace import Text, Workspace
 from . import BUDGET, MAX_CHARS, Context, one_small_file, tool
-
-KINDS = [
-    "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
-    "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
-]  # fmt: skip
 
 SIGNATURES_PROPERTY = {
     "type": "boolean",
@@ -75,7 +71,11 @@ FIND_SCHEMA = {
             "type": "string",
             "description": "Search only this file or folder (default: the whole workspace).",
         },
-        "kinds": {"type": "array", "items": {"enum": KINDS}, "description": "Only symbols of these kinds."},
+        "kinds": {
+            "type": "array",
+            "items": {"enum": list(KINDS)},
+            "description": "Only symbols of these kinds.",
+        },
         "extends": {
             "type": "string",
             "minLength": 1,
@@ -113,7 +113,7 @@ FIND_SUMMARY = (
 )
 
 
-def span(symbol: Symbol) -> str:
+def span(symbol: Symbol | Entry) -> str:
     return (
         str(symbol.start_line)
         if symbol.start_line == symbol.end_line
@@ -333,11 +333,25 @@ def symbols(
 class Found:
     shown: str  # the file as shown to the agent
     path: Path
-    text: Text
-    symbol: Symbol
+    symbol: Symbol | Entry
+    ws: Workspace
+
+    @property
+    def text(self) -> Text:
+        return self.ws.text(self.path)
 
     def location(self) -> str:
         return f"{self.shown}:{span(self.symbol)}  {self.symbol.kind} {self.symbol.name_path}"
+
+    def outlined(self) -> Symbol:
+        """The syntax tree's symbol (an index entry's ranges are in the client's encoding)."""
+        if isinstance(self.symbol, Symbol):
+            return self.symbol
+        entry = self.symbol
+        for symbol in walk(outline(self.path, self.text)):
+            if symbol.start_line == entry.start_line and symbol.name_path == entry.name_path:
+                return symbol
+        raise Refusal("changed", f"{self.shown} changed while it was read; ask again.")
 
 
 def locations(found: list[Found]) -> list[str]:
@@ -404,7 +418,7 @@ def find_symbol(
     if signatures and not include_body:
         signed = [header + " · stage: locations with signatures"]
         for f in found:  # the signature names the symbol; a member's owner is named before it
-            first, *doc = signer(f.path, f.text)(f.symbol)
+            first, *doc = signer(f.path, f.text)(f.outlined())
             owner = f.symbol.name_path.rpartition("/")[0]
             signed.append(f"{f.shown}:{span(f.symbol)}  {owner + ': ' if owner else ''}{first}")
             signed += [f"  {line}" for line in doc]
@@ -429,23 +443,48 @@ def find_symbol(
 def find_definitions(
     ctx: Context, targets: list[Path], name_path: str, *, substring: bool, kinds: list[str] | None
 ) -> list[Found]:
-    """The definitions `name_path` names in the files under `targets`, in walk order."""
-    ws = ctx.workspace
+    """The definitions `name_path` names under `targets`, in the order of a walk: from the
+    symbol index once it is built, else from the files whose text holds the name."""
+    ws, index = ctx.workspace, ctx.index
+    folders = [t for t in targets if t.is_dir()]
     found = []
-    for target in targets:
-        files = list(source_files(ws, target, check=ctx.check_cancelled)) if target.is_dir() else [target]
-        for n, file in enumerate(files, 1):
-            ctx.check_cancelled()
-            ctx.progress_of(n, len(files), "looking in")
-            try:
-                text = ws.text(file)
-            except Refusal:
-                if not target.is_dir():
-                    raise
-                continue
-            for symbol in find_in_file(file, text, name_path, substring=substring, kinds=kinds):
-                found.append(Found(ws.display(file), file, text, symbol))
+    for file in (t for t in targets if not t.is_dir()):
+        text = ws.text(file)  # refuses missing and binary files
+        found += [Found(ws.display(file), file, s, ws) for s in named(index, file, text, name_path, substring=substring, kinds=kinds)]  # fmt: skip
+    if not folders:
+        return found
+    if index is not None and index.ready.is_set():
+        hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
+        if stale := {path for path, _ in hits if not index.is_current(path)}:
+            for path in stale:
+                index.update(path)
+            hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
+        return found + [Found(ws.display(path), path, entry, ws) for path, entry in hits]
+    files = sorted(candidates(ctx, folders, name_path, substring), key=lambda p: walk_order(ws.roots, p))
+    for n, file in enumerate(files, 1):
+        ctx.check_cancelled()
+        ctx.progress_of(n, len(files), "looking in")
+        try:
+            text = ws.text(file)
+        except Refusal:
+            continue
+        for symbol in named(index, file, text, name_path, substring=substring, kinds=kinds):
+            found.append(Found(ws.display(file), file, symbol, ws))
     return found
+
+
+def candidates(ctx: Context, folders: list[Path], name_path: str, substring: bool) -> Iterable[Path]:
+    """The source files under `folders` that may define `name_path`: those whose text holds
+    its last name (its longest piece without spaces, as outlines join names on spaces)."""
+    needle = max(last_segment(name_path).split(), key=len, default="")
+    if needle:
+        try:
+            return files_containing(
+                ctx.workspace, folders, needle, ignore_case=substring, cancelled=ctx.cancel_event.is_set
+            )
+        except Refusal:  # a name the search engine cannot take
+            pass
+    return [f for folder in folders for f in source_files(ctx.workspace, folder, check=ctx.check_cancelled)]
 
 
 def body_page(found: Found, start: int | None, budget: int) -> dict:
@@ -535,7 +574,7 @@ def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[Found]:
                     continue
                 if set(signature(file.path, text, symbol).bases) & (frontier | done):
                     seen.add((file.path, symbol.start_line))
-                    found.append(Found(file.shown, file.path, text, symbol))
+                    found.append(Found(file.shown, file.path, symbol, ws))
                     new.add(symbol.name)
         frontier = new - done
     found.sort(key=lambda f: (f.shown, f.symbol.start_line))

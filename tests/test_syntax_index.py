@@ -1,0 +1,269 @@
+"""The symbol index (compact records, find_symbol and read symbol= from it, worker processes,
+the copy on disk) and outlines updated after an edit."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lsp_agent.syntax import GRAMMARS, KINDS, outline, store
+from lsp_agent.syntax import index as index_module
+from lsp_agent.syntax.languages import query_source
+from lsp_agent.syntax.outline import OUTLINES, build
+from lsp_agent.syntax.parsing import PARSES
+from lsp_agent.tools import Context, call
+from lsp_agent.workspace import Text, Workspace
+
+from .grammar_fixtures import GRAMMARS_DIR, copy_fixtures, fixture_files
+
+
+@pytest.fixture
+def project(tmp_path):
+    copy_fixtures(tmp_path / "src")
+    (tmp_path / "src" / "more").mkdir()
+    (tmp_path / "src" / "more" / "extra.py").write_text(
+        "class Account:\n    def deposit(self):\n        pass\n"
+    )
+    (tmp_path / "top.py").write_text("def deposit():\n    pass\n")
+    return tmp_path
+
+
+def built(root: Path, cache: Path | None = None, encoding: str = "utf-16") -> index_module.SymbolIndex:
+    index = index_module.SymbolIndex(Workspace([root]), encoding, cache=cache)
+    index.build()
+    return index
+
+
+def indexed(project: Path) -> tuple[Workspace, Context]:
+    """A workspace, and a tool context holding its built index."""
+    index = built(project)
+    return index.workspace, Context(index.workspace, index=index)
+
+
+def test_every_kind_a_query_captures_is_known():
+    for language in GRAMMARS:
+        for kind in re.findall(r"@definition\.([a-z]+)", query_source(language)):
+            assert kind in KINDS, (language, kind)
+
+
+FIND_CALLS = [
+    {"name_path": "deposit"},
+    {"name_path": "Account.deposit"},
+    {"name_path": "/Bank/Account/deposit"},
+    {"name_path": "acc", "substring": True},
+    {"name_path": "area", "kinds": ["method"]},
+    {"name_path": "Shop.Inventory"},
+    {"name_path": "area", "path": "src"},
+    {"name_path": "deposit", "path": "src/more"},
+    {"name_path": "deposit", "include_body": True, "max_chars": 2000},
+    {"name_path": "nothing_has_this_name"},
+]
+
+
+def test_find_symbol_from_the_index_is_what_a_targeted_parse_finds(project):
+    ws = Workspace([project])
+    index = index_module.SymbolIndex(ws)
+    index.build()
+    for arguments in FIND_CALLS:
+        with_index = call(Context(ws, index=index), "find_symbol", dict(arguments))
+        without = call(Context(ws), "find_symbol", dict(arguments))
+        assert with_index == without, arguments
+    assert [
+        m["path"] for m in call(Context(ws, index=index), "find_symbol", {"name_path": "deposit"})["matches"]
+    ] == [
+        "top.py",  # a walk's order: a folder's files, then its subfolders
+        "src/account.rb",
+        "src/more/extra.py",
+    ]
+
+
+def test_find_symbol_sees_a_file_changed_since_it_was_indexed(project):
+    _, ctx = indexed(project)
+    extra = project / "src" / "more" / "extra.py"
+    extra.write_text(
+        "class Account:\n    def deposit(self):\n        pass\n\n    def deposit_all(self):\n        pass\n"
+    )
+    os.utime(extra, ns=(1, 1))  # a different mtime, whatever the clock's resolution
+    found = call(ctx, "find_symbol", {"name_path": "Account/deposit", "substring": True})
+    assert [m["name_path"] for m in found["matches"]] == [
+        "Bank/Account/deposit",
+        "Account/deposit",
+        "Account/deposit_all",
+    ]
+
+
+def test_read_symbol_uses_the_index_only_for_the_text_it_indexed(project):
+    ws, ctx = indexed(project)
+    assert ctx.index is not None
+    index = ctx.index
+    path = project / "src" / "more" / "extra.py"
+    assert index.definitions(path, ws.text(path)) is not None
+    ws.open_document(path, "def other():\n    pass\n\ndef deposit():\n    return 1\n")
+    assert index.definitions(path, ws.text(path)) is None  # the buffer is not what was indexed
+    answer = call(ctx, "read", {"path": "src/more/extra.py", "symbol": "deposit"})
+    assert answer["symbol"] == {"name_path": "deposit", "kind": "function", "start_line": 4, "end_line": 5}
+
+
+def test_records_are_compact_and_give_back_the_outline(project):
+    index = built(project, encoding="utf-8")
+    path = project / "src" / "shapes.py"
+    record = index.files[path]
+    assert isinstance(record.names, str) and isinstance(record.kinds, bytes) and record.ranges.typecode == "I"
+    symbols = [s for s in _walk(outline(path, Text.from_bytes(path.read_bytes())))]
+    assert [(e.name_path, e.kind, e.start_line, e.end_line, e.range) for e in record.entries()] == [
+        (s.name_path, s.kind, s.start_line, s.end_line, s.range) for s in symbols
+    ]
+
+
+def _walk(symbols):
+    for s in symbols:
+        yield s
+        yield from _walk(s.children)
+
+
+def test_worker_processes_index_what_this_process_does(project, monkeypatch):
+    alone = built(project)
+    monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1)
+    monkeypatch.setattr(index_module, "CHUNK", 3)
+    reports = []
+    workers = index_module.SymbolIndex(Workspace([project]))
+    assert workers.build(lambda message, percentage: reports.append(message)) == len(alone.files)
+    assert workers.files == alone.files
+    n = len(alone.files)
+    assert reports == [f"indexing {i:,} of {n:,} files" for i in range(1, n + 1)]  # under 100 files: each
+
+
+def test_a_restart_reuses_the_saved_index_and_parses_only_changed_files(
+    project, tmp_path_factory, monkeypatch
+):
+    cache = tmp_path_factory.mktemp("cache")
+    first = built(project, cache)
+    (project / "top.py").write_text("def deposit():\n    pass\n\ndef withdraw():\n    pass\n")
+    os.utime(project / "top.py", ns=(1, 1))
+    (project / "src" / "list.c").unlink()
+    parsed = []
+
+    def counting(path, text):
+        parsed.append(path.name)
+        return outline(path, text)
+
+    monkeypatch.setattr(index_module, "outline", counting)
+    second = built(project, cache)
+    assert parsed == ["top.py"]
+    assert set(second.files) == set(first.files) - {project / "src" / "list.c"}
+    assert [e.name for _, e in second.query("withdraw")] == ["withdraw"]
+    assert second.files[project / "src" / "shapes.py"] == first.files[project / "src" / "shapes.py"]
+    # another encoding is another file: its columns differ
+    assert store.index_file(cache, [project], "utf-8") != store.index_file(cache, [project], "utf-16")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated
+        lambda data: data[:-5] + bytes(5),  # bytes changed
+        lambda data: b"something else entirely",
+        lambda data: b"",
+    ],
+)
+def test_a_damaged_index_file_is_ignored(project, tmp_path_factory, damage):
+    cache = tmp_path_factory.mktemp("cache")
+    first = built(project, cache)
+    saved = store.index_file(cache, [project], "utf-16")
+    saved.write_bytes(damage(saved.read_bytes()))
+    assert store.load(cache, [project], "utf-16") == {}
+    assert built(project, cache).files == first.files
+
+
+def test_an_index_file_holding_objects_is_refused(project, tmp_path_factory):
+    import hashlib
+    import pickle
+
+    cache = tmp_path_factory.mktemp("cache")
+    built(project, cache)
+    saved = store.index_file(cache, [project], "utf-16")
+    payload = pickle.dumps({"grammars": {}, "files": [Path("x")]})  # a class, not plain values
+    saved.write_bytes(store.FORMAT + hashlib.blake2b(payload, digest_size=store.DIGEST).digest() + payload)
+    assert store.load(cache, [project], "utf-16") == {}
+
+
+def test_records_of_another_grammar_version_are_not_reused(project, tmp_path_factory, monkeypatch):
+    cache = tmp_path_factory.mktemp("cache")
+    built(project, cache)
+    assert store.load(cache, [project], "utf-16")
+    monkeypatch.setattr(store, "grammar_version", lambda language: "another")
+    assert store.load(cache, [project], "utf-16") == {}
+
+
+def test_saving_is_atomic_and_leaves_no_temporary_file(project, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("cache")
+    index = built(project, cache)
+    folder = store.index_file(cache, [project], "utf-16").parent
+    for _ in range(3):  # as several servers would, one after another
+        index.save()
+    assert [p.name for p in folder.iterdir()] == [store.index_file(cache, [project], "utf-16").name]
+
+
+def test_cache_folder_is_outside_the_workspace_and_overridable(monkeypatch, tmp_path):
+    monkeypatch.delenv("LSP_AGENT_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert store.cache_folder() == tmp_path / "xdg" / "lsp-agent"
+    monkeypatch.setenv("LSP_AGENT_CACHE_DIR", str(tmp_path / "mine"))
+    assert store.cache_folder() == tmp_path / "mine"
+
+
+# --- outlines after an edit ------------------------------------------------------------
+
+SOURCES = {name: path.read_text() for name, path in fixture_files().items()}
+PIECES = ["x", "\n", "    ", "def f():\n    pass\n", "}", "{", "class C:\n", "(", ")", "'", '"', "/*", "*/", "#", "fn a() {}\n", "@dec\n", "namespace N;\n", ""]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(sorted(SOURCES)),
+    edits=st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 12), st.sampled_from(PIECES)), min_size=1, max_size=6
+    ),
+)
+def test_an_outline_after_edits_is_the_outline_of_the_whole_tree(name, edits):
+    """Reusing the definitions outside the edited top-level one gives what querying the
+    whole (incrementally parsed) tree gives."""
+    path = GRAMMARS_DIR / "edited" / name  # never on disk: only its texts are parsed
+    OUTLINES._entries.pop(path, None)
+    PARSES._trees.pop(path, None)
+    content = SOURCES[name]
+    for where, length, piece in edits:
+        outline(path, Text.from_str(content))
+        at = int(where * len(content))
+        content = content[:at] + piece + content[at + length :]
+        text = Text.from_str(content)
+        assert _shape(outline(path, text)) == _shape(build(PARSES._trees[path]))
+
+
+def _shape(symbols):
+    return [
+        (s.kind, s.name_path, s.start_line, s.end_line, s.range, s.selection, _shape(s.children))
+        for s in symbols
+    ]
+
+
+@pytest.fixture(scope="module")
+def fixture_index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ws")
+    copy_fixtures(root)
+    return built(root)
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.text(alphabet="abcdeilnorstuAPSG_/.[]^-\\ ", max_size=6), limit=st.sampled_from([1, 5, 500]))
+def test_workspace_symbol_query_is_every_name_ranked(fixture_index, query, limit):
+    """The scan by regular expressions answers what ranking every indexed name would."""
+    everything = [(path, entry) for path, record in fixture_index.files.items() for entry in record.entries()]
+    ranked = [(index_module.rank(query, e.name), len(e.name), str(p), e.range, p, e) for p, e in everything]
+    expected = sorted((h for h in ranked if h[0] is not None), key=lambda h: h[:4])[:limit]
+    assert fixture_index.query(query, limit) == [(h[4], h[5]) for h in expected]
