@@ -28,14 +28,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
+import select
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.io_ import StdoutWriter
 from pygls.protocol import LanguageServerProtocol
 
 log = logging.getLogger(__name__)
@@ -253,10 +254,41 @@ class StrictProtocol(LanguageServerProtocol):
             log.exception("unhandled error handling %s", method)
 
 
+class FrameWriter:
+    """Writes each frame whole, from any thread: straight to the file descriptor, waiting
+    while the pipe is full. A buffered write on a descriptor someone made non-blocking (the
+    pipe is shared with whatever else holds it) drops the part that did not fit."""
+
+    def __init__(self, stdout: BinaryIO):
+        self._stdout = stdout
+        self._lock = threading.Lock()
+        try:
+            stdout.flush()
+            self._fd: int | None = stdout.fileno()
+        except (AttributeError, OSError, ValueError):  # an in-memory stream (tests)
+            self._fd = None
+
+    def close(self) -> None:
+        self._stdout.close()
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            if self._fd is None:
+                self._stdout.write(data)
+                self._stdout.flush()
+                return
+            view = memoryview(data)
+            while view:
+                try:
+                    view = view[os.write(self._fd, view) :]
+                except BlockingIOError:
+                    select.select([], [self._fd], [])
+
+
 def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, stop: threading.Event) -> int:
     """Serve `protocol` on a byte stream until `exit`, the end of the stream or a frame that
     cannot be followed; the exit code."""
-    protocol.set_writer(StdoutWriter(stdout))
+    protocol.set_writer(FrameWriter(stdout))
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
