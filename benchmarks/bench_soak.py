@@ -113,9 +113,13 @@ def make_call(kind: str, corpus: Corpus, rng: random.Random) -> Call:
         start = rng.randint(1, len(module.lines))
         args = {"path": module.rel, "start": start, "max_chars": 2000}
         line = module.lines[start - 1]
-        expected = f"\n{start}:{line}" if line else "\n\n"  # an empty line is shown empty, unnumbered
+        # An empty line is shown empty and unnumbered (the last one: at the very end of the text).
+        expected = f"\n{start}:{line}" if line else "\n\n"
         return tool_call(
-            kind, "read", args, lambda a: "error" not in a and a["start"] == start and expected in a["text"]
+            kind,
+            "read",
+            args,
+            lambda a: "error" not in a and a["start"] == start and expected in a["text"] + "\n",
         )
     if kind == "decode_calls":
         name = rng.choice(["read", "search", "symbols"])
