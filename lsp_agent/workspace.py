@@ -182,8 +182,14 @@ class Workspace:
             candidate = os.path.join(self._prefixes[0], candidate)
         try:
             real = Path(os.path.realpath(candidate, strict=False))
+            # realpath stops resolving at a symlink loop and joins the rest as written, so
+            # `loop/../link_out` would come back as `link_out`, a symlink still to follow: a
+            # path is taken only once resolving it again changes nothing.
+            unresolved = os.path.realpath(real, strict=False) != str(real)
         except (OSError, ValueError) as exc:
             raise Refusal("bad_path", f"{raw}: cannot be resolved ({exc}).") from None
+        if unresolved:
+            raise Refusal("bad_path", f"{raw[:200]}: cannot be resolved (a symlink loop on the way).")
         try:
             os.lstat(real)
         except OSError as exc:  # a missing file is the tool's to report; an impossible path is not

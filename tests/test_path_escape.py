@@ -59,6 +59,8 @@ def tricks(root, outside) -> list[str]:
         "self/self/self/../secret/key.py",
         "loop_a",
         "loop_a/x.py",
+        "loop_a/../link_out_dir",  # realpath stops at the loop and leaves link_out_dir unresolved
+        "loop_b/../link_out_dir/key.py",
         secret_file.as_uri(),
         root.as_uri() + "/../secret/key.py",
         root.as_uri() + "/%2e%2e/secret/key.py",
