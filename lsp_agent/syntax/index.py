@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import os
 import re
+import stat
 import threading
 from array import array
 from bisect import bisect_right
@@ -29,20 +30,22 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..search.walk import walk_order as walk_order_in
-from ..workspace import Text, Workspace
+from ..workspace import BINARY_SNIFF_BYTES, Text, Workspace
 from . import store
 from .files import source_files
 from .languages import language_for
 from .outline import (
     KINDS,
     Symbol,
-    build_outline,
     find_in_file,
+    fresh_definitions,
     last_segment,
     name_path_matcher,
+    nested,
     outline,
     walk,
 )
+from .parsing import encode
 from .records import Entry, FileRecord, Range
 
 log = logging.getLogger(__name__)
@@ -91,16 +94,35 @@ class Columns:
         return column(line, byte_column, self.encoding)
 
 
-def make_record(text: Text, language: str, symbols: Iterable[Symbol], encoding: str, size: int, mtime_ns: int) -> FileRecord:  # fmt: skip
+# One definition of a record in the making: kind, name, container, range and the range of
+# its name (0-based rows and UTF-8 byte columns, as tree-sitter counts them).
+Row = tuple[str, str, str, tuple[int, int, int, int], tuple[int, int, int, int]]
+
+
+def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int) -> FileRecord:  # fmt: skip
     names, containers, kinds, ranges = [], [], bytearray(), array("I")
-    columns = Columns(text, encoding)
-    for s in walk(symbols):
-        names.append(s.name)
-        containers.append(s.name_path[: -len(s.name) - 1] if s.name_path.endswith("/" + s.name) else "")
-        kinds.append(KIND_CODES[s.kind])
-        ranges.extend(columns.convert(s.range))
-        ranges.extend(columns.convert(s.selection))
+    convert = Columns(text, encoding).convert
+    for kind, name, container, points, selection in rows:
+        names.append(name)
+        containers.append(container)
+        kinds.append(KIND_CODES[kind])
+        ranges.extend(convert(points))
+        ranges.extend(convert(selection))
     return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges)  # fmt: skip
+
+
+def outline_rows(path: Path, text: Text) -> Iterator[Row]:
+    """The rows of the file's cached outline (shared with documentSymbol), parents first."""
+    for s in walk(outline(path, text)):
+        container = s.name_path[: -len(s.name) - 1] if s.name_path.endswith("/" + s.name) else ""
+        yield s.kind, s.name, container, s.range, s.selection
+
+
+def fresh_rows(language: str, data: bytes) -> Iterator[Row]:
+    """The rows of the outline of `data` parsed afresh, without the caches nor Symbol
+    objects (for files read once), parents first."""
+    for d, kind, prefix, _ in nested(fresh_definitions(language, data)):
+        yield kind, d.name, prefix[:-1], (*d.start_point, *d.end_point), d.selection
 
 
 def rank(query: str, name: str) -> int | None:
@@ -238,10 +260,9 @@ class SymbolIndex:
         """Records of `paths` parsed by one worker process per core. Only a few chunks are
         queued at a time, so a cancelled build (the server exits) stops within a chunk."""
         workers = min(os.cpu_count() or 1, 8)
-        roots = [str(r) for r in self.workspace.roots]
         chunks = iter([str(p) for p in paths[i : i + CHUNK]] for i in range(0, len(paths), CHUNK))
         context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(roots,))
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
         try:
             running = {
                 pool.submit(_index_files, chunk, self.encoding) for chunk in islice(chunks, 2 * workers)
@@ -263,7 +284,7 @@ class SymbolIndex:
         language = language_for(path)
         if language is None or self.workspace.root_of(path) is None:
             return
-        self._put(path, index_file(self.workspace, path, language, self.encoding, outline))
+        self._put(path, index_file(self.workspace, path, language, self.encoding))
 
     def _put(self, path: Path, record: FileRecord | None) -> None:
         with self._lock:
@@ -371,15 +392,9 @@ class SymbolIndex:
         return record.entries()
 
 
-def index_file(
-    workspace: Workspace,
-    path: Path,
-    language: str,
-    encoding: str,
-    outline_of: Callable[[Path, Text], list[Symbol]],
-) -> FileRecord | None:
-    """The record of one file, None when it is gone, unreadable, too large or the parser
-    fails on it (one bad file must not stop the index)."""
+def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -> FileRecord | None:
+    """The record of one file from the workspace's current text (an editor's buffer when
+    open) and its cached outline; None when it is gone, unreadable, binary or too large."""
     try:
         info = os.stat(path)
         text = workspace.text(path)
@@ -388,8 +403,32 @@ def index_file(
     if text.size > INDEX_MAX_BYTES:
         return None
     size, mtime = (-1, 0) if text.from_editor else (info.st_size, info.st_mtime_ns)
+    return _recorded(path, text, language, outline_rows(path, text), encoding, size, mtime)
+
+
+def read_record(path: str, language: str, encoding: str) -> FileRecord | None:
+    """The record of a file read from disk once (a worker's), parsed without the caches;
+    None when it is gone, unreadable, binary or too large (as Workspace.text refuses it)."""
     try:
-        return make_record(text, language, outline_of(path, text), encoding, size, mtime)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > INDEX_MAX_BYTES:
+            return None
+        with open(path, "rb") as file:
+            data = file.read(INDEX_MAX_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > INDEX_MAX_BYTES or b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return None
+    text = Text.from_bytes(data)
+    rows = fresh_rows(language, data if text.utf8 else encode(text))  # valid UTF-8: the same bytes
+    return _recorded(path, text, language, rows, encoding, info.st_size, info.st_mtime_ns)
+
+
+def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int) -> FileRecord | None:  # fmt: skip
+    """make_record, or None when the parser fails on the file (one bad file must not stop
+    the index)."""
+    try:
+        return make_record(text, language, rows, encoding, size, mtime_ns)
     except Exception:
         log.exception("symbol index: cannot outline %s", path)
         return None
@@ -421,12 +460,8 @@ class Reporter:
 
 # --- worker processes ----------------------------------------------------------------------
 
-_worker_workspace: Workspace | None = None
 
-
-def _start_worker(roots: list[str]) -> None:
-    global _worker_workspace
-    _worker_workspace = Workspace(roots)
+def _start_worker() -> None:
     os.nice(5)  # the server's own requests (a read, documentSymbol while typing) come first
     # A worker inherits the server's stdin and stdout, which are the LSP connection: it must
     # neither write to it nor keep it open after the server exits.
@@ -438,15 +473,12 @@ def _start_worker(roots: list[str]) -> None:
 
 def _index_files(paths: list[str], encoding: str) -> list[tuple[str, FileRecord | None]]:
     """Records of files read from disk, parsed without the caches (each file once)."""
-    assert _worker_workspace is not None
     if os.getppid() == 1:  # the server is gone: nobody wants these
         os._exit(0)
     out = []
-    for raw in paths:
-        path = Path(raw)
+    for path in paths:
         language = language_for(path)
-        record = index_file(_worker_workspace, path, language, encoding, build_outline) if language else None
-        out.append((raw, record))
+        out.append((path, read_record(path, language, encoding) if language else None))
     return out
 
 

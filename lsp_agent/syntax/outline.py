@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..workspace import Text
 from .languages import GRAMMARS, language_for, query
-from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
+from .parsing import MAX_PARSE_BYTES, PARSES, Parsed
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -121,16 +121,11 @@ def outline(path: Path, text: Text) -> list[Symbol]:
     return OUTLINES.entry(path, text).symbols
 
 
-def build_outline(path: Path, text: Text) -> list[Symbol]:
-    """The outline of `text` parsed afresh, without the caches (for files read once)."""
-    language = language_for(path)
-    if language is None:
-        return []
-    data = encode(text)
+def fresh_definitions(language: str, data: bytes) -> list[_Definition]:
+    """The definitions of `data` (UTF-8) parsed afresh, without the caches (for files read once)."""
     if len(data) > MAX_PARSE_BYTES:
         return []
-    tree = PARSES.parser(language).parse(data)
-    return build(Parsed(language, text.version, data, tree))
+    return definitions(Parsed(language, "", data, PARSES.parser(language).parse(data)))
 
 
 def enclosing_symbol(path: Path, text: Text, line: int) -> str | None:
@@ -298,7 +293,7 @@ def _definition(
     else:
         return None
     first = node
-    while (before := first.prev_named_sibling) is not None and before.type in leading:
+    while leading and (before := first.prev_named_sibling) is not None and before.type in leading:
         first = before
     return name.start_byte, _Definition(
         first.start_byte, node.end_byte, kind, _text(data, name), scope, _point(first.start_point),
@@ -363,21 +358,8 @@ def _nest(definitions: list[_Definition]) -> list[Symbol]:
     """Symbols from definitions sorted outer before inner, each inside the nearest one
     whose range holds it."""
     roots: list[Symbol] = []
-    stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open ancestors
-    for d in definitions:
-        while stack and not d.end <= stack[-1][0]:
-            stack.pop()
-        if len(stack) >= MAX_NESTING:
-            continue
-        parent = stack[-1][1] if stack else None
-        kind = d.kind
-        if kind == FILE_NAMESPACE:
-            kind = "namespace"
-        elif kind == "function" and (d.scope or (parent is not None and parent.kind in TYPE_KINDS)):
-            kind = "method"  # also a Go method (receiver) or a C++ member defined outside its class
-        prefix = f"{parent.name_path}/" if parent is not None else ""
-        if d.scope:
-            prefix += f"{d.scope}/"
+    made: list[Symbol] = []
+    for d, kind, prefix, parent in nested(definitions):
         symbol = Symbol(
             kind=kind,
             name=d.name,
@@ -387,9 +369,35 @@ def _nest(definitions: list[_Definition]) -> list[Symbol]:
             range=(*d.start_point, *d.end_point),
             selection=d.selection,
         )
-        (parent.children if parent is not None else roots).append(symbol)
-        stack.append((d.end, symbol))
+        (made[parent].children if parent >= 0 else roots).append(symbol)
+        made.append(symbol)
     return roots
+
+
+def nested(definitions: list[_Definition]) -> Iterator[tuple[_Definition, str, str, int]]:
+    """The outline of definitions sorted outer before inner, without making its symbols:
+    (definition, kind, prefix, parent) of each one kept, in order, where each is inside the
+    nearest one whose range holds it (its parent, numbered from 0 in this order; -1: none)
+    and its name path is the prefix (empty, or ending with "/") followed by its name."""
+    stack: list[tuple[int, int, str, str]] = []  # (end byte, number, kind, name path) of the open ancestors
+    kept = 0
+    for d in definitions:
+        while stack and not d.end <= stack[-1][0]:
+            stack.pop()
+        if len(stack) >= MAX_NESTING:
+            continue
+        _, parent, parent_kind, parent_path = stack[-1] if stack else (0, -1, "", None)
+        kind = d.kind
+        if kind == FILE_NAMESPACE:
+            kind = "namespace"
+        elif kind == "function" and (d.scope or parent_kind in TYPE_KINDS):
+            kind = "method"  # also a Go method (receiver) or a C++ member defined outside its class
+        prefix = f"{parent_path}/" if parent_path is not None else ""
+        if d.scope:
+            prefix += f"{d.scope}/"
+        yield d, kind, prefix, parent
+        stack.append((d.end, kept, kind, prefix + d.name))
+        kept += 1
 
 
 def _extend_file_namespaces(found: list[_Definition], data: bytes) -> list[_Definition]:
