@@ -12,6 +12,9 @@ one language, described by its `language.json`:
   uses; see syntax/references.py), the same way;
 - `leading`: node types written before a definition, as its siblings, that belong to it
   (decorators, attributes);
+- `opaque`: node types (or supertypes, standing for all their subtypes) whose subtrees never
+  hold a definition when they parse without errors, such as Python's expressions: a full
+  query skips them (see outline.py) instead of walking every node of the tree;
 - `fixtures`: its test files, beside the queries (they stay out of the wheel).
 
 Adding a language is adding a folder. Grammars are loaded on first use, so importing the
@@ -47,6 +50,7 @@ class Language:
     queries: tuple[str, ...]  # paths under grammars/
     references: tuple[str, ...]  # the query files of the roles of names (calls, imports, …)
     leading: frozenset[str]
+    opaque: frozenset[str]
     fixtures: tuple[str, ...]
 
 
@@ -72,6 +76,7 @@ def _read_table() -> dict[str, Language]:
             queries=tuple(posixpath.normpath(f"{folder.name}/{q}") for q in data["queries"]),
             references=tuple(posixpath.normpath(f"{folder.name}/{q}") for q in data.get("references", ())),
             leading=frozenset(data.get("leading", ())),
+            opaque=frozenset(data.get("opaque", ())),
             fixtures=tuple(data.get("fixtures", ())),
         )
     return table

@@ -8,16 +8,18 @@ stay flat lists of "this node is a definition".
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..workspace import Text
-from .languages import GRAMMARS, language_for, query
+from .languages import GRAMMARS, grammar, language_for, query, query_source
 from .parsing import MAX_PARSE_BYTES, PARSES, Parsed
 
 if TYPE_CHECKING:
@@ -255,8 +257,11 @@ def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Itera
     cursor = tree_sitter.QueryCursor(query(parsed.language))
     if within is not None:
         cursor.set_byte_range(*within)
+        matches = cursor.matches(parsed.tree.root_node)
+    else:
+        matches = _matches(parsed, cursor)
     found: dict[int, tuple[int, _Definition]] = {}  # by the start of the name
-    for pattern, captures in cursor.matches(parsed.tree.root_node):
+    for pattern, captures in matches:
         resolved = _definition(pattern, captures, parsed.data, leading)
         if resolved is not None:
             name_start, definition = resolved
@@ -266,6 +271,57 @@ def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Itera
             if old is None or definition.rank < old[1].rank:
                 found[name_start] = (name_start, definition)
     return (d for _, d in found.values())
+
+
+def _matches(parsed: Parsed, cursor: tree_sitter.QueryCursor) -> list:
+    """The query's matches over the whole tree. For a language with opaque node types, the
+    subtrees of those (unless they hold a syntax error, where anything can nest) are not
+    visited, and the query runs at each node where one of its patterns can start: the same
+    matches, without walking every expression of the file."""
+    skipping = _skipping(parsed.language)
+    if skipping is None:
+        return cursor.matches(parsed.tree.root_node)
+    starts, opaque = skipping
+    cursor.set_max_start_depth(0)  # matches starting at the node queried
+    found = []
+    walker = parsed.tree.walk()
+    while True:
+        node = walker.node
+        assert node is not None
+        if node.type in starts:
+            found += cursor.matches(node)
+        if (node.type not in opaque or node.has_error) and walker.goto_first_child():
+            continue
+        while not walker.goto_next_sibling():
+            if not walker.goto_parent():
+                return found
+
+
+@cache
+def _skipping(language: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(the node types where a pattern of the query starts, the opaque node types with
+    supertypes expanded) of a language declaring opaque types; None for one that does not,
+    or whose query has a pattern starting anywhere (a wildcard, an alternation, a group)."""
+    if not GRAMMARS[language].opaque:
+        return None
+    source, compiled = query_source(language).encode(), query(language)
+    starts = set()
+    for n in range(compiled.pattern_count):
+        head = re.match(rb"\((\w+)", source[compiled.start_byte_for_pattern(n) :])
+        if head is None or head[1] == b"_":
+            return None
+        starts.add(head[1].decode())
+    types, opaque = grammar(language), set()
+    supertypes = set(types.supertypes)  # (node_kind_is_supertype answers True for any kind)
+    pending = list(GRAMMARS[language].opaque)
+    while pending:
+        name = pending.pop()
+        number = types.id_for_node_kind(name, True)
+        if number in supertypes:
+            pending += [types.node_kind_for_id(n) or "" for n in types.subtypes(number)]
+        else:
+            opaque.add(name)
+    return frozenset(starts), frozenset(opaque)
 
 
 def _definition(
