@@ -3,6 +3,7 @@ the copy on disk) and outlines updated after an edit."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from pathlib import Path
@@ -13,13 +14,15 @@ from hypothesis import strategies as st
 
 from lsp_agent.syntax import GRAMMARS, KINDS, outline, store
 from lsp_agent.syntax import index as index_module
-from lsp_agent.syntax.languages import query_source
+from lsp_agent.syntax.languages import language_for, query, query_source
 from lsp_agent.syntax.outline import OUTLINES, build
-from lsp_agent.syntax.parsing import PARSES
+from lsp_agent.syntax.parsing import PARSES, Parsed
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Text, Workspace
 
 from .grammar_fixtures import GRAMMARS_DIR, copy_fixtures, fixture_files
+
+outline_module = importlib.import_module("lsp_agent.syntax.outline")  # the package exports outline()
 
 
 @pytest.fixture
@@ -267,3 +270,99 @@ def test_workspace_symbol_query_is_every_name_ranked(fixture_index, query, limit
     ranked = [(index_module.rank(query, e.name), len(e.name), str(p), e.range, p, e) for p, e in everything]
     expected = sorted((h for h in ranked if h[0] is not None), key=lambda h: h[:4])[:limit]
     assert fixture_index.query(query, limit) == [(h[4], h[5]) for h in expected]
+
+
+# --- the cold index's shortcuts give what the outline gives ----------------------------------
+
+ROOT = Path(__file__).parent.parent
+REAL_FILES = sorted([*(ROOT / "lsp_agent").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")])  # fmt: skip
+SKIPPING = sorted(language for language in GRAMMARS if outline_module._skipping(language))
+BYTE_PIECES = [p.encode() for p in PIECES] + [b"\r\n", "é".encode(), "😀".encode(), "名前 = 1\n".encode(), b"\xff", b"\x80"]  # fmt: skip
+
+
+def _match_keys(matches) -> list:
+    return sorted(
+        (pattern, sorted((name, [(n.start_byte, n.end_byte, n.type) for n in nodes]) for name, nodes in captures.items()))
+        for pattern, captures in matches
+    )  # fmt: skip
+
+
+def _every_match(parsed) -> list:
+    import tree_sitter
+
+    return tree_sitter.QueryCursor(query(parsed.language)).matches(parsed.tree.root_node)
+
+
+def _skipped_matches(parsed) -> list:
+    import tree_sitter
+
+    return outline_module._matches(parsed, tree_sitter.QueryCursor(query(parsed.language)))
+
+
+def test_python_skips_its_expressions():
+    assert "python" in SKIPPING
+    starts, opaque = outline_module._skipping("python")
+    assert {"function_definition", "class_definition", "module"} <= starts
+    assert {"call", "lambda", "string", "expression_statement"} <= opaque  # subtypes of supertypes too
+
+
+def test_skipping_opaque_subtrees_finds_every_match_in_real_files():
+    for path in [p for p in REAL_FILES if language_for(p) in SKIPPING]:
+        data = path.read_bytes()
+        language = language_for(path)
+        assert language is not None
+        parsed = Parsed(language, "", data, PARSES.parser(language).parse(data))
+        assert _match_keys(_skipped_matches(parsed)) == _match_keys(_every_match(parsed)), path
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(sorted(n for n, p in fixture_files().items() if language_for(p) in SKIPPING)),
+    edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 12), st.sampled_from(BYTE_PIECES)), max_size=6),
+)
+def test_skipping_opaque_subtrees_finds_every_match_in_broken_code(name, edits):
+    """Syntax errors nest anything anywhere: their subtrees are walked."""
+    data = fixture_files()[name].read_bytes()
+    for where, length, piece in edits:
+        at = int(where * len(data))
+        data = data[:at] + piece + data[at + length :]
+    language = language_for(name)
+    assert language is not None
+    parsed = Parsed(language, "", data, PARSES.parser(language).parse(data))
+    assert _match_keys(_skipped_matches(parsed)) == _match_keys(_every_match(parsed))
+
+
+def _both_records(path: Path, encoding: str) -> tuple:
+    """A worker's record of `path` and this process's (from the cached outline)."""
+    language = language_for(path)
+    assert language is not None
+    OUTLINES._entries.pop(path, None)
+    PARSES._trees.pop(path, None)
+    in_process = index_module.index_file(Workspace([path.parent]), path, language, encoding)
+    return index_module.read_record(str(path), language, encoding), in_process
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_a_workers_records_are_the_outlines_of_real_files(encoding):
+    files = [p for p in REAL_FILES if language_for(p)] + list(fixture_files().values())
+    for path in files:
+        worker, in_process = _both_records(path.resolve(), encoding)
+        assert worker is not None and worker == in_process, path
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(sorted(fixture_files())),
+    edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 12), st.sampled_from(BYTE_PIECES)), max_size=6),
+    encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]),
+)
+def test_a_workers_records_are_the_outline_of_any_file(tmp_path_factory, name, edits, encoding):
+    """Non-ASCII names, CRLF lines, bytes that are not UTF-8 and syntax errors included."""
+    data = fixture_files()[name].read_bytes()
+    for where, length, piece in edits:
+        at = int(where * len(data))
+        data = data[:at] + piece + data[at + length :]
+    path = tmp_path_factory.mktemp("edited", numbered=True).resolve() / name
+    path.write_bytes(data)
+    worker, in_process = _both_records(path, encoding)
+    assert worker is not None and worker == in_process
