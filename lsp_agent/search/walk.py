@@ -24,7 +24,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import Refusal
@@ -83,8 +83,19 @@ def list_files(
     """The files ripgrep searches under root-relative `rels`, as absolute paths, each folder's
     files before its subfolders, by name. `check` is called as names arrive (it raises to
     stop, e.g. Cancelled); rg is killed and reaped whatever happens."""
+    return sorted(walk_files(root, rels, globs, check=check), key=lambda p: walk_order(p, root))
+
+
+def walk_files(
+    root: Path,
+    rels: list[str],
+    globs: tuple[str, ...] = (),
+    *,
+    check: Callable[[], None] | None = None,
+) -> Iterator[Path]:
+    """list_files' files in the order ripgrep lists them (its threads race), each as soon
+    as it is listed."""
     rg = require_rg()
-    found: list[Path] = []
     try:
         proc = subprocess.Popen(
             [rg, "--files", "--null", *walk_args(rels, globs)],
@@ -105,12 +116,11 @@ def list_files(
             if check is not None:
                 check()
             *names, pending = (pending + chunk).split(b"\0")
-            found += [root / os.fsdecode(n).removeprefix("./") for n in names]
+            yield from [root / os.fsdecode(n).removeprefix("./") for n in names]
     finally:
         proc.kill()
         stdout.close()
         proc.wait()
-    return sorted(found, key=lambda p: walk_order(p, root))
 
 
 def walk_order(path: Path, root: Path) -> tuple[tuple[int, str], ...]:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..search import Query, Target, list_files, run_search
+from ..search.walk import walk_files
 from ..workspace import Workspace
 from .languages import EXTENSIONS, FILENAMES, language_for
 
@@ -19,13 +20,16 @@ def source_files(
     *,
     check: Callable[[], None] | None = None,
     wanted: Callable[[Path], bool] = lambda p: language_for(p) is not None,
+    in_order: bool = True,
 ) -> Iterator[Path]:
     """Resolved paths of the files under `folder` (resolved, inside the workspace) that
     `wanted` accepts (default: files with a grammar), each folder's files before its
-    subfolders, by name."""
+    subfolders, by name; without `in_order`, as the walk lists them (sooner: the first
+    before the walk ends)."""
     root = workspace.root_of(folder) or folder
     rel = folder.relative_to(root).as_posix()
-    for path in list_files(root, ["" if rel == "." else rel], check=check):
+    listing = list_files if in_order else walk_files
+    for path in listing(root, ["" if rel == "." else rel], check=check):
         if wanted(path):
             yield path
 

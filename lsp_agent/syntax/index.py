@@ -24,8 +24,8 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from itertools import accumulate, islice
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from itertools import accumulate
 from pathlib import Path
 
 from ..errors import Refusal
@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 INDEX_MAX_BYTES = 2 * 1024 * 1024
 # Fewer files than this are parsed in this process: starting worker processes costs more.
 PROCESS_MIN_FILES = 300
-CHUNK = 16  # files per task sent to a worker process: a cancelled build waits for one
+CHUNK = 32  # files per task sent to a worker process: a cancelled build waits for one
 
 KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
@@ -63,7 +63,7 @@ KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 def column(line: bytes, byte_column: int, encoding: str) -> int:
     """A tree-sitter column (UTF-8 bytes into `line`) in `encoding` ("utf-8", "utf-16" or
     "utf-32", as LSP names them)."""
-    if encoding == "utf-8" or byte_column == 0:
+    if encoding == "utf-8" or byte_column == 0 or line[:byte_column].isascii():
         return byte_column
     prefix = line[:byte_column].decode("utf-8", "replace")
     if encoding == "utf-32":
@@ -222,61 +222,52 @@ class SymbolIndex:
 
     def build(self, report: Callable[[str, int | None], None] | None = None, cancelled=lambda: False) -> int:
         """Index every source file under the roots: files unchanged since the index was saved
-        keep their records, the others are parsed. Returns the number of files."""
-        paths = [p for root in self.workspace.roots for p in source_files(self.workspace, root)]
+        keep their records, the others are parsed; by worker processes when there are many,
+        from the moment the walk has listed enough of them. Returns the number of files."""
         if not self._loaded and self.cache is not None:
             self._loaded = True
             self.load()
-        wanted = set(paths)
-        with self._lock:  # files no longer under a root (a folder was removed) are dropped
-            self.files = {p: r for p, r in self.files.items() if p in wanted}
-            self._names = None
-        todo = [p for p in paths if not self.is_current(p)]
-        reporter = Reporter(report, len(paths), len(paths) - len(todo))
         overlay = self.workspace.open_documents()
-        on_disk = [p for p in todo if p not in overlay]
-        for path in (p for p in todo if p in overlay):
-            self.update(path)
-            reporter.step()
-        if len(on_disk) >= PROCESS_MIN_FILES and (os.cpu_count() or 1) > 1:
-            for path, record in self._parse_in_workers(on_disk, cancelled):
-                if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
-                    self._put(path, record)
-                reporter.step()
-        else:
-            for path in on_disk:
-                if cancelled():
-                    break
+        paths: list[Path] = []
+        opened: list[Path] = []  # to parse from the editor's buffer
+        on_disk: list[Path] = []
+        workers = Workers(self.encoding)
+        try:
+            for root in self.workspace.roots:
+                for path in source_files(self.workspace, root, in_order=False):
+                    paths.append(path)
+                    if not self.is_current(path):
+                        (opened if path in overlay else on_disk).append(path)
+                        if len(on_disk) >= PROCESS_MIN_FILES and MANY_CORES:
+                            workers.send(on_disk)
+            wanted = set(paths)
+            with self._lock:  # files no longer under a root (a folder was removed) are dropped
+                self.files = {p: r for p, r in self.files.items() if p in wanted}
+                self._names = None
+            reporter = Reporter(report, len(paths), len(paths) - len(opened) - len(on_disk))
+            for path in opened:
                 self.update(path)
                 reporter.step()
+            if workers.started:
+                workers.send(on_disk, last=True)
+                for path, record in workers.records(cancelled):
+                    if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
+                        self._put(path, record)
+                    reporter.step()
+            else:
+                for path in on_disk:
+                    if cancelled():
+                        break
+                    self.update(path)
+                    reporter.step()
+        finally:
+            workers.close()
         reporter.done()
         if not cancelled():
             self.ready.set()
-            if self.cache is not None and todo:
+            if self.cache is not None and (opened or on_disk):
                 self.save()
         return len(paths)
-
-    def _parse_in_workers(self, paths: list[Path], cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
-        """Records of `paths` parsed by one worker process per core. Only a few chunks are
-        queued at a time, so a cancelled build (the server exits) stops within a chunk."""
-        workers = min(os.cpu_count() or 1, 8)
-        chunks = iter([str(p) for p in paths[i : i + CHUNK]] for i in range(0, len(paths), CHUNK))
-        context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
-        try:
-            running = {
-                pool.submit(_index_files, chunk, self.encoding) for chunk in islice(chunks, 2 * workers)
-            }
-            while running and not cancelled():
-                done, running = wait(running, return_when=FIRST_COMPLETED)
-                running |= {
-                    pool.submit(_index_files, chunk, self.encoding) for chunk in islice(chunks, len(done))
-                }
-                for future in done:
-                    for path, record in future.result():
-                        yield Path(path), record
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
 
     def update(self, path: Path) -> None:
         """(Re-)index one file from the workspace's current text (the editor's buffer when
@@ -459,6 +450,49 @@ class Reporter:
 
 
 # --- worker processes ----------------------------------------------------------------------
+
+MANY_CORES = (os.cpu_count() or 1) > 1
+
+
+class Workers:
+    """One worker process per core (at most 8), started when a build first hands them files,
+    parsing them CHUNK at a time: parsing holds the GIL, threads would not run in parallel."""
+
+    def __init__(self, encoding: str):
+        self.encoding = encoding
+        self.pool: ProcessPoolExecutor | None = None
+        self.tasks: list[Future] = []
+        self.sent = 0  # how many of the paths handed in are in tasks
+
+    @property
+    def started(self) -> bool:
+        return self.pool is not None
+
+    def send(self, paths: list[Path], *, last: bool = False) -> None:
+        """Give the workers the paths not sent yet (the list grows between calls), in whole
+        chunks; the rest too when `last`."""
+        if self.pool is None:
+            context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+            workers = min(os.cpu_count() or 1, 8)
+            self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
+        while len(paths) - self.sent >= CHUNK or (last and self.sent < len(paths)):
+            chunk = [str(p) for p in paths[self.sent : self.sent + CHUNK]]
+            self.tasks.append(self.pool.submit(_index_files, chunk, self.encoding))
+            self.sent += len(chunk)
+
+    def records(self, cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
+        """The records of the files sent, as the workers finish them, until `cancelled`."""
+        for task in as_completed(self.tasks):
+            if cancelled():
+                return
+            for path, record in task.result():
+                yield Path(path), record
+
+    def close(self) -> None:
+        """Stop the workers: the chunks not started are dropped, so a cancelled build (the
+        server exits) waits for one chunk at most."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _start_worker() -> None:
