@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from lsp_agent.syntax import GRAMMARS, KINDS, outline, store
 from lsp_agent.syntax import index as index_module
+from lsp_agent.syntax.files import source_files
 from lsp_agent.syntax.languages import language_for, query, query_source
 from lsp_agent.syntax.outline import OUTLINES, build
 from lsp_agent.syntax.parsing import PARSES, Parsed
@@ -127,6 +128,13 @@ def _walk(symbols):
     for s in symbols:
         yield s
         yield from _walk(s.children)
+
+
+def test_the_walk_as_ripgrep_lists_it_has_the_files_of_the_ordered_walk(project):
+    ws = Workspace([project])
+    ordered = list(source_files(ws, project))
+    assert len(ordered) > 10
+    assert sorted(source_files(ws, project, in_order=False)) == sorted(ordered)
 
 
 def test_worker_processes_index_what_this_process_does(project, monkeypatch):

@@ -9,7 +9,9 @@ Positions are converted when a file is indexed, in the position encoding the cli
 negotiated, so a query only filters and sorts.
 
 A cold build parses in worker processes (one per core) when there are many files: parsing
-holds the GIL, and a second thread would only slow the server's own requests.
+holds the GIL, and a second thread would only slow the server's own requests. They start as
+soon as the walk has listed enough files, and parse while it lists the rest; each reads a file
+once and makes its record straight from the query's definitions, without outline objects.
 """
 
 from __future__ import annotations
