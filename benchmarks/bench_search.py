@@ -459,9 +459,6 @@ def reports(found: list[Figures], started: str, ended: str) -> list[Report]:
         "boundary): compare it with ours in process; ours over stdio adds JSON-RPC framing, the "
         "process boundary and the server's worker thread."
     )
-    png = chart(found)
-    if png:
-        speed.note(f"![search timings]({png.name})")
     cpu.note(
         "rg: its process; ours: this process with its rg children; ours: server: the server process "
         "with its rg children (/proc, 10 ms ticks, so a mean over the rounds); serena: its process "
@@ -482,7 +479,11 @@ def main() -> None:
     found = []
     for corpus, root in corpora.items():
         found += asyncio.run(measure(corpus, root, PATTERNS[corpus]))
-    for report in reports(found, started, the_run()):
+    speed, cpu, where = reports(found, started, the_run())
+    png = chart(found)
+    if png:
+        speed.note(f"![search timings]({png.name})")
+    for report in (speed, cpu, where):
         report.write()
     figures = Report(
         "search_message777",
