@@ -48,7 +48,7 @@ from lsp_agent.tools import Context, call
 from lsp_agent.tools.search import symbol_provider
 from lsp_agent.workspace import Workspace
 
-REPEAT = 5
+REPEAT = 7
 BUDGET = 20_000  # the default max_chars, and Serena's max_answer_chars in the comparison
 SERENA_VENV = CACHE / "serena-venv"
 PATTERNS = {
