@@ -73,6 +73,13 @@ def compose(header: str, notes: list[str], body: list[str], trailer: str | None)
     return "\n".join(parts)
 
 
+def symbol_label(kind: str, name_path: str, asked: str) -> str:
+    """How a page names the symbol it reads: its kind, and its name path unless the call
+    `asked` for it whole (`Cart/total`, `/Cart/total` or `Cart.total`, not `total`)."""
+    body = asked.strip("/")
+    return kind if name_path in (body, body.replace(".", "/")) else f"{kind} {name_path}"
+
+
 def header_lines(head: str | None, start: int, end: int, total: int, version: str, part: bool = False) -> str:
     """`lines 1-120 of 300 · version V`, or for a whole file (not a `part` of it) `300 lines ·
     version V`, after `head`: what the call did not name (the path, a symbol)."""

@@ -225,7 +225,7 @@ def test_budget_too_small_for_a_long_path_is_refused_with_the_minimum(tmp_path, 
     assert answer["error"]["code"] == "budget_too_small"
     bigger = run("find_symbol", **args, max_chars=answer["minimum"])
     assert "error" not in bigger and len(bigger["text"]) <= answer["minimum"]
-    assert bigger["text"].startswith(f"{name} · function f · line 1 of 1, columns 1-")
+    assert bigger["text"].startswith(f"{name} · function · line 1 of 1, columns 1-")
 
 
 def test_the_header_names_what_the_call_did_not(tmp_path, run):
@@ -245,6 +245,14 @@ def test_the_header_names_what_the_call_did_not(tmp_path, run):
     )
     assert paged["text"].endswith(f"[read on with start={end + 1} symbol=total]")
     assert len(whole["version"]) == 8 and run("read", path="a.py", if_version=whole["version"])["unchanged"]
+    # find_symbol found the file, so its body names it
+    found = run("find_symbol", name_path="total", include_body=True)
+    assert (
+        found["text"].split("\n")[0]
+        == f"a.py · method Cart/total · lines 2-33 of 33 · version {found['version']}"
+    )
+    found = run("find_symbol", name_path="Cart/total", include_body=True)
+    assert found["text"].split("\n")[0] == f"a.py · method · lines 2-33 of 33 · version {found['version']}"
 
 
 def test_line_index_and_versions():

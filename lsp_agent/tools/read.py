@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import Refusal
-from ..paging import page
+from ..paging import page, symbol_label
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
@@ -115,15 +115,9 @@ def read_symbol(
             f"{len(found) - 1} more symbols match: {others}{more} (read those with start=N, without symbol=)"
         )
     first = symbol.start_line
-    asked = name_path.strip("/")  # the header names the symbol when the call did not name it whole
-    part = (
-        symbol.kind
-        if symbol.name_path in (asked, asked.replace(".", "/"))
-        else f"{symbol.kind} {symbol.name_path}"
-    )
     answer = page(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
-        part=part, notes=notes, then=f" symbol={name_path}", named=True, **options,
+        part=symbol_label(symbol.kind, symbol.name_path, name_path), notes=notes, then=f" symbol={name_path}", named=True, **options,
     )  # fmt: skip
     if answer.get("next"):
         answer["next"] = {**answer["next"], "symbol": name_path}
