@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import CACHE, Client, Report, django_tree, npm_package, stdlib
+from benchmarks.common import CACHE, Client, Report, django_tree, npm_package, stdlib, the_run
 from lsp_agent.search import find_rg
 
 SCALES = {"django": (1, False), "mid": (3, False), "monorepo": (8, True)}  # Django copies, the stdlib
@@ -268,17 +268,19 @@ def main() -> None:
         ["figure", *chosen, "goal"],
     )
     figures: dict[str, dict[str, object]] = {}
+    started = the_run()
     for scale in chosen:
         root = workspace(scale)
         big_file(root)
         with tempfile.TemporaryDirectory() as cold_cache:
+            # the floor and ctags right beside the cold index: the shared cores' load varies
+            floor = in_fresh_process("floor", str(root))
             cold = in_fresh_process("index", str(root), cold_cache)
+            tags = ctags(root)
             warm = in_fresh_process("index", str(root), cold_cache)
             lsp = asyncio.run(over_lsp(root, cold_cache))
         with tempfile.TemporaryDirectory() as empty:
             typed = asyncio.run(typing(root, empty))
-        floor = in_fresh_process("floor", str(root))
-        tags = ctags(root)
         figures[scale] = {
             "files (with a grammar)": f"{cold['files']:,} ({cold['source']:,})",
             "symbols indexed / ctags tags": f"{cold['symbols']:,} / {tags['tags']:,}",
@@ -318,6 +320,7 @@ def main() -> None:
         cells = [str(figures[s][figure]) for s in chosen]
         report.add(figure, *(grown(cells[:n], cell) for n, cell in enumerate(cells)), goal)
     report.note(f"Machine: {os.cpu_count()} cores, shared; Python {sys.version.split()[0]}.")
+    report.note(f"Run: from {started} to {the_run()}.")
     report.write()
 
 

@@ -38,10 +38,9 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks.common import CACHE, OUT, Client, Report, django_tree, stdlib
+from benchmarks.common import CACHE, OUT, Client, Report, django_tree, stdlib, the_run
 from lsp_agent.search import Query, Target, find_rg, run_search
 from lsp_agent.search.chain import MIN_WIDTH, Search, render
 from lsp_agent.tools import Context, call
@@ -359,16 +358,6 @@ def chart(found: list[Figures]) -> Path | None:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
-
-
-def the_run() -> str:
-    """When, on what and under which load: a figure is quoted with its run."""
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True)
-    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    return (
-        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {commit.stdout.strip() or '?'}, "
-        f"`uptime`: {load.split('load average:')[-1].strip()}"
-    )
 
 
 def reports(found: list[Figures], started: str, ended: str) -> list[Report]:

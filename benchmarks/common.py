@@ -14,6 +14,7 @@ import sysconfig
 import tarfile
 import time
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -257,3 +258,13 @@ class Client:
         self.notify("exit", None)
         await asyncio.wait_for(self.process.wait(), 30)
         self.reader.cancel()
+
+
+def the_run() -> str:
+    """When, on what and under which load: a figure is quoted with its run."""
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True)
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    return (
+        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {commit.stdout.strip() or '?'}, "
+        f"`uptime`: {load.split('load average:')[-1].strip()}"
+    )
