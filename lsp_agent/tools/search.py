@@ -153,7 +153,7 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
 @dataclass(frozen=True, slots=True)
 class LineSymbols:
     """What labels a file's match lines, without its text: the innermost symbol around any
-    line, and the symbol whose name is on each line (the innermost, where several are)."""
+    line, and the symbol whose name is on each line (the last in the outline, where several are)."""
 
     around: Callable[[int], str | None]
     named_on: dict[int, str]
@@ -189,10 +189,11 @@ class LineSymbolsCache:
                 self._entries.move_to_end(path)
                 return cached[1]
         try:
-            found = line_symbols(path, ws.text(path))
+            text = ws.text(path)
         except Refusal:
             return None
-        if not is_racy(info, read_at):
+        found = line_symbols(path, text)
+        if not is_racy(info, read_at) and not text.from_editor:  # (opened meanwhile: not the disk's)
             with self._lock:
                 self._entries[path] = (identity, found)
                 self._entries.move_to_end(path)
