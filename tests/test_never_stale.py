@@ -89,3 +89,49 @@ def test_racy_entry_becomes_clean_once_old(tmp_path, monkeypatch, reads):
     assert not ws._disk_cache[path].racy
     ws.text(path)
     assert len(reads) == 2
+
+
+# --- search's symbol labels, kept by the same stat identity -----------------------------------
+
+
+def searched(ws: Workspace, pattern: str) -> str:
+    from lsp_agent.tools import Context, call
+
+    return call(Context(ws), "search", {"pattern": pattern})["text"]
+
+
+def test_search_labels_follow_a_rewrite_with_same_size_and_mtime(tmp_path, monkeypatch):
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)  # every entry trusted by its stat
+    texts = []
+    original = Workspace.text
+    monkeypatch.setattr(Workspace, "text", lambda self, path: texts.append(path) or original(self, path))
+    path = tmp_path / "a.py"
+    path.write_text("class Alpha:\n    v = 1\n")
+    ws = Workspace([tmp_path])
+    assert "2 Alpha:    v = 1" in searched(ws, "v = 1")
+    assert "2 Alpha:    v = 1" in searched(ws, "v = 1")
+    assert len(texts) == 1  # the second search used the labels kept for the unchanged file
+    time.sleep(0.02)  # past the coarse clock's tick, so ctime moves
+    rewrite_keeping_size_and_mtime(path, "class Omega:\n    v = 1\n")
+    assert "2 Omega:    v = 1" in searched(ws, "v = 1")
+
+
+def test_search_labels_of_a_racy_file_are_not_kept(tmp_path, reads):
+    path = tmp_path / "a.py"
+    path.write_text("class Alpha:\n    v = 1\n")  # just written: within the racy window
+    ws = Workspace([tmp_path])
+    searched(ws, "v = 1")
+    searched(ws, "v = 1")
+    assert len(reads) == 2  # verified by content each time (the workspace reads it again)
+
+
+def test_search_labels_follow_the_editor_buffer_then_the_disk(tmp_path, monkeypatch):
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)
+    path = tmp_path / "a.py"
+    path.write_text("class Alpha:\n    v = 1\n")
+    ws = Workspace([tmp_path])
+    assert "2 Alpha:" in searched(ws, "v = 1")
+    ws.open_document(path, "class Omega:\n    v = 1\n")
+    assert "2 Omega:" in searched(ws, "v = 1")
+    ws.close_document(path)
+    assert "2 Alpha:" in searched(ws, "v = 1")

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from lsp_agent.budget import Overflow
 from lsp_agent.errors import Refusal
+from lsp_agent.search import Match, chain
 from lsp_agent.search.chain import MIN_WIDTH, Search, fit, render, widest
 
 from .search_helpers import located, outcome, symbols_from
@@ -349,3 +352,71 @@ def test_readme_states_the_figures_per_10000_characters(tmp_path):
             line for line in readme.split("\n") if line.startswith(f"| {stage} ") and f"| {chars:,} |" in line
         )
         assert row.rstrip().endswith(f"| {per_10k} |") or f"| {per_10k} (" in row
+
+
+def drawn_pages(s: Search, offset: int, most: int):
+    """The straightforward page sizer: every page tried is drawn whole."""
+
+    def fits(n: int) -> bool:
+        try:
+            render(s.page_of(offset, n), 1, budget=s.budget - chain.NEXT_LINE, guide=False)
+            return True
+        except Overflow:
+            return False
+
+    return fits
+
+
+def answer_or_refusal(s: Search, budget: int):
+    try:
+        return fit(s, budget)
+    except Refusal as refusal:
+        return refusal.code, refusal.message
+
+
+@settings(max_examples=150, deadline=None)
+@given(files=files_strategy, data=st.data())
+def test_property_sizing_shortcuts_change_no_answer(files, data):
+    """Pages sized from one drawing and stages ruled out by their lines alone give the
+    answers of the straightforward chain, which draws every page and stage it tries."""
+    rows = {path: sorted(r) for path, r in files.items()}
+    before, after = data.draw(st.integers(0, 2), label="before"), data.draw(st.integers(0, 2), label="after")
+    context: dict[str, dict[int, str]] = {}
+    for path, r in rows.items():
+        matched = {line for line, _ in r}
+        around = {n for line, _ in r for n in range(max(1, line - before), line + after + 1)} - matched
+        context[path] = {n: f"ctx {n}" for n in around}
+    o = outcome(rows, context=context)
+    for f in o.files:  # some matches go on over the next line (multiline), where it is free
+        lines = {m.line for m in f.matches} | set(f.context)
+        f.matches = [
+            Match(m.line, (*m.lines, "go on"), m.col, m.end)
+            if m.line + 1 not in lines and data.draw(st.booleans())
+            else m
+            for m in f.matches
+        ]
+    table, defines = {}, set()
+    for path, r in rows.items():
+        if path.endswith(".py"):
+            table[path] = {line: data.draw(st.sampled_from([None, "A", "A/f", "B/g"])) for line, _ in r}
+            defines |= {(path, line) for line, _ in r if data.draw(st.booleans())}
+    paging = data.draw(st.booleans(), label="paging")
+    offset = data.draw(st.integers(0, o.total - 1), label="offset") if paging else 0
+    limit = data.draw(st.none() | st.integers(1, o.total + 5), label="limit") if paging else None
+    notes = data.draw(st.lists(st.sampled_from(["left out: x", "only matches in code"]), max_size=2))
+
+    def new_search() -> Search:
+        s = Search(o, symbols_from(table, defines), before, after, offset, limit)
+        s.extra_notes = list(notes)
+        return s
+
+    s = new_search()
+    sizes = [len(render(s, k, MIN_WIDTH if k == 3 else None)[0]) for k in range(1, 8)]
+    sizes.append(len(render(s, 3, max(MIN_WIDTH, widest(s) // 2))[0]))
+    near = data.draw(st.sampled_from(sizes), label="near the size of")  # where stages win or lose
+    budget = max(100, near + data.draw(st.integers(-40, 40), label="off by"))
+    shortcut = answer_or_refusal(new_search(), budget)
+    with patch.object(chain, "page_fits", drawn_pages), patch.object(chain, "least_size", lambda s, w: 0):
+        straightforward = answer_or_refusal(new_search(), budget)
+    event(f"stage {shortcut['stage']}" if isinstance(shortcut, dict) else "refused")
+    assert shortcut == straightforward

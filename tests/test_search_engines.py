@@ -3,6 +3,8 @@ by ripgrep's decisions, refusals (bad patterns and globs, hostile input, no rg).
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 
 from lsp_agent.config import Settings
 from lsp_agent.search import Query, Target, find_rg, run_search
+from lsp_agent.search.ripgrep import BEGIN, END, message_of
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
@@ -236,3 +239,42 @@ def test_counts_say_lines_and_matches_apart_where_they_differ(tree):
     assert (answer["total_lines"], answer["total_matches"]) == (2, 3)
     same = search(tree, "GHI", ["caps.txt"])
     assert same["text"].startswith("1 match in 1 file\n")
+
+
+def test_begin_and_end_records_read_without_decoding_say_what_json_says(tmp_path):
+    names = ["plain.txt", 'quo"te.txt', "back\\slash.txt", "tab\there.txt", "naïve.txt", "bin.dat"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"foo\n" + (b"\x00foo\n" if name == "bin.dat" else b"foo\n"))
+    (tmp_path / os.fsdecode(b"latin1-\xe9.txt")).write_text("foo\n")  # not UTF-8: rg gives its bytes
+    rg = find_rg()
+    assert rg is not None
+    out = subprocess.run(
+        [rg, "--json", "--binary", "foo", "./"], cwd=tmp_path, capture_output=True, check=True
+    )
+    seen = set()
+    for raw in out.stdout.splitlines(keepends=True):
+        whole = json.loads(raw)
+        if whole["type"] not in ("begin", "end"):
+            continue
+        message = message_of(raw)
+        direct = BEGIN.fullmatch(raw) is not None or END.fullmatch(raw) is not None
+        seen.add(
+            (whole["type"], direct, "bytes" in whole["data"]["path"], whole["data"].get("binary_offset"))
+        )
+        assert message["type"] == whole["type"]
+        if whole["type"] == "begin":
+            assert message["data"]["path"] == whole["data"]["path"]
+        else:
+            assert message["data"]["binary_offset"] == whole["data"]["binary_offset"]
+            for count in ("matched_lines", "matches"):
+                assert message["data"]["stats"][count] == whole["data"]["stats"][count]
+    # the usual shape read directly (a binary file's offset too); escapes and bytes decoded whole
+    assert seen == {
+        ("begin", True, False, None),
+        ("end", True, False, None),
+        ("end", True, False, 4),
+        ("begin", False, False, None),
+        ("end", False, False, None),
+        ("begin", False, True, None),
+        ("end", False, True, None),
+    }

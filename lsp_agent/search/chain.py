@@ -17,7 +17,9 @@ defines a symbol names it itself, so its label is the symbol around it. The head
 totals alone when nothing is shortened or paged; below stage 1 it names the stage and what
 it dropped, and a `more:` line gives the likely next calls. Stages are rendered by budget.py's
 writer, which stops as soon as the budget is exceeded, so trying a stage costs at most the
-budget, and symbols are asked for only for the files a stage actually reaches.
+budget, and symbols are asked for only for the files a stage actually reaches. Stages 2 and
+3 are first sized from their lines alone (a lower bound), so one that cannot fit is never
+drawn; the pages a `more:` line suggests are sized from one drawing of the largest.
 """
 
 from __future__ import annotations
@@ -56,11 +58,12 @@ Symbols = Callable[[FileMatches], "dict[int, Enclosing] | None"]
 
 
 class StageWriter(Writer):
-    """The writer, counting the matches stage 1 wrote in full before it overflowed."""
+    """The writer, noting the text's size after each match stage 1 wrote in full (before
+    it overflowed)."""
 
     def __init__(self, limit: float):
         super().__init__(limit)
-        self.matches = 0
+        self.ends: list[int] = []
 
 
 @dataclass
@@ -80,6 +83,7 @@ class Search:
     _symbols: dict[str, dict[int, Enclosing] | None] = field(init=False, default_factory=dict)
     full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
     _page_sizes: dict[tuple[int, int, int], int] = field(init=False, default_factory=dict)
+    _widths: list[int] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.show(self.limit)
@@ -88,6 +92,7 @@ class Search:
     def show(self, count: int | None) -> None:
         """Show `count` matches from the offset (None: all the rest)."""
         self.files, self.shown_matches = page(self.outcome, self.offset, count, self.before, self.after)
+        self._widths = None
 
     def page_of(self, offset: int, count: int) -> Search:
         page = Search(
@@ -108,6 +113,15 @@ class Search:
     @property
     def paged(self) -> bool:
         return self.offset > 0 or self.shown_matches < self.outcome.total
+
+    def text_widths(self) -> list[int]:
+        """Each shown match's line without indentation, in characters (a line ending
+        "…" when the match goes on), in order: what stages 2 and 3 write at the least."""
+        if self._widths is None:
+            self._widths = [
+                len(m.lines[0].strip()) + (len(m.lines) > 1) for f in self.files for m in f.matches
+            ]
+        return self._widths
 
     def symbols_of(self, file: FileMatches) -> dict[int, Enclosing] | None:
         """Enclosing symbols of the file's match lines, asked once for all its matches (a
@@ -237,7 +251,7 @@ def full_matches(s: Search, w: StageWriter) -> None:
                 w.add(f"{n}{labels(s.label(f, n, text=True))}:{plain(text)}")
                 for k in range(m.line + 1, m.last + 1):  # the rest of a match over several lines
                     w.add(f"{k}:{plain(entries[k][1])}")
-                w.matches += 1
+                w.ends.append(w.size)
                 previous = after_last = m.last
                 after_last += s.after
                 continue
@@ -346,13 +360,17 @@ SHOWN = {  # what a shortened stage shows, and what it leaves out
 }
 
 
+def totals(o: Outcome, offset: int, shown: int) -> str:
+    """The header's totals, and the range shown when it is not every match."""
+    text = f"{counts(o.lines, o.hits)} in {plural(len(o.files), 'file')}"
+    if offset > 0 or shown < o.total:
+        text += f", showing {unit(o)} {offset + 1:,}-{offset + shown:,}"
+    return text
+
+
 def header(s: Search, stage: int, width: int | None) -> str:
     """The totals; below stage 1, the stage and what it dropped; ranges explained when used."""
-    o = s.outcome
-    totals = f"{counts(o.lines, o.hits)} in {plural(len(o.files), 'file')}"
-    if s.paged:
-        totals += f", showing {unit(o)} {s.offset + 1:,}-{s.offset + s.shown_matches:,}"
-    parts = [totals]
+    parts = [totals(s.outcome, s.offset, s.shown_matches)]
     if stage > 1:
         shown = SHOWN[stage].format(width=width)
         if s.context and stage in (2, 3):
@@ -381,19 +399,46 @@ def page_size(s: Search, offset: int, most: int) -> int:
         return max(1, min(most, (s.budget - 300) // 80))
     key = (offset, most, s.budget)
     if key not in s._page_sizes:
+        hi = most
+        if s.full_fit is not None and offset == 0:
+            hi = min(hi, s.full_fit)  # stage 1 of the whole overflowed before match full_fit + 1 ended
+        s._page_sizes[key] = largest_fit(0, hi, page_fits(s, offset, hi))
+    return s._page_sizes[key]
 
-        def fits(n: int) -> bool:
+
+def page_fits(s: Search, offset: int, most: int) -> Callable[[int], bool]:
+    """Whether the page of n full matches from `offset` (n <= `most`) fits the budget less
+    room for its "more" line. Without context lines a page's matches are the first n of
+    the largest page's, written alike, so one drawing of that page sizes every shorter one;
+    with context, a shorter page also shows the context after its last match, so each page
+    is drawn."""
+    room = s.budget - NEXT_LINE
+    if s.context:
+
+        def drawn(n: int) -> bool:
             try:
-                render(s.page_of(offset, n), 1, budget=s.budget - NEXT_LINE, guide=False)
+                render(s.page_of(offset, n), 1, budget=room, guide=False)
                 return True
             except Overflow:
                 return False
 
-        hi = most
-        if s.full_fit is not None and offset == 0:
-            hi = min(hi, s.full_fit)  # stage 1 of the whole overflowed before match full_fit + 1 ended
-        s._page_sizes[key] = largest_fit(0, hi, fits)
-    return s._page_sizes[key]
+        return drawn
+    largest = s.page_of(offset, most)
+    body = StageWriter(room)  # the matches alone, no header
+    try:
+        full_matches(largest, body)
+    except Overflow:
+        pass  # the matches past the room cannot fit with any header
+    between = sum(len(note) + 1 for note in notes(s))  # the notes after the header
+
+    def sized(n: int) -> bool:
+        n = min(n, largest.shown_matches)  # a page past the last match shows up to it
+        if n > len(body.ends):
+            return False
+        matches = body.ends[n - 1] + 1 if n else 0  # with the newline after the header's part
+        return len(totals(s.outcome, offset, n)) + between + matches <= room
+
+    return sized
 
 
 def next_page(s: Search) -> tuple[str | None, dict | None]:
@@ -468,6 +513,8 @@ def render(
     """Stage `stage` of the answer, or Overflow when it is longer than `budget`.
     (lists=False: the summary's fixed part only, whatever the budget: its smallest size;
     guide=False: without the "more" line, to size a page.)"""
+    if stage in (2, 3) and lists and least_size(s, width) > budget:
+        raise Overflow()  # ruled out by its lines alone, before any symbol is looked up
     w = StageWriter(budget if lists else INFINITE)
     w.add(header(s, stage, width))
     for note in notes(s):
@@ -481,12 +528,21 @@ def render(
         elif lists:
             RENDER[stage](s, w)
     except Overflow:
-        raise Overflow(w.matches) from None
+        raise Overflow(len(w.ends)) from None
     return w.text(), nxt
 
 
+def least_size(s: Search, width: int | None) -> int:
+    """A lower bound of stage 2's size (stage 3's with `width`): each file's path, and each
+    match's line number and text (cut to `width`), without the header or symbols."""
+    texts = s.text_widths() if width is None else [min(n, width) for n in s.text_widths()]
+    paths = sum(len(heading(f)) + 1 for f in s.files)
+    spans = sum(len(span(m)) + 2 for f in s.files for m in f.matches)  # "N:" and the newline
+    return paths + spans + sum(texts) - 1
+
+
 def widest(s: Search) -> int:
-    return max((len(m.lines[0].strip()) + (len(m.lines) > 1) for f in s.files for m in f.matches), default=0)
+    return max(s.text_widths(), default=0)
 
 
 def fit(s: Search, max_chars: int) -> dict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import errno
 import json
+import re
 import subprocess
 import tempfile
 import threading
@@ -69,6 +70,28 @@ def load(raw: bytes) -> dict:
         if cut > 0:
             raw = raw[: cut + 1] + b"]}}"
     return json.loads(raw)
+
+
+# Each file with matches brings a begin and an end record; in their usual shape (a path as
+# plain text) only the fields used are read, without decoding the JSON, which was most of the
+# parsing for a pattern matching once or twice in each of many files.
+BEGIN = re.compile(rb'\{"type":"begin","data":\{"path":\{"text":"([^"\\]*)"\}\}\}\s*')
+END = re.compile(
+    rb'\{"type":"end","data":\{"path":\{"text":"[^"\\]*"\},"binary_offset":(null|\d+),'
+    rb'"stats":\{"elapsed":\{[^{}]*\},(?:"\w+":\d+,)*"matched_lines":(\d+),"matches":(\d+)\}\}\}\s*'
+)
+
+
+def message_of(raw: bytes) -> dict:
+    """One JSON line of `rg --json` as its dict: a begin or end record in its usual shape
+    with only the fields used, anything else decoded whole."""
+    if (begin := BEGIN.fullmatch(raw)) is not None:
+        return {"type": "begin", "data": {"path": {"text": begin[1].decode("utf-8")}}}
+    if (end := END.fullmatch(raw)) is not None:
+        binary = None if end[1] == b"null" else int(end[1])
+        stats = {"matched_lines": int(end[2]), "matches": int(end[3])}
+        return {"type": "end", "data": {"binary_offset": binary, "stats": stats}}
+    return load(raw)
 
 
 def record(data: dict) -> Match:
@@ -216,7 +239,7 @@ class RipgrepEngine:
             if not sink.detailed and raw.startswith(MATCH_PREFIX):
                 count += 1  # only counted: skip the JSON decoding
                 continue
-            message = load(raw)
+            message = message_of(raw)
             kind, data = message["type"], message["data"]
             if kind == "match":
                 count += 1

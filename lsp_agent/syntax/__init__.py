@@ -4,12 +4,14 @@ language_for(path) -> "python" | … | None
 outline(path, text) -> [Symbol]           nested, cached by (path, text.version)
 enclosing_symbol(path, text, line) -> "Class/method" | None
 enclosing_symbols(path, text, lines) -> {line: name path | None}
+enclosing_lookup(path, text) -> (line -> name path | None)   keeps no text
 """
 
 from .languages import EXTENSIONS, GRAMMARS, language_for
 from .outline import (
     KINDS,
     Symbol,
+    enclosing_lookup,
     enclosing_symbol,
     enclosing_symbols,
     find_in_file,
@@ -26,6 +28,7 @@ __all__ = [
     "PARSES",
     "Symbol",
     "clear_caches",
+    "enclosing_lookup",
     "enclosing_symbol",
     "enclosing_symbols",
     "find_in_file",

@@ -12,7 +12,7 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -137,15 +137,23 @@ def enclosing_symbol(path: Path, text: Text, line: int) -> str | None:
 
 def enclosing_symbols(path: Path, text: Text, lines: Iterable[int]) -> dict[int, str | None]:
     """enclosing_symbol for many lines of one file: one outline, then a binary search per line."""
+    around = enclosing_lookup(path, text)
+    return {line: around(line) for line in lines}
+
+
+def enclosing_lookup(path: Path, text: Text) -> Callable[[int], str | None]:
+    """enclosing_symbol of any line, as a function that holds the outline's line ranges but
+    not the text (a caller may keep it while the file is unchanged)."""
     entry = OUTLINES.entry(path, text)
     if entry.segments is None:
         entry.segments = _segments(entry.symbols)
     starts, segments = entry.segments
-    answer: dict[int, str | None] = {}
-    for line in lines:
+
+    def around(line: int) -> str | None:
         i = bisect_right(starts, line) - 1
-        answer[line] = segments[i][2] if i >= 0 and line <= segments[i][1] else None
-    return answer
+        return segments[i][2] if i >= 0 and line <= segments[i][1] else None
+
+    return around
 
 
 def _segments(symbols: list[Symbol]) -> tuple[list[int], list[tuple[int, int, str | None]]]:

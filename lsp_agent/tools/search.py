@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..budget import fits, largest_fit, plural, size
 from ..errors import Refusal
 from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
-from ..workspace import Workspace
+from ..workspace import Text, Workspace, file_identity, is_racy
 from . import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
@@ -144,21 +150,81 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
     return targets, left_out
 
 
+@dataclass(frozen=True, slots=True)
+class LineSymbols:
+    """What labels a file's match lines, without its text: the innermost symbol around any
+    line, and the symbol whose name is on each line (the last in the outline, where several are)."""
+
+    around: Callable[[int], str | None]
+    named_on: dict[int, str]
+
+
+class LineSymbolsCache:
+    """LineSymbols of files on disk, kept while their stat identity is unchanged (as the
+    workspace keeps texts, see Workspace.text): a repeated search neither re-reads nor
+    re-hashes the hundreds of files a common pattern matches in."""
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self._entries: OrderedDict[Path, tuple[tuple[int, ...], LineSymbols]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, ws: Workspace, path: Path) -> LineSymbols | None:
+        """The file's LineSymbols (None: no grammar, or the file cannot be read as text)."""
+        from ..syntax import language_for
+
+        if language_for(path) is None:
+            return None
+        if (open_text := ws.open_text(path)) is not None:
+            return line_symbols(path, open_text)  # an editor's buffer: no stat tells its versions
+        read_at = time.time_ns()  # before the stat: a write after it makes the entry racy
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        identity = file_identity(info)
+        with self._lock:
+            cached = self._entries.get(path)
+            if cached is not None and cached[0] == identity:
+                self._entries.move_to_end(path)
+                return cached[1]
+        try:
+            text = ws.text(path)
+        except Refusal:
+            return None
+        found = line_symbols(path, text)
+        if not is_racy(info, read_at) and not text.from_editor:  # (opened meanwhile: not the disk's)
+            with self._lock:
+                self._entries[path] = (identity, found)
+                self._entries.move_to_end(path)
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+        return found
+
+
+LINE_SYMBOLS = LineSymbolsCache()
+
+
+def line_symbols(path: Path, text: Text) -> LineSymbols:
+    from ..syntax import enclosing_lookup, outline, walk
+
+    named_on = {s.selection[0] + 1: s.name_path for s in walk(outline(path, text))}
+    return LineSymbols(enclosing_lookup(path, text), named_on)
+
+
 def symbol_provider(ws: Workspace) -> Symbols:
     """The innermost symbol around each of a file's match lines, and whether the line is the
     one naming it; None for a language without a grammar."""
-    from ..syntax import enclosing_symbols, language_for, outline, walk
 
     def symbols(file: FileMatches) -> dict[int, Enclosing] | None:
-        if language_for(file.path) is None:
+        found = LINE_SYMBOLS.get(ws, file.path)
+        if found is None:
             return None
-        try:
-            text = ws.text(file.path)
-        except Refusal:
-            return None
-        names = enclosing_symbols(file.path, text, [m.line for m in file.matches])
-        named_on = {s.selection[0] + 1: s.name_path for s in walk(outline(file.path, text))}
-        return {line: (name, name is not None and named_on.get(line) == name) for line, name in names.items()}
+        labels: dict[int, Enclosing] = {}
+        for m in file.matches:
+            name = found.around(m.line)
+            labels[m.line] = (name, name is not None and found.named_on.get(m.line) == name)
+        return labels
 
     return symbols
 
