@@ -1,5 +1,6 @@
-"""Server internals that a client cannot see: cancellation reaches a running tool, and
-neither requests nor commands leave entries behind in pygls' table of pending futures.
+"""Server internals that a client cannot see: cancellation reaches a running tool, neither
+requests nor commands leave entries behind in pygls' table of pending futures, and the
+lane an outline runs in.
 
 The server runs in a thread of this process (over TCP) so the test can inspect it; a test
 tool that waits for its cancel event stands in for a long search.
@@ -16,8 +17,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from lsp_agent.server import create_server, plain_converter
-from lsp_agent.tools import REGISTRY, tool
+from lsp_agent.server import create_server, outline_is_heavy, plain_converter
+from lsp_agent.syntax import outline
+from lsp_agent.tools import REGISTRY, SMALL_FILE_BYTES, tool
+from lsp_agent.workspace import Text
 
 # `exit` raises SystemExit in the server's thread, as it ends the process in production.
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
@@ -132,3 +135,15 @@ async def test_cancel_reaches_the_running_tool(connected, via):
     assert await asyncio.to_thread(observed.wait, 5), "the tool never saw the cancellation"
     await asyncio.sleep(0.1)
     assert server.protocol._request_futures == {}
+
+
+def test_an_outline_of_a_large_file_is_heavy_only_until_it_was_parsed(tmp_path):
+    """documentSymbol while typing in a large file runs in the light lane: after the first
+    outline, each one re-parses incrementally."""
+    big = tmp_path / "big.py"
+    big.write_text("def f():\n    return 1\n" * (SMALL_FILE_BYTES // 20))
+    small = tmp_path / "small.py"
+    small.write_text("def f():\n    return 1\n")
+    assert outline_is_heavy(big) and not outline_is_heavy(small)
+    outline(big, Text.from_str(big.read_text()))
+    assert not outline_is_heavy(big)

@@ -3,6 +3,7 @@ the copy on disk) and outlines updated after an edit."""
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from pathlib import Path
@@ -267,3 +268,11 @@ def test_workspace_symbol_query_is_every_name_ranked(fixture_index, query, limit
     ranked = [(index_module.rank(query, e.name), len(e.name), str(p), e.range, p, e) for p, e in everything]
     expected = sorted((h for h in ranked if h[0] is not None), key=lambda h: h[:4])[:limit]
     assert fixture_index.query(query, limit) == [(h[4], h[5]) for h in expected]
+
+
+def test_a_build_leaves_its_records_out_of_the_collectors_view(project, monkeypatch):
+    """Records live as long as the index: a full garbage collection must not walk them."""
+    monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1)  # through the worker processes
+    index = built(project)
+    records = {id(record) for record in index.files.values()}
+    assert records and not any(id(o) in records for o in gc.get_objects())

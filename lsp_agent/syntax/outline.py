@@ -353,9 +353,9 @@ def _moved_point(point: tuple[int, ...], edit: dict) -> tuple[int, int]:
 def _moved(d: _Definition, edit: dict, delta: int) -> _Definition:
     """A definition after an edit, where the edit puts it."""
     name = (*_moved_point(d.selection[:2], edit), *_moved_point(d.selection[2:], edit))
-    return replace(
-        d, start=d.start + delta, end=d.end + delta, start_point=_moved_point(d.start_point, edit),
-        end_point=_moved_point(d.end_point, edit), selection=name,
+    return _Definition(
+        d.start + delta, d.end + delta, d.kind, d.name, d.scope, _moved_point(d.start_point, edit),
+        _moved_point(d.end_point, edit), name, d.rank,
     )  # fmt: skip
 
 
