@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import re
+from array import array
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from lsp_agent.syntax import index as index_module
 from lsp_agent.syntax.languages import query_source
 from lsp_agent.syntax.outline import OUTLINES, build
 from lsp_agent.syntax.parsing import PARSES
+from lsp_agent.syntax.records import FileRecord
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Text, Workspace
 
@@ -276,3 +278,48 @@ def test_a_build_leaves_its_records_out_of_the_collectors_view(project, monkeypa
     index = built(project)
     records = {id(record) for record in index.files.values()}
     assert records and not any(id(o) in records for o in gc.get_objects())
+
+
+def record_of(names: list[str]) -> FileRecord:
+    """A record holding `names` as top-level functions, one a line."""
+    ranges = array("I", [v for n in range(len(names)) for v in (n, 0, n, 9, n, 4, n, 4 + len(names[n]))])
+    return FileRecord(0, 0, "v", "python", "\n".join(names), "\n".join("" for _ in names), bytes(len(names)), ranges)  # fmt: skip
+
+
+NAMES = st.lists(st.text(alphabet="abcdeGET_é", min_size=1, max_size=8), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    changes=st.lists(st.tuples(st.integers(0, 7), st.one_of(st.none(), NAMES)), max_size=30),
+    block_chars=st.sampled_from([1, 16, 64, 1 << 20]),
+    queries=st.lists(st.text(alphabet="abcdeGET_é", max_size=4), min_size=1, max_size=4),
+    limit=st.sampled_from([1, 5, 500]),
+)
+def test_names_in_blocks_answer_what_one_string_of_all_names_would(changes, block_chars, queries, limit):
+    """Files added, replaced and dropped one at a time, in blocks of any size: every query
+    and find answers what ranking every indexed name would, and each block is made again
+    only when its names changed."""
+    old, index_module.BLOCK_CHARS = index_module.BLOCK_CHARS, block_chars
+    try:
+        root = Path(__file__).parent  # the files need not exist: records are put directly
+        index = index_module.SymbolIndex(Workspace([root]))
+        for n, names in changes:
+            index._put(root / f"f{n}.py", None if names is None else record_of(names))
+            made = {id(block) for block in index.names()}
+        everything = [(p, e) for p, record in index.files.items() for e in record.entries()]
+        for query in queries:
+            ranked = [
+                (index_module.rank(query, e.name), len(e.name), str(p), e.range, p, e) for p, e in everything
+            ]
+            expected = sorted((h for h in ranked if h[0] is not None), key=lambda h: h[:4])[:limit]
+            assert index.query(query, limit) == [(h[4], h[5]) for h in expected]
+            if query:
+                found = index.find(query, under=[root])
+                assert sorted(found, key=str) == sorted(
+                    ((p, e) for p, e in everything if e.name == query), key=str
+                )
+        if changes:
+            assert {id(block) for block in index.names()} == made  # nothing changed since
+    finally:
+        index_module.BLOCK_CHARS = old
