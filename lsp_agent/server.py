@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -114,6 +115,7 @@ class AgentServer(LanguageServer):
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
+        self.outline_json = OutlineJson()
         # The background index build; held here because a task nobody holds may be collected.
         self.index_task: asyncio.Future[None] | None = None
 
@@ -280,6 +282,35 @@ def document_symbols(columns: Columns, symbols: list[Symbol], parent: str | None
         }
         for s in symbols
     ]
+
+
+class OutlineJson:
+    """The JSON of documentSymbol answers, made one top-level symbol at a time and kept for
+    the last answer of each of the most recent documents. After an edit the outline keeps
+    the very objects of the top-level symbols the edit left as they were (on lines it did
+    not touch, see syntax.outline), so typing in one function encodes only that one."""
+
+    def __init__(self, documents: int = 16):
+        self.documents = documents
+        self._kept: OrderedDict[tuple[Path, str], dict[int, tuple[Symbol, str]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def encode(self, path: Path, columns: Columns, symbols: list[Symbol]) -> Encoded:
+        key = (path, columns.encoding)
+        with self._lock:
+            earlier = self._kept.get(key, {})
+        made: dict[int, tuple[Symbol, str]] = {}
+        for symbol in symbols:
+            kept = earlier.get(id(symbol))
+            if kept is None or kept[0] is not symbol:  # the id of a symbol since collected
+                kept = symbol, json.dumps(document_symbols(columns, [symbol])[0])
+            made[id(symbol)] = kept
+        with self._lock:
+            self._kept[key] = made
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.documents:
+                self._kept.popitem(last=False)
+        return Encoded("[" + ",".join(json for _, json in made.values()) + "]")
 
 
 PROGRESS_EVERY = 0.1  # seconds between two reports of one piece of work
@@ -520,7 +551,7 @@ async def document_symbol(ls: AgentServer, params: types.DocumentSymbolParams) -
             text = ls.agent_workspace.text(path)
         except Refusal:
             return None
-        return encoded(document_symbols(Columns(text, encoding), outline(path, text)))
+        return ls.outline_json.encode(path, Columns(text, encoding), outline(path, text))
 
     try:
         heavy = outline_is_heavy(ls.agent_workspace.resolve(params.text_document.uri))

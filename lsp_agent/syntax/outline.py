@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..workspace import Text
 from .languages import GRAMMARS, language_for, query
-from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
+from .parsing import MAX_PARSE_BYTES, PARSES, Change, Parsed, encode
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -98,12 +98,10 @@ class _Outlines:
                 self._entries.move_to_end(path)
                 return earlier
         language = language_for(path)
-        found: list[_Definition] = []
-        if language is not None:
-            parsed = PARSES.parse(path, text, language)
-            if parsed is not None:
-                found = definitions(parsed, earlier)
-        entry = _Entry(text.version, _nest(found), found)
+        entry = _Entry(text.version, [], [])
+        if language is not None and (parsed := PARSES.parse(path, text, language)) is not None:
+            entry.definitions = definitions(parsed, earlier)
+            entry.symbols = _nest_reusing(entry.definitions, earlier, parsed.change)
         with self._lock:
             self._entries[path] = entry
             self._entries.move_to_end(path)
@@ -352,6 +350,8 @@ def _moved_point(point: tuple[int, ...], edit: dict) -> tuple[int, int]:
 
 def _moved(d: _Definition, edit: dict, delta: int) -> _Definition:
     """A definition after an edit, where the edit puts it."""
+    if edit["old_end_point"][0] == edit["new_end_point"][0] < d.start_point[0]:  # points stay
+        return _Definition(d.start + delta, d.end + delta, d.kind, d.name, d.scope, d.start_point, d.end_point, d.selection, d.rank)  # fmt: skip
     name = (*_moved_point(d.selection[:2], edit), *_moved_point(d.selection[2:], edit))
     return _Definition(
         d.start + delta, d.end + delta, d.kind, d.name, d.scope, _moved_point(d.start_point, edit),
@@ -390,6 +390,44 @@ def _nest(definitions: list[_Definition]) -> list[Symbol]:
         (parent.children if parent is not None else roots).append(symbol)
         stack.append((d.end, symbol))
     return roots
+
+
+def _nest_reusing(found: list[_Definition], earlier: _Entry | None, change: Change | None) -> list[Symbol]:
+    """_nest, one top-level definition (with what it holds) at a time, keeping the earlier
+    outline's symbol where the edit from it left one as it was: made from the same
+    definitions at the same points, on lines the edit did not touch. Consumers may then
+    keep what they derive from a top-level symbol by its identity (the LSP front door
+    keeps its JSON): typing in one function makes only that function's symbols again."""
+    kept: dict[tuple, Symbol] = {}
+    first_row = last_row = 0  # the lines the edit touched
+    if earlier is not None and change is not None and change.previous == earlier.version:
+        groups = _top_level_groups(earlier.definitions)
+        kept = {_made_from(group): symbol for group, symbol in zip(groups, earlier.symbols, strict=True)}
+        first_row, last_row = change.edit["start_point"][0], change.edit["new_end_point"][0]
+    symbols = []
+    for group in _top_level_groups(found):
+        symbol = kept.get(_made_from(group))
+        if symbol is None or (first_row <= symbol.range[2] and symbol.range[0] <= last_row):
+            (symbol,) = _nest(group)
+        symbols.append(symbol)
+    return symbols
+
+
+def _made_from(group: list[_Definition]) -> tuple:
+    """What the symbols of a group are made from: their definitions without byte offsets."""
+    return tuple((d.kind, d.name, d.scope, d.start_point, d.end_point, d.selection) for d in group)
+
+
+def _top_level_groups(definitions: list[_Definition]) -> Iterator[list[_Definition]]:
+    """Definitions (sorted outer before inner) in runs of a top-level one and those inside it."""
+    group: list[_Definition] = []
+    for d in definitions:
+        if group and d.end > group[0].end:
+            yield group
+            group = []
+        group.append(d)
+    if group:
+        yield group
 
 
 def _extend_file_namespaces(found: list[_Definition], data: bytes) -> list[_Definition]:
