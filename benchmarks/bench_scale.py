@@ -5,9 +5,11 @@ ripgrep, on three workspaces built from the registries' packages (issue 16).
 - mid: 3 copies of Django, rxjs 7.8.2 and jQuery 3.7.1 (npm);
 - monorepo: 8 copies of Django, rxjs, jQuery and this interpreter's standard library.
 
-Copies are hard links under renamed folders (benchmarks/.cache/scale, never committed).
+Copies are hard links under renamed folders (benchmarks/.cache/scale, never committed), the
+Django scale's too: the 9,000-line module typed into is written into each workspace, never
+into the sdist that the other benchmarks search.
 Each figure that holds memory or a cold cache runs in a fresh process. Over LSP stdio the
-server is `python -m lsp_agent serve`, driven by a small JSON-RPC client below.
+server is `python -m lsp_agent serve`, driven by the JSON-RPC client of benchmarks/common.py.
 
 `python -m benchmarks scale` runs every scale; `BENCH_SCALES=django,mid` picks some.
 """
@@ -26,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import CACHE, Report, django_tree, npm_package, stdlib
+from benchmarks.common import CACHE, Client, Report, django_tree, npm_package, stdlib
 from lsp_agent.search import find_rg
 
 SCALES = {"django": (1, False), "mid": (3, False), "monorepo": (8, True)}  # Django copies, the stdlib
@@ -38,18 +40,19 @@ BIG_FILE_LINES = 9_000
 
 def workspace(scale: str) -> Path:
     copies, with_stdlib = SCALES[scale]
-    if scale == "django":
-        return django_tree()
     root = CACHE / "scale" / scale
     if root.is_dir():
         return root
     building = root.with_name(root.name + ".partial")
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
-    for n in range(1, copies + 1):
-        shutil.copytree(django_tree(), building / f"django{n}", copy_function=os.link)
-    shutil.copytree(npm_package("rxjs", "7.8.2"), building / "rxjs", copy_function=os.link)
-    shutil.copytree(npm_package("jquery", "3.7.1"), building / "jquery", copy_function=os.link)
+    if scale == "django":  # a copy too: the big file typed into must not land in the sdist others search
+        shutil.copytree(django_tree(), building, copy_function=os.link, dirs_exist_ok=True)
+    else:
+        for n in range(1, copies + 1):
+            shutil.copytree(django_tree(), building / f"django{n}", copy_function=os.link)
+        shutil.copytree(npm_package("rxjs", "7.8.2"), building / "rxjs", copy_function=os.link)
+        shutil.copytree(npm_package("jquery", "3.7.1"), building / "jquery", copy_function=os.link)
     if with_stdlib:
         shutil.copytree(
             stdlib(), building / "stdlib", ignore=shutil.ignore_patterns("site-packages", "__pycache__")
@@ -179,81 +182,6 @@ def ripgrep(root: Path, pattern: str) -> float:
 
 
 # --- over LSP stdio --------------------------------------------------------------------------
-
-
-class Client:
-    """JSON-RPC over a server's stdio: requests by id, and the server's progress."""
-
-    def __init__(self, process: asyncio.subprocess.Process):
-        self.process = process
-        self.ids = iter(range(1, 10**9))
-        self.pending: dict[int, asyncio.Future] = {}
-        self.indexed = asyncio.Event()
-        self.titles: dict[object, str] = {}
-        self.reader = asyncio.ensure_future(self.read())
-
-    @classmethod
-    async def start(cls, root: Path, cache: str) -> Client:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "lsp_agent", "serve",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            env={**os.environ, "LSP_AGENT_CACHE_DIR": cache},
-        )  # fmt: skip
-        client = cls(process)
-        capabilities = {"window": {"workDoneProgress": True}, "general": {"positionEncodings": ["utf-16"]}}
-        await client.request(
-            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities}
-        )
-        client.notify("initialized", {})
-        return client
-
-    def send(self, message: dict) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    def notify(self, method: str, params: object) -> None:
-        self.send({"method": method, "params": params})
-
-    async def request(self, method: str, params: object) -> object:
-        n = next(self.ids)
-        answer = self.pending[n] = asyncio.get_running_loop().create_future()
-        self.send({"id": n, "method": method, "params": params})
-        try:
-            return await answer
-        finally:
-            del self.pending[n]
-
-    async def timed(self, method: str, params: object) -> float:
-        started = time.perf_counter()
-        await self.request(method, params)
-        return time.perf_counter() - started
-
-    async def read(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        while True:
-            header = await stream.readuntil(b"\r\n\r\n")
-            length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
-            message = json.loads(await stream.readexactly(length))
-            if "method" in message and "id" in message:  # the server asks: progress tokens, registrations
-                self.send({"id": message["id"], "result": None})
-            elif message.get("method") == "$/progress":
-                value = message["params"]["value"]
-                if value.get("kind") == "begin":
-                    self.titles[message["params"]["token"]] = value.get("title", "")
-                elif value.get("kind") == "end" and "indexing" in self.titles.get(
-                    message["params"]["token"], ""
-                ):
-                    self.indexed.set()
-            elif "id" in message and message["id"] in self.pending:
-                self.pending[message["id"]].set_result(message.get("result"))
-
-    async def stop(self) -> None:
-        await self.request("shutdown", None)
-        self.notify("exit", None)
-        await asyncio.wait_for(self.process.wait(), 30)
-        self.reader.cancel()
 
 
 def p99(times: list[float]) -> float:

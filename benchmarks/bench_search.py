@@ -1,40 +1,63 @@
-"""search: speed against plain `rg --json` (the floor) and Serena's `search_for_pattern`, and
-how many matches each answer locates with its enclosing symbol at the same budget.
+"""search: speed against plain `rg --json` (the floor) and Serena's `search_for_pattern`, ours
+both in process and over LSP stdio, and how many matches each answer locates with its
+enclosing symbol at the same budget.
 
     python -m benchmarks.bench_search        (or: make bench BENCH=search)
 
 Corpora: Django 5.2.8's sdist (PyPI) and a copy of this interpreter's standard library
-(Serena writes a .serena folder into the project it searches, so it gets a copy). Serena
-(PyPI `serena-agent`) is installed into its own virtual environment under
-benchmarks/.cache and its tool class is called directly, with no language server
-(benchmarks/serena_runner.py). Each figure is the median of REPEAT runs after one warm-up.
+(Serena writes a .serena folder into the project it searches, so it gets a copy). For each
+corpus, four callers are kept alive and timed in the same rounds, one call each per round, so
+that the load of the shared machine falls on all of them alike:
+
+- `rg --json PATTERN` in a subprocess: the floor, all matches, no budget, no symbols;
+- ours in process: the registry's `search` tool called as a function (one Workspace, as a
+  server holds);
+- ours over LSP stdio: `python -m lsp_agent serve` started on the corpus, `lspAgent/search`
+  requests over JSON-RPC, timed as the client sees them (framing, the process boundary, the
+  server's worker thread and the client's decoding included), after its symbol index is built;
+- Serena (PyPI `serena-agent`, in its own virtual environment under benchmarks/.cache): its
+  tool class called in its own process with no language server (benchmarks/serena_runner.py),
+  so its figure is an in-process call, comparable with ours in process; over MCP it too would
+  pay framing and a process boundary.
+
+Each wall figure is the median of REPEAT rounds after one warm-up call of each caller; CPU is
+the mean per call of the process that did the work (rg's; this process and its rg children;
+the server process and its rg children; Serena's process, its search threads included).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks.common import CACHE, OUT, Report, django_tree, median, stdlib, timed
+from benchmarks.common import CACHE, OUT, Client, Report, django_tree, stdlib
 from lsp_agent.search import Query, Target, find_rg, run_search
 from lsp_agent.search.chain import MIN_WIDTH, Search, render
 from lsp_agent.tools import Context, call
 from lsp_agent.tools.search import symbol_provider
 from lsp_agent.workspace import Workspace
 
-REPEAT = 5
-SERENA_REPEAT = 3
+REPEAT = 7
 BUDGET = 20_000  # the default max_chars, and Serena's max_answer_chars in the comparison
 SERENA_VENV = CACHE / "serena-venv"
 PATTERNS = {
     "django": [("rare", "get_deferred_fields"), ("common", "queryset"), ("very common", "self")],
     "stdlib": [("rare", "getpreferredencoding"), ("common", "import os"), ("very common", "self")],
 }
+CALLERS = ("rg", "in process", "stdio", "serena")
+RG_LIMITS = {"rare": 1.5, "very common": 3.0}  # ours ÷ rg (issue 4); no target for "common"
+SERENA_FACTOR = 10  # Serena ÷ ours (issue 4)
 
 
 def stdlib_copy() -> Path:
@@ -54,35 +77,164 @@ def serena_python() -> Path:
     return python
 
 
-def run_serena(root: Path, patterns: list[str]) -> dict[str, dict]:
-    job = {"root": str(root), "budget": BUDGET, "patterns": patterns, "repeat": SERENA_REPEAT + 1}
-    done = subprocess.run(
-        [str(serena_python()), str(Path(__file__).with_name("serena_runner.py"))],
-        input=json.dumps(job),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    answers = {}
-    for line in done.stdout.splitlines():
+# --- the four callers: each call gives (answer, wall seconds, CPU seconds) -----------------------
+
+
+class Serena:
+    """Serena's tool on one project, alive in its own process for the whole corpus."""
+
+    def __init__(self, root: Path):
+        self.process = subprocess.Popen(
+            [str(serena_python()), str(Path(__file__).with_name("serena_runner.py"))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.send({"root": str(root), "budget": BUDGET})
+
+    def send(self, job: dict) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(job) + "\n")
+        self.process.stdin.flush()
+
+    def search(self, pattern: str) -> tuple[str, float, float]:
+        self.send({"pattern": pattern})
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"Serena's runner stopped (exit code {self.process.wait()})")
         result = json.loads(line)
-        result["seconds"] = result["seconds"][1:]  # the first call also gathers its ignore rules
-        answers[result["pattern"]] = result
-    return answers
+        return result["text"], result["seconds"], result["cpu"]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
 
 
-def plain_rg(root: Path, pattern: str) -> None:
+def children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def plain_rg(root: Path, pattern: str) -> tuple[None, float, float]:
+    rg = find_rg()
+    assert rg is not None
+    cpu, started = children_cpu(), time.perf_counter()
     subprocess.run(
-        [find_rg(), "--json", pattern, "./"],
-        cwd=root,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        check=False,
+        [rg, "--json", pattern, "./"], cwd=root, capture_output=True, stdin=subprocess.DEVNULL, check=False
     )
+    return None, time.perf_counter() - started, children_cpu() - cpu
 
 
-def ours(root: Path, pattern: str) -> dict:
-    return call(Context(Workspace([root])), "search", {"pattern": pattern, "max_chars": BUDGET})
+def in_process(ctx: Context, pattern: str) -> tuple[dict, float, float]:
+    cpu, started = time.process_time() + children_cpu(), time.perf_counter()
+    answer = call(ctx, "search", {"pattern": pattern, "max_chars": BUDGET})
+    return answer, time.perf_counter() - started, time.process_time() + children_cpu() - cpu
+
+
+async def over_stdio(client: Client, pattern: str) -> tuple[dict, float, float]:
+    cpu, started = client.cpu_seconds(), time.perf_counter()
+    answer = await client.request("lspAgent/search", {"pattern": pattern, "max_chars": BUDGET})
+    wall = time.perf_counter() - started
+    assert isinstance(answer, dict)
+    return answer, wall, client.cpu_seconds() - cpu
+
+
+# --- one pattern's figures, and the ratios printed from them ------------------------------------
+
+
+@dataclass
+class Figures:
+    """One pattern on one corpus: every caller's calls, timed in the same rounds."""
+
+    corpus: str
+    kind: str
+    pattern: str
+    answer: dict  # ours (in process), the first call's
+    serena_text: str
+    first: dict[str, float]  # wall seconds of the first call, ours in process and over stdio
+    wall: dict[str, list[float]] = field(default_factory=lambda: {c: [] for c in CALLERS})
+    cpu: dict[str, list[float]] = field(default_factory=lambda: {c: [] for c in CALLERS})
+
+    def median(self, caller: str) -> float:
+        return statistics.median(self.wall[caller])
+
+    def mean_cpu(self, caller: str) -> float:
+        return statistics.fmean(self.cpu[caller])
+
+    def ratio(self, slow: str, fast: str, cpu: bool = False) -> float:
+        """slow's figure ÷ fast's (medians of wall time, or means of CPU time)."""
+        figure = self.mean_cpu if cpu else self.median
+        return figure(slow) / max(figure(fast), 1e-9)
+
+    def verdicts(self) -> str:
+        """The targets of issue 4, judged in process and over stdio."""
+        ours = ("in process", "stdio")
+        said = []
+        if (limit := RG_LIMITS.get(self.kind)) is not None:
+            held = [self.ratio(way, "rg") <= limit for way in ours]
+            said.append(f"ours ≤ {limit}× rg: {verdict(held)}")
+        held = [self.ratio("serena", way) >= SERENA_FACTOR for way in ours]
+        said.append(f"Serena ≥ {SERENA_FACTOR}× ours: {verdict(held)}")
+        return "; ".join(said)
+
+
+def verdict(held: list[bool]) -> str:
+    """`met` / `not met`, or each way's verdict when in process and over stdio differ."""
+    if all(held) or not any(held):
+        return "met" if all(held) else "not met"
+    return " / ".join("met" if h else "not met" for h in held)
+
+
+async def measure(
+    corpus: str, root: Path, patterns: list[tuple[str, str]], repeat: int = REPEAT
+) -> list[Figures]:
+    """Every pattern on one corpus: a warm-up call of each caller, then `repeat` rounds."""
+    ctx = Context(Workspace([root]))
+    serena = Serena(root)
+    with tempfile.TemporaryDirectory() as index_cache:
+        client = await Client.start(root, index_cache)
+
+        async def one_call(caller: str, pattern: str) -> tuple[object, float, float]:
+            if caller == "rg":
+                return plain_rg(root, pattern)
+            if caller == "in process":
+                return in_process(ctx, pattern)
+            if caller == "stdio":
+                return await over_stdio(client, pattern)
+            return serena.search(pattern)
+
+        try:
+            # The server indexes the workspace when it starts: searches wait until it is done.
+            await asyncio.wait_for(client.indexed.wait(), 600)
+            found = []
+            for kind, pattern in patterns:
+                # The warm-up round: ours parse the files whose symbols they show, Serena
+                # gathers its ignore rules.
+                first = {caller: await one_call(caller, pattern) for caller in CALLERS}
+                answer, serena_text = first["in process"][0], first["serena"][0]
+                assert isinstance(answer, dict) and isinstance(serena_text, str)
+                if first["stdio"][0] != answer:
+                    raise RuntimeError(f"{pattern!r}: the answer over stdio differs from the one in process")
+                figures = Figures(
+                    corpus,
+                    kind,
+                    pattern,
+                    answer,
+                    serena_text,
+                    {c: first[c][1] for c in ("in process", "stdio")},
+                )
+                for _ in range(repeat):
+                    for caller in CALLERS:
+                        _, wall, cpu = await one_call(caller, pattern)
+                        figures.wall[caller].append(wall)
+                        figures.cpu[caller].append(cpu)
+                found.append(figures)
+            return found
+        finally:
+            await client.stop()
+            serena.close()
 
 
 # --- what an answer locates ---------------------------------------------------------------------
@@ -171,7 +323,7 @@ def message_figures(root: Path) -> list[tuple[int, int, int]]:
     return rows
 
 
-def chart(rows: list[tuple[str, float, float, float]]) -> Path | None:
+def chart(found: list[Figures]) -> Path | None:
     try:
         import matplotlib
 
@@ -180,24 +332,27 @@ def chart(rows: list[tuple[str, float, float, float]]) -> Path | None:
     except ImportError:
         print("(matplotlib missing: no chart; `pip install -e '.[bench]'`)")
         return None
-    labels = [r[0] for r in rows]
-    fig, ax = plt.subplots(figsize=(10, 5.2))
-    width = 0.27
-    for i, (name, color) in enumerate(
-        (("rg --json", "#999999"), ("lsp-agent search", "#4a7ab5"), ("Serena search_for_pattern", "#d08040"))
-    ):
+    series = (
+        ("rg", "rg --json", "#999999"),
+        ("in process", "lsp-agent search, in process", "#4a7ab5"),
+        ("stdio", "lsp-agent search, over LSP stdio", "#8fb0dc"),
+        ("serena", "Serena search_for_pattern", "#d08040"),
+    )
+    fig, ax = plt.subplots(figsize=(10, 5.4))
+    width = 0.2
+    for i, (caller, name, color) in enumerate(series):
         ax.bar(
-            [x + (i - 1) * width for x in range(len(rows))],
-            [r[i + 1] * 1000 for r in rows],
+            [x + (i - 1.5) * width for x in range(len(found))],
+            [f.median(caller) * 1000 for f in found],
             width,
             label=name,
             color=color,
         )
     ax.set_yscale("log")
     ax.set_ylabel("median milliseconds (log scale)")
-    ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
+    ax.set_xticks(range(len(found)), [f"{f.corpus}: {f.pattern}" for f in found], rotation=20, ha="right")
     ax.set_title(f"search at a {BUDGET:,}-character budget: Django 5.2.8 and the Python stdlib")
-    ax.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.32), frameon=False)
+    ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.32), frameon=False)
     fig.tight_layout()
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / "search.png"
@@ -206,13 +361,21 @@ def chart(rows: list[tuple[str, float, float, float]]) -> Path | None:
     return path
 
 
-def main() -> None:
-    if find_rg() is None:
-        raise SystemExit("no rg found: install the ripgrep wheel (make venv)")
-    corpora = {"django": django_tree(), "stdlib": stdlib_copy()}
+def the_run() -> str:
+    """When, on what and under which load: a figure is quoted with its run."""
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True)
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    return (
+        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit {commit.stdout.strip() or '?'}, "
+        f"`uptime`: {load.split('load average:')[-1].strip()}"
+    )
+
+
+def reports(found: list[Figures], started: str, ended: str) -> list[Report]:
     speed = Report(
         "search",
-        f"search: median seconds, plain rg --json vs lsp-agent vs Serena (budget {BUDGET:,} characters)",
+        f"search: median wall seconds, rg --json vs lsp-agent (in process, over LSP stdio) vs Serena "
+        f"(budget {BUDGET:,} characters)",
         [
             "corpus",
             "pattern",
@@ -220,12 +383,18 @@ def main() -> None:
             "matches",
             "rg",
             "ours",
-            "ours cold",
-            "ours/rg",
+            "ours stdio",
+            "ours first call (stdio)",
             "serena",
-            "serena/ours",
-            "target",
+            "ours/rg (stdio)",
+            "serena/ours (stdio)",
+            "targets (in process / stdio)",
         ],
+    )
+    cpu = Report(
+        "search_cpu",
+        "search: mean CPU seconds per call, of the process that did the work",
+        ["corpus", "pattern", "rg", "ours", "ours: server", "serena", "serena/ours (server)"],
     )
     where = Report(
         "search_located",
@@ -242,62 +411,80 @@ def main() -> None:
             "serena: with symbol",
         ],
     )
-    bars = []
-    for corpus, root in corpora.items():
-        patterns = PATTERNS[corpus]
-        serena = run_serena(root, [p for _, p in patterns])
-        for kind, pattern in patterns:
-            started = time.perf_counter()
-            answer = ours(root, pattern)  # the first call parses the files it shows symbols for
-            cold = time.perf_counter() - started
-            rg_s = median(timed(lambda root=root, pattern=pattern: plain_rg(root, pattern), REPEAT))
-            ours_s = median(timed(lambda root=root, pattern=pattern: ours(root, pattern), REPEAT))
-            serena_s = median(serena[pattern]["seconds"])
-            ratio = ours_s / rg_s
-            limit = {"rare": 1.5, "very common": 3.0}.get(kind)
-            target = "n/a" if limit is None else f"≤{limit}× rg: {'met' if ratio <= limit else 'MISSED'}"
-            target += f"; ≥10× Serena: {'met' if serena_s / ours_s >= 10 else 'MISSED'}"
-            speed.add(
-                corpus,
-                pattern,
-                kind,
-                answer["total_matches"],
-                rg_s,
-                ours_s,
-                cold,
-                round(ratio, 2),
-                serena_s,
-                round(serena_s / ours_s, 1),
-                target,
-            )
-            stage, text = answer["stage"], answer["text"]
-            serena_stage, serena_lines = serena_located(serena[pattern]["text"])
-            with_symbol, lines = located(text, stage)
-            where.add(
-                corpus,
-                pattern,
-                answer["total_matches"],
-                f"{stage}: {answer['stage_name']}",
-                with_symbol,
-                lines,
-                serena_stage,
-                serena_lines,
-                0,
-            )
-            bars.append((f"{corpus}: {pattern}", rg_s, ours_s, serena_s))
+    for f in found:
+        answer = f.answer
+        speed.add(
+            f.corpus,
+            f.pattern,
+            f.kind,
+            answer["total_matches"],
+            f.median("rg"),
+            f.median("in process"),
+            f.median("stdio"),
+            f"{f.first['in process']:.3g} ({f.first['stdio']:.3g})",
+            f.median("serena"),
+            f"{f.ratio('in process', 'rg'):.2f} ({f.ratio('stdio', 'rg'):.2f})",
+            f"{f.ratio('serena', 'in process'):.1f} ({f.ratio('serena', 'stdio'):.1f})",
+            f.verdicts(),
+        )
+        cpu.add(
+            f.corpus,
+            f.pattern,
+            f.mean_cpu("rg"),
+            f.mean_cpu("in process"),
+            f.mean_cpu("stdio"),
+            f.mean_cpu("serena"),
+            f"{f.ratio('serena', 'in process', cpu=True):.1f} ({f.ratio('serena', 'stdio', cpu=True):.1f})",
+        )
+        stage = answer["stage"]
+        serena_stage, serena_lines = serena_located(f.serena_text)
+        with_symbol, lines = located(answer["text"], stage)
+        where.add(
+            f.corpus,
+            f.pattern,
+            answer["total_matches"],
+            f"{stage}: {answer['stage_name']}",
+            with_symbol,
+            lines,
+            serena_stage,
+            serena_lines,
+            0,
+        )
     speed.note(
-        f"{REPEAT} runs each after a warm-up (Serena: {SERENA_REPEAT}); 'ours cold' is the first call, "
-        "which also parses the files whose symbols it shows. Machine: 2 shared cores."
+        f"Run from {started} to {ended}; 2 cores shared with other work. "
+        f"Medians of {len(found[0].wall['rg'])} rounds after a warm-up call of each; in each round rg, ours in process, "
+        "ours over stdio and Serena are called one after the other. 'ours first call' is the first "
+        "call on the corpus, which also parses the files whose symbols it shows. Serena's figure "
+        "is its tool called in its own process with no language server (no framing, no process "
+        "boundary): compare it with ours in process; ours over stdio adds JSON-RPC framing, the "
+        "process boundary and the server's worker thread."
     )
-    png = chart(bars)
-    if png:
-        speed.note(f"![search timings]({png.name})")
-    speed.write()
+    cpu.note(
+        "rg: its process; ours: this process with its rg children; ours: server: the server process "
+        "with its rg children (/proc, 10 ms ticks, so a mean over the rounds); serena: its process "
+        "with its search threads."
+    )
     where.note(
         "'with symbol': matches the answer places inside a named definition (Class/method); Serena's answers "
         "never name one. 'line': matches given a line number."
     )
-    where.write()
+    return [speed, cpu, where]
+
+
+def main() -> None:
+    if find_rg() is None:
+        raise SystemExit("no rg found: install the ripgrep wheel (make venv)")
+    corpora = {"django": django_tree(), "stdlib": stdlib_copy()}
+    started = the_run()
+    found = []
+    for corpus, root in corpora.items():
+        found += asyncio.run(measure(corpus, root, PATTERNS[corpus]))
+    speed, cpu, where = reports(found, started, the_run())
+    png = chart(found)
+    if png:
+        speed.note(f"![search timings]({png.name})")
+    for report in (speed, cpu, where):
+        report.write()
     figures = Report(
         "search_message777",
         "The overflow case: 1,300 classes MessageN holding the same matched line",

@@ -1,9 +1,12 @@
 """Shared benchmark plumbing: corpora from the registries (downloaded once into
-benchmarks/.cache, never committed), timing, and a report (table on stdout, Markdown and a
-chart under benchmarks/out/)."""
+benchmarks/.cache, never committed), timing, a report (table on stdout, Markdown and a
+chart under benchmarks/out/), and a JSON-RPC client that drives the real server over stdio."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -166,3 +169,91 @@ def fmt(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+# --- a client over LSP stdio ------------------------------------------------------------------
+
+
+class Client:
+    """JSON-RPC over a server's stdio: requests by id, and the server's progress."""
+
+    def __init__(self, process: asyncio.subprocess.Process):
+        self.process = process
+        self.ids = iter(range(1, 10**9))
+        self.pending: dict[int, asyncio.Future] = {}
+        self.indexed = asyncio.Event()
+        self.titles: dict[object, str] = {}
+        self.reader = asyncio.ensure_future(self.read())
+
+    @classmethod
+    async def start(cls, root: Path, cache: str) -> Client:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "lsp_agent", "serve",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            env={**os.environ, "LSP_AGENT_CACHE_DIR": cache},
+        )  # fmt: skip
+        client = cls(process)
+        capabilities = {"window": {"workDoneProgress": True}, "general": {"positionEncodings": ["utf-16"]}}
+        await client.request(
+            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities}
+        )
+        client.notify("initialized", {})
+        return client
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def notify(self, method: str, params: object) -> None:
+        self.send({"method": method, "params": params})
+
+    async def request(self, method: str, params: object) -> object:
+        n = next(self.ids)
+        answer = self.pending[n] = asyncio.get_running_loop().create_future()
+        self.send({"id": n, "method": method, "params": params})
+        try:
+            return await answer
+        finally:
+            del self.pending[n]
+
+    def cpu_seconds(self) -> float:
+        """CPU the server process has used, with its reaped children (rg): /proc/PID/stat."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        utime, stime, cutime, cstime = (int(f) for f in fields[11:15])
+        return (utime + stime + cutime + cstime) / os.sysconf("SC_CLK_TCK")
+
+    async def timed(self, method: str, params: object) -> float:
+        started = time.perf_counter()
+        await self.request(method, params)
+        return time.perf_counter() - started
+
+    async def read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            header = await stream.readuntil(b"\r\n\r\n")
+            length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+            message = json.loads(await stream.readexactly(length))
+            if "method" in message and "id" in message:  # the server asks: progress tokens, registrations
+                self.send({"id": message["id"], "result": None})
+            elif message.get("method") == "$/progress":
+                value = message["params"]["value"]
+                if value.get("kind") == "begin":
+                    self.titles[message["params"]["token"]] = value.get("title", "")
+                elif value.get("kind") == "end" and "indexing" in self.titles.get(
+                    message["params"]["token"], ""
+                ):
+                    self.indexed.set()
+            elif "id" in message and message["id"] in self.pending:
+                if "error" in message:
+                    self.pending[message["id"]].set_exception(RuntimeError(message["error"]))
+                else:
+                    self.pending[message["id"]].set_result(message.get("result"))
+
+    async def stop(self) -> None:
+        await self.request("shutdown", None)
+        self.notify("exit", None)
+        await asyncio.wait_for(self.process.wait(), 30)
+        self.reader.cancel()

@@ -1,8 +1,10 @@
 """Run Serena's `search_for_pattern` tool class directly, with no language server.
 
 Executed by the Python of Serena's own virtual environment (benchmarks/.cache/serena-venv),
-never imported by lsp-agent. Reads a JSON job on stdin: {"root", "budget", "patterns",
-"repeat"}; writes one JSON line per pattern: {"pattern", "seconds": [...], "text"}.
+never imported by lsp-agent. Reads JSON lines on stdin: first {"root", "budget"}, then one
+{"pattern"} per call; answers each call with one JSON line {"seconds", "cpu", "text"} (wall and
+CPU seconds of this process, its search threads included), so the benchmark can interleave
+Serena's calls with the other tools' in the same rounds.
 """
 
 import json
@@ -30,20 +32,19 @@ class Agent:
 
 
 def main() -> None:
-    job = json.load(sys.stdin)
+    job = json.loads(sys.stdin.readline())
     config = SerenaConfig(gui_log_window=False, web_dashboard=False)
     project_config = ProjectConfig.autogenerate(
         job["root"], config, languages=[LanguageServerId.PYTHON], save_to_disk=False
     )
     project = Project(project_root=job["root"], project_config=project_config, serena_config=config)
     tool = SearchForPatternTool(Agent(config, project))
-    for pattern in job["patterns"]:
-        seconds, text = [], ""
-        for _ in range(job["repeat"]):
-            start = time.perf_counter()
-            text = tool.apply(pattern, max_answer_chars=job["budget"])
-            seconds.append(time.perf_counter() - start)
-        print(json.dumps({"pattern": pattern, "seconds": seconds, "text": text}), flush=True)
+    for line in sys.stdin:
+        pattern = json.loads(line)["pattern"]
+        cpu, start = time.process_time(), time.perf_counter()
+        text = tool.apply(pattern, max_answer_chars=job["budget"])
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(json.dumps({"seconds": seconds, "cpu": cpu, "text": text}), flush=True)
 
 
 if __name__ == "__main__":
