@@ -207,7 +207,13 @@ class AgentServer(LanguageServer):
         progress = Progress(self, "lsp-agent: indexing symbols", None)
         try:
             count = await self.lanes.run(
-                True, partial(self.symbol_index.build, progress.report, cancelled=self.stopping.is_set)
+                True,
+                partial(
+                    self.symbol_index.build,
+                    progress.report,
+                    cancelled=self.stopping.is_set,
+                    step_aside=self.lanes.step_aside,
+                ),
             )
             log.info("symbol index: %d files", count)
         finally:

@@ -272,10 +272,18 @@ def test_workspace_symbol_query_is_every_name_ranked(fixture_index, query, limit
     assert fixture_index.query(query, limit) == [(h[4], h[5]) for h in expected]
 
 
-def test_a_build_leaves_its_records_out_of_the_collectors_view(project, monkeypatch):
-    """Records live as long as the index: a full garbage collection must not walk them."""
-    monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1)  # through the worker processes
-    index = built(project)
+@pytest.mark.parametrize("in_workers", [True, False])
+def test_a_build_steps_aside_between_files_and_leaves_its_records_out_of_the_collectors_view(
+    project, monkeypatch, in_workers
+):
+    """Light requests run first (the build steps aside between any two files it lists or
+    parses), and records live as long as the index: a full collection must not walk them."""
+    monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1 if in_workers else 10**6)
+    index = index_module.SymbolIndex(Workspace([project]))
+    steps: list[int] = []
+    count = index.build(step_aside=lambda: steps.append(len(index.files)))
+    assert len(steps) == 3 * count  # after each file listed, checked against the index, parsed
+    assert steps[2 * count : 2 * count + 2] == [1, 2]  # parsing: one file more each time
     records = {id(record) for record in index.files.values()}
     assert records and not any(id(o) in records for o in gc.get_objects())
 

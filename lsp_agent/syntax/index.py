@@ -57,10 +57,11 @@ PROCESS_MIN_FILES = 300
 # about a millisecond, well within the interval at which Python switches threads.
 BLOCK_CHARS = 32 * 1024
 CHUNK = 16  # files per task sent to a worker process: a cancelled build waits for one
-# Records live as long as the index: every this many, those stored so far are moved out of
-# the cyclic garbage collector's view (gc.freeze). Otherwise each full collection walks
-# them all (100,000 objects on a monorepo): 100 ms holding the GIL, several times during a
-# build, while the user types. Records hold no cycles; plain reference counting frees them.
+# Paths and records live as long as the index: every this many files, those made so far are
+# moved out of the cyclic garbage collector's view (gc.freeze). Otherwise each full
+# collection walks them all (100,000 objects on a monorepo): 50-100 ms holding the GIL,
+# several times during a build, while the user types. They hold no cycles: plain reference
+# counting frees them.
 FREEZE_EVERY = 256
 
 KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
@@ -263,10 +264,26 @@ class SymbolIndex:
 
     # --- building -------------------------------------------------------------------------
 
-    def build(self, report: Callable[[str, int | None], None] | None = None, cancelled=lambda: False) -> int:
+    def build(
+        self,
+        report: Callable[[str, int | None], None] | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+        step_aside: Callable[[], None] = lambda: None,
+    ) -> int:
         """Index every source file under the roots: files unchanged since the index was saved
-        keep their records, the others are parsed. Returns the number of files."""
-        paths = [p for root in self.workspace.roots for p in source_files(self.workspace, root)]
+        keep their records, the others are parsed. Returns the number of files. Between two
+        files it calls `step_aside` (the server's lanes let its light requests run first)."""
+
+        def between_files(n: int) -> None:
+            step_aside()
+            if n % FREEZE_EVERY == 0:
+                gc.freeze()
+
+        paths = []
+        for root in self.workspace.roots:
+            for path in source_files(self.workspace, root):
+                paths.append(path)
+                between_files(len(paths))
         if not self._loaded and self.cache is not None:
             self._loaded = True
             self.load()
@@ -276,7 +293,11 @@ class SymbolIndex:
             for path in [p for p in self.files if p not in wanted]:
                 del self.files[path]
                 self._names.put(path, None)
-        todo = [p for p in paths if not self.is_current(p)]
+        todo = []
+        for n, path in enumerate(paths, 1):
+            if not self.is_current(path):
+                todo.append(path)
+            between_files(n)
         reporter = Reporter(report, len(paths), len(paths) - len(todo))
         overlay = self.workspace.open_documents()
         on_disk = [p for p in todo if p not in overlay]
@@ -288,14 +309,14 @@ class SymbolIndex:
                 if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
                     self._put(path, record)
                 reporter.step()
-                if n % FREEZE_EVERY == 0:
-                    gc.freeze()
+                between_files(n)
         else:
-            for path in on_disk:
+            for n, path in enumerate(on_disk, 1):
                 if cancelled():
                     break
                 self.update(path)
                 reporter.step()
+                between_files(n)
         reporter.done()
         gc.freeze()
         if not cancelled():
