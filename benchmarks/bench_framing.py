@@ -18,11 +18,15 @@ size per item (match, symbol, location) is shown instead.
 The ripgrep-style rendering is what `rg` prints for the same matches at the same detail
 (`--heading -n` for full matches, `path:line:text` for one line per match, `-M W
 --max-columns-preview` for cut lines, `path:line:` for line numbers, `--count-matches` for
-counts; `rg -n '' FILE`, `N:text`, for a read). The Serena-style rendering is the format of
-Serena's `search_for_pattern` (a JSON object of path to blocks of `  >  N:line` and
-`...  N:line`, then "Match lines per file" and "Match counts per file"), of its `read_file`
-(the bare text, no line numbers) and of its `find_symbol` (a JSON list). "—": no rendering
-at that level of detail.
+counts; `rg -n '' FILE`, `N:text`, for a read). Claude Code's Grep prints ripgrep's own
+output, and its Read today numbers each line flush-left with a tab (`N<tab>text`), which costs
+what `N:text` does. The cat -n-style rendering is a read as `cat -n` prints it, each number
+right-aligned in six columns then a tab: the format Claude Code's Read documents and printed
+before (with `→` for the tab), and what Codex shows when it runs `nl -ba` before `sed -n`. The
+Serena-style rendering is the format of Serena's `search_for_pattern` (a JSON object of path to
+blocks of `  >  N:line` and `...  N:line`, then "Match lines per file" and "Match counts per
+file"), of its `read_file` (the bare text, no line numbers, as Codex's plain `sed -n` shows a
+file) and of its `find_symbol` (a JSON list). "—": no rendering at that level of detail.
 """
 
 from __future__ import annotations
@@ -98,6 +102,7 @@ class Row:
     content: int | None  # characters of workspace text shown; None: none
     items: int  # matches, lines, symbols or locations the answer covers
     rg: str | None = None  # the same results, ripgrep-style
+    catn: str | None = None  # the same read, cat -n-style
     serena: str | None = None  # the same results, Serena-style
 
 
@@ -132,6 +137,7 @@ def read_row(files: Files, label: str, answer: dict) -> Row:
         content = sum(len(line) + 1 for line in lines)
     row = Row(label, "read", "lines", len(answer["text"]), content, len(lines))
     row.rg = "\n".join(f"{n}:{line}" for n, line in enumerate(lines, answer["start"]))
+    row.catn = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, answer["start"]))
     row.serena = "\n".join(lines) + "\n"
     return row
 
@@ -316,10 +322,12 @@ def measure(root: Path) -> list[Row]:
     return rows
 
 
-def overall(rows: list[Row], kind: str, text_of) -> tuple[float, float]:
+def overall(rows: list[Row], kind: str, text_of) -> tuple[float, float] | None:
     """(all framing ÷ all content, the mean of the answers' own ratios): the first weighs big
-    answers, the second every call alike, as an agent pays for each."""
+    answers, the second every call alike, as an agent pays for each. None: no such rendering."""
     pairs = [(len(t), r.content) for r in rows if r.kind == kind and (t := text_of(r)) is not None]
+    if not pairs:
+        return None
     whole = sum(c - n for c, n in pairs) / sum(n for _, n in pairs)
     mean = sum((c - n) / n for c, n in pairs) / len(pairs)
     return whole, mean
@@ -330,7 +338,16 @@ def main() -> None:
     report = Report(
         "framing",
         "framing ÷ content per answer (Django 5.2.8; lower is better)",
-        ["answer", "stage", "chars", "÷ content", "chars per item", "rg-style", "Serena-style"],
+        [
+            "answer",
+            "stage",
+            "chars",
+            "÷ content",
+            "chars per item",
+            "rg-style",
+            "cat -n-style",
+            "Serena-style",
+        ],
     )
     for r in rows:
         styled = [
@@ -341,20 +358,26 @@ def main() -> None:
                 if r.content
                 else f"{len(t) / r.items:.1f} per item"
             )
-            for t in (r.rg, r.serena)
+            for t in (r.rg, r.catn, r.serena)
         ]
         report.add(
             r.label, r.stage, r.chars, show(ratio(r.chars, r.content)), f"{r.chars / r.items:.1f}", *styled
         )
     for kind, goal in GOALS.items():
-        (whole, mean), rg, serena = (
-            overall(rows, kind, pick)
-            for pick in (lambda r: "x" * r.chars, lambda r: r.rg, lambda r: r.serena)
+        whole, mean = overall(rows, kind, lambda r: "x" * r.chars)
+        styles = {
+            "ripgrep-style": lambda r: r.rg,
+            "cat -n-style": lambda r: r.catn,
+            "Serena-style": lambda r: r.serena,
+        }
+        same = ", ".join(
+            f"{name} {styled[0]:.3f} / {styled[1]:.3f}"
+            for name, pick in styles.items()
+            if (styled := overall(rows, kind, pick)) is not None
         )
         report.note(
             f"{kind} answers: framing ÷ content {whole:.3f} over all (goal ≤ {goal}: "
-            f"{'met' if whole <= goal else 'not met'}), {mean:.3f} per answer; the same results "
-            f"ripgrep-style {rg[0]:.3f} / {rg[1]:.3f}, Serena-style {serena[0]:.3f} / {serena[1]:.3f}"
+            f"{'met' if whole <= goal else 'not met'}), {mean:.3f} per answer; the same results {same}"
         )
     report.note("stage N rows ask at the largest budget whose answer is at stage N or later")
     report.write()

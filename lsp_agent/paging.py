@@ -73,23 +73,33 @@ def compose(header: str, notes: list[str], body: list[str], trailer: str | None)
     return "\n".join(parts)
 
 
-def header_lines(shown: str, start: int, end: int, total: int, version: str, part: str | None = None) -> str:
-    """`path · lines 1-120 of 300 · version V`; a whole file: `path · 300 lines · version V`;
-    a part such as a symbol is named after the path."""
-    where = (
-        f"{total} lines" if (start, end) == (1, total) and part is None else f"lines {start}-{end} of {total}"
-    )
-    return f"{shown}{f' · {part}' if part else ''} · {where} · version {version}"
+def symbol_label(kind: str, name_path: str, asked: str) -> str:
+    """How a page names the symbol it reads: its kind, and its name path unless the call
+    `asked` for it whole (`Cart/total`, `/Cart/total` or `Cart.total`, not `total`)."""
+    body = asked.strip("/")
+    return kind if name_path in (body, body.replace(".", "/")) else f"{kind} {name_path}"
 
 
-def header_segment(shown: str, line: int, total: int, c1: int, c2: int, length: int, version: str) -> str:
-    return f"{shown} · line {line} of {total}, columns {c1}-{c2} of {length} · version {version}"
+def header_lines(head: str | None, start: int, end: int, total: int, version: str, part: bool = False) -> str:
+    """`lines 1-120 of 300 · version V`, or for a whole file (not a `part` of it) `300 lines ·
+    version V`, after `head`: what the call did not name (the path, a symbol)."""
+    where = f"{total} lines" if not part and (start, end) == (1, total) else f"lines {start}-{end} of {total}"
+    return joined(head, where, f"version {version}")
 
 
-def trailer_text(start: int, col: int | None, length: int, last: int, then: str = "") -> str:
-    if col is not None:
-        return f"[line {start} goes on to column {length}: read on with start={start} col={col}{then}]"
-    return f"[lines {start}-{last} not shown: read on with start={start}{then}]"
+def header_segment(
+    head: str | None, line: int, total: int, c1: int, c2: int, length: int, version: str
+) -> str:
+    return joined(head, f"line {line} of {total}, columns {c1}-{c2} of {length}", f"version {version}")
+
+
+def joined(*fields: str | None) -> str:
+    return " · ".join(f for f in fields if f)
+
+
+def trailer_text(start: int, col: int | None, then: str = "") -> str:
+    """The call that reads on; the header has said what this page shows of how much."""
+    return f"[read on with start={start}{f' col={col}' if col is not None else ''}{then}]"
 
 
 def page(
@@ -105,15 +115,16 @@ def page(
     part: str | None = None,
     notes: list[str] | None = None,
     then: str = "",
+    named: bool = False,
 ) -> dict:
     """One page of `text` from line `start` (column `col`) within `max_chars`: lines
     `first`..`last` only, for reads of a part such as a symbol, which `part` names in the
     header ("method Message/to_dict"); `notes` are shown under the header; `then` are the
-    arguments besides start= that the trailer names for reading on, such as " symbol=NAME"."""
+    arguments besides start= that the trailer names for reading on, such as " symbol=NAME".
+    The header names the path `shown` unless the call `named` that one file itself."""
     total = text.line_count
-    paged = _Part(
-        text, shown, first, total if last is None else last, part, list(notes or ()), if_version, then
-    )
+    last = total if last is None else last
+    paged = _Part(text, shown, first, last, part, list(notes or ()), if_version, then, named)
     if if_version is not None and if_version == text.version:
         return paged.unchanged(start)
     if total == 0:
@@ -137,6 +148,7 @@ class _Part:
     extra: list[str]  # notes about the part, above the file's own
     if_version: str | None
     then: str
+    named: bool  # the call named the file: its path is left out of the header
 
     @property
     def fields(self) -> dict:
@@ -146,6 +158,14 @@ class _Part:
     def about(self) -> dict:
         text = self.text
         return {"eol": text.eol, "final_newline": text.final_newline, "utf8": text.utf8, "from_editor": text.from_editor}  # fmt: skip
+
+    def head(self, start: int, end: int) -> str | None:
+        """What the header names before the lines: the path unless the call named it, and the
+        part, with its range when the page shows only some of it."""
+        part = self.name
+        if part and (start, end) != (self.first, self.last):
+            part += f" (lines {self.first}-{self.last})"
+        return joined(None if self.named else self.shown, part) or None
 
     @property
     def span(self) -> str:
@@ -173,7 +193,7 @@ class _Part:
         shown, version = self.shown, self.text.version
         if start != 1 or col != 1:
             raise Refusal("out_of_range", f"{shown} is empty (0 lines); read it with start=1.", **self.fields)
-        header = f"{shown} · empty file (0 lines) · version {version}"
+        header = joined(self.head(1, 0), "empty file (0 lines)", f"version {version}")
         text = compose(header, self.notes(True), [], None)
         return {"text": text, "start": 1, "end": 0, "next": None, **self.fields, **self.about}
 
@@ -208,22 +228,22 @@ class _Part:
         notes_mid, notes_end = self.notes_chars(False), self.notes_chars(True)
         # the form with a line range: never shorter than the whole file's
         header_base = (
-            len(header_lines(self.shown, start, 0, text.line_count + 1, text.version, self.name)) - 1
+            len(header_lines(self.head(start, 0), start, 0, text.line_count + 1, text.version, part=True)) - 1
         )
-        trailer_base = len(trailer_text(0, None, 0, last, self.then)) + 1 - 2
+        trailer_base = len(trailer_text(0, None, self.then)) + 1 - 1
 
         def page_chars(body: int, lines: int, end: int, nxt: int) -> int:
             """Length of the assembled page showing lines start..end, `nxt` coming next."""
             size = header_base + len(str(end)) + body + lines
             if nxt <= last:
-                return size + notes_mid + trailer_base + 2 * len(str(nxt))
+                return size + notes_mid + trailer_base + len(str(nxt))
             return size + notes_end
 
-        # Packed against the widest header and trailer, each line numbered with the widest
-        # number; with the real numbers (and empty lines unnumbered) more lines may fit.
-        count = max(
-            0, fit_lines(text, start, last, len(str(last)) + 2, max_chars - page_chars(0, 0, last, last))
-        )
+        # Packed against the widest header and ending (a trailer, or the notes of the last line),
+        # each line numbered with the widest number; with the real numbers (and empty lines
+        # unnumbered) more lines may fit.
+        overhead = max(page_chars(0, 0, last, last), page_chars(0, 0, last, last + 1))
+        count = max(0, fit_lines(text, start, last, len(str(last)) + 2, max_chars - overhead))
         chars = body_chars(text, start, count)
         while (n := start + count) <= last:
             more = chars + numbered(n, text.line(n))
@@ -238,9 +258,10 @@ class _Part:
         text, shown = self.text, self.shown
         length = text.line_length(start)
         big = 10 ** len(str(length)) - 1
-        overhead = len(header_segment(shown, start, text.line_count, col, big, length, text.version))
+        head = self.head(start, start)
+        overhead = len(header_segment(head, start, text.line_count, col, big, length, text.version))
         overhead += self.notes_chars(True) + 1 + len(str(start)) + 1
-        overhead += len(trailer_text(start, big, length, self.last, self.then)) + 1
+        overhead += len(trailer_text(start, big, self.then)) + 1
         take = max_chars - overhead
         if take < 1:
             minimum = overhead + 1
@@ -269,9 +290,13 @@ class _Part:
         end = number - 1 if segment is None or number > start else start
         notes = self.notes(number > total)
         if segment is None:
-            header = header_lines(self.shown, start, end, total, text.version, self.name)
+            header = header_lines(
+                self.head(start, end), start, end, total, text.version, part=self.name is not None
+            )
         else:
-            header = header_segment(self.shown, start, total, segment[0], segment[1], length, text.version)
+            header = header_segment(
+                self.head(start, start), start, total, segment[0], segment[1], length, text.version
+            )
         nxt: dict | None
         if segment is not None and number == start:
             nxt = {"start": start, "col": segment[1] + 1}
@@ -281,7 +306,7 @@ class _Part:
             nxt = None
         trailer = None
         if nxt is not None:
-            trailer = trailer_text(nxt["start"], nxt.get("col"), length, last, self.then)
+            trailer = trailer_text(nxt["start"], nxt.get("col"), self.then)
         page_text = compose(header, notes, body, trailer)
         assert len(page_text) <= max_chars, (len(page_text), max_chars)
         result = {"text": page_text, "start": start, "end": end, "next": nxt, **self.fields, **self.about}

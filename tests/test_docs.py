@@ -52,7 +52,7 @@ def test_an_output_changed_by_hand_fails_and_make_docs_restores_it(root, tmp_pat
     doc.write_text(shown)
     assert rewrite(doc, root)  # fills in the output
     right = doc.read_text()
-    assert "crlf.txt · 3 lines · version " in right and right.endswith("```\n\nAfter.\n")
+    assert "3 lines · version " in right and right.endswith("```\n\nAfter.\n")
     [(_, example)] = examples(root, [doc])
     example.evaluate()  # passes
 

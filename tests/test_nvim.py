@@ -189,15 +189,16 @@ def test_read_shows_the_answer_and_pages_on(editor, workspace):
     editor.edit(workspace / "long.py")
     lines = editor.run("LspAgentRead 10")
     assert editor.nvim.current.buffer.name == "lsp-agent://read"
-    assert lines[0].startswith("long.py · lines 10-")
+    assert lines[0].startswith("lines 10-")
     assert "10:value_10 = 10" in lines
     assert len("\n".join(lines)) <= 400  # the init_options budget reached the server
     last_shown = int(lines[0].split("lines 10-")[1].split(" ")[0])
-    assert lines[-1] == f"[lines {last_shown + 1}-60 not shown: read on with start={last_shown + 1}]"
+    assert lines[0].startswith(f"lines 10-{last_shown} of 60 · version ")
+    assert lines[-1] == f"[read on with start={last_shown + 1}]"
 
     # In the answer's buffer, :LspAgentRead goes on where the answer says.
     lines = editor.run("LspAgentRead")
-    assert lines[0].startswith(f"long.py · lines {last_shown + 1}-")
+    assert lines[0].startswith(f"lines {last_shown + 1}-")
     assert editor.shown()["arguments"]["start"] == last_shown + 1
     assert not editor.lua("return vim.bo.modifiable")
 
@@ -206,7 +207,7 @@ def test_read_defaults_to_the_cursor_line(nvim, workspace):
     nvim.edit(workspace / "app.py")
     nvim.nvim.current.window.cursor = (8, 0)
     lines = nvim.run("LspAgentRead")
-    assert lines[0].startswith("app.py · lines 8-9 of 9")
+    assert lines[0].startswith("lines 8-9 of 9")
     assert lines[-1] == '9:    print(Greeter().hello("world"))'
 
 
@@ -390,7 +391,7 @@ def test_answer_buffer_is_reused_and_stays_a_scratch_buffer(nvim, workspace):
     nvim.run("LspAgentRead 1")
     nvim.nvim.command("bdelete")  # unloaded, still listed by name
     nvim.nvim.command(f"edit {workspace / 'long.py'}")
-    assert nvim.run("LspAgentRead 3")[0].startswith("long.py · lines 3-")
+    assert nvim.run("LspAgentRead 3")[0].startswith("lines 3-")
     assert nvim.lua("return { vim.bo.buftype, vim.bo.bufhidden, vim.bo.swapfile, vim.bo.filetype }") == [
         "nofile",
         "hide",

@@ -217,12 +217,42 @@ def test_budget_below_schema_minimum_is_an_argument_error():
 
 
 def test_budget_too_small_for_a_long_path_is_refused_with_the_minimum(tmp_path, run):
-    name = "d" * 120 + ".txt"
-    (tmp_path / name).write_text("z" * 1000)
-    answer = run("read", path=name, max_chars=200)
+    """A page whose header names a long path (a body find_symbol found) leaves no room for text."""
+    name = "d" * 120 + ".py"
+    (tmp_path / name).write_text("def f(): return '" + "z" * 1000 + "'\n")
+    args = {"name_path": "f", "path": name, "include_body": True}
+    answer = run("find_symbol", **args, max_chars=200)
     assert answer["error"]["code"] == "budget_too_small"
-    bigger = run("read", path=name, max_chars=answer["minimum"])
+    bigger = run("find_symbol", **args, max_chars=answer["minimum"])
     assert "error" not in bigger and len(bigger["text"]) <= answer["minimum"]
+    assert bigger["text"].startswith(f"{name} · function · line 1 of 1, columns 1-")
+
+
+def test_the_header_names_what_the_call_did_not(tmp_path, run):
+    """A read of a named file leaves its path out; a symbol read names the symbol's kind, its
+    name path when the call gave less of it, and its range when a page shows only part of it."""
+    body = "".join(f"        n{i} = {i}\n" for i in range(30))
+    (tmp_path / "a.py").write_text(f"class Cart:\n    def total(self):\n{body}        return 1\n")
+    whole = run("read", path="a.py")
+    assert whole["text"].split("\n")[0] == f"33 lines · version {whole['version']}"
+    method = run("read", path="a.py", symbol="Cart.total")
+    assert method["text"].split("\n")[0] == f"method · lines 2-33 of 33 · version {method['version']}"
+    paged = run("read", path="a.py", symbol="total", max_chars=200)
+    end = paged["end"]
+    assert (
+        paged["text"].split("\n")[0]
+        == f"method Cart/total (lines 2-33) · lines 2-{end} of 33 · version {paged['version']}"
+    )
+    assert paged["text"].endswith(f"[read on with start={end + 1} symbol=total]")
+    assert len(whole["version"]) == 8 and run("read", path="a.py", if_version=whole["version"])["unchanged"]
+    # find_symbol found the file, so its body names it
+    found = run("find_symbol", name_path="total", include_body=True)
+    assert (
+        found["text"].split("\n")[0]
+        == f"a.py · method Cart/total · lines 2-33 of 33 · version {found['version']}"
+    )
+    found = run("find_symbol", name_path="Cart/total", include_body=True)
+    assert found["text"].split("\n")[0] == f"a.py · method · lines 2-33 of 33 · version {found['version']}"
 
 
 def test_line_index_and_versions():

@@ -201,17 +201,20 @@ def test_find_symbol_over_budget_counts_per_file(project, run):
 
 def test_read_symbol_pages_with_symbol_kept(project):
     ctx = Context(Workspace([project]))
-    args = {"path": "src/Library.java", "symbol": "Library.map", "max_chars": 300}
+    args = {"path": "src/Library.java", "symbol": "Library.map", "max_chars": 200}
     first = call(ctx, "read", args)
-    assert first["text"].splitlines()[0] == (
-        "src/Library.java · method Library/map · lines 20-21 of 40 · version " + first["version"]
+    end = first["end"]
+    assert end < 24 and first["text"].splitlines()[0] == (
+        f"method (lines 20-24) · lines 20-{end} of 40 · version " + first["version"]
     )
-    assert first["next"] == {"start": 22, "symbol": "Library.map"}
+    assert first["next"] == {"start": end + 1, "symbol": "Library.map"}
     # the text names the same arguments: reading on without symbol= would run past the symbol
-    assert first["text"].endswith("[lines 22-24 not shown: read on with start=22 symbol=Library.map]")
-    second = call(ctx, "read", {**args, **first["next"]})
-    assert second["next"] is None and second["end"] == 24
-    assert second["symbol"] == {
+    assert first["text"].endswith(f"[read on with start={end + 1} symbol=Library.map]")
+    last = first
+    while last["next"]:  # pages on to the symbol's end, not past it
+        last = call(ctx, "read", {**args, **last["next"]})
+    assert last["end"] == 24
+    assert last["symbol"] == {
         "name_path": "Library/map",
         "kind": "method",
         "start_line": 20,
@@ -244,7 +247,7 @@ def test_cli_prints_what_an_agent_gets(project):
     code, out = cli("find-symbol", "rollback", "src", "--kind", "function")
     assert code == 0 and out.splitlines()[1:] == ["src/deploy.sh", "17-19 function deploy/rollback"]
     code, out = cli("read", "src/deploy.sh", "--symbol", "log")
-    assert code == 0 and out.splitlines()[0].startswith("src/deploy.sh · function log · lines 6-8 of ")
+    assert code == 0 and out.splitlines()[0].startswith("function · lines 6-8 of ")
     assert out.splitlines()[1:] == ["6:log() {", '7:  echo "[deploy] $*"', "8:}"]
     code, out = cli("symbols", "src/notes.txt")
     assert code == 1 and "no symbols for this kind of file" in out

@@ -30,7 +30,7 @@ from .records import FileRecord
 
 log = logging.getLogger(__name__)
 
-FORMAT = b"lsp-agent symbol index 1\n"
+FORMAT = b"lsp-agent symbol index 2\n"  # 2: versions of 8 hex digits
 DIGEST = 32
 
 

@@ -205,13 +205,12 @@ def definition(
         return {"text": f"definition of {asked} · not found in the workspace ({how})", "next": None, **fields}
     if body and (len(found) == 1 or how.startswith(("through", "defined"))):
         best = found[0]
-        others = [f"note: also {location(ws, f)}" for f in found[1:4]]
-        notes = [head, location(ws, best), *others]
         answer = page(
-            best.text, ws.display(best.path), start=best.symbol.start_line, max_chars=max(budget - size(notes) - 1, 200),
-            first=best.symbol.start_line, last=best.symbol.end_line, then=f" symbol=/{best.symbol.name_path}",
+            best.text, ws.display(best.path), start=best.symbol.start_line, max_chars=max(budget - len(head) - 1, 200),
+            first=best.symbol.start_line, last=best.symbol.end_line, part=f"{best.symbol.kind} {best.symbol.name_path}",
+            notes=[f"also {location(ws, f)}" for f in found[1:4]], then=f" symbol=/{best.symbol.name_path}",
         )  # fmt: skip
-        shown = "\n".join([*notes, answer["text"]])
+        shown = "\n".join([head, answer["text"]])
         if len(shown) <= budget:
             nxt = (
                 {"path": ws.display(best.path), "symbol": "/" + best.symbol.name_path, **answer["next"]}

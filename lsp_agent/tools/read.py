@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import Refusal
-from ..paging import page
+from ..paging import page, symbol_label
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
@@ -52,8 +52,8 @@ SCHEMA = {
 
 SUMMARY = (
     f"Read a file as numbered whole lines (`N:text`; an empty line is shown empty) within {BUDGET}. "
-    "The header gives the path, the lines shown, the total and the version; when there is more, the last line "
-    "says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
+    "The header gives the lines shown, the total and the version (`lines 1-120 of 300 · version V`); when there "
+    "is more, the last line says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
     "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
     "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
     "file. Binary files are refused with their size. With paths=, more files are read along with path, one "
@@ -85,7 +85,7 @@ def read(
     text = ctx.workspace.text(resolved)
     shown = ctx.workspace.display(resolved)
     if symbol is None:
-        return page(text, shown, start=start, col=col, max_chars=max_chars, if_version=if_version)
+        return page(text, shown, start=start, col=col, max_chars=max_chars, if_version=if_version, named=True)
     return read_symbol(
         ctx, text, resolved, shown, symbol, start=start, col=col, max_chars=max_chars, if_version=if_version
     )
@@ -117,7 +117,7 @@ def read_symbol(
     first = symbol.start_line
     answer = page(
         text, shown, start=max(start, first) if start == 1 else start, first=first, last=symbol.end_line,
-        part=f"{symbol.kind} {symbol.name_path}", notes=notes, then=f" symbol={name_path}", **options,
+        part=symbol_label(symbol.kind, symbol.name_path, name_path), notes=notes, then=f" symbol={name_path}", named=True, **options,
     )  # fmt: skip
     if answer.get("next"):
         answer["next"] = {**answer["next"], "symbol": name_path}
@@ -166,7 +166,7 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
         if room < MIN_PAGE:
             continue
         try:
-            part = page(text, shown, max_chars=room)
+            part = page(text, shown, max_chars=room, then=f" path={shown}")
         except Refusal:
             continue
         left -= len(part["text"]) - len(blocks[n])

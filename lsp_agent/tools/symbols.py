@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..budget import fits, largest_fit, plural
 from ..errors import Refusal
-from ..paging import number_lines, page
+from ..paging import number_lines, page, symbol_label
 from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher, outline, walk
 from ..syntax.files import files_containing, source_files
 from ..syntax.index import Entry, named, walk_order
@@ -410,7 +410,7 @@ def find_symbol(
             **fields,
         }
     if include_body and len(found) == 1:
-        return body_page(found[0], start, budget) | {"stage": "body"} | fields
+        return body_page(found[0], name_path or "", start, budget) | {"stage": "body"} | fields
 
     file_count = len({f.shown for f in found})
     header = f"{plural(len(found), 'match')} in {plural(file_count, 'file')}"
@@ -487,13 +487,13 @@ def candidates(ctx: Context, folders: list[Path], name_path: str, substring: boo
     return [f for folder in folders for f in source_files(ctx.workspace, folder, check=ctx.check_cancelled)]
 
 
-def body_page(found: Found, start: int | None, budget: int) -> dict:
+def body_page(found: Found, asked: str, start: int | None, budget: int) -> dict:
     """A page of the one match's source, paged like read (`next` pages on with find_symbol)."""
     symbol = found.symbol
     answer = page(
         found.text, found.shown, start=start or symbol.start_line, max_chars=budget,
         first=symbol.start_line, last=symbol.end_line,
-        part=f"{symbol.kind} {symbol.name_path}",
+        part=symbol_label(symbol.kind, symbol.name_path, asked),
         then=f" symbol=/{symbol.name_path}",  # with read, or find_symbol start=
     )  # fmt: skip
     if answer.get("next"):

@@ -326,12 +326,12 @@ def test_read_and_read_on_page_through_the_file_in_one_answer_window(page):
     open_file(page, "long.py", line=5)
     palette(page, "lsp-agent: Read Current File from Cursor Line")
     first = wait_for_text(page, "\n5:value_5 = 5\n")
-    assert first.startswith("long.py · lines 5-")
+    assert first.startswith("lines 5-")
     start = int(first.rsplit("start=", 1)[1].rstrip("]"))
     shot(page, "04-read")
     palette(page, "lsp-agent: Read On")
-    second = wait_for_text(page, f"long.py · lines {start}-")
-    assert f"\n{start}:value_{start} = {start}\n" in second
+    second = wait_for_text(page, f"\n{start}:value_{start} = {start}\n")
+    assert second.startswith(f"lines {start}-")
     shot(page, "05-read-on")
     # Every answer so far went to the one answer group beside the file.
     assert page.locator(".editor-group-container").count() == 2
