@@ -316,7 +316,7 @@ class OutlineJson:
             self._kept.move_to_end(key)
             while len(self._kept) > self.documents:
                 self._kept.popitem(last=False)
-        return Encoded("[" + ",".join(json for _, json in made.values()) + "]")
+        return Encoded("[" + ",".join(text for _, text in made.values()) + "]")
 
 
 PROGRESS_EVERY = 0.1  # seconds between two reports of one piece of work
