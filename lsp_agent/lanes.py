@@ -8,11 +8,18 @@ and heavy threads step aside at their checkpoints while light calls run: Python 
 thread at a time, so without that a read would still share the interpreter with every
 heavy thread at once. What may run long without checkpoints runs in a subprocess
 (ripgrep), which a cancel kills.
+
+A light call also hops between threads (the reader, the event loop, its worker, the loop
+again), and at each hop waits for the GIL while another thread runs Python: up to the
+switch interval, 5 ms by default. A process with lanes shortens it to SWITCH_INTERVAL,
+which bounds those waits; long C calls (a regular expression over the index's names) come
+in pieces shorter than that.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +32,7 @@ HEAVY_WORKERS = 3
 # A heavy thread steps aside at most this long per checkpoint, so a stream of light calls
 # slows heavy work down but never stops it.
 MAX_PAUSE = 0.05
+SWITCH_INTERVAL = 0.001  # seconds a thread runs before another waiting for the GIL gets it
 
 
 class Lanes:
@@ -33,6 +41,7 @@ class Lanes:
         self.heavy = ThreadPoolExecutor(heavy_workers, thread_name_prefix="heavy")
         self._light_running = 0
         self._idle = threading.Condition()
+        sys.setswitchinterval(SWITCH_INTERVAL)
 
     async def run(self, heavy: bool, fn: Callable[..., T], *args: Any) -> T:
         """fn(*args) in its lane's thread, awaited from the event loop. A light call counts

@@ -9,6 +9,7 @@ its ripgrep process.
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 import logging
@@ -16,6 +17,7 @@ import os
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -31,9 +33,10 @@ from . import __version__
 from .config import Settings
 from .errors import ArgumentError, Refusal
 from .lanes import Lanes
-from .rpc import StrictProtocol, serve_stdio
+from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import Columns, SymbolIndex
+from .syntax.parsing import PARSES
 from .syntax.store import cache_folder
 from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, is_light, run, validate
 from .workspace import Workspace, uri_to_path
@@ -112,6 +115,7 @@ class AgentServer(LanguageServer):
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
+        self.outline_json = OutlineJson()
         # The background index build; held here because a task nobody holds may be collected.
         self.index_task: asyncio.Future[None] | None = None
 
@@ -156,7 +160,7 @@ class AgentServer(LanguageServer):
             self.agent_workspace, self.settings, report=report, step_aside=step_aside, index=self.symbol_index
         )
 
-    async def run_tool(self, name: str, params: Any, token: Any = None) -> dict:
+    async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):
             token = params.get("workDoneToken", token)
             params = {k: v for k, v in params.items() if k not in PROTOCOL_KEYS}
@@ -171,8 +175,7 @@ class AgentServer(LanguageServer):
         started = time.monotonic()
         outcome = "cancelled"
         try:
-            answer = await self.lanes.run(heavy, run, ctx, name, arguments)
-            outcome = f"error {answer['error']['code']}" if "error" in answer else "answered"
+            answer, outcome = await self.lanes.run(heavy, run_encoded, ctx, name, arguments)
             return answer
         except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
             outcome = "invalid params"
@@ -204,7 +207,13 @@ class AgentServer(LanguageServer):
         progress = Progress(self, "lsp-agent: indexing symbols", None)
         try:
             count = await self.lanes.run(
-                True, partial(self.symbol_index.build, progress.report, cancelled=self.stopping.is_set)
+                True,
+                partial(
+                    self.symbol_index.build,
+                    progress.report,
+                    cancelled=self.stopping.is_set,
+                    step_aside=self.lanes.step_aside,
+                ),
             )
             log.info("symbol index: %d files", count)
         finally:
@@ -224,6 +233,12 @@ class AgentServer(LanguageServer):
             loop.run_in_executor(self.lanes.heavy, self.symbol_index.update, path)
 
         self._reindex_timers[path] = loop.call_later(delay, run)
+
+
+def run_encoded(ctx: Context, name: str, arguments: dict) -> tuple[Encoded, str]:
+    """A tool's answer encoded in its worker thread, and the outcome to trace."""
+    answer = run(ctx, name, arguments)
+    return encoded(answer), f"error {answer['error']['code']}" if "error" in answer else "answered"
 
 
 # LSP SymbolKind of each outline kind.
@@ -260,8 +275,8 @@ def range_dict(r: tuple[int, int, int, int]) -> dict:
 
 
 def document_symbols(columns: Columns, symbols: list[Symbol], parent: str | None = None) -> list[dict]:
-    """DocumentSymbols as plain dicts, made in a worker thread: the loop serializes them
-    several times faster than attrs objects (a large file has thousands)."""
+    """DocumentSymbols as plain dicts, made and encoded in a worker thread (a large file
+    has thousands)."""
     return [
         {
             "name": s.name,
@@ -273,6 +288,35 @@ def document_symbols(columns: Columns, symbols: list[Symbol], parent: str | None
         }
         for s in symbols
     ]
+
+
+class OutlineJson:
+    """The JSON of documentSymbol answers, made one top-level symbol at a time and kept for
+    the last answer of each of the most recent documents. After an edit the outline keeps
+    the very objects of the top-level symbols the edit left as they were (on lines it did
+    not touch, see syntax.outline), so typing in one function encodes only that one."""
+
+    def __init__(self, documents: int = 16):
+        self.documents = documents
+        self._kept: OrderedDict[tuple[Path, str], dict[int, tuple[Symbol, str]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def encode(self, path: Path, columns: Columns, symbols: list[Symbol]) -> Encoded:
+        key = (path, columns.encoding)
+        with self._lock:
+            earlier = self._kept.get(key, {})
+        made: dict[int, tuple[Symbol, str]] = {}
+        for symbol in symbols:
+            kept = earlier.get(id(symbol))
+            if kept is None or kept[0] is not symbol:  # the id of a symbol since collected
+                kept = symbol, json.dumps(document_symbols(columns, [symbol])[0])
+            made[id(symbol)] = kept
+        with self._lock:
+            self._kept[key] = made
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.documents:
+                self._kept.popitem(last=False)
+        return Encoded("[" + ",".join(text for _, text in made.values()) + "]")
 
 
 PROGRESS_EVERY = 0.1  # seconds between two reports of one piece of work
@@ -419,6 +463,10 @@ async def initialized(ls: AgentServer, params: types.InitializedParams) -> None:
     for message in ls.pending_messages:
         warn(ls, message)
     ls.pending_messages.clear()
+    # What is loaded by now (modules, the grammars' queries) lives as long as the process:
+    # out of the garbage collector's view, a full collection (every few dozen outlines while
+    # typing) walks only what came since, not 60,000 objects holding the GIL for 50 ms.
+    gc.freeze()
     ls.index_task = asyncio.ensure_future(ls.build_index())
     await pull_configuration(ls)
     caps = ls.client_capabilities.workspace
@@ -500,40 +548,50 @@ def watched_files_changed(ls: AgentServer, params: types.DidChangeWatchedFilesPa
             ls.reindex_soon(path, delay=0)
 
 
-async def document_symbol(ls: AgentServer, params: types.DocumentSymbolParams) -> list[dict] | None:
+async def document_symbol(ls: AgentServer, params: types.DocumentSymbolParams) -> Encoded | None:
     encoding = str(ls.workspace.position_encoding or "utf-16")
 
-    def run() -> list[dict] | None:
+    def run() -> Encoded | None:
         try:
             path = ls.agent_workspace.resolve(params.text_document.uri)
             text = ls.agent_workspace.text(path)
         except Refusal:
             return None
-        return document_symbols(Columns(text, encoding), outline(path, text))
+        return ls.outline_json.encode(path, Columns(text, encoding), outline(path, text))
 
-    # An outline of a small file (or one already parsed) is light; a large one is not.
     try:
-        heavy = ls.agent_workspace.resolve(params.text_document.uri).stat().st_size > SMALL_FILE_BYTES
-    except (Refusal, OSError):
+        heavy = outline_is_heavy(ls.agent_workspace.resolve(params.text_document.uri))
+    except Refusal:
         heavy = False
     return await ls.lanes.run(heavy, run)
 
 
-async def workspace_symbol(ls: AgentServer, params: types.WorkspaceSymbolParams) -> list[dict]:
+def outline_is_heavy(path: Path) -> bool:
+    """An outline of a small file is light, and so is one of a file parsed before (as an
+    editor's buffer is after each change): the re-parse is incremental, and only the
+    definition holding the edit is queried again. A first outline of a large file is not."""
+    try:
+        return not PARSES.holds(path) and path.stat().st_size > SMALL_FILE_BYTES
+    except OSError:
+        return False
+
+
+async def workspace_symbol(ls: AgentServer, params: types.WorkspaceSymbolParams) -> Encoded:
     # Answers from what is indexed so far while the background index is being built. Off
-    # the request loop, as a broad query over a large workspace takes a while; as plain
-    # WorkspaceSymbol dicts, which the loop serializes several times faster than attrs
-    # objects (up to 500 of them: a request queued behind would wait for that).
-    def run() -> list[dict]:
-        return [
-            {
-                "name": entry.name,
-                "kind": int(symbol_kind(entry.kind)),
-                **({"containerName": entry.container} if entry.container else {}),
-                "location": {"uri": path.as_uri(), "range": range_dict(entry.range)},
-            }
-            for path, entry in ls.symbol_index.query(params.query)
-        ]
+    # the request loop, as a broad query over a large workspace takes a while, and encoded
+    # there too (up to 500 symbols: a request queued behind would wait for that).
+    def run() -> Encoded:
+        return encoded(
+            [
+                {
+                    "name": entry.name,
+                    "kind": int(symbol_kind(entry.kind)),
+                    **({"containerName": entry.container} if entry.container else {}),
+                    "location": {"uri": path.as_uri(), "range": range_dict(entry.range)},
+                }
+                for path, entry in ls.symbol_index.query(params.query)
+            ]
+        )
 
     return await ls.lanes.run(False, run)  # light: it filters what is indexed, never parses
 
@@ -577,7 +635,7 @@ def tool_catalog(ls: AgentServer, params: Any) -> dict:
     return {"tools": catalog(include_runtime=include_runtime)}
 
 
-async def tool_request(ls: AgentServer, params: Any, *, tool: str) -> dict:
+async def tool_request(ls: AgentServer, params: Any, *, tool: str) -> Encoded:
     """`lspAgent/<tool>`: the registry's tool, run in a worker thread."""
     return await ls.run_tool(tool, params)
 

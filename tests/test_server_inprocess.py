@@ -1,5 +1,6 @@
-"""Server internals that a client cannot see: cancellation reaches a running tool, and
-neither requests nor commands leave entries behind in pygls' table of pending futures.
+"""Server internals that a client cannot see: cancellation reaches a running tool, neither
+requests nor commands leave entries behind in pygls' table of pending futures, the lane an
+outline runs in, and documentSymbol's JSON kept across edits.
 
 The server runs in a thread of this process (over TCP) so the test can inspect it; a test
 tool that waits for its cancel event stands in for a long search.
@@ -8,16 +9,25 @@ tool that waits for its cancel event stands in for a long search.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from lsp_agent.server import create_server, plain_converter
-from lsp_agent.tools import REGISTRY, tool
+from lsp_agent.server import OutlineJson, create_server, document_symbols, outline_is_heavy, plain_converter
+from lsp_agent.syntax import outline
+from lsp_agent.syntax.index import Columns
+from lsp_agent.syntax.outline import OUTLINES, build
+from lsp_agent.syntax.parsing import PARSES
+from lsp_agent.tools import REGISTRY, SMALL_FILE_BYTES, tool
+from lsp_agent.workspace import Text
 
 # `exit` raises SystemExit in the server's thread, as it ends the process in production.
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
@@ -132,3 +142,49 @@ async def test_cancel_reaches_the_running_tool(connected, via):
     assert await asyncio.to_thread(observed.wait, 5), "the tool never saw the cancellation"
     await asyncio.sleep(0.1)
     assert server.protocol._request_futures == {}
+
+
+def test_an_outline_of_a_large_file_is_heavy_only_until_it_was_parsed(tmp_path):
+    """documentSymbol while typing in a large file runs in the light lane: after the first
+    outline, each one re-parses incrementally."""
+    big = tmp_path / "big.py"
+    big.write_text("def f():\n    return 1\n" * (SMALL_FILE_BYTES // 20))
+    small = tmp_path / "small.py"
+    small.write_text("def f():\n    return 1\n")
+    assert outline_is_heavy(big) and not outline_is_heavy(small)
+    outline(big, Text.from_str(big.read_text()))
+    assert not outline_is_heavy(big)
+
+
+# Names after characters UTF-8 and UTF-16 count differently, on lines shared by symbols.
+EDITED_JS = """const s = "𝄞é"; function later() {}
+function first(a = "é") { return a; }
+class Second { method(b = "𝄞") { return b; } other() {} }
+const third = () => "é"; function fourth() { function inner() {} }
+"""
+PIECES = ["x", "ab", "é", "𝄞", "\n", "{", "}", "(", ")", '"', "function f() {}\n", "class C { m() {} }", ""]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    edits=st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 4), st.sampled_from(PIECES)), min_size=1, max_size=8
+    ),
+    encoding=st.sampled_from(["utf-16", "utf-32", "utf-8"]),
+)
+def test_document_symbols_after_edits_are_those_of_a_cold_outline(edits, encoding):
+    """documentSymbol after each edit, reusing the JSON of the symbols the edit left as they
+    were, answers what an outline made afresh of the same tree would (a fresh parse may
+    recover from syntax errors differently from an incremental one)."""
+    path = Path(__file__).parent / "edited" / "typed.js"  # never on disk: only its texts are parsed
+    OUTLINES._entries.pop(path, None)
+    PARSES._trees.pop(path, None)
+    kept, content = OutlineJson(), EDITED_JS
+    for where, length, piece in edits:
+        kept.encode(path, Columns(Text.from_str(content), encoding), outline(path, Text.from_str(content)))
+        at = int(where * len(content))
+        content = content[:at] + piece + content[at + length :]
+        text = Text.from_str(content)
+        answer = kept.encode(path, Columns(text, encoding), outline(path, text))
+        fresh = build(PARSES._trees[path])  # the outline of the same (incrementally parsed) tree
+        assert json.loads(answer) == document_symbols(Columns(text, encoding), fresh)

@@ -6,6 +6,8 @@ import json
 import random
 import subprocess
 import sys
+import time
+from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -255,9 +257,39 @@ def test_indexing_reports_n_of_n_files_with_a_percentage(tmp_path):
         (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    pass\n")
     reports: list[tuple[str, int | None]] = []
     assert index.SymbolIndex(Workspace([tmp_path])).build(lambda m, p: reports.append((m, p))) == 4
-    assert reports == [(f"indexing {n} of 4 files", n * 25) for n in range(1, 5)]
-    for n in range(4, 1000):  # many files: one report per percent, not one per file
+    assert reports[0] == ("indexing 1 of 4 files", 25) and reports[-1] == ("indexing 4 of 4 files", 100)
+    for n in range(4, 1000):
         (tmp_path / f"m{n}.py").write_text("x = 1\n")
     reports.clear()
+    started = time.monotonic()
     index.SymbolIndex(Workspace([tmp_path])).build(lambda m, p: reports.append((m, p)))
-    assert [p for _, p in reports] == list(range(101)) and reports[-1][0] == "indexing 1,000 of 1,000 files"
+    seconds = time.monotonic() - started
+    percents = [p for _, p in reports]
+    assert percents == sorted(set(percents)) and reports[-1] == ("indexing 1,000 of 1,000 files", 100)
+    assert len(reports) <= 2 + seconds / 0.25  # a few a second, never one per file
+
+
+def test_index_progress_is_a_few_reports_a_second_however_fast_the_build():
+    from lsp_agent.syntax.index import Reporter
+
+    now = [0.0]
+    reports: list[tuple[float, str, int | None]] = []
+    reporter = Reporter(lambda m, p: reports.append((now[0], m, p)), 1_000, 0, clock=lambda: now[0])
+    for _ in range(1_000):  # a file every 10 ms: a percent every 0.1 s, 10 s in all
+        now[0] += 0.01
+        reporter.step()
+    reporter.done()
+    times, percents = [t for t, _, _ in reports], [p for _, _, p in reports]
+    assert percents[0] == 0 and reports[-1][1:] == ("indexing 1,000 of 1,000 files", 100)
+    assert percents == sorted(set(percents))
+    gaps = [b - a for a, b in pairwise(times[:-1])]  # the last report may follow closer
+    assert all(gap >= 0.25 - 1e-9 for gap in gaps)  # never more than four a second
+    assert all(gap <= 0.25 + 0.1 + 1e-9 for gap in gaps)  # nor silent longer than needed
+    reports.clear()
+    slow = Reporter(lambda m, p: reports.append((now[0], m, p)), 4, 0, clock=lambda: now[0])
+    for _ in range(4):
+        now[0] += 1.0
+        slow.step()
+    assert [r[1:] for r in reports] == [
+        (f"indexing {n} of 4 files", n * 25) for n in range(1, 5)
+    ]  # slow: every percent

@@ -3,9 +3,11 @@ the copy on disk) and outlines updated after an edit."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import re
+from array import array
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from lsp_agent.syntax.files import source_files
 from lsp_agent.syntax.languages import language_for, query, query_source
 from lsp_agent.syntax.outline import OUTLINES, build
 from lsp_agent.syntax.parsing import PARSES, Parsed
+from lsp_agent.syntax.records import FileRecord
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Text, Workspace
 
@@ -146,7 +149,7 @@ def test_worker_processes_index_what_this_process_does(project, monkeypatch):
     assert workers.build(lambda message, percentage: reports.append(message)) == len(alone.files)
     assert workers.files == alone.files
     n = len(alone.files)
-    assert reports == [f"indexing {i:,} of {n:,} files" for i in range(1, n + 1)]  # under 100 files: each
+    assert reports[0] == f"indexing 1 of {n:,} files" and reports[-1] == f"indexing {n:,} of {n:,} files"
 
 
 def test_a_restart_reuses_the_saved_index_and_parses_only_changed_files(
@@ -374,3 +377,64 @@ def test_a_workers_records_are_the_outline_of_any_file(tmp_path_factory, name, e
     path.write_bytes(data)
     worker, in_process = _both_records(path, encoding)
     assert worker is not None and worker == in_process
+
+
+@pytest.mark.parametrize("in_workers", [True, False])
+def test_a_build_steps_aside_between_files_and_leaves_its_records_out_of_the_collectors_view(
+    project, monkeypatch, in_workers
+):
+    """Light requests run first (the build steps aside between any two files it lists or
+    parses), and records live as long as the index: a full collection must not walk them."""
+    monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1 if in_workers else 10**6)
+    index = index_module.SymbolIndex(Workspace([project]))
+    steps: list[int] = []
+    count = index.build(step_aside=lambda: steps.append(len(index.files)))
+    assert len(steps) == 2 * count  # after each file listed (and checked against the index), parsed
+    assert steps[count : count + 2] == [1, 2]  # parsing: one file more each time
+    records = {id(record) for record in index.files.values()}
+    assert records and not any(id(o) in records for o in gc.get_objects())
+
+
+def record_of(names: list[str]) -> FileRecord:
+    """A record holding `names` as top-level functions, one a line."""
+    ranges = array("I", [v for n in range(len(names)) for v in (n, 0, n, 9, n, 4, n, 4 + len(names[n]))])
+    return FileRecord(0, 0, "v", "python", "\n".join(names), "\n".join("" for _ in names), bytes(len(names)), ranges)  # fmt: skip
+
+
+NAMES = st.lists(st.text(alphabet="abcdeGET_é", min_size=1, max_size=8), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    changes=st.lists(st.tuples(st.integers(0, 7), st.one_of(st.none(), NAMES)), max_size=30),
+    block_chars=st.sampled_from([1, 16, 64, 1 << 20]),
+    queries=st.lists(st.text(alphabet="abcdeGET_é", max_size=4), min_size=1, max_size=4),
+    limit=st.sampled_from([1, 5, 500]),
+)
+def test_names_in_blocks_answer_what_one_string_of_all_names_would(changes, block_chars, queries, limit):
+    """Files added, replaced and dropped one at a time, in blocks of any size: every query
+    and find answers what ranking every indexed name would, and each block is made again
+    only when its names changed."""
+    old, index_module.BLOCK_CHARS = index_module.BLOCK_CHARS, block_chars
+    try:
+        root = Path(__file__).parent  # the files need not exist: records are put directly
+        index = index_module.SymbolIndex(Workspace([root]))
+        for n, names in changes:
+            index._put(root / f"f{n}.py", None if names is None else record_of(names))
+            made = {id(block) for block in index.names()}
+        everything = [(p, e) for p, record in index.files.items() for e in record.entries()]
+        for query in queries:
+            ranked = [
+                (index_module.rank(query, e.name), len(e.name), str(p), e.range, p, e) for p, e in everything
+            ]
+            expected = sorted((h for h in ranked if h[0] is not None), key=lambda h: h[:4])[:limit]
+            assert index.query(query, limit) == [(h[4], h[5]) for h in expected]
+            if query:
+                found = index.find(query, under=[root])
+                assert sorted(found, key=str) == sorted(
+                    ((p, e) for p, e in everything if e.name == query), key=str
+                )
+        if changes:
+            assert {id(block) for block in index.names()} == made  # nothing changed since
+    finally:
+        index_module.BLOCK_CHARS = old

@@ -16,6 +16,7 @@ once and makes its record straight from the query's definitions, without outline
 
 from __future__ import annotations
 
+import gc
 import heapq
 import logging
 import multiprocessing
@@ -23,6 +24,7 @@ import os
 import re
 import stat
 import threading
+import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
@@ -57,7 +59,16 @@ log = logging.getLogger(__name__)
 INDEX_MAX_BYTES = 2 * 1024 * 1024
 # Fewer files than this are parsed in this process: starting worker processes costs more.
 PROCESS_MIN_FILES = 300
+# Characters of names per block of the names' scan: a regular expression scans a block in
+# about a millisecond, well within the interval at which Python switches threads.
+BLOCK_CHARS = 32 * 1024
 CHUNK = 32  # files per task sent to a worker process: a cancelled build waits for one
+# Paths and records live as long as the index: every this many files, those made so far are
+# moved out of the cyclic garbage collector's view (gc.freeze). Otherwise each full
+# collection walks them all (100,000 objects on a monorepo): 50-100 ms holding the GIL,
+# several times during a build, while the user types. They hold no cycles: plain reference
+# counting frees them.
+FREEZE_EVERY = 256
 
 KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
 
@@ -74,13 +85,13 @@ def column(line: bytes, byte_column: int, encoding: str) -> int:
 
 
 class Columns:
-    """Converts the points of one text to `encoding`, each line encoded once."""
+    """Converts the points of one text to `encoding`, each line encoded once (and only a
+    line that is not ASCII: every encoding counts ASCII alike)."""
 
     def __init__(self, text: Text, encoding: str):
         self.text = text
-        # every encoding counts ASCII alike: nothing to convert
         self.encoding = "utf-8" if text.content.isascii() else encoding
-        self.lines: dict[int, bytes] = {}
+        self.lines: dict[int, bytes | None] = {}  # None: an ASCII line
 
     def convert(self, points: tuple[int, int, int, int]) -> Range:
         if self.encoding == "utf-8":
@@ -89,11 +100,20 @@ class Columns:
         return row, self.column(row, col), end_row, self.column(end_row, end_col)
 
     def column(self, row: int, byte_column: int) -> int:
-        if byte_column == 0 or row >= self.text.line_count:
+        if byte_column == 0:
             return byte_column
-        if (line := self.lines.get(row)) is None:
-            line = self.lines[row] = self.text.line(row + 1).encode("utf-8", "surrogatepass")
-        return column(line, byte_column, self.encoding)
+        try:
+            encoded = self.lines[row]
+        except KeyError:
+            encoded = self.lines[row] = self._non_ascii(row)
+        return byte_column if encoded is None else column(encoded, byte_column, self.encoding)
+
+    def _non_ascii(self, row: int) -> bytes | None:
+        """The UTF-8 bytes of line `row`; None when its columns need no conversion (an
+        ASCII line, or a row past the end)."""
+        if row >= self.text.line_count or (line := self.text.line(row + 1)).isascii():
+            return None
+        return line.encode("utf-8", "surrogatepass")
 
 
 # One definition of a record in the making: kind, name, container, range and the range of
@@ -147,11 +167,11 @@ def rank(query: str, name: str) -> int | None:
     return 3
 
 
-class Names:
-    """The names of many files in one string (each file's lines, one name a line), so that
-    a regular expression scans them all in one call, and where each file's lines start.
-    A lowercase copy serves case-insensitive scans: a literal is found much faster in it
-    than with re.IGNORECASE."""
+class NameBlock:
+    """The names of a few files in one string (each file's lines, one name a line), so that
+    a regular expression scans them in one call, and where each file's lines start. A
+    lowercase copy serves case-insensitive scans: a literal is found much faster in it than
+    with re.IGNORECASE."""
 
     def __init__(self, files: list[tuple[Path, FileRecord]]):
         self.files = files
@@ -162,11 +182,9 @@ class Names:
 
     def lines(
         self, pattern: str, *, ignore_case: bool, at_start: bool = False
-    ) -> Iterator[tuple[int, int, str]]:
-        """(file number, line in that file, the line) of each line where `pattern` matches
-        (lowercase when ignore_case; at its start only with at_start)."""
-        if not self.files or "\n" in pattern.replace("\\n", ""):
-            return
+    ) -> Iterator[tuple[Path, FileRecord, int, str]]:
+        """(path, record, line in that record, the line) of each line where `pattern`
+        matches (lowercase when ignore_case; at its start only with at_start)."""
         searched, flags = self.text, re.MULTILINE
         if ignore_case:
             searched, flags = (self.lowered, flags) if self.lowered is not None else (self.text, flags | re.I)
@@ -183,7 +201,56 @@ class Names:
             line += text.count("\n", position, start)
             position = start
             end = searched.find("\n", match.end())
-            yield n, line, text[start : end if end >= 0 else len(text)]
+            yield *self.files[n], line, text[start : end if end >= 0 else len(text)]
+
+
+class Names:
+    """Every indexed name, in blocks of about BLOCK_CHARS characters: a scan is one
+    regular expression call per block, so it never holds the GIL for long (a read sent
+    behind a broad workspace/symbol waits at most a block's scan), and a changed file
+    makes only its block again, not a string of every name (8 MB on a monorepo).
+
+    Not thread-safe: the index calls it under its lock; the blocks a scan gets are never
+    changed after, only replaced."""
+
+    def __init__(self) -> None:
+        self.members: list[dict[Path, FileRecord]] = []  # the records of each block
+        self.sizes: list[int] = []  # characters of each block's names
+        self.block_of: dict[Path, int] = {}
+        self.made: list[NameBlock | None] = []  # None: to be made again
+
+    def put(self, path: Path, record: FileRecord | None) -> None:
+        """Add, replace (record) or drop (None) the names of `path`."""
+        if (i := self.block_of.pop(path, None)) is not None:
+            self.sizes[i] -= len(self.members[i].pop(path).names) + 1
+            self.made[i] = None
+        if record is None or not record.kinds:
+            return
+        if not self.members or self.sizes[-1] >= BLOCK_CHARS:
+            self.members.append({})
+            self.sizes.append(0)
+            self.made.append(None)
+        i = self.block_of[path] = len(self.members) - 1
+        self.members[i][path] = record
+        self.sizes[i] += len(record.names) + 1
+        self.made[i] = None
+
+    def blocks(self) -> list[NameBlock]:
+        """Every block, made again where names changed (empty ones left out)."""
+        for i, block in enumerate(self.made):
+            if block is None:
+                self.made[i] = NameBlock(list(self.members[i].items()))
+        return [block for block in self.made if block is not None and block.files]
+
+
+def matching_lines(
+    blocks: list[NameBlock], pattern: str, *, ignore_case: bool, at_start: bool = False
+) -> Iterator[tuple[Path, FileRecord, int, str]]:
+    """NameBlock.lines of every block, one after the other."""
+    if "\n" in pattern.replace("\\n", ""):
+        return
+    for block in blocks:
+        yield from block.lines(pattern, ignore_case=ignore_case, at_start=at_start)
 
 
 def rank_patterns(query: str) -> list[tuple[str, bool]]:
@@ -218,17 +285,31 @@ class SymbolIndex:
         self.ready = threading.Event()
         self._lock = threading.Lock()
         self._loaded = False
-        self._names: Names | None = None
+        self._names = Names()
 
     # --- building -------------------------------------------------------------------------
 
-    def build(self, report: Callable[[str, int | None], None] | None = None, cancelled=lambda: False) -> int:
+    def build(
+        self,
+        report: Callable[[str, int | None], None] | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+        step_aside: Callable[[], None] = lambda: None,
+    ) -> int:
         """Index every source file under the roots: files unchanged since the index was saved
         keep their records, the others are parsed; by worker processes when there are many,
-        from the moment the walk has listed enough of them. Returns the number of files."""
+        from the moment the walk has listed enough of them. Returns the number of files.
+        Between two files it calls `step_aside` (the server's lanes let its light requests
+        run first)."""
+
+        def between_files(n: int) -> None:
+            step_aside()
+            if n % FREEZE_EVERY == 0:
+                gc.freeze()
+
         if not self._loaded and self.cache is not None:
             self._loaded = True
             self.load()
+            gc.freeze()
         overlay = self.workspace.open_documents()
         paths: list[Path] = []
         opened: list[Path] = []  # to parse from the editor's buffer
@@ -242,29 +323,34 @@ class SymbolIndex:
                         (opened if path in overlay else on_disk).append(path)
                         if len(on_disk) >= PROCESS_MIN_FILES and MANY_CORES:
                             workers.send(on_disk)
+                    between_files(len(paths))
             wanted = set(paths)
             with self._lock:  # files no longer under a root (a folder was removed) are dropped
-                self.files = {p: r for p, r in self.files.items() if p in wanted}
-                self._names = None
+                for path in [p for p in self.files if p not in wanted]:
+                    del self.files[path]
+                    self._names.put(path, None)
             reporter = Reporter(report, len(paths), len(paths) - len(opened) - len(on_disk))
             for path in opened:
                 self.update(path)
                 reporter.step()
             if workers.started:
                 workers.send(on_disk, last=True)
-                for path, record in workers.records(cancelled):
+                for n, (path, record) in enumerate(workers.records(cancelled), 1):
                     if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
                         self._put(path, record)
                     reporter.step()
+                    between_files(n)
             else:
-                for path in on_disk:
+                for n, path in enumerate(on_disk, 1):
                     if cancelled():
                         break
                     self.update(path)
                     reporter.step()
+                    between_files(n)
         finally:
             workers.close()
         reporter.done()
+        gc.freeze()
         if not cancelled():
             self.ready.set()
             if self.cache is not None and (opened or on_disk):
@@ -285,7 +371,7 @@ class SymbolIndex:
                 self.files.pop(path, None)
             else:
                 self.files[path] = record
-            self._names = None
+            self._names.put(path, record)
 
     def remove(self, path: Path) -> None:
         self._put(path, None)
@@ -310,8 +396,9 @@ class SymbolIndex:
         records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
             for path, record in records.items():
-                self.files.setdefault(path, record)
-            self._names = None
+                if path not in self.files:
+                    self.files[path] = record
+                    self._names.put(path, record)
 
     def save(self) -> None:
         assert self.cache is not None
@@ -321,29 +408,34 @@ class SymbolIndex:
 
     # --- queries -------------------------------------------------------------------------
 
-    def names(self) -> Names:
-        """Every indexed name in one string, made again after the index changed."""
+    def names(self) -> list[NameBlock]:
+        """Every indexed name, in blocks; those where names changed are made again."""
         with self._lock:
-            if self._names is None:
-                self._names = Names([(path, record) for path, record in self.files.items() if record.kinds])
-            return self._names
+            return self._names.blocks()
 
     def query(self, query: str, limit: int = 500) -> list[tuple[Path, Entry]]:
         """workspace/symbol: the best `limit` names for `query` (see rank). The names are
         scanned by regular expressions, one per rank: exact, prefix, substring, letters in
         order; a worse rank is not scanned once the better ones have `limit` names."""
-        names = self.names()
+        blocks = self.names()
         hits: list[tuple] = []
         for score, (pattern, at_start) in enumerate(rank_patterns(query)):
-            for n, line, name in names.lines(pattern, ignore_case=True, at_start=at_start):
+            for path, record, line, name in matching_lines(
+                blocks, pattern, ignore_case=True, at_start=at_start
+            ):
                 if rank(query, name) == score:  # not already found at a better rank
-                    path, record = names.files[n]
                     r = record.ranges
                     hits.append((score, len(name), str(path), (r[8 * line], r[8 * line + 1], r[8 * line + 2], r[8 * line + 3]), path, record, line))  # fmt: skip
             if len(hits) >= limit:
                 break
         best = heapq.nsmallest(limit, hits, key=lambda h: h[:4])
-        return [(h[4], h[5].entry(h[6], h[5].names.split("\n"), h[5].containers.split("\n"))) for h in best]
+        split: dict[int, tuple[list[str], list[str]]] = {}  # each record's lines, split once
+        answer = []
+        for _, _, _, _, path, record, line in best:
+            if (lines := split.get(id(record))) is None:
+                lines = split[id(record)] = record.names.split("\n"), record.containers.split("\n")
+            answer.append((path, record.entry(line, *lines)))
+        return answer
 
     def find(
         self,
@@ -359,13 +451,11 @@ class SymbolIndex:
         last = last_segment(name_path)
         pattern = re.escape(last.lower()) if substring else f"{re.escape(last)}$"
         wanted = set(kinds or ())
-        names = self.names()
-        candidates: dict[int, list[int]] = {}
-        for n, line, _ in names.lines(pattern, ignore_case=substring):
-            candidates.setdefault(n, []).append(line)
+        candidates: dict[Path, tuple[FileRecord, list[int]]] = {}
+        for path, record, line, _ in matching_lines(self.names(), pattern, ignore_case=substring):
+            candidates.setdefault(path, (record, []))[1].append(line)
         found = []
-        for n, lines in candidates.items():
-            path, record = names.files[n]
+        for path, (record, lines) in candidates.items():
             if not any(path.is_relative_to(u) for u in under):
                 continue
             all_names, containers = record.names.split("\n"), record.containers.split("\n")
@@ -428,22 +518,33 @@ def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], 
 
 
 class Reporter:
-    """Progress of a build as `indexing n of N files`, once per percent: a few reports a
-    second on a large workspace, never one per file."""
+    """Progress of a build as `indexing n of N files` with its percentage: when the percent
+    changes, at most once per `every` seconds (a few reports a second however fast the
+    build), the first and the last always."""
 
-    def __init__(self, report: Callable[[str, int | None], None] | None, total: int, done: int):
+    def __init__(
+        self,
+        report: Callable[[str, int | None], None] | None,
+        total: int,
+        done: int,
+        *,
+        every: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.report, self.total, self.n, self.percent = report, total, done, -1
+        self.every, self.clock, self.last = every, clock, -float("inf")
         if done:  # files kept from the saved index
             self.send()
 
     def send(self) -> None:
         self.percent = self.n * 100 // max(self.total, 1)
+        self.last = self.clock()
         if self.report is not None:
             self.report(f"indexing {self.n:,} of {self.total:,} files", self.percent)
 
     def step(self) -> None:
         self.n += 1
-        if self.n * 100 // max(self.total, 1) != self.percent:
+        if self.n * 100 // max(self.total, 1) != self.percent and self.clock() - self.last >= self.every:
             self.send()
 
     def done(self) -> None:

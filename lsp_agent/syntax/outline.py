@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..workspace import Text
 from .languages import GRAMMARS, grammar, language_for, query, query_source
-from .parsing import MAX_PARSE_BYTES, PARSES, Parsed
+from .parsing import MAX_PARSE_BYTES, PARSES, Change, Parsed
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -100,12 +100,10 @@ class _Outlines:
                 self._entries.move_to_end(path)
                 return earlier
         language = language_for(path)
-        found: list[_Definition] = []
-        if language is not None:
-            parsed = PARSES.parse(path, text, language)
-            if parsed is not None:
-                found = definitions(parsed, earlier)
-        entry = _Entry(text.version, _nest(found), found)
+        entry = _Entry(text.version, [], [])
+        if language is not None and (parsed := PARSES.parse(path, text, language)) is not None:
+            entry.definitions = definitions(parsed, earlier)
+            entry.symbols = _nest_reusing(entry.definitions, earlier, parsed.change)
         with self._lock:
             self._entries[path] = entry
             self._entries.move_to_end(path)
@@ -413,10 +411,12 @@ def _moved_point(point: tuple[int, ...], edit: dict) -> tuple[int, int]:
 
 def _moved(d: _Definition, edit: dict, delta: int) -> _Definition:
     """A definition after an edit, where the edit puts it."""
+    if edit["old_end_point"][0] == edit["new_end_point"][0] < d.start_point[0]:  # points stay
+        return _Definition(d.start + delta, d.end + delta, d.kind, d.name, d.scope, d.start_point, d.end_point, d.selection, d.rank)  # fmt: skip
     name = (*_moved_point(d.selection[:2], edit), *_moved_point(d.selection[2:], edit))
-    return replace(
-        d, start=d.start + delta, end=d.end + delta, start_point=_moved_point(d.start_point, edit),
-        end_point=_moved_point(d.end_point, edit), selection=name,
+    return _Definition(
+        d.start + delta, d.end + delta, d.kind, d.name, d.scope, _moved_point(d.start_point, edit),
+        _moved_point(d.end_point, edit), name, d.rank,
     )  # fmt: skip
 
 
@@ -464,6 +464,44 @@ def nested(definitions: list[_Definition]) -> Iterator[tuple[_Definition, str, s
         yield d, kind, prefix, parent
         stack.append((d.end, kept, kind, prefix + d.name))
         kept += 1
+
+
+def _nest_reusing(found: list[_Definition], earlier: _Entry | None, change: Change | None) -> list[Symbol]:
+    """_nest, one top-level definition (with what it holds) at a time, keeping the earlier
+    outline's symbol where the edit from it left one as it was: made from the same
+    definitions at the same points, on lines the edit did not touch. Consumers may then
+    keep what they derive from a top-level symbol by its identity (the LSP front door
+    keeps its JSON): typing in one function makes only that function's symbols again."""
+    kept: dict[tuple, Symbol] = {}
+    first_row = last_row = 0  # the lines the edit touched
+    if earlier is not None and change is not None and change.previous == earlier.version:
+        groups = _top_level_groups(earlier.definitions)
+        kept = {_made_from(group): symbol for group, symbol in zip(groups, earlier.symbols, strict=True)}
+        first_row, last_row = change.edit["start_point"][0], change.edit["new_end_point"][0]
+    symbols = []
+    for group in _top_level_groups(found):
+        symbol = kept.get(_made_from(group))
+        if symbol is None or (first_row <= symbol.range[2] and symbol.range[0] <= last_row):
+            (symbol,) = _nest(group)
+        symbols.append(symbol)
+    return symbols
+
+
+def _made_from(group: list[_Definition]) -> tuple:
+    """What the symbols of a group are made from: their definitions without byte offsets."""
+    return tuple((d.kind, d.name, d.scope, d.start_point, d.end_point, d.selection) for d in group)
+
+
+def _top_level_groups(definitions: list[_Definition]) -> Iterator[list[_Definition]]:
+    """Definitions (sorted outer before inner) in runs of a top-level one and those inside it."""
+    group: list[_Definition] = []
+    for d in definitions:
+        if group and d.end > group[0].end:
+            yield group
+            group = []
+        group.append(d)
+    if group:
+        yield group
 
 
 def _extend_file_namespaces(found: list[_Definition], data: bytes) -> list[_Definition]:

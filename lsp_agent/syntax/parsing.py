@@ -182,9 +182,9 @@ class ParseCache:
                 self._bytes -= len(evicted.data)
         return parsed
 
-    def _forget(self, path: Path) -> None:
-        if (old := self._trees.pop(path, None)) is not None:
-            self._bytes -= len(old.data)
+    def holds(self, path: Path) -> bool:
+        """Whether a tree of `path` is kept: a parse of its next version is incremental."""
+        return path in self._trees
 
     def forget(self, path: Path) -> None:
         with self._lock:

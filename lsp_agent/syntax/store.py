@@ -24,6 +24,7 @@ from array import array
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from typing import BinaryIO
 
 from .languages import GRAMMARS, query_source
 from .records import FileRecord
@@ -74,22 +75,43 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
         for path, r in files.items()
     ]
     languages = {r.language for r in files.values()}
-    payload = pickle.dumps(
-        {"grammars": {lang: grammar_version(lang) for lang in languages}, "files": rows},
-        protocol=pickle.HIGHEST_PROTOCOL,
-    )
+    saved = {"grammars": {lang: grammar_version(lang) for lang in languages}, "files": rows}
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(FORMAT + hashlib.blake2b(payload, digest_size=DIGEST).digest() + payload)
+                out.write(FORMAT + bytes(DIGEST))  # the checksum follows the payload's last frame
+                payload = _Frames(out)
+                pickle.dump(saved, payload, protocol=pickle.HIGHEST_PROTOCOL)
+                out.seek(len(FORMAT))
+                out.write(payload.checksum.digest())
             os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)
             raise
     except OSError as exc:
         log.warning("symbol index not saved to %s: %s", target, exc)
+
+
+class _Frames:
+    """The payload's file as the pickler writes it or the unpickler reads it: a frame (64 KiB)
+    a call, each call Python code where other threads may take the GIL. In one call, the
+    pickle of a monorepo's index held it for 70 ms, the server's requests waiting."""
+
+    def __init__(self, file: BinaryIO):
+        self.file = file
+        self.checksum = hashlib.blake2b(digest_size=DIGEST)
+
+    def write(self, data: bytes) -> int:
+        self.checksum.update(data)
+        return self.file.write(data)
+
+    def read(self, size: int = -1) -> bytes:
+        return self.file.read(size)
+
+    def readline(self) -> bytes:
+        return self.file.readline()
 
 
 class _PlainValues(pickle.Unpickler):
@@ -113,7 +135,7 @@ def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecor
         log.warning("symbol index %s is not usable: rebuilding it", source)
         return {}
     try:
-        saved = _PlainValues(io.BytesIO(payload)).load()
+        saved = _PlainValues(_Frames(io.BytesIO(payload))).load()
         current = {
             lang
             for lang, version in saved["grammars"].items()
