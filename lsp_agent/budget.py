@@ -73,6 +73,20 @@ def largest_fit(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
     return lo
 
 
+def most_that_fit(count: int, render: Callable[[int], list[str]], budget: int, one: str) -> int:
+    """The largest k in 1..count whose `render(k)` fits `budget`; refuses, naming the size of
+    one `one` ("file", "ranked definition"), when not even one fits."""
+    k = largest_fit(0, count, lambda k: k == 0 or fits(render(k), budget))
+    if k == 0:
+        minimum = size(render(1))
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for one {one}; use at least {minimum}.",
+            minimum=minimum,
+        )
+    return k
+
+
 def cut(text: str, budget: int, note: str) -> str:
     """`text` cut so that it and `note` (saying what was cut) fit `budget` together."""
     return text[: max(0, budget - len(note))] + note

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from lsp_agent.budget import Overflow
+from lsp_agent.budget import Overflow, most_that_fit
 from lsp_agent.errors import Refusal
 from lsp_agent.search import Match, chain
 from lsp_agent.search.chain import MIN_WIDTH, Search, fit, render, widest
@@ -420,3 +420,16 @@ def test_property_sizing_shortcuts_change_no_answer(files, data):
         straightforward = answer_or_refusal(new_search(), budget)
     event(f"stage {shortcut['stage']}" if isinstance(shortcut, dict) else "refused")
     assert shortcut == straightforward
+
+
+def test_most_that_fit_takes_the_largest_count_and_refuses_naming_one_items_size():
+    def render(k: int) -> list[str]:
+        return ["head", *(f"item {n}" for n in range(k))]  # 4 characters, then 7 more an item
+
+    assert most_that_fit(10, render, 4 + 7 * 3, "item") == 3
+    assert most_that_fit(10, render, 4 + 7 * 4 - 1, "item") == 3
+    assert most_that_fit(2, render, 10_000, "item") == 2
+    with pytest.raises(Refusal) as refused:
+        most_that_fit(10, render, 10, "item")
+    assert refused.value.code == "budget_too_small"
+    assert str(refused.value) == "max_chars=10 is too small for one item; use at least 11."

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..budget import largest_fit, plural, size
+from ..budget import most_that_fit, plural
 from ..errors import Refusal
 from ..syntax.files import source_files
 from ..syntax.ranking import rank_definitions
@@ -125,13 +125,7 @@ def ranked_map(
                 lines.append(f"{indent}{s.start_line}: {sign(n)}")
         return lines
 
-    k = largest_fit(0, len(ranked) - offset, lambda k: k == 0 or size(render(k)) <= budget)
-    if k == 0:
-        raise Refusal(
-            "budget_too_small",
-            f"max_chars={budget} is too small for one ranked definition; use at least {size(render(1))}.",
-            minimum=size(render(1)),
-        )
+    k = most_that_fit(len(ranked) - offset, render, budget, "ranked definition")
     end = offset + k
     return {
         "text": "\n".join(render(k)),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..budget import fits, largest_fit, plural, size
+from ..budget import most_that_fit, plural
 from ..errors import Refusal
 from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
@@ -419,13 +419,7 @@ def file_list(
             "files": [],
             **fields,
         }
-    n = largest_fit(0, end - offset, lambda k: k == 0 or fits(lines(k), budget))
-    if n == 0:
-        raise Refusal(
-            "budget_too_small",
-            f"max_chars={budget} is too small for one file; use at least {size(lines(1))}.",
-            minimum=size(lines(1)),
-        )
+    n = most_that_fit(end - offset, lines, budget, "file")
     stop = offset + n
     return {
         "text": "\n".join(lines(n)),
