@@ -274,7 +274,9 @@ def fixture_index(tmp_path_factory):
 
 
 @settings(max_examples=200, deadline=None)
-@given(query=st.text(alphabet="abcdeilnorstuAPSGİ_/.[]^-\\ \n", max_size=6), limit=st.sampled_from([1, 5, 500]))
+@given(
+    query=st.text(alphabet="abcdeilnorstuAPSGİ_/.[]^-\\ \n", max_size=6), limit=st.sampled_from([1, 5, 500])
+)
 def test_workspace_symbol_query_is_every_name_ranked(fixture_index, query, limit):
     """The scan by regular expressions answers what ranking every indexed name would."""
     everything = [(path, entry) for path, record in fixture_index.files.items() for entry in record.entries()]
