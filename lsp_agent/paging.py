@@ -5,7 +5,7 @@ ripgrep's form, except where its number adds nothing: an empty line is shown emp
 number places it), and a line with no letter or digit (a closing bracket, a docstring's
 quotes) right under a numbered line is shown bare, its number being that line's plus one.
 The numbers are most of a read's framing; the two rules spare a fifth of them (about one line
-in nine of Django is such a bracket line), and every line with a letter or digit keeps its
+in ten of Django is such a bracket line), and every line with a letter or digit keeps its
 number. Following `next` from the first line yields every line exactly once; a line longer
 than the whole budget comes in column segments, so the parts concatenate to the file's exact
 text.

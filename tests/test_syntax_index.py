@@ -11,14 +11,14 @@ from array import array
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.syntax import GRAMMARS, KINDS, outline, store
 from lsp_agent.syntax import index as index_module
 from lsp_agent.syntax.files import source_files
 from lsp_agent.syntax.languages import language_for, query, query_source
-from lsp_agent.syntax.outline import OUTLINES, build
+from lsp_agent.syntax.outline import OUTLINES, build, name_path_matcher
 from lsp_agent.syntax.parsing import PARSES, Parsed
 from lsp_agent.syntax.records import FileRecord
 from lsp_agent.tools import Context, call
@@ -274,7 +274,9 @@ def fixture_index(tmp_path_factory):
 
 
 @settings(max_examples=200, deadline=None)
-@given(query=st.text(alphabet="abcdeilnorstuAPSG_/.[]^-\\ ", max_size=6), limit=st.sampled_from([1, 5, 500]))
+@given(
+    query=st.text(alphabet="abcdeilnorstuAPSGİ_/.[]^-\\ \n", max_size=6), limit=st.sampled_from([1, 5, 500])
+)
 def test_workspace_symbol_query_is_every_name_ranked(fixture_index, query, limit):
     """The scan by regular expressions answers what ranking every indexed name would."""
     everything = [(path, entry) for path, record in fixture_index.files.items() for entry in record.entries()]
@@ -401,20 +403,27 @@ def record_of(names: list[str]) -> FileRecord:
     return FileRecord(0, 0, "v", "python", "\n".join(names), "\n".join("" for _ in names), bytes(len(names)), ranges)  # fmt: skip
 
 
-NAMES = st.lists(st.text(alphabet="abcdeGET_é", min_size=1, max_size=8), max_size=12)
+# Letters whose lowercase is longer (İ: i and a combining dot) or hangs on its neighbours
+# (Σ: ς ending a word, else σ), letters a case-insensitive regular expression takes for others
+# (ı and ſ for i and s), and characters special to regular expressions.
+LETTERS = "abeGT_éİiı\u0307ΣσςſsS.$"
+NAMES = st.lists(st.text(alphabet=LETTERS, min_size=1, max_size=8), max_size=12)
+QUERIES = st.text(alphabet=LETTERS + "/[]^-\\*\n\ud800", max_size=4)
 
 
 @settings(max_examples=200, deadline=None)
 @given(
     changes=st.lists(st.tuples(st.integers(0, 7), st.one_of(st.none(), NAMES)), max_size=30),
     block_chars=st.sampled_from([1, 16, 64, 1 << 20]),
-    queries=st.lists(st.text(alphabet="abcdeGET_é", max_size=4), min_size=1, max_size=4),
+    queries=st.lists(QUERIES, min_size=1, max_size=4),
     limit=st.sampled_from([1, 5, 500]),
 )
+@example(changes=[(0, ["İs", "is", "i\u0307s"])], block_chars=1 << 20, queries=["İs", "i", "s"], limit=500)
+@example(changes=[(0, ["G.Σ"])], block_chars=1 << 20, queries=["G.Σ"], limit=500)  # ς, in find's scan σ
 def test_names_in_blocks_answer_what_one_string_of_all_names_would(changes, block_chars, queries, limit):
     """Files added, replaced and dropped one at a time, in blocks of any size: every query
-    and find answers what ranking every indexed name would, and each block is made again
-    only when its names changed."""
+    answers what ranking every indexed name would, find what matching every name path
+    would, and each block is made again only when its names changed."""
     old, index_module.BLOCK_CHARS = index_module.BLOCK_CHARS, block_chars
     try:
         root = Path(__file__).parent  # the files need not exist: records are put directly
@@ -429,10 +438,11 @@ def test_names_in_blocks_answer_what_one_string_of_all_names_would(changes, bloc
             ]
             expected = sorted((h for h in ranked if h[0] is not None), key=lambda h: h[:4])[:limit]
             assert index.query(query, limit) == [(h[4], h[5]) for h in expected]
-            if query:
-                found = index.find(query, under=[root])
+            for substring in (False, True) if query else ():
+                matches = name_path_matcher(query, substring=substring)
+                found = index.find(query, substring=substring, under=[root])
                 assert sorted(found, key=str) == sorted(
-                    ((p, e) for p, e in everything if e.name == query), key=str
+                    ((p, e) for p, e in everything if matches(e.name_path)), key=str
                 )
         if changes:
             assert {id(block) for block in index.names()} == made  # nothing changed since

@@ -169,39 +169,54 @@ def rank(query: str, name: str) -> int | None:
 
 class NameBlock:
     """The names of a few files in one string (each file's lines, one name a line), so that
-    a regular expression scans them in one call, and where each file's lines start. A
-    lowercase copy serves case-insensitive scans: a literal is found much faster in it than
-    with re.IGNORECASE."""
+    a regular expression scans them in one call, and where each file's lines start. The
+    string starts with a newline, so that a pattern can find a line's start as the newline
+    before it: the engine looks for a pattern's first characters in a fast loop, but tries
+    "^" at every character. A lowercase copy serves case-insensitive scans: a literal is
+    found much faster in it than with re.IGNORECASE, which also folds case otherwise than
+    str.lower does (İ lowercases to two characters, i and a combining dot)."""
 
     def __init__(self, files: list[tuple[Path, FileRecord]]):
         self.files = files
-        self.text = "\n".join(record.names for _, record in files)
-        self.starts = list(accumulate((len(record.names) + 1 for _, record in files), initial=0))
-        lowered = self.text.lower()
-        self.lowered = lowered if len(lowered) == len(self.text) else None  # else offsets would move
+        self.text = "\n" + "\n".join(record.names for _, record in files)
+        self.starts = list(accumulate((len(record.names) + 1 for _, record in files), initial=1))
+        self.lowered = self.text.lower()
+        # Only İ lowercases longer: then the copy's lines start elsewhere, and names are
+        # taken from the records' lines
+        self.aligned = len(self.lowered) == len(self.text)
+        lengths = (len(record.names.lower()) + 1 for _, record in files)
+        self.lowered_starts = self.starts if self.aligned else list(accumulate(lengths, initial=1))
 
     def lines(
-        self, pattern: str, *, ignore_case: bool, at_start: bool = False
+        self, pattern: re.Pattern[str], *, ignore_case: bool
     ) -> Iterator[tuple[Path, FileRecord, int, str]]:
-        """(path, record, line in that record, the line) of each line where `pattern`
-        matches (lowercase when ignore_case; at its start only with at_start)."""
-        searched, flags = self.text, re.MULTILINE
-        if ignore_case:
-            searched, flags = (self.lowered, flags) if self.lowered is not None else (self.text, flags | re.I)
-        text, starts = self.text, self.starts
-        n, line, position, last = -1, 0, 0, -1
-        for match in re.compile(pattern, flags).finditer(searched):
-            start = searched.rfind("\n", 0, match.start()) + 1
-            if start == last or (at_start and match.start() != start):
+        """(path, record, line in that record, the name) of each line where `pattern` matches
+        (in the lowercase copy when ignore_case)."""
+        searched, starts = (self.lowered, self.lowered_starts) if ignore_case else (self.text, self.starts)
+        aligned = self.aligned or not ignore_case
+        names: list[str] = []  # the current record's, when not aligned
+        n, line, position, last = -1, 0, 0, 0  # last: the start of the line found last (0: none)
+        for match in pattern.finditer(searched):
+            at = match.start()
+            if match.end() > at:  # a match that starts with a newline is in the line after it
+                at += 1
+            start = searched.rfind("\n", 0, at) + 1
+            if start == last:
                 continue
             last = start
             if start >= starts[n + 1]:  # a later file
                 n = bisect_right(starts, start) - 1
                 line, position = 0, starts[n]
-            line += text.count("\n", position, start)
+                if not aligned:
+                    names = self.files[n][1].names.split("\n")
+            line += searched.count("\n", position, start)
             position = start
-            end = searched.find("\n", match.end())
-            yield *self.files[n], line, text[start : end if end >= 0 else len(text)]
+            if aligned:
+                end = searched.find("\n", start)
+                name = self.text[start : end if end >= 0 else len(searched)]
+            else:
+                name = names[line]
+            yield *self.files[n], line, name
 
 
 class Names:
@@ -244,27 +259,40 @@ class Names:
 
 
 def matching_lines(
-    blocks: list[NameBlock], pattern: str, *, ignore_case: bool, at_start: bool = False
+    blocks: list[NameBlock], pattern: str, *, ignore_case: bool
 ) -> Iterator[tuple[Path, FileRecord, int, str]]:
-    """NameBlock.lines of every block, one after the other."""
-    if "\n" in pattern.replace("\\n", ""):
-        return
+    """NameBlock.lines of every block, one after the other (`pattern` matches no newline
+    but the one it starts with)."""
+    compiled = re.compile(pattern, re.MULTILINE)
     for block in blocks:
-        yield from block.lines(pattern, ignore_case=ignore_case, at_start=at_start)
+        yield from block.lines(compiled, ignore_case=ignore_case)
 
 
-def rank_patterns(query: str) -> list[tuple[str, bool]]:
-    """For each rank of `query`: a pattern over lowercase names that finds, in each line
-    holding a name of that rank (or a better one), a match; and whether that match must
-    start the line."""
-    q = re.escape(query.lower())
-    # letters in order, from the line's start: each gap is "not the next letter" (no backtracking)
-    letters = "".join(f"[^{_in_class(ch)}\\n]*{re.escape(ch)}" for ch in query.lower())
-    return [(f"{q}$", True), (q, True), (q, False), (f"^{letters}", False)]
+# The characters of names, the most frequent first (in Python and JavaScript projects)
+FREQUENT = "et_sairnoldcmupgfhbywvkxqzj0123456789"
 
 
-def _in_class(ch: str) -> str:
-    return "\\" + ch if ch in "\\]^-[" else ch
+def rank_patterns(query: str) -> list[tuple[int, str]]:
+    """Each rank a name can have for `query`, and a pattern over lowercase names that
+    matches from the newline before each line holding a name of that rank (or a better
+    one), or within it."""
+    if "\n" in query:  # no name holds one (outlines collapse whitespace)
+        return []
+    if not query:  # every name has the last rank
+        return [(3, "\\n")]
+    lowered = query.lower()
+    q = re.escape(lowered)
+    # q at a line's start: the scan looks for a pattern's first characters in a fast loop, and
+    # newlines are more frequent than a query's first letters, unless it is one letter
+    at_start = f"\\n{q}" if len(lowered) == 1 else f"{q}(?<=\\n{q})"
+    # letters in order: each gap is "not the next letter" (no backtracking); first a check
+    # that the line holds the rarest of them ("[^\n]*x" runs several times faster)
+    rarest = max(lowered, key=lambda ch: FREQUENT.find(ch) if ch in FREQUENT else len(FREQUENT))
+    letters = "".join(f"[^{re.escape(ch)}\\n]*{re.escape(ch)}" for ch in lowered)
+    return [(0, f"{at_start}$"), (1, at_start), (2, q), (3, f"\\n(?=[^\\n]*{re.escape(rarest)}){letters}")]
+
+
+SIGMAS = str.maketrans({"σ": "[σς]", "ς": "[σς]"})
 
 
 def walk_order(roots: list[Path], path: Path) -> tuple:
@@ -424,10 +452,8 @@ class SymbolIndex:
         order; a worse rank is not scanned once the better ones have `limit` names."""
         blocks = self.names()
         hits: list[tuple] = []
-        for score, (pattern, at_start) in enumerate(rank_patterns(query)):
-            for path, record, line, name in matching_lines(
-                blocks, pattern, ignore_case=True, at_start=at_start
-            ):
+        for score, pattern in rank_patterns(query):
+            for path, record, line, name in matching_lines(blocks, pattern, ignore_case=True):
                 if rank(query, name) == score:  # not already found at a better rank
                     r = record.ranges
                     hits.append((score, len(name), str(path), (r[8 * line], r[8 * line + 1], r[8 * line + 2], r[8 * line + 3]), path, record, line))  # fmt: skip
@@ -454,7 +480,11 @@ class SymbolIndex:
         `under`, in the order of a walk of the workspace."""
         matches = name_path_matcher(name_path, substring=substring)
         last = last_segment(name_path)
-        pattern = re.escape(last.lower()) if substring else f"{re.escape(last)}$"
+        if "\n" in last:  # no name holds one
+            return []
+        # σ for ς too: str.lower makes Σ ς at a word's end, as in the last segment ("Σ" in
+        # "A.Σ") but not alone
+        pattern = re.escape(last.lower()).translate(SIGMAS) if substring else f"{re.escape(last)}$"
         wanted = set(kinds or ())
         candidates: dict[Path, tuple[FileRecord, list[int]]] = {}
         for path, record, line, _ in matching_lines(self.names(), pattern, ignore_case=substring):
