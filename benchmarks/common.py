@@ -187,11 +187,16 @@ class Client:
         self.reader = asyncio.ensure_future(self.read())
 
     @classmethod
-    async def start(cls, root: Path, cache: str) -> Client:
+    async def start(cls, root: Path, cache: str, code: Path | None = None) -> Client:
+        """A server on `root` persisting its index in `cache`; run from the source tree `code`
+        (another commit's, see source_tree) instead of this one's when given."""
+        env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache}
+        if code is not None:
+            env["PYTHONPATH"] = str(code)  # found before the installed (editable) package
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "lsp_agent", "serve",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            env={**os.environ, "LSP_AGENT_CACHE_DIR": cache},
+            env=env, cwd=code,
         )  # fmt: skip
         client = cls(process)
         capabilities = {"window": {"workDoneProgress": True}, "general": {"positionEncodings": ["utf-16"]}}
@@ -258,6 +263,23 @@ class Client:
         self.notify("exit", None)
         await asyncio.wait_for(self.process.wait(), 30)
         self.reader.cancel()
+
+
+def source_tree(commit: str, folder: Path) -> Path:
+    """This repository's package at `commit`, written into `folder` to run from (Client.start's
+    `code`): lsp_agent with its grammars, as an installed package lays them out."""
+    archive = subprocess.run(
+        ["git", "archive", commit, "lsp_agent", "grammars"], cwd=HERE.parent, capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    (folder / "lsp_agent" / "grammars").symlink_to(folder / "grammars", target_is_directory=True)
+    found = subprocess.run(
+        [sys.executable, "-c", "import lsp_agent.grammars as g; print(g.__file__)"],
+        cwd=folder, env={**os.environ, "PYTHONPATH": str(folder)}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    if not Path(found.stdout.strip()).is_relative_to(folder):
+        raise RuntimeError(f"{commit}: the package imported from {found.stdout.strip()}, not {folder}")
+    return folder
 
 
 def the_run() -> str:

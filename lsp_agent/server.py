@@ -198,12 +198,19 @@ class AgentServer(LanguageServer):
         detail = verbose() if verbose is not None and level == types.TraceValue.Verbose else None
         self.log_trace(types.LogTraceParams(message=message, verbose=detail))
 
+    def position_encoding(self) -> str:
+        """The negotiated encoding by its LSP name ("utf-16"): pygls gives the default as an
+        enum member, whose str() is its Python name (which would key the index's copy on disk
+        apart from a client's explicit "utf-16")."""
+        encoding = self.workspace.position_encoding or "utf-16"
+        return encoding.value if isinstance(encoding, types.PositionEncodingKind) else encoding
+
     # --- the workspace symbol index -------------------------------------------------------
 
     async def build_index(self) -> None:
         """Index the workspace in a worker thread, reporting $/progress when the client
         supports server-initiated progress."""
-        self.symbol_index.encoding = str(self.workspace.position_encoding or "utf-16")
+        self.symbol_index.encoding = self.position_encoding()
         progress = Progress(self, "lsp-agent: indexing symbols", None)
         try:
             count = await self.lanes.run(
@@ -549,7 +556,7 @@ def watched_files_changed(ls: AgentServer, params: types.DidChangeWatchedFilesPa
 
 
 async def document_symbol(ls: AgentServer, params: types.DocumentSymbolParams) -> Encoded | None:
-    encoding = str(ls.workspace.position_encoding or "utf-16")
+    encoding = ls.position_encoding()
 
     def run() -> Encoded | None:
         try:

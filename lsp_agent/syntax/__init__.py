@@ -5,16 +5,19 @@ outline(path, text) -> [Symbol]           nested, cached by (path, text.version)
 enclosing_symbol(path, text, line) -> "Class/method" | None
 enclosing_symbols(path, text, lines) -> {line: name path | None}
 enclosing_lookup(path, text) -> (line -> name path | None)   keeps no text
+line_symbols(path, text) -> LineSymbols   what labels search's match lines (a record makes the same)
 """
 
 from .languages import EXTENSIONS, GRAMMARS, language_for
 from .outline import (
     KINDS,
+    LineSymbols,
     Symbol,
     enclosing_lookup,
     enclosing_symbol,
     enclosing_symbols,
     find_in_file,
+    line_symbols,
     name_path_matcher,
     outline,
     walk,
@@ -26,6 +29,7 @@ __all__ = [
     "GRAMMARS",
     "KINDS",
     "PARSES",
+    "LineSymbols",
     "Symbol",
     "clear_caches",
     "enclosing_lookup",
@@ -33,6 +37,7 @@ __all__ = [
     "enclosing_symbols",
     "find_in_file",
     "language_for",
+    "line_symbols",
     "name_path_matcher",
     "outline",
     "walk",

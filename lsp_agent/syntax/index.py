@@ -406,16 +406,21 @@ class SymbolIndex:
 
     def is_current(self, path: Path) -> bool:
         """Whether the record of `path` was made from its current text."""
+        return self.current(path) is not None
+
+    def current(self, path: Path) -> FileRecord | None:
+        """The record of `path` if it was made from its current text (the editor's buffer
+        when open, else the file on disk, by size and mtime), else None."""
         record = self.files.get(path)
         if record is None:
-            return False
+            return None
         if (open_text := self.workspace.open_text(path)) is not None:
-            return record.version == open_text.version
+            return record if record.version == open_text.version else None
         try:
             info = os.stat(path)
         except OSError:
-            return False
-        return (info.st_size, info.st_mtime_ns) == (record.size, record.mtime_ns)
+            return None
+        return record if (info.st_size, info.st_mtime_ns) == (record.size, record.mtime_ns) else None
 
     # --- persistence ---------------------------------------------------------------------
 

@@ -12,11 +12,11 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..workspace import Text
 from .languages import GRAMMARS, grammar, language_for, query, query_source
@@ -79,12 +79,16 @@ def walk(symbols: Iterable[Symbol]) -> Iterator[Symbol]:
         yield from symbol.walk()
 
 
+# Disjoint line ranges labelled with their innermost symbol, and where each starts (line_segments).
+Segments = tuple[list[int], list[tuple[int, int, str | None]]]
+
+
 @dataclass
 class _Entry:
     version: str
     symbols: list[Symbol]
     definitions: list[_Definition]  # what the symbols were made from, for the next version
-    segments: tuple[list[int], list[tuple[int, int, str | None]]] | None = None
+    segments: Segments | None = None
 
 
 class _Outlines:
@@ -144,22 +148,45 @@ def enclosing_lookup(path: Path, text: Text) -> Callable[[int], str | None]:
     not the text (a caller may keep it while the file is unchanged)."""
     entry = OUTLINES.entry(path, text)
     if entry.segments is None:
-        entry.segments = _segments(entry.symbols)
-    starts, segments = entry.segments
-
-    def around(line: int) -> str | None:
-        i = bisect_right(starts, line) - 1
-        return segments[i][2] if i >= 0 and line <= segments[i][1] else None
-
-    return around
+        entry.segments = line_segments(entry.symbols)
+    return segment_lookup(entry.segments)
 
 
-def _segments(symbols: list[Symbol]) -> tuple[list[int], list[tuple[int, int, str | None]]]:
+@dataclass(frozen=True, slots=True)
+class LineSymbols:
+    """What labels a file's match lines, without its text: the innermost symbol around any
+    line, and the symbol whose name is on each line (the last in the outline, where several are)."""
+
+    around: Callable[[int], str | None]
+    named_on: dict[int, str]
+
+
+def line_symbols(path: Path, text: Text) -> LineSymbols:
+    """The LineSymbols of `text` (the content of `path`) from its outline (the index makes the
+    same from a record: FileRecord.line_symbols)."""
+    named_on = {s.selection[0] + 1: s.name_path for s in walk(outline(path, text))}
+    return LineSymbols(enclosing_lookup(path, text), named_on)
+
+
+class Span(Protocol):
+    """What line segments need of a symbol: an outline's Symbol, or what a record holds."""
+
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def name_path(self) -> str: ...
+    @property
+    def children(self) -> Sequence[Span]: ...
+
+
+def line_segments(symbols: Sequence[Span]) -> Segments:
     """Disjoint line ranges, each labelled with its innermost symbol (None: no symbol), in
-    order. Where siblings share a line, the line goes to the first of them."""
+    order, and where each starts. Where siblings share a line, the line goes to the first of them."""
     out: list[tuple[int, int, str | None]] = []
 
-    def fill(children: list[Symbol], lo: int, hi: int, label: str | None) -> None:
+    def fill(children: Sequence[Span], lo: int, hi: int, label: str | None) -> None:
         cursor = lo
         for child in children:
             first, last = max(child.start_line, cursor), min(child.end_line, hi)
@@ -176,6 +203,17 @@ def _segments(symbols: list[Symbol]) -> tuple[list[int], list[tuple[int, int, st
     return [s[0] for s in out], out
 
 
+def segment_lookup(found: Segments) -> Callable[[int], str | None]:
+    """The label of any line: a binary search of the segments."""
+    starts, labelled = found
+
+    def around(line: int) -> str | None:
+        i = bisect_right(starts, line) - 1
+        return labelled[i][2] if i >= 0 and line <= labelled[i][1] else None
+
+    return around
+
+
 # --- building an outline from query matches -------------------------------------------
 
 
@@ -183,7 +221,7 @@ def _text(data: bytes, node: tree_sitter.Node) -> str:
     return " ".join(data[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
 
 
-def _end_line(start_row: int, end: tuple[int, int]) -> int:
+def last_line(start_row: int, end: tuple[int, int]) -> int:
     """1-based last line of a range; a range ending at column 0 ends on the line before."""
     return end[0] if end[1] == 0 and end[0] > start_row else end[0] + 1
 
@@ -431,7 +469,7 @@ def _nest(definitions: list[_Definition]) -> list[Symbol]:
             name=d.name,
             name_path=prefix + d.name,
             start_line=d.start_point[0] + 1,
-            end_line=_end_line(d.start_point[0], d.end_point),
+            end_line=last_line(d.start_point[0], d.end_point),
             range=(*d.start_point, *d.end_point),
             selection=d.selection,
         )

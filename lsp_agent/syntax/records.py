@@ -4,9 +4,9 @@ objects per symbol; an Entry is made for an answer only."""
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .outline import KINDS
+from .outline import KINDS, LineSymbols, last_line, line_segments, segment_lookup
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
@@ -31,9 +31,8 @@ class Entry:
 
     @property
     def end_line(self) -> int:
-        """1-based last line; a range ending at column 0 ends on the line before."""
-        row, _, end_row, end_col = self.range
-        return end_row if end_col == 0 and end_row > row else end_row + 1
+        """1-based last line (see outline.last_line)."""
+        return last_line(self.range[0], self.range[2:])
 
 
 @dataclass(slots=True)
@@ -58,3 +57,34 @@ class FileRecord:
             return []
         names, containers = self.names.split("\n"), self.containers.split("\n")
         return [self.entry(i, names, containers) for i in range(len(self.kinds))]
+
+    def line_symbols(self) -> LineSymbols:
+        """What outline.line_symbols gives for the text this record was made from, without
+        parsing it. The nesting comes back from the ranges as outline.nested made it from byte
+        offsets: in outline order, each definition is inside the nearest enclosing one whose
+        range ends no earlier (columns in any encoding order a line's points as bytes do)."""
+        names, containers, ranges = self.names.split("\n"), self.containers.split("\n"), self.ranges
+        roots: list[_Span] = []
+        open_spans: list[tuple[tuple[int, int], _Span]] = []  # (end, span) of the enclosing ones
+        named_on: dict[int, str] = {}
+        for i in range(len(self.kinds)):
+            row, _, end_row, end_column, name_row = ranges[8 * i : 8 * i + 5]
+            end = (end_row, end_column)
+            while open_spans and not end <= open_spans[-1][0]:
+                open_spans.pop()
+            name_path = f"{containers[i]}/{names[i]}" if containers[i] else names[i]
+            span = _Span(row + 1, last_line(row, end), name_path)
+            (open_spans[-1][1].children if open_spans else roots).append(span)
+            open_spans.append((end, span))
+            named_on[name_row + 1] = name_path
+        return LineSymbols(segment_lookup(line_segments(roots)), named_on)
+
+
+@dataclass(slots=True)
+class _Span:
+    """A definition's lines and what it holds, for line_segments."""
+
+    start_line: int
+    end_line: int
+    name_path: str
+    children: list[_Span] = field(default_factory=list)

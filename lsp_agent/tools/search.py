@@ -7,16 +7,19 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..budget import most_that_fit, plural
 from ..errors import Refusal
 from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
-from ..workspace import Text, Workspace, file_identity, is_racy
+from ..workspace import Workspace, file_identity, is_racy
 from . import BUDGET, MAX_CHARS, Context, tool
+
+if TYPE_CHECKING:
+    from ..syntax import LineSymbols
+    from ..syntax.index import SymbolIndex
 
 SCHEMA = {
     "type": "object",
@@ -150,33 +153,26 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
     return targets, left_out
 
 
-@dataclass(frozen=True, slots=True)
-class LineSymbols:
-    """What labels a file's match lines, without its text: the innermost symbol around any
-    line, and the symbol whose name is on each line (the last in the outline, where several are)."""
-
-    around: Callable[[int], str | None]
-    named_on: dict[int, str]
-
-
 class LineSymbolsCache:
     """LineSymbols of files on disk, kept while their stat identity is unchanged (as the
     workspace keeps texts, see Workspace.text): a repeated search neither re-reads nor
-    re-hashes the hundreds of files a common pattern matches in."""
+    re-hashes the hundreds of files a common pattern matches in. A first search takes them
+    from the symbol index where it holds the file's current text: no file is read or parsed."""
 
     def __init__(self, size: int = 4096):
         self.size = size
         self._entries: OrderedDict[Path, tuple[tuple[int, ...], LineSymbols]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, ws: Workspace, path: Path) -> LineSymbols | None:
+    def get(self, ws: Workspace, path: Path, index: SymbolIndex | None = None) -> LineSymbols | None:
         """The file's LineSymbols (None: no grammar, or the file cannot be read as text)."""
-        from ..syntax import language_for
+        from ..syntax import language_for, line_symbols
 
         if language_for(path) is None:
             return None
-        if (open_text := ws.open_text(path)) is not None:
-            return line_symbols(path, open_text)  # an editor's buffer: no stat tells its versions
+        if (open_text := ws.open_text(path)) is not None:  # an editor's buffer: no stat tells its versions
+            record = index.current(path) if index is not None else None
+            return record.line_symbols() if record is not None else line_symbols(path, open_text)
         read_at = time.time_ns()  # before the stat: a write after it makes the entry racy
         try:
             info = os.stat(path)
@@ -188,12 +184,18 @@ class LineSymbolsCache:
             if cached is not None and cached[0] == identity:
                 self._entries.move_to_end(path)
                 return cached[1]
-        try:
-            text = ws.text(path)
-        except Refusal:
-            return None
-        found = line_symbols(path, text)
-        if not is_racy(info, read_at) and not text.from_editor:  # (opened meanwhile: not the disk's)
+        record = index.current(path) if index is not None else None
+        if record is not None:
+            found = record.line_symbols()
+        else:
+            try:
+                text = ws.text(path)
+            except Refusal:
+                return None
+            found = line_symbols(path, text)
+            if text.from_editor:  # opened meanwhile: not the disk's
+                return found
+        if not is_racy(info, read_at):
             with self._lock:
                 self._entries[path] = (identity, found)
                 self._entries.move_to_end(path)
@@ -205,19 +207,13 @@ class LineSymbolsCache:
 LINE_SYMBOLS = LineSymbolsCache()
 
 
-def line_symbols(path: Path, text: Text) -> LineSymbols:
-    from ..syntax import enclosing_lookup, outline, walk
-
-    named_on = {s.selection[0] + 1: s.name_path for s in walk(outline(path, text))}
-    return LineSymbols(enclosing_lookup(path, text), named_on)
-
-
-def symbol_provider(ws: Workspace) -> Symbols:
+def symbol_provider(ws: Workspace, index: SymbolIndex | None = None) -> Symbols:
     """The innermost symbol around each of a file's match lines, and whether the line is the
-    one naming it; None for a language without a grammar."""
+    one naming it; None for a language without a grammar. From the index's record of the
+    file when it is current, else from the file's outline: the same labels."""
 
     def symbols(file: FileMatches) -> dict[int, Enclosing] | None:
-        found = LINE_SYMBOLS.get(ws, file.path)
+        found = LINE_SYMBOLS.get(ws, file.path, index)
         if found is None:
             return None
         labels: dict[int, Enclosing] = {}
@@ -308,7 +304,9 @@ def search(
             total_matches=outcome.hits,
             total_lines=outcome.lines,
         )
-    s = Search(outcome, symbol_provider(ctx.workspace), context_before, context_after, offset, limit)
+    s = Search(
+        outcome, symbol_provider(ctx.workspace, ctx.index), context_before, context_after, offset, limit
+    )
     s.extra_notes = filtered + [f"left out: {m}" for m in left_out]
     answer = fit(s, budget)
     answer.update(
