@@ -7,6 +7,7 @@ import gc
 import importlib
 import os
 import re
+import time
 from array import array
 from pathlib import Path
 
@@ -37,7 +38,17 @@ def project(tmp_path):
         "class Account:\n    def deposit(self):\n        pass\n"
     )
     (tmp_path / "top.py").write_text("def deposit():\n    pass\n")
+    backdate(tmp_path)
     return tmp_path
+
+
+def backdate(root: Path) -> None:
+    """Files written an hour ago, as a project's are: a record of a file written within the
+    last seconds is not trusted by its stat (see test_a_record_of_a_file_written_just_now_...)."""
+    old = time.time_ns() - 3_600 * 10**9
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(old, old))
 
 
 def built(root: Path, cache: Path | None = None, encoding: str = "utf-16") -> index_module.SymbolIndex:
@@ -102,6 +113,21 @@ def test_find_symbol_sees_a_file_changed_since_it_was_indexed(project):
         "Account/deposit",
         "Account/deposit_all",
     ]
+
+
+def test_a_record_of_a_file_written_just_now_is_not_trusted_by_its_stat(project):
+    top = project / "top.py"
+    top.write_text("def alpha():\n    pass\n")
+    _, ctx = indexed(project)
+    assert ctx.index is not None
+    assert ctx.index.is_current(project / "src" / "more" / "extra.py")
+    assert not ctx.index.is_current(top)  # its mtime is within the racy window
+    # written again within the same mtime tick, at the same size: a stat could not tell
+    info = os.stat(top)
+    top.write_text("def gamma():\n    pass\n")
+    os.utime(top, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert call(ctx, "find_symbol", {"name_path": "alpha"})["matches"] == []
+    assert [m["path"] for m in call(ctx, "find_symbol", {"name_path": "gamma"})["matches"]] == ["top.py"]
 
 
 def test_read_symbol_uses_the_index_only_for_the_text_it_indexed(project):

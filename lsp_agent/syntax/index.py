@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..search.walk import walk_order as walk_order_in
-from ..workspace import BINARY_SNIFF_BYTES, Text, Workspace
+from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace
 from . import store
 from .files import source_files
 from .languages import language_for
@@ -513,6 +513,7 @@ class SymbolIndex:
 def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -> FileRecord | None:
     """The record of one file from the workspace's current text (an editor's buffer when
     open) and its cached outline; None when it is gone, unreadable, binary or too large."""
+    read_at = time.time_ns()  # before the stat: a write after it makes the record racy
     try:
         info = os.stat(path)
         text = workspace.text(path)
@@ -520,13 +521,25 @@ def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -
         return None
     if text.size > INDEX_MAX_BYTES:
         return None
-    size, mtime = (-1, 0) if text.from_editor else (info.st_size, info.st_mtime_ns)
+    size, mtime = trusted_stat(info, read_at, from_editor=text.from_editor)
     return _recorded(path, text, language, outline_rows(path, text), encoding, size, mtime)
+
+
+def trusted_stat(info: os.stat_result, read_at: int, *, from_editor: bool = False) -> tuple[int, int]:
+    """The (size, mtime_ns) that make a record current while they are the file's; (-1, 0),
+    which no file's stat matches, for a record its stat cannot vouch for: one made from an
+    editor's buffer, or from a file whose mtime is so recent (within the racy window, as
+    Workspace.text judges texts) that a second write may leave the same size and mtime. Such
+    a record is made again when next needed."""
+    if from_editor or info.st_mtime_ns + RACY_WINDOW_NS > read_at:
+        return -1, 0
+    return info.st_size, info.st_mtime_ns
 
 
 def read_record(path: str, language: str, encoding: str) -> FileRecord | None:
     """The record of a file read from disk once (a worker's), parsed without the caches;
     None when it is gone, unreadable, binary or too large (as Workspace.text refuses it)."""
+    read_at = time.time_ns()
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > INDEX_MAX_BYTES:
@@ -539,7 +552,7 @@ def read_record(path: str, language: str, encoding: str) -> FileRecord | None:
         return None
     text = Text.from_bytes(data)
     rows = fresh_rows(language, data if text.utf8 else encode(text))  # valid UTF-8: the same bytes
-    return _recorded(path, text, language, rows, encoding, info.st_size, info.st_mtime_ns)
+    return _recorded(path, text, language, rows, encoding, *trusted_stat(info, read_at))
 
 
 def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int) -> FileRecord | None:  # fmt: skip

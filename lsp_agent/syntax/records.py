@@ -39,7 +39,7 @@ class Entry:
 class FileRecord:
     """The definitions of one file, in outline order (parents before children)."""
 
-    size: int  # of the file on disk when indexed (-1: indexed from an editor's buffer)
+    size: int  # of the file on disk when indexed (-1: not to be trusted by stat, see trusted_stat)
     mtime_ns: int
     version: str  # of the text indexed
     language: str
