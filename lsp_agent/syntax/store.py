@@ -3,8 +3,8 @@
 One file per workspace (its roots) and position encoding, in a cache folder outside the
 workspace: `$LSP_AGENT_CACHE_DIR`, else `$XDG_CACHE_HOME/lsp-agent`, else
 `~/.cache/lsp-agent`. A record is reused when its file's size and mtime_ns are unchanged
-and its language's grammar version (the grammar wheel's version and the query text) is the
-one that made it.
+(a record its stat cannot vouch for has size -1, see index.trusted_stat) and its language's
+grammar version (the grammar wheel's version and the query text) is the one that made it.
 
 Writing is atomic (a temporary file renamed over the old one), so concurrent servers never
 see half a file: the last writer wins. The payload is a pickle of plain values only (loading
