@@ -48,11 +48,6 @@ def shows_number(line: str, above: bool) -> bool:
     return bool(line) and not (above and _CITABLE.search(line) is None)
 
 
-def numbered(number: int, line: str, above: bool) -> int:
-    """Characters of a line as a page shows it, without its newline."""
-    return len(line) + len(str(number)) + 1 if shows_number(line, above) else len(line)
-
-
 def number_lines(start: int, lines: list[str]) -> list[str]:
     """`lines` from line `start` as one block, numbered as a page shows them."""
     shown, above = [], False
@@ -257,16 +252,17 @@ class _Part:
         # lines may fit.
         overhead = max(page_chars(0, 0, last, last), page_chars(0, 0, last, last + 1))
         count = max(0, fit_lines(text, start, last, len(str(last)) + 2, max_chars - overhead))
-        chars, above = 0, False
+        chars, above = 0, False  # above: whether the last line counted shows its number
         for n, line in enumerate(text.lines(start, start + count - 1), start):
-            chars += numbered(n, line, above)
             above = shows_number(line, above)
+            chars += len(line) + (len(str(n)) + 1 if above else 0)
         while (n := start + count) <= last:
             line = text.line(n)
-            more = chars + numbered(n, line, above)
+            shown = shows_number(line, above)
+            more = chars + len(line) + (len(str(n)) + 1 if shown else 0)
             if page_chars(more, count + 1, n, n + 1) > max_chars:
                 break
-            chars, count, above = more, count + 1, shows_number(line, above)
+            chars, count, above = more, count + 1, shown
         return number_lines(start, text.lines(start, start + count - 1)), start + count, None
 
     def segment(self, start: int, col: int, max_chars: int) -> tuple[list[str], int, tuple[int, int]]:
