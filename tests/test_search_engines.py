@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sysconfig
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from lsp_agent.config import Settings
-from lsp_agent.search import Query, Target, find_rg, run_search
+from lsp_agent.search import Query, Target, find_rg, run_search, walk
 from lsp_agent.search.ripgrep import BEGIN, END, message_of
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
@@ -154,6 +156,26 @@ def test_no_ripgrep_is_a_clear_refusal(tree, monkeypatch):
     monkeypatch.setattr("lsp_agent.search.walk.find_rg", lambda: None)
     refused = search(tree, "foo")
     assert refused["error"]["code"] == "no_ripgrep" and "install the `ripgrep` package" in refused["text"]
+
+
+def test_the_wheels_rg_is_found_without_sysconfig_in_the_calling_thread(monkeypatch):
+    """Tools call find_rg from worker threads; sysconfig fills its config lazily without a
+    lock (two first calls at once failed in CI: "dictionary changed size during iteration"),
+    so the folders are found at import and a call never touches sysconfig."""
+    wheel_rg = next(
+        (os.path.join(f, "rg") for f in walk.WHEEL_FOLDERS if os.access(os.path.join(f, "rg"), os.X_OK)), None
+    )
+    if wheel_rg is None:
+        pytest.skip("rg is not installed by the ripgrep wheel beside this Python")
+
+    def no_sysconfig(*args, **kwargs):
+        raise AssertionError("sysconfig used at call time")
+
+    monkeypatch.setattr(sysconfig, "get_path", no_sysconfig)
+    monkeypatch.setattr(sysconfig, "get_config_vars", no_sysconfig)
+    monkeypatch.setenv("PATH", "")
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(lambda _: find_rg(), range(32))) == {wheel_rg}
 
 
 def test_an_rg_that_cannot_start_is_a_clear_refusal_for_search_and_outlines(tree, monkeypatch):

@@ -39,12 +39,18 @@ WALK_FLAGS = (
 )
 
 
+# Where the `ripgrep` wheel puts rg: this interpreter's scripts folder, else beside it. Found
+# once, at import: sysconfig fills its config dict lazily and without a lock, so a first call
+# from two worker threads at once can fail with "dictionary changed size during iteration".
+WHEEL_FOLDERS = (sysconfig.get_path("scripts"), os.path.dirname(sys.executable))
+
+
 def find_rg() -> str | None:
     """rg on PATH, else the one the `ripgrep` wheel installed next to this interpreter."""
     found = shutil.which("rg")
     if found:
         return found
-    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+    for folder in WHEEL_FOLDERS:
         candidate = os.path.join(folder, "rg.exe" if os.name == "nt" else "rg")
         if os.access(candidate, os.X_OK):
             return candidate
