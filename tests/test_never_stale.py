@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -78,13 +79,18 @@ def test_old_files_are_served_from_the_cache(tmp_path, reads):
 
 
 def test_racy_entry_becomes_clean_once_old(tmp_path, monkeypatch, reads):
-    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 50_000_000)  # 50 ms
     path = tmp_path / "a.py"
     path.write_text("alpha = 1\n")
+    info = os.stat(path)
+    changed = max(info.st_mtime_ns, info.st_ctime_ns)
+    # The workspace's clock, set against the file's own timestamps: a stall of the test
+    # process between the write and the read (a loaded CI) cannot age the entry.
+    clock = SimpleNamespace(time_ns=lambda: changed + 1_000_000)  # read 1 ms after the write
+    monkeypatch.setattr(workspace_module, "time", clock)
     ws = Workspace([tmp_path])
     ws.text(path)
     assert ws._disk_cache[path].racy
-    time.sleep(0.1)
+    clock.time_ns = lambda: changed + workspace_module.RACY_WINDOW_NS
     ws.text(path)  # verified by content, now past the window
     assert not ws._disk_cache[path].racy
     ws.text(path)
