@@ -32,6 +32,7 @@ from lsp_agent.workspace import Text
 # `exit` raises SystemExit in the server's thread, as it ends the process in production.
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 
+started = threading.Event()
 observed = threading.Event()
 
 
@@ -49,6 +50,7 @@ def waiting_tool():
         def wait_for_cancel(ctx):
             for _ in range(1000):
                 ctx.progress("waiting", None, every=0)
+                started.set()
                 if ctx.cancel_event.wait(0.01):
                     observed.set()
                     ctx.check_cancelled()
@@ -125,6 +127,7 @@ async def test_notifications_leave_no_pending_futures(connected, tmp_path):
 @pytest.mark.parametrize("via", ["request", "command"])
 async def test_cancel_reaches_the_running_tool(connected, via):
     client, server = connected
+    started.clear()
     observed.clear()
     if via == "request":
         future = client.protocol.send_request("lspAgent/wait_for_cancel", {})
@@ -133,7 +136,9 @@ async def test_cancel_reaches_the_running_tool(connected, via):
             types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command="lspAgent.wait_for_cancel", arguments=[{}]),
         )
-    await asyncio.sleep(0.3)  # the tool is running and reporting progress
+    # The tool is running and reporting progress. A cancel that came before it started
+    # would cancel a call that never ran, and the tool would never see it.
+    assert await asyncio.to_thread(started.wait, 10), "the tool never started"
     msg_id = next(reversed(client.protocol._request_futures))
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises(JsonRpcException) as error:
