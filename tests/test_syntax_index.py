@@ -7,8 +7,10 @@ import gc
 import importlib
 import os
 import re
+import threading
 import time
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -421,6 +423,66 @@ def test_a_build_steps_aside_between_files_and_leaves_its_records_out_of_the_col
     assert steps[count : count + 2] == [1, 2]  # parsing: one file more each time
     records = {id(record) for record in index.files.values()}
     assert records and not any(id(o) in records for o in gc.get_objects())
+
+
+def two_folders(tmp_path: Path) -> tuple[Path, Path]:
+    """Two workspace folders: one file in the first, two in the second."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "a.py").write_text("def alpha():\n    pass\n")
+    (second / "b.py").write_text("def beta():\n    pass\n")
+    (second / "c.py").write_text("def gamma():\n    pass\n")
+    backdate(tmp_path)
+    return first, second
+
+
+def paused_build(index: index_module.SymbolIndex, pause_when: Callable[[], bool]):
+    """index.build() in a thread of its own (as the server's heavy lane runs it), paused at
+    its first step aside where `pause_when()`: (the thread, set this to go on)."""
+    paused, go_on = threading.Event(), threading.Event()
+
+    def step_aside() -> None:
+        if not paused.is_set() and pause_when():
+            paused.set()
+            assert go_on.wait(30)
+
+    thread = threading.Thread(target=index.build, kwargs={"step_aside": step_aside})
+    thread.start()
+    assert paused.wait(30)
+    return thread, go_on
+
+
+def test_a_build_superseded_by_one_for_an_added_folder_keeps_the_folders_records(tmp_path):
+    """The server builds again when folders change, in another worker thread, while the
+    build of the old folders may still run: walking only those, that one dropped the
+    records of the added folder when it ended."""
+    first, second = two_folders(tmp_path)
+    index = index_module.SymbolIndex(Workspace([first]))
+    older, go_on = paused_build(index, lambda: True)  # in its walk of the first folder
+    index.workspace.set_roots([first, second])
+    index.build()
+    go_on.set()
+    older.join()
+    assert sorted(p.name for p in index.files) == ["a.py", "b.py", "c.py"]
+    assert [e.name for _, e in index.query("beta")] == ["beta"]
+
+
+def test_a_build_superseded_by_one_for_a_removed_folder_puts_back_none_of_its_records(tmp_path, monkeypatch):
+    """The removed folder's files, parsed by worker processes for the older build, are not
+    put back after the newer build dropped them."""
+    monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1)
+    monkeypatch.setattr(index_module, "MANY_CORES", True)
+    first, second = two_folders(tmp_path)
+    index = index_module.SymbolIndex(Workspace([first, second]))
+    # paused once a record of the second folder is in, the other still to come
+    older, go_on = paused_build(index, lambda: any(p.parent == second for p in index.files))
+    index.workspace.set_roots([first])
+    index.build()
+    go_on.set()
+    older.join()
+    assert sorted(p.name for p in index.files) == ["a.py"]
+    assert index.query("gamma") == index.query("beta") == []
 
 
 def record_of(names: list[str]) -> FileRecord:
