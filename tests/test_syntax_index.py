@@ -485,6 +485,36 @@ def test_a_build_superseded_by_one_for_a_removed_folder_puts_back_none_of_its_re
     assert index.query("gamma") == index.query("beta") == []
 
 
+def test_a_slow_reindex_of_an_older_buffer_does_not_replace_the_newer_buffers_record(tmp_path, monkeypatch):
+    """Each change of an editor's buffer re-indexes it in a heavy thread; one of a large
+    file may end after the next one has: its record, of the older text, is not put."""
+    (tmp_path / "a.py").write_text("def on_disk():\n    pass\n")
+    workspace = Workspace([tmp_path])
+    index = index_module.SymbolIndex(workspace)
+    path = workspace.resolve("a.py")
+    workspace.open_document(path, "def older():\n    pass\n")
+    made, go_on = threading.Event(), threading.Event()
+    index_file = index_module.index_file
+
+    def slow_the_first(*args):
+        record = index_file(*args)
+        if not made.is_set():
+            made.set()
+            assert go_on.wait(30)
+        return record
+
+    monkeypatch.setattr(index_module, "index_file", slow_the_first)
+    older = threading.Thread(target=index.update, args=(path,))
+    older.start()
+    assert made.wait(30)
+    workspace.open_document(path, "def newer():\n    pass\n")
+    index.update(path)
+    go_on.set()
+    older.join()
+    assert [e.name for _, e in index.query("newer")] == ["newer"] and index.query("older") == []
+    assert index.current(path) is not None
+
+
 def record_of(names: list[str]) -> FileRecord:
     """A record holding `names` as top-level functions, one a line."""
     ranges = array("I", [v for n in range(len(names)) for v in (n, 0, n, 9, n, 4, n, 4 + len(names[n]))])

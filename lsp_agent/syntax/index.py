@@ -410,9 +410,15 @@ class SymbolIndex:
         self._put(path, index_file(self.workspace, path, language, self.encoding), build)
 
     def _put(self, path: Path, record: FileRecord | None, build: int | None = None) -> None:
-        """Put (None: drop) the record of `path`; for a build, only while it is the latest."""
+        """Put (None: drop) the record of `path`; for a build, only while it is the latest.
+        Not a record of another text than the path's open buffer: re-indexing runs in heavy
+        threads, and one of an older buffer (a slow parse) could end after the next one; the
+        change that replaced the buffer re-indexes it."""
         with self._lock:
             if build is not None and build != self._builds:
+                return
+            buffer = self.workspace.open_text(path)
+            if record is not None and buffer is not None and record.version != buffer.version:
                 return
             if record is None:
                 self.files.pop(path, None)
