@@ -485,6 +485,21 @@ def test_a_build_superseded_by_one_for_a_removed_folder_puts_back_none_of_its_re
     assert index.query("gamma") == index.query("beta") == []
 
 
+def test_find_symbol_while_the_index_is_built_again_for_an_added_folder_finds_its_definitions(tmp_path):
+    """Until the build for the new folders ends, the index lacks the added folder's files:
+    find_symbol looks in the files, as before the first build ended."""
+    first, second = two_folders(tmp_path)
+    index = built(first)
+    index.workspace.set_roots([first, second])
+    rebuild, go_on = paused_build(index, lambda: True)
+    try:
+        answer = call(Context(index.workspace, index=index), "find_symbol", {"name_path": "beta"})
+    finally:
+        go_on.set()
+        rebuild.join()
+    assert [m["path"] for m in answer["matches"]] == ["second/b.py"]
+
+
 def test_a_slow_reindex_of_an_older_buffer_does_not_replace_the_newer_buffers_record(tmp_path, monkeypatch):
     """Each change of an editor's buffer re-indexes it in a heavy thread; one of a large
     file may end after the next one has: its record, of the older text, is not put."""

@@ -337,6 +337,7 @@ class SymbolIndex:
         with self._lock:
             self._builds += 1
             build = self._builds
+        self.ready.clear()  # tools asking meanwhile look in the files: the index lacks added folders
 
         def stopped() -> bool:
             return cancelled() or self._builds != build
