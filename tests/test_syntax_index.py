@@ -500,34 +500,60 @@ def test_find_symbol_while_the_index_is_built_again_for_an_added_folder_finds_it
     assert [m["path"] for m in answer["matches"]] == ["second/b.py"]
 
 
-def test_a_slow_reindex_of_an_older_buffer_does_not_replace_the_newer_buffers_record(tmp_path, monkeypatch):
-    """Each change of an editor's buffer re-indexes it in a heavy thread; one of a large
-    file may end after the next one has: its record, of the older text, is not put."""
-    (tmp_path / "a.py").write_text("def on_disk():\n    pass\n")
-    workspace = Workspace([tmp_path])
-    index = index_module.SymbolIndex(workspace)
-    path = workspace.resolve("a.py")
-    workspace.open_document(path, "def older():\n    pass\n")
+def older_reindex(
+    index: index_module.SymbolIndex, path: Path, buffer: str, monkeypatch
+) -> Callable[[], None]:
+    """`buffer` opened and re-indexed in a thread of its own (a heavy thread of the server),
+    paused once it has read the buffer, as a slow parse: the function that lets it end."""
     made, go_on = threading.Event(), threading.Event()
     index_file = index_module.index_file
 
-    def slow_the_first(*args):
+    def slow(*args):
         record = index_file(*args)
-        if not made.is_set():
-            made.set()
-            assert go_on.wait(30)
+        made.set()
+        assert go_on.wait(30)
         return record
 
-    monkeypatch.setattr(index_module, "index_file", slow_the_first)
+    monkeypatch.setattr(index_module, "index_file", slow)
+    index.workspace.open_document(path, buffer)
     older = threading.Thread(target=index.update, args=(path,))
     older.start()
     assert made.wait(30)
-    workspace.open_document(path, "def newer():\n    pass\n")
+    monkeypatch.setattr(index_module, "index_file", index_file)
+
+    def end() -> None:
+        go_on.set()
+        older.join()
+
+    return end
+
+
+def test_a_slow_reindex_of_an_older_buffer_does_not_replace_the_newer_buffers_record(tmp_path, monkeypatch):
+    """Each change of an editor's buffer re-indexes it in a heavy thread; one of a large
+    file may end after the next one's: its record, of the older text, is not put."""
+    (tmp_path / "a.py").write_text("def on_disk():\n    pass\n")
+    index = index_module.SymbolIndex(Workspace([tmp_path]))
+    path = index.workspace.resolve("a.py")
+    end = older_reindex(index, path, "def older():\n    pass\n", monkeypatch)
+    index.workspace.open_document(path, "def newer():\n    pass\n")
     index.update(path)
-    go_on.set()
-    older.join()
+    end()
     assert [e.name for _, e in index.query("newer")] == ["newer"] and index.query("older") == []
     assert index.current(path) is not None
+
+
+def test_a_record_of_an_older_buffer_is_put_where_the_index_has_none(tmp_path, monkeypatch):
+    """A file the built index has no record of gets the record of its older buffer when the
+    buffer changed during the parse: find_symbol makes a stale record again, but would not
+    see a file without one (its re-index comes a quarter second after the change)."""
+    index = built(tmp_path)  # before the file exists
+    path = tmp_path.resolve() / "a.py"
+    path.write_text("def greet():\n    pass\n")
+    end = older_reindex(index, path, "def greet():\n    pass\n", monkeypatch)
+    index.workspace.open_document(path, "# edited\ndef greet():\n    pass\n")
+    end()
+    answer = call(Context(index.workspace, index=index), "find_symbol", {"name_path": "greet"})
+    assert [(m["path"], m["start_line"]) for m in answer["matches"]] == [("a.py", 2)]
 
 
 def record_of(names: list[str]) -> FileRecord:

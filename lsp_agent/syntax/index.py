@@ -412,15 +412,17 @@ class SymbolIndex:
 
     def _put(self, path: Path, record: FileRecord | None, build: int | None = None) -> None:
         """Put (None: drop) the record of `path`; for a build, only while it is the latest.
-        Not a record of another text than the path's open buffer: re-indexing runs in heavy
-        threads, and one of an older buffer (a slow parse) could end after the next one; the
-        change that replaced the buffer re-indexes it."""
+        A record of the open buffer's text is not replaced by one of another text: re-indexing
+        runs in heavy threads, and one of an older buffer (a slow parse) could end after the
+        next one's. (Any other record is replaced: a stale one is better than none, which
+        find_symbol would not see to make again.)"""
         with self._lock:
             if build is not None and build != self._builds:
                 return
-            buffer = self.workspace.open_text(path)
-            if record is not None and buffer is not None and record.version != buffer.version:
-                return
+            if record is not None and (buffer := self.workspace.open_text(path)) is not None:
+                kept = self.files.get(path)
+                if kept is not None and kept.version == buffer.version != record.version:
+                    return
             if record is None:
                 self.files.pop(path, None)
             else:
