@@ -31,7 +31,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 
 from . import __version__
 from .config import Settings
-from .errors import ArgumentError, Refusal
+from .errors import ArgumentError, Cancelled, Refusal
 from .lanes import Lanes
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .syntax import EXTENSIONS, Symbol, language_for, outline
@@ -173,14 +173,15 @@ class AgentServer(LanguageServer):
         ctx = self.context(report=progress.report, heavy=heavy)
         self.running.add(ctx)
         started = time.monotonic()
-        outcome = "cancelled"
+        outcome = "failed"  # until the call ends another way
         try:
             answer, outcome = await self.lanes.run(heavy, run_encoded, ctx, name, arguments)
             return answer
         except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
             outcome = "invalid params"
             raise JsonRpcInvalidParams(str(exc)) from None
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, Cancelled):
+            outcome = "cancelled"
             ctx.cancel_event.set()  # the tool stops at its next check
             raise
         finally:

@@ -156,14 +156,17 @@ class Workspace:
                 raise ValueError(f"workspace root {str(path)!r} is not a directory")
             if path not in resolved:
                 resolved.append(path)
+        # One assignment: tools in worker threads read the roots while a folder change sets
+        # them, and must never see a state between two (such as a root paired with the
+        # string of another, which put a file under the wrong root).
         self.roots = resolved
-        self._prefixes = [str(r) for r in resolved]
 
     # --- confinement ------------------------------------------------------------------
 
     def root_of(self, path: Path) -> Path | None:
         text = str(path)
-        for root, prefix in zip(self.roots, self._prefixes, strict=False):
+        for root in self.roots:
+            prefix = str(root)  # a Path keeps its string once made
             if text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep):
                 return root
         return None
@@ -181,7 +184,7 @@ class Workspace:
             raise Refusal("bad_path", "The path contains a NUL character.")
         candidate = str(uri_to_path(raw)) if raw.startswith("file:") else os.path.expanduser(raw)
         if not os.path.isabs(candidate):
-            candidate = os.path.join(self._prefixes[0], candidate)
+            candidate = os.path.join(self.roots[0], candidate)
         try:
             real = Path(os.path.realpath(candidate, strict=False))
             # realpath stops resolving at a symlink loop and joins the rest as written, so

@@ -1,8 +1,9 @@
-"""`lsp-agent mcp` with one extra tool, for the cancellation and progress tests (run as a
-script: python tests/mcp_slow_tool.py --root DIR).
+"""`lsp-agent mcp` with two extra tools, for the cancellation, progress and defect tests (run
+as a script: python tests/mcp_slow_tool.py --root DIR).
 
 `wait_for_cancel` reports progress every few milliseconds until its call is cancelled, then
 writes the file `cancelled` in the first root (atomically), so the test can see the tool itself stopped.
+`defect` raises, as a tool with a bug would.
 """
 
 import sys
@@ -32,6 +33,11 @@ def wait_for_cancel(ctx):
             raise
         time.sleep(0.05)
     return {"text": "never cancelled"}
+
+
+@tool("defect", "Defect", "Test tool: raises.", {"type": "object", "additionalProperties": False})
+def defect(ctx):
+    raise RuntimeError("a defect on purpose")
 
 
 raise SystemExit(main(["mcp", *sys.argv[1:]]))

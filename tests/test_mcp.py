@@ -152,6 +152,18 @@ async def test_cancellation_stops_the_tool_and_progress_arrives(root):
     assert progress[0][2].startswith("waiting, step")
 
 
+async def test_a_tool_defect_is_a_tool_error_the_model_reads(root):
+    """Not a JSON-RPC error (code 0 under the legacy handshake, which hosts may not show the
+    model): a tool result with isError, no traceback, and the server serving on."""
+    async with client(root, script=SLOW_TOOL_SERVER) as mcp:
+        failed = await mcp.call_tool("defect", {})
+        after = await mcp.call_tool("read", {"path": "lines.txt", "max_chars": 200})
+    assert failed.is_error
+    assert "RuntimeError: a defect on purpose" in text_of(failed) and "bug in lsp-agent" in text_of(failed)
+    assert "Traceback" not in text_of(failed)
+    assert not after.is_error and "line 001 of the file" in text_of(after)
+
+
 @pytest.mark.parametrize("missing", ["mcp", "anyio"])  # the extra brings both
 def test_without_the_extra_the_command_says_how_to_install_it(missing):
     hide = f"import sys; sys.modules[{missing!r}] = None; from lsp_agent.cli import main; main(['mcp'])"

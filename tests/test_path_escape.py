@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -218,3 +219,28 @@ def test_the_suite_can_see_a_leak(layout):
     answer = call(ctx, "read", {"path": os.path.relpath(outside / "key.py", root.parent)})
     with pytest.raises(AssertionError):
         assert_no_escape("read", {}, answer)
+
+
+def test_roots_change_in_one_step_for_tools_running_meanwhile(tmp_path):
+    """A folder change sets the roots on the event loop while tools in worker threads ask
+    which root holds a path: at every moment between two of its assignments, the answer is
+    a root that holds the path (or none). Roots and their strings set one after the other
+    put a file of a removed root under the one that stayed (a folder outline taking the path
+    relative to that root would raise ValueError)."""
+    removed, kept = tmp_path / "removed", tmp_path / "kept"
+    removed.mkdir()
+    kept.mkdir()
+    file = removed / "a.py"
+    seen: list[Path | None] | None = None  # not while it is made
+
+    class Watched(Workspace):
+        def __setattr__(self, name, value):
+            super().__setattr__(name, value)
+            if seen is not None:  # what a tool running now would be told
+                seen.append(self.root_of(file))
+
+    workspace = Watched([removed, kept])
+    seen = []
+    workspace.set_roots([kept])
+    assert seen and all(root is None or file.is_relative_to(root) for root in seen)
+    assert workspace.root_of(file) is None and workspace.root_of(kept / "b.py") == kept

@@ -60,6 +60,18 @@ def waiting_tool():
     REGISTRY.pop("wait_for_cancel", None)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def exploding_tool():
+    """`explode`: a tool with a bug (the server registers its tools when created)."""
+
+    @tool("explode", "Explode", "Test tool: raises.", {"type": "object", "properties": {}})
+    def explode(ctx):
+        raise RuntimeError("a defect on purpose")
+
+    yield
+    REGISTRY.pop("explode")
+
+
 @pytest.fixture
 async def connected(tmp_path):
     (tmp_path / "a.txt").write_text("alpha\n")
@@ -193,3 +205,18 @@ def test_document_symbols_after_edits_are_those_of_a_cold_outline(edits, encodin
         answer = kept.encode(path, Columns(text, encoding), outline(path, text))
         fresh = build(PARSES._trees[path])  # the outline of the same (incrementally parsed) tree
         assert json.loads(answer) == document_symbols(Columns(text, encoding), fresh)
+
+
+async def test_a_tool_defect_answers_as_an_internal_error_and_the_server_serves_on(connected):
+    """A bug in a tool reaches the client as an answer it can show an agent, never as a
+    JSON-RPC internal error carrying the traceback (pygls puts it in the error's data)."""
+    client, _ = connected
+    by_request = await client.protocol.send_request_async("lspAgent/explode", {})
+    by_command = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="lspAgent.explode", arguments=[{}])
+    )
+    for answer in (by_request, by_command):
+        assert answer["error"]["code"] == "internal_error"
+        assert "RuntimeError: a defect on purpose" in answer["text"] and "Traceback" not in json.dumps(answer)
+    after = await client.protocol.send_request_async("lspAgent/read", {"path": "a.txt"})
+    assert "alpha" in after["text"]

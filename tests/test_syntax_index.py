@@ -7,8 +7,10 @@ import gc
 import importlib
 import os
 import re
+import threading
 import time
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -421,6 +423,137 @@ def test_a_build_steps_aside_between_files_and_leaves_its_records_out_of_the_col
     assert steps[count : count + 2] == [1, 2]  # parsing: one file more each time
     records = {id(record) for record in index.files.values()}
     assert records and not any(id(o) in records for o in gc.get_objects())
+
+
+def two_folders(tmp_path: Path) -> tuple[Path, Path]:
+    """Two workspace folders: one file in the first, two in the second."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "a.py").write_text("def alpha():\n    pass\n")
+    (second / "b.py").write_text("def beta():\n    pass\n")
+    (second / "c.py").write_text("def gamma():\n    pass\n")
+    backdate(tmp_path)
+    return first, second
+
+
+def paused_build(index: index_module.SymbolIndex, pause_when: Callable[[], bool]):
+    """index.build() in a thread of its own (as the server's heavy lane runs it), paused at
+    its first step aside where `pause_when()`: (the thread, set this to go on)."""
+    paused, go_on = threading.Event(), threading.Event()
+
+    def step_aside() -> None:
+        if not paused.is_set() and pause_when():
+            paused.set()
+            assert go_on.wait(30)
+
+    thread = threading.Thread(target=index.build, kwargs={"step_aside": step_aside})
+    thread.start()
+    assert paused.wait(30)
+    return thread, go_on
+
+
+def test_a_build_superseded_by_one_for_an_added_folder_keeps_the_folders_records(tmp_path):
+    """The server builds again when folders change, in another worker thread, while the
+    build of the old folders may still run: walking only those, that one dropped the
+    records of the added folder when it ended."""
+    first, second = two_folders(tmp_path)
+    index = index_module.SymbolIndex(Workspace([first]))
+    older, go_on = paused_build(index, lambda: True)  # in its walk of the first folder
+    index.workspace.set_roots([first, second])
+    index.build()
+    go_on.set()
+    older.join()
+    assert sorted(p.name for p in index.files) == ["a.py", "b.py", "c.py"]
+    assert [e.name for _, e in index.query("beta")] == ["beta"]
+
+
+def test_a_build_superseded_by_one_for_a_removed_folder_puts_back_none_of_its_records(tmp_path, monkeypatch):
+    """The removed folder's files, parsed by worker processes for the older build, are not
+    put back after the newer build dropped them."""
+    monkeypatch.setattr(index_module, "PROCESS_MIN_FILES", 1)
+    monkeypatch.setattr(index_module, "MANY_CORES", True)
+    first, second = two_folders(tmp_path)
+    index = index_module.SymbolIndex(Workspace([first, second]))
+    # paused once a record of the second folder is in, the other still to come
+    older, go_on = paused_build(index, lambda: any(p.parent == second for p in index.files))
+    index.workspace.set_roots([first])
+    index.build()
+    go_on.set()
+    older.join()
+    assert sorted(p.name for p in index.files) == ["a.py"]
+    assert index.query("gamma") == index.query("beta") == []
+
+
+def test_find_symbol_while_the_index_is_built_again_for_an_added_folder_finds_its_definitions(tmp_path):
+    """Until the build for the new folders ends, the index lacks the added folder's files:
+    find_symbol looks in the files, as before the first build ended."""
+    first, second = two_folders(tmp_path)
+    index = built(first)
+    index.workspace.set_roots([first, second])
+    rebuild, go_on = paused_build(index, lambda: True)
+    try:
+        answer = call(Context(index.workspace, index=index), "find_symbol", {"name_path": "beta"})
+    finally:
+        go_on.set()
+        rebuild.join()
+    assert [m["path"] for m in answer["matches"]] == ["second/b.py"]
+
+
+def older_reindex(
+    index: index_module.SymbolIndex, path: Path, buffer: str, monkeypatch
+) -> Callable[[], None]:
+    """`buffer` opened and re-indexed in a thread of its own (a heavy thread of the server),
+    paused once it has read the buffer, as a slow parse: the function that lets it end."""
+    made, go_on = threading.Event(), threading.Event()
+    index_file = index_module.index_file
+
+    def slow(*args):
+        record = index_file(*args)
+        made.set()
+        assert go_on.wait(30)
+        return record
+
+    monkeypatch.setattr(index_module, "index_file", slow)
+    index.workspace.open_document(path, buffer)
+    older = threading.Thread(target=index.update, args=(path,))
+    older.start()
+    assert made.wait(30)
+    monkeypatch.setattr(index_module, "index_file", index_file)
+
+    def end() -> None:
+        go_on.set()
+        older.join()
+
+    return end
+
+
+def test_a_slow_reindex_of_an_older_buffer_does_not_replace_the_newer_buffers_record(tmp_path, monkeypatch):
+    """Each change of an editor's buffer re-indexes it in a heavy thread; one of a large
+    file may end after the next one's: its record, of the older text, is not put."""
+    (tmp_path / "a.py").write_text("def on_disk():\n    pass\n")
+    index = index_module.SymbolIndex(Workspace([tmp_path]))
+    path = index.workspace.resolve("a.py")
+    end = older_reindex(index, path, "def older():\n    pass\n", monkeypatch)
+    index.workspace.open_document(path, "def newer():\n    pass\n")
+    index.update(path)
+    end()
+    assert [e.name for _, e in index.query("newer")] == ["newer"] and index.query("older") == []
+    assert index.current(path) is not None
+
+
+def test_a_record_of_an_older_buffer_is_put_where_the_index_has_none(tmp_path, monkeypatch):
+    """A file the built index has no record of gets the record of its older buffer when the
+    buffer changed during the parse: find_symbol makes a stale record again, but would not
+    see a file without one (its re-index comes a quarter second after the change)."""
+    index = built(tmp_path)  # before the file exists
+    path = tmp_path.resolve() / "a.py"
+    path.write_text("def greet():\n    pass\n")
+    end = older_reindex(index, path, "def greet():\n    pass\n", monkeypatch)
+    index.workspace.open_document(path, "# edited\ndef greet():\n    pass\n")
+    end()
+    answer = call(Context(index.workspace, index=index), "find_symbol", {"name_path": "greet"})
+    assert [(m["path"], m["start_line"]) for m in answer["matches"]] == [("a.py", 2)]
 
 
 def record_of(names: list[str]) -> FileRecord:

@@ -314,6 +314,7 @@ class SymbolIndex:
         self._lock = threading.Lock()
         self._loaded = False
         self._names = Names()
+        self._builds = 0  # builds started: only the latest may drop or put records
 
     # --- building -------------------------------------------------------------------------
 
@@ -327,7 +328,19 @@ class SymbolIndex:
         keep their records, the others are parsed; by worker processes when there are many,
         from the moment the walk has listed enough of them. Returns the number of files.
         Between two files it calls `step_aside` (the server's lanes let its light requests
-        run first)."""
+        run first).
+
+        A build started later (the workspace folders changed) supersedes this one: it stops,
+        and from then on neither drops nor puts a record. Both run in worker threads, and
+        this one walks the old roots: it would drop the records of an added folder, or put
+        back those of a removed one."""
+        with self._lock:
+            self._builds += 1
+            build = self._builds
+        self.ready.clear()  # tools asking meanwhile look in the files: the index lacks added folders
+
+        def stopped() -> bool:
+            return cancelled() or self._builds != build
 
         def between_files(n: int) -> None:
             step_aside()
@@ -352,49 +365,64 @@ class SymbolIndex:
                         if len(on_disk) >= PROCESS_MIN_FILES and MANY_CORES:
                             workers.send(on_disk)
                     between_files(len(paths))
+                    if stopped():
+                        break
             wanted = set(paths)
             with self._lock:  # files no longer under a root (a folder was removed) are dropped
+                if stopped():  # the walk may have stopped part way
+                    return len(paths)
                 for path in [p for p in self.files if p not in wanted]:
                     del self.files[path]
                     self._names.put(path, None)
             reporter = Reporter(report, len(paths), len(paths) - len(opened) - len(on_disk))
             for path in opened:
-                self.update(path)
+                self.update(path, build)
                 reporter.step()
             if workers.started:
                 workers.send(on_disk, last=True)
-                for n, (path, record) in enumerate(workers.records(cancelled), 1):
+                for n, (path, record) in enumerate(workers.records(stopped), 1):
                     if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
-                        self._put(path, record)
+                        self._put(path, record, build)
                     reporter.step()
                     between_files(n)
             else:
                 for n, path in enumerate(on_disk, 1):
-                    if cancelled():
+                    if stopped():
                         break
-                    self.update(path)
+                    self.update(path, build)
                     reporter.step()
                     between_files(n)
         finally:
             workers.close()
         reporter.done()
         gc.freeze()
-        if not cancelled():
+        if not stopped():
             self.ready.set()
             if self.cache is not None and (opened or on_disk):
                 self.save()
         return len(paths)
 
-    def update(self, path: Path) -> None:
+    def update(self, path: Path, build: int | None = None) -> None:
         """(Re-)index one file from the workspace's current text (the editor's buffer when
         open); forget it when it is gone, unreadable or not source."""
         language = language_for(path)
         if language is None or self.workspace.root_of(path) is None:
             return
-        self._put(path, index_file(self.workspace, path, language, self.encoding))
+        self._put(path, index_file(self.workspace, path, language, self.encoding), build)
 
-    def _put(self, path: Path, record: FileRecord | None) -> None:
+    def _put(self, path: Path, record: FileRecord | None, build: int | None = None) -> None:
+        """Put (None: drop) the record of `path`; for a build, only while it is the latest.
+        A record of the open buffer's text is not replaced by one of another text: re-indexing
+        runs in heavy threads, and one of an older buffer (a slow parse) could end after the
+        next one's. (Any other record is replaced: a stale one is better than none, which
+        find_symbol would not see to make again.)"""
         with self._lock:
+            if build is not None and build != self._builds:
+                return
+            if record is not None and (buffer := self.workspace.open_text(path)) is not None:
+                kept = self.files.get(path)
+                if kept is not None and kept.version == buffer.version != record.version:
+                    return
             if record is None:
                 self.files.pop(path, None)
             else:

@@ -9,6 +9,7 @@ behaves the same everywhere. Tools know nothing of LSP.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,8 @@ import jsonschema
 from ..config import Settings
 from ..errors import ArgumentError, Cancelled, Refusal
 from ..workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ..syntax.index import SymbolIndex
@@ -213,6 +216,25 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
         return tool.handler(ctx, **arguments)
     except Refusal as refusal:
         return refusal.answer()
+    except (ArgumentError, Cancelled):
+        raise
+    except Exception as exc:  # a bug: an answer the agent can read, the traceback to the log
+        log.exception("%s failed on %s", name, arguments)
+        return internal_error(name, exc)
+
+
+def internal_error(name: str, exc: Exception) -> dict:
+    """The answer to a call a tool failed on by a defect of its own. As an answer rather
+    than a protocol error: an MCP client shows the model a tool result (a JSON-RPC error it
+    may not), a batch of calls keeps the others' answers, and no traceback leaves the server."""
+    cause = f"{type(exc).__name__}: {exc}"
+    if len(cause) > 300:
+        cause = cause[:300] + "…"
+    return Refusal(
+        "internal_error",
+        f"lsp-agent failed on this {name} call ({cause}). This is a bug in lsp-agent, not in the "
+        "call; the server logged it and keeps serving. Another call, or the same one again, may work.",
+    ).answer()
 
 
 # Tool modules register themselves on import, in catalog order (after the names they use).
