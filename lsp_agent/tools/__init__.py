@@ -219,7 +219,7 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
     except (ArgumentError, Cancelled):
         raise
     except Exception as exc:  # a bug: an answer the agent can read, the traceback to the log
-        log.exception("%s failed on %s", name, arguments)
+        log.exception("%s failed on %.500s", name, arguments)  # a reply to run_calls may be long
         return internal_error(name, exc)
 
 
