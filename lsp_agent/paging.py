@@ -48,6 +48,11 @@ def shows_number(line: str, above: bool) -> bool:
     return bool(line) and not (above and _CITABLE.search(line) is None)
 
 
+def shown_chars(n: int, line: str, shown: bool) -> int:
+    """Characters of line `n` as a page shows it (`N:text` when `shown`), without its newline."""
+    return len(line) + (len(str(n)) + 1 if shown else 0)
+
+
 def number_lines(start: int, lines: list[str]) -> list[str]:
     """`lines` from line `start` as one block, numbered as a page shows them."""
     shown, above = [], False
@@ -255,11 +260,11 @@ class _Part:
         chars, above = 0, False  # above: whether the last line counted shows its number
         for n, line in enumerate(text.lines(start, start + count - 1), start):
             above = shows_number(line, above)
-            chars += len(line) + (len(str(n)) + 1 if above else 0)
+            chars += shown_chars(n, line, above)
         while (n := start + count) <= last:
             line = text.line(n)
             shown = shows_number(line, above)
-            more = chars + len(line) + (len(str(n)) + 1 if shown else 0)
+            more = chars + shown_chars(n, line, shown)
             if page_chars(more, count + 1, n, n + 1) > max_chars:
                 break
             chars, count, above = more, count + 1, shown
