@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
 from ..search import Query, run_search
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
-from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify
+from ..syntax.receivers import Receiver
+from ..syntax.references import CODE_ROLES, OTHER, ROLES, SHOWN, TEXT_ROLES, Use, classify, family, judge
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
 from .search import targets_of
@@ -149,22 +150,60 @@ def use_at(ws: Workspace, path: str, line: int, column: int) -> UseAt:
     return UseAt(resolved, text, line, chosen.start(), chosen.group(), before.group(1) if before else None)
 
 
-def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, bool]:
-    """The name at a position and whether it is a member there (reached through a dot or
-    defined as a method)."""
+@dataclass(frozen=True)
+class Target:
+    """What the syntax shows of the thing asked for, besides its name."""
+
+    member: bool  # a method or field: a bare use in a receiver language is not it
+    function: bool = False  # a top-level function: `obj.name` (obj not an import) is not it
+    receiver: Receiver | None = None  # of the member use started from
+    language: str | None = None  # of the file started from
+
+
+def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, Target]:
+    """The name at a position and what it is there: a member (reached through a dot or
+    defined as a method), or a function (defined at the top level, or called bare)."""
     at = use_at(ws, path, line, column)
     uses = [u for u in classify(at.path, at.text, at.name, [line]) if u.column == at.column + 1]
-    member = bool(uses) and uses[0].qualified and uses[0].role != "definition"
-    if uses and uses[0].role == "definition":
-        kinds = {
-            s.kind for s in walk(outline(at.path, at.text)) if s.name == at.name and s.start_line <= line
-        }
+    language = language_for(at.path)
+    if not uses or uses[0].role in TEXT_ROLES:
+        return at.name, Target(False, language=language)
+    use = uses[0]
+    if use.role == "definition":
+        symbols = [s for s in walk(outline(at.path, at.text)) if s.name == at.name and s.start_line <= line]
+        kinds = {s.kind for s in symbols}
         member = bool(kinds) and kinds <= MEMBER_KINDS
-    return at.name, member
+        top = bool(symbols) and symbols[-1].kind == "function" and "/" not in symbols[-1].name_path
+        return at.name, Target(member, function=top and language in RECEIVER_LANGUAGES, language=language)
+    if use.qualified:
+        return at.name, Target(True, receiver=use.receiver, language=language)
+    return at.name, Target(
+        False, function=language in RECEIVER_LANGUAGES and use.role == "call", language=language
+    )
 
 
-def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: list[str] | None):
-    """(references in answer order, bare uses left out, other definitions left out)."""
+@dataclass
+class Collected:
+    refs: list[Reference]  # in answer order
+    bare: int = 0  # bare uses of a local, left out
+    other: int = 0  # definitions outside the owner, left out
+    owner: str | None = None  # the class the receivers were judged against
+    shown: int = 0  # uses whose receiver is the owner's class by the syntax (listed first)
+    receivers: Counter = field(default_factory=Counter)  # left out: uses by other receivers
+    elsewhere: Counter = field(default_factory=Counter)  # left out: uses by language
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    shown: str  # the file as shown
+    language: str | None
+    text: Text
+    use: Use
+    symbol: str | None
+
+
+def gather(ctx: Context, name: str, paths: list[str] | None) -> list[Hit]:
+    """Every whole-word use of `name`: ripgrep finds the lines, classify says what each is."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     # ripgrep finds the lines; classify then keeps the whole-word uses (`$` counts as a letter)
@@ -176,9 +215,7 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )
-    owned = name_path_matcher(f"{owner}/{name}") if owner else None
-    refs: list[Reference] = []
-    bare = other = 0
+    hits = []
     for file in outcome.files:
         ctx.check_cancelled()
         try:
@@ -186,26 +223,111 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
         except Refusal:
             continue
         lines = [m.line for m in file.matches]
-        uses: list[Use] = classify(file.path, text, name, lines)
-        symbols = enclosing_symbols(file.path, text, lines) if language_for(file.path) else {}
-        receiver = language_for(file.path) in RECEIVER_LANGUAGES
-        for use in uses:
-            symbol = symbols.get(use.line)
-            if use.role == "definition" and owned is not None:
-                defined = symbol or ""
-                if not owned(defined if defined.endswith(name) else f"{defined}/{name}"):
-                    other += 1
-                    continue
-            if member and receiver and not use.qualified and use.role in ("call", "use"):
-                bare += 1
+        language = language_for(file.path)
+        symbols = enclosing_symbols(file.path, text, lines) if language else {}
+        hits += [
+            Hit(file.shown, language, text, u, symbols.get(u.line))
+            for u in classify(file.path, text, name, lines)
+        ]
+    return hits
+
+
+def defined_as(hit: Hit, name: str) -> str:
+    """The name path of the definition a definition use names."""
+    defined = hit.symbol or ""
+    return defined if defined.endswith(name) else f"{defined}/{name}"
+
+
+def owner_of(receiver: Receiver | None, definers: frozenset[str]) -> str | None:
+    """The class whose member a use started from is, where its receiver shows one that defines
+    the name (`self.x` in a class defining x; `super().x` in a class whose base defines it)."""
+    if receiver is None or receiver.how not in ("instance", "super"):
+        return None
+    if receiver.how == "instance" and receiver.name in definers:
+        return receiver.name
+    return next((b for b in receiver.bases if b in definers and b != receiver.name), None)
+
+
+def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: list[str] | None) -> Collected:
+    """The uses of a name (inside `owner` when given) in answer order, and what was left out:
+    uses in other languages than its definitions', bare uses of a member, uses on receivers
+    of other classes (by the syntax), definitions outside the owner."""
+    hits = gather(ctx, name, paths)
+    definitions = [h for h in hits if h.use.role == "definition"]
+    definers = frozenset(d.rsplit("/", 2)[-2] for d in (defined_as(h, name) for h in definitions) if "/" in d)
+    owner = owner or owner_of(target.receiver, definers)
+    owned = name_path_matcher(f"{owner}/{name}") if owner else None
+    wanted = [h for h in definitions if owned is None or owned(defined_as(h, name))]
+    languages = {family(h.language) for h in wanted} or (
+        {family(target.language)} if target.language else set()
+    )
+    owner_class = re.split(r"[/.]", owner)[-1] if owner else None
+    out = Collected([], owner=owner_class)
+    ranked = []
+    for hit in hits:
+        use = hit.use
+        if languages and family(hit.language) not in languages:
+            out.elsewhere[hit.language or "no grammar"] += 1
+            continue
+        if use.role == "definition":
+            if owned is not None and not owned(defined_as(hit, name)):
+                out.other += 1
                 continue
-            refs.append(
-                Reference(file.shown, use.line, use.column, use.role, symbol, text.line(use.line).strip())
-            )
+        elif (
+            target.member
+            and hit.language in RECEIVER_LANGUAGES
+            and not use.qualified
+            and use.role in ("call", "use")
+        ):
+            out.bare += 1
+            continue
+        rank = 1
+        if use.role != "definition" and (target.member or target.function):
+            verdict = judge(use, owner_class, definers, function=target.function)
+            if verdict == OTHER:
+                out.receivers[receiver_label(use.receiver)] += 1
+                continue
+            rank = 0 if verdict == SHOWN else 1
+            out.shown += rank == 0
+        ref = Reference(
+            hit.shown, use.line, use.column, use.role, hit.symbol, hit.text.line(use.line).strip()
+        )
+        ranked.append((rank, ref))
     order = {role: n for n, role in enumerate(ROLES)}
     section = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
-    refs.sort(key=lambda r: (section[r.role], r.path, r.line, r.column, order[r.role]))
-    return refs, bare, other
+    ranked.sort(key=lambda x: (section[x[1].role], x[0], x[1].path, x[1].line, x[1].column, order[x[1].role]))
+    out.refs = [ref for _, ref in ranked]
+    return out
+
+
+def receiver_label(receiver: Receiver | None) -> str:
+    if receiver is None:
+        return "a bare name"
+    if receiver.how == "super":
+        return f"super() in {receiver.name}"
+    return receiver.name or "an object"
+
+
+def left_out_notes(c: Collected, name: str) -> list[str]:
+    """What the syntax of receivers and languages showed, and left out."""
+    notes = []
+    if c.shown:
+        notes.append(
+            f"first: {plural(c.shown, 'use')} whose receiver is {c.owner} by the syntax (self.{name} in {c.owner}, {c.owner}().{name}, x: {c.owner})"
+        )
+    if c.receivers:
+        top = ", ".join(f"{label} {n:,}" for label, n in c.receivers.most_common(5))
+        more = f", {len(c.receivers) - 5:,} more" if len(c.receivers) > 5 else ""
+        whose = f"not {c.owner}'s" if c.owner else "not this one"
+        notes.append(
+            f"left out: {plural(c.receivers.total(), 'use')} on receivers whose `{name}` is {whose} by the syntax ({top}{more}); references name={name} lists every use by name"
+        )
+    if c.elsewhere:
+        top = ", ".join(f"{language} {n:,}" for language, n in c.elsewhere.most_common(4))
+        notes.append(
+            f"left out: {plural(c.elsewhere.total(), 'use')} in files of other languages than the definitions' ({top}); search finds them"
+        )
+    return notes
 
 
 def cut(text: str, width: int | None) -> str:
@@ -294,10 +416,10 @@ def references(
     budget = max_chars
     if name is not None:
         identifier, owner = last_segment(name)
-        member = owner is not None
+        target = Target(owner is not None)
         asked = name
     elif path is not None and line is not None:
-        identifier, member = name_at(ctx.workspace, path, line, column)
+        identifier, target = name_at(ctx.workspace, path, line, column)
         owner, asked = None, f"{identifier} (from {path}:{line})"
     else:
         raise Refusal(
@@ -305,7 +427,8 @@ def references(
             "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",
         )
 
-    found, bare, other = collect(ctx, identifier, owner, member, paths)
+    collected = collect(ctx, identifier, owner, target, paths)
+    found, bare, other = collected.refs, collected.bare, collected.other
     chosen = [r for r in found if roles is None or r.role in roles]
     total = len(chosen)
     if offset and offset >= max(total, 1):
@@ -323,7 +446,8 @@ def references(
             f"left out: {plural(bare, 'bare use')} of a local `{identifier}` (a member is reached through a receiver: obj.{identifier})"
         )
     if other:
-        notes.append(f"left out: {plural(other, 'definition')} of `{identifier}` outside {owner}")
+        notes.append(f"left out: {plural(other, 'definition')} of `{identifier}` outside {collected.owner}")
+    notes += left_out_notes(collected, identifier)
     if roles:
         notes.append(f"roles: {', '.join(roles)} ({plural(len(found) - total, 'other use')} not shown)")
     fields = {
