@@ -153,7 +153,7 @@ def test_definition_by_name_lists_signatures(nav):
 def test_signatures_in_outlines_and_find_symbol(nav):
     outline = nav("symbols", path="py/shop/db/models.py", signatures=True)["text"].splitlines()
     assert outline[:4] == [
-        "py/shop/db/models.py · 8 symbols · stage: full tree, with signatures",
+        "py/shop/db/models.py · 10 symbols · stage: full tree, with signatures",
         "1-5  class Field",
         "  # A column of a model.",
         "  4-5  def clean(self, value)",
