@@ -43,6 +43,8 @@ TEXT_ROLES = frozenset({"comment", "string", "text"})  # "text": a file without 
 # Captures of a references query, strongest first: a name inside an import is an import even
 # if it is also called there.
 CONTAINERS = (("import", "import"), ("inherit", "inheritance"), ("call", "call"), ("type", "type"))
+# Languages whose import paths name what they import (Go's `import "a/metrics"` binds metrics).
+PATH_IMPORTS = frozenset({"go"})
 USE_TABLES_SIZE = 16384  # (file, name) pairs whose uses are kept
 # Nodes whose text is a string, and nodes inside a string that hold code again.
 STRING_MARKS = ("string", "char_literal", "heredoc", "template_literal")
@@ -203,14 +205,14 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
             if token is not None and not token.is_named and tuple(token.start_point) == start:
                 continue  # a keyword or operator, not a name
             node = root.named_descendant_for_point_range(start, end)
-            use = _use(node, start, n, column, definitions, marks)
+            use = _use(node, start, n, column, definitions, marks, parsed.language in PATH_IMPORTS)
             if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
                 use = replace(use, receiver=receiver_of(parsed, node, imported))
             uses.append(use)
     return uses
 
 
-def _use(node, start, line: int, column: int, definitions, marks: Marks) -> Use:
+def _use(node, start, line: int, column: int, definitions, marks: Marks, path_imports: bool) -> Use:
     """The role of the name `node` (at point `start`), from one walk up its ancestors."""
     name_end = node.end_byte
     member = (node.start_byte, name_end) in marks.members
@@ -234,7 +236,7 @@ def _use(node, start, line: int, column: int, definitions, marks: Marks) -> Use:
         if role is not None and (strongest is None or STRENGTH[role] < STRENGTH[strongest]):
             strongest = role
         ancestor = ancestor.parent
-    if text_role == "string" and strongest == "import":
+    if text_role == "string" and strongest == "import" and path_imports:
         return Use(line, column + 1, "import", False)  # a module path: Go's `import "a/b"`
     if text_role is not None:
         return Use(line, column + 1, text_role, False)

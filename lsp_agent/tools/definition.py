@@ -21,10 +21,11 @@ from ..search import Query, run_search
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
 from ..syntax.outline import Symbol
-from ..syntax.references import signature
+from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER
+from ..syntax.references import classify, family, signature
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
-from .references import POSITION, use_at
+from .references import MEMBER_KINDS, POSITION, RECEIVER_LANGUAGES, UseAt, use_at
 from .search import targets_of
 
 MAX_HOPS = 4  # re-exports followed from one import
@@ -148,6 +149,63 @@ def signature_lines(f: Found) -> list[str]:
     return out
 
 
+def from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
+    """(definitions, how they were found, whether it is a guess) of the name at a use: the
+    definition itself, the file's imports, the receiver's class where the syntax shows it
+    (its bases for `super()`), else by name — members only for `obj.x`, no members for a
+    bare name in a receiver language — ranked by nearness."""
+    ws = ctx.workspace
+    uses = [u for u in classify(at.path, at.text, at.name, [at.line]) if u.column == at.column + 1]
+    use = uses[0] if uses else None
+    if use is not None and use.role == "definition":
+        itself = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection[0] == at.line - 1]
+        if itself:
+            return itself, "the definition itself", False
+    receiver = use.receiver if use is not None else None
+    bare = receiver is None and at.qualifier is None and language_for(at.path) in RECEIVER_LANGUAGES
+    chain: list[str] = []
+    if receiver is None or receiver.how == IMPORTED:
+        own = [f for f in defined_in(at.path, at.text, at.name) if not (bare and is_member(f))]
+        if at.qualifier is None and own:
+            return own, "defined in the same file", False
+        found, chain = through_imports(ws, at.path, at.text, at.name, at.qualifier)
+        if found:
+            return found, "through " + " → ".join(f"`{c}`" for c in chain), False
+    if receiver is not None and receiver.how == BUILTIN:
+        return [], f"`{at.name}` of a builtin {receiver.name}, which the workspace does not define", False
+    here = family(language_for(at.path))
+    everywhere = [f for f in workspace_definitions(ctx, at.name) if family(language_for(f.path)) == here]
+    everywhere.sort(key=lambda f: nearness(at.path, f))
+    if receiver is not None and receiver.how in (INSTANCE, SUPER):
+        classes = ([receiver.name] if receiver.how == INSTANCE else []) + list(receiver.bases)
+        for cls in classes:
+            if hits := [f for f in everywhere if is_member(f) and owner_name(f) == cls]:
+                whose = "the receiver's class" if cls == receiver.name else f"a base of {receiver.name}"
+                return hits, f"a member of {cls}, {whose} by the syntax", False
+    pool = everywhere
+    if bare:
+        pool = [f for f in everywhere if not is_member(f)]
+        how = "by name: a bare name, so no methods"
+    elif receiver is not None and receiver.how != IMPORTED:
+        skip = receiver.name if receiver.how == SUPER else None
+        pool = [f for f in everywhere if is_member(f) and owner_name(f) != skip]
+        how = "by name: a member (`obj.x`), so no top-level functions"
+    else:
+        how = "by name"
+    if chain:
+        how = f"`{chain[-1]}` names no file in the workspace; " + how
+    return pool, how + ", ranked by nearness (same file, same folder, nearest folders)", True
+
+
+def is_member(f: Found) -> bool:
+    return f.symbol.kind in MEMBER_KINDS
+
+
+def owner_name(f: Found) -> str | None:
+    parts = f.symbol.name_path.split("/")
+    return parts[-2] if len(parts) > 1 else None
+
+
 @tool("definition", "Go to definition", SUMMARY, SCHEMA)
 def definition(
     ctx: Context,
@@ -162,38 +220,27 @@ def definition(
     ws = ctx.workspace
     budget = max_chars
     how: str
+    guess: bool
     origin = None
     if path is not None and line is not None:
         at = use_at(ws, path, line, column)
-        origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
+        origin, identifier = at.path, at.name
         asked = f"{identifier} (from {ws.display(origin)}:{line})"
-        own = (
-            []
-            if qualifier not in (None, "self", "this", "cls", "Self")
-            else defined_in(origin, text, identifier)
-        )
-        found, chain = through_imports(ws, origin, text, identifier, qualifier)
-        if own:
-            found, how = own, "defined in the same file"
-        elif found:
-            how = "through " + " → ".join(f"`{c}`" for c in chain)
-        else:
-            found = workspace_definitions(ctx, identifier)
-            found.sort(key=lambda f: nearness(origin, f))
-            how = "by name, ranked by nearness (same file, same folder, nearest folders)"
-            if chain:
-                how = f"`{chain[-1]}` names no file in the workspace; " + how
+        found, how, guess = from_use(ctx, at)
     elif name is not None:
         identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
         asked = name
         found = workspace_definitions(ctx, identifier, owner_part or None)
         found.sort(key=lambda f: nearness(None, f))
-        how = "by name (top-level and non-test definitions first)"
+        how, guess = "by name (top-level and non-test definitions first)", True
     else:
         raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
 
+    if guess and found:
+        how += f" · a guess: {'the only definition by that name' if len(found) == 1 else f'{len(found)} definitions by that name'}"
     fields = {
         "name": identifier,
+        "guess": guess,
         "definitions": [
             {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
              "start_line": f.symbol.start_line, "end_line": f.symbol.end_line}
@@ -203,7 +250,7 @@ def definition(
     head = f"definition of {asked} · {plural(len(found), 'candidate')} · {how}"
     if not found:
         return {"text": f"definition of {asked} · not found in the workspace ({how})", "next": None, **fields}
-    if body and (len(found) == 1 or how.startswith(("through", "defined"))):
+    if body and (len(found) == 1 or not guess):
         best = found[0]
         answer = page(
             best.text, ws.display(best.path), start=best.symbol.start_line, max_chars=max(budget - len(head) - 1, 200),

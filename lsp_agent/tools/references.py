@@ -188,6 +188,7 @@ class Collected:
     bare: int = 0  # bare uses of a local, left out
     other: int = 0  # definitions outside the owner, left out
     owner: str | None = None  # the class the receivers were judged against
+    function: bool = False  # the uses were judged against a top-level function
     shown: int = 0  # uses whose receiver is the owner's class by the syntax (listed first)
     receivers: Counter = field(default_factory=Counter)  # left out: uses by other receivers
     elsewhere: Counter = field(default_factory=Counter)  # left out: uses by language
@@ -258,11 +259,9 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     owner = owner or owner_of(target.receiver, definers)
     owned = name_path_matcher(f"{owner}/{name}") if owner else None
     wanted = [h for h in definitions if owned is None or owned(defined_as(h, name))]
-    languages = {family(h.language) for h in wanted} or (
-        {family(target.language)} if target.language else set()
-    )
+    languages = {family(target.language)} if target.language else {family(h.language) for h in wanted}
     owner_class = re.split(r"[/.]", owner)[-1] if owner else None
-    out = Collected([], owner=owner_class)
+    out = Collected([], owner=owner_class, function=target.function)
     ranked = []
     for hit in hits:
         use = hit.use
@@ -270,7 +269,8 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
             out.elsewhere[hit.language or "no grammar"] += 1
             continue
         if use.role == "definition":
-            if owned is not None and not owned(defined_as(hit, name)):
+            outside = owned is not None and not owned(defined_as(hit, name))
+            if outside or (target.function and "/" in defined_as(hit, name).strip("/")):
                 out.other += 1
                 continue
         elif (
@@ -312,16 +312,19 @@ def left_out_notes(c: Collected, name: str) -> list[str]:
     """What the syntax of receivers and languages showed, and left out."""
     notes = []
     if c.shown:
-        notes.append(
-            f"first: {plural(c.shown, 'use')} whose receiver is {c.owner} by the syntax (self.{name} in {c.owner}, {c.owner}().{name}, x: {c.owner})"
-        )
+        notes.append(f"first: {plural(c.shown, 'use')} whose receiver is a {c.owner} by the syntax")
     if c.receivers:
         top = ", ".join(f"{label} {n:,}" for label, n in c.receivers.most_common(5))
         more = f", {len(c.receivers) - 5:,} more" if len(c.receivers) > 5 else ""
-        whose = f"not {c.owner}'s" if c.owner else "not this one"
-        notes.append(
-            f"left out: {plural(c.receivers.total(), 'use')} on receivers whose `{name}` is {whose} by the syntax ({top}{more}); references name={name} lists every use by name"
-        )
+        if c.function:
+            notes.append(
+                f"left out: {plural(c.receivers.total(), 'member use')} (obj.{name}, obj no import), not the top-level function ({top}{more})"
+            )
+        else:
+            whose = f"not {c.owner}'s" if c.owner else "not this one"
+            notes.append(
+                f"left out: {plural(c.receivers.total(), 'use')} on receivers whose `{name}` is {whose} by the syntax ({top}{more}); references name={name} lists every use by name"
+            )
     if c.elsewhere:
         top = ", ".join(f"{language} {n:,}" for language, n in c.elsewhere.most_common(4))
         notes.append(
@@ -446,7 +449,8 @@ def references(
             f"left out: {plural(bare, 'bare use')} of a local `{identifier}` (a member is reached through a receiver: obj.{identifier})"
         )
     if other:
-        notes.append(f"left out: {plural(other, 'definition')} of `{identifier}` outside {collected.owner}")
+        where = f"outside {collected.owner}" if collected.owner else "in classes (members, not the function)"
+        notes.append(f"left out: {plural(other, 'definition')} of `{identifier}` {where}")
     notes += left_out_notes(collected, identifier)
     if roles:
         notes.append(f"roles: {', '.join(roles)} ({plural(len(found) - total, 'other use')} not shown)")
