@@ -247,3 +247,41 @@ def test_one_pass_classification_equals_the_scan_per_use(path):
             got = [(n, c, "string" if r == "import" and '"' in text.line(n) else r) for n, c, r in got]
             want = [(n, c, "string" if r == "import" and '"' in text.line(n) else r) for n, c, r in want]
         assert got == want, name
+
+
+@pytest.mark.parametrize(
+    "line, column, expected",
+    [
+        (5, 16, ("parameter", "inner/value", 4, "a parameter of inner, line 4")),
+        (5, 24, ("variable", "outer/scale", 2, "a local of outer, line 2")),  # a closure's: the last before
+        (8, 18, ("variable", "outer/scale", 7, "a local of outer, line 7")),
+        (8, 12, ("function", "outer/inner", 4, "a local of outer, line 4")),  # a nested def: its symbol
+        (2, 13, ("parameter", "outer/factor", 1, "a parameter of outer, line 1")),
+    ],
+)
+def test_definition_of_locals_and_parameters(nav, line, column, expected):
+    found = nav("definition", path="py/app/scopes.py", line=line, column=column, body=False)
+    (first,) = found["definitions"]
+    assert (first["kind"], first["name_path"], first["start_line"]) == expected[:3]
+    assert expected[3] in found["text"] and found["guess"] is False
+
+
+def test_a_bare_name_in_a_class_body_is_its_member(nav):
+    store = nav("references", name="Store/put")
+    assert [(r["line"], r["role"], r["match"]) for r in store["references"]] == [
+        (12, "definition", "name"),
+        (18, "call", "receiver"),  # super().put() in Repo(Store)
+        (20, "use", "receiver"),  # put.alters_data in Repo's body: Repo's put, inherited from Store
+    ]
+    assert "── code, by the receiver's class" in store["text"]
+    repo = nav("references", name="Repo/put")
+    assert [(u[1], u[2]) for u in uses(repo)] == [(17, "definition"), (20, "use")]
+    assert "(super() in Repo 1)" in repo["text"]
+
+
+def test_imports_of_a_package_opened_as_the_root():
+    """`from app.functional import lazy` inside app/, with app/ itself the workspace root."""
+    ctx = Context(Workspace([FIXTURES / "py" / "app"]))
+    found = call(ctx, "definition", {"path": "conf.py", "line": 4, "column": 16})
+    assert [(d["path"], d["name_path"]) for d in found["definitions"]] == [("functional.py", "lazy")]
+    assert "through `from app.functional import lazy`" in found["text"] and found["guess"] is False

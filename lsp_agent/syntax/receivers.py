@@ -89,6 +89,17 @@ def receiver_of(parsed: Parsed, node, imported: frozenset[str]) -> Receiver | No
     return _infer(parsed, parts[1], imported)
 
 
+def class_body_receiver(parsed: Parsed, node) -> Receiver | None:
+    """A bare name directly in a Python class's body (`save.alters_data = True`) is that
+    class's member: its Receiver; None elsewhere."""
+    if parsed.language != "python":
+        return None
+    scope = _enclosing(node, (*FUNCTION_NODES, *CLASS_NODES))
+    if scope is None or scope.type not in CLASS_NODES or (name := scope.child_by_field_name("name")) is None:
+        return None
+    return Receiver(INSTANCE, _text(parsed, name), tuple(_bases(parsed, scope)))
+
+
 def _last_name(parsed: Parsed, node) -> str | None:
     """The last name of a dotted name or a generic type (`m.Foo`, `Foo[int]`, `*Foo`)."""
     while node is not None and node.type in ("generic_type", "subscript", "pointer_type", "type", "generic"):
@@ -323,4 +334,118 @@ def _bound_by(parsed: Parsed, statement) -> set[str]:
         if node.type == "identifier" and node.parent is not None and node.parent.type != "string":
             names.add(_text(parsed, node))
         stack += node.named_children
+    return names
+
+
+# --- locals -------------------------------------------------------------------------------
+
+PY_BINDERS = {  # node type -> the fields holding the names it binds
+    "assignment": ("left",), "augmented_assignment": ("left",), "for_statement": ("left",),
+    "named_expression": ("name",), "as_pattern": ("alias",), "for_in_clause": ("left",),
+}  # fmt: skip
+PY_SCOPES = ("function_definition", "lambda", "class_definition")
+
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    """Where a Python name local to a function is bound: a parameter, or the assignment that
+    reaches the use (the last before it, else the first)."""
+
+    kind: str  # "parameter" or "local"
+    function: str  # the function's name
+    range: tuple[int, int, int, int]  # of the binding name: 0-based rows and byte columns
+
+
+def local_binding(parsed: Parsed, node) -> Local | None:
+    """The Local a bare Python name `node` refers to, looking through the functions around it
+    (a closure's variable is its outer function's); None for a module-level or unknown name."""
+    if parsed.language != "python":
+        return None
+    name = _text(parsed, node)
+    function = _enclosing(node, ("function_definition", "lambda"))
+    while function is not None:
+        title = function.child_by_field_name("name")
+        label = _text(parsed, title) if title is not None else "lambda"
+        for param in _param_names(function):
+            if _text(parsed, param) == name:
+                return Local("parameter", label, (*param.start_point, *param.end_point))
+        body = function.child_by_field_name("body")
+        bound = [n for n in _bindings(parsed, body, name)] if body is not None else []
+        if bound:
+            before = [n for n in bound if n.start_byte <= node.start_byte]
+            chosen = before[-1] if before else bound[0]
+            return Local("local", label, (*chosen.start_point, *chosen.end_point))
+        function = _enclosing(function, ("function_definition", "lambda"))
+    return None
+
+
+def _param_names(function) -> list:
+    params = function.child_by_field_name("parameters")
+    names = []
+    for param in params.named_children if params is not None else ():
+        if param.type == "identifier":
+            names.append(param)
+        elif (target := param.child_by_field_name("name")) is not None:
+            names.append(target)
+        elif param.named_children and param.named_children[0].type == "identifier":
+            names.append(param.named_children[0])  # typed_parameter, *args, **kwargs
+    return names
+
+
+def _bindings(parsed: Parsed, body, name: str) -> list:
+    """The name nodes binding `name` directly in a function body (not in nested scopes);
+    none when the body declares it global or nonlocal."""
+    found, stack = [], [body]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        declared = kind in ("global_statement", "nonlocal_statement")
+        if declared and any(_text(parsed, n) == name for n in current.named_children):
+            return []
+        for field_name in PY_BINDERS.get(kind, ()):
+            target = current.child_by_field_name(field_name)
+            found += [n for n in _targets(target) if _text(parsed, n) == name]
+        if kind == "except_clause":  # `except E as e`
+            found += [
+                n for n in current.named_children[1:2] if n.type == "identifier" and _text(parsed, n) == name
+            ]
+        if kind in ("import_statement", "import_from_statement"):
+            found += [n for n in _import_aliases(current) if _text(parsed, n) == name]
+        if kind in PY_SCOPES and current is not body:
+            title = current.child_by_field_name("name")
+            if title is not None and _text(parsed, title) == name:
+                found.append(title)
+            continue
+        stack += reversed(current.named_children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def _targets(node) -> list:
+    """The names an assignment target binds: `a`, `a, (b, *c)`; not `x.y` or `x[i]`."""
+    if node is None:
+        return []
+    if node.type == "identifier":
+        return [node]
+    if node.type in (
+        "pattern_list",
+        "tuple_pattern",
+        "list_pattern",
+        "list_splat_pattern",
+        "as_pattern_target",
+        "parenthesized_expression",
+        "tuple",
+        "list",
+    ):
+        return [n for child in node.named_children for n in _targets(child)]
+    return []
+
+
+def _import_aliases(statement) -> list:
+    names = []
+    for item in statement.children_by_field_name("name"):
+        alias = item.child_by_field_name("alias") if item.type == "aliased_import" else item
+        if alias is not None and alias.type == "identifier":
+            names.append(alias)
+        elif alias is not None and alias.named_children:  # `import a.b` binds a
+            names.append(alias.named_children[0])
     return names

@@ -23,7 +23,19 @@ from ..workspace import Text
 from .languages import language_for, references_query
 from .outline import Symbol, outline, walk
 from .parsing import PARSES, Parsed
-from .receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver, imported_names, receiver_of
+from .receivers import (
+    BUILTIN,
+    IMPORTED,
+    INSTANCE,
+    SUPER,
+    Local,
+    Receiver,
+    class_body_receiver,
+    imported_names,
+    local_binding,
+    member_parts,
+    receiver_of,
+)
 
 # Roles in the order an answer lists them: definitions, code, then comments and strings.
 ROLES = (
@@ -191,7 +203,9 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
         for n in wanted:
             uses += [Use(n, c + 1, "text", False) for c in occurrences(text.line(n), name)]
         return uses
-    definitions = {s.selection[:2] for s in walk(outline(path, text)) if s.name == name}
+    named = [s for s in walk(outline(path, text)) if s.name == name]
+    definitions = {s.selection[:2] for s in named}
+    owners = {s.name_path.rsplit("/", 2)[-2] for s in named if "/" in s.name_path}  # classes defining it here
     marks = Marks.of(_captures(parsed, (wanted[0] - 1, wanted[-1] - 1)) if wanted else {})
     imported = imported_names(parsed)
     root = root_of(parsed)
@@ -208,6 +222,10 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
             use = _use(node, start, n, column, definitions, marks, parsed.language in PATH_IMPORTS)
             if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
                 use = replace(use, receiver=receiver_of(parsed, node, imported))
+            elif use.role in ("call", "use") and owners:
+                found = class_body_receiver(parsed, node)
+                if found is not None and found.name in owners:
+                    use = replace(use, receiver=found)
             uses.append(use)
     return uses
 
@@ -247,6 +265,21 @@ def _use(node, start, line: int, column: int, definitions, marks: Marks, path_im
     if "type_identifier" in node.type:
         return Use(line, column + 1, "type", member)
     return Use(line, column + 1, "attribute" if member else "use", member)
+
+
+def local_at(path: Path, text: Text, line: int, column: int) -> Local | None:
+    """The function-local binding (a parameter, an assignment) of the bare name at 1-based
+    `line`, 0-based character `column`; None when it is not one (see receivers.local_binding)."""
+    language = language_for(path)
+    parsed = PARSES.parse(path, text, language) if language is not None else None
+    if parsed is None:
+        return None
+    content = text.line(line)
+    start = (line - 1, _byte_column(content, column))
+    node = root_of(parsed).named_descendant_for_point_range(start, (start[0], start[1] + 1))
+    if node is None or node.type != "identifier" or member_parts(node) is not None:
+        return None
+    return local_binding(parsed, node)
 
 
 # --- what the syntax shows of a member use's target ------------------------------------------

@@ -20,15 +20,17 @@ from ..paging import page
 from ..search import Query, run_search
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
-from ..syntax.outline import Symbol
-from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER
-from ..syntax.references import classify, family, signature
+from ..syntax.outline import TYPE_KINDS, Symbol
+from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
+from ..syntax.references import classify, family, local_at, signature
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
 from .references import MEMBER_KINDS, POSITION, RECEIVER_LANGUAGES, UseAt, use_at
 from .search import targets_of
 
 MAX_HOPS = 4  # re-exports followed from one import
+MAX_CLASSES = 12  # classes looked through for a receiver's member (the class, its bases, theirs)
+LOCAL_SCOPES = frozenset({"function", "method", "constructor"})
 
 SCHEMA = {
     "type": "object",
@@ -162,8 +164,46 @@ def from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
         if itself:
             return itself, "the definition itself", False
     receiver = use.receiver if use is not None else None
+    if (
+        receiver is None
+        and at.qualifier is None
+        and (local := local_at(at.path, at.text, at.line, at.column))
+    ):
+        symbol = Symbol(
+            local.kind if local.kind == "parameter" else "variable",
+            at.name,
+            f"{local.function}/{at.name}",
+            local.range[0] + 1,
+            local.range[2] + 1,
+            local.range,
+            local.range,
+        )
+        where = "a parameter of" if local.kind == "parameter" else "a local of"
+        named = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection == local.range]
+        if named:  # a nested def or class: its own symbol
+            return named, f"{where} {local.function}, line {named[0].symbol.start_line}", False
+        return [Found(at.path, at.text, symbol)], f"{where} {local.function}, line {symbol.start_line}", False
     bare = receiver is None and at.qualifier is None and language_for(at.path) in RECEIVER_LANGUAGES
     chain: list[str] = []
+    if (
+        receiver is None
+        and at.qualifier is None
+        and (local := local_at(at.path, at.text, at.line, at.column))
+    ):
+        symbol = Symbol(
+            local.kind if local.kind == "parameter" else "variable",
+            at.name,
+            f"{local.function}/{at.name}",
+            local.range[0] + 1,
+            local.range[2] + 1,
+            local.range,
+            local.range,
+        )
+        where = "a parameter of" if local.kind == "parameter" else "a local of"
+        named = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection == local.range]
+        if named:  # a nested def or class: its own symbol
+            return named, f"{where} {local.function}, line {named[0].symbol.start_line}", False
+        return [Found(at.path, at.text, symbol)], f"{where} {local.function}, line {symbol.start_line}", False
     if receiver is None or receiver.how == IMPORTED:
         own = [f for f in defined_in(at.path, at.text, at.name) if not (bare and is_member(f))]
         if at.qualifier is None and own:
@@ -177,11 +217,10 @@ def from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
     everywhere = [f for f in workspace_definitions(ctx, at.name) if family(language_for(f.path)) == here]
     everywhere.sort(key=lambda f: nearness(at.path, f))
     if receiver is not None and receiver.how in (INSTANCE, SUPER):
-        classes = ([receiver.name] if receiver.how == INSTANCE else []) + list(receiver.bases)
-        for cls in classes:
-            if hits := [f for f in everywhere if is_member(f) and owner_name(f) == cls]:
-                whose = "the receiver's class" if cls == receiver.name else f"a base of {receiver.name}"
-                return hits, f"a member of {cls}, {whose} by the syntax", False
+        found = in_hierarchy(ws, at, everywhere, receiver)
+        if found is not None:
+            return found
+    everywhere = [f for f in everywhere if f.path == at.path or not is_local(f)]
     pool = everywhere
     if bare:
         pool = [f for f in everywhere if not is_member(f)]
@@ -195,6 +234,49 @@ def from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
     if chain:
         how = f"`{chain[-1]}` names no file in the workspace; " + how
     return pool, how + ", ranked by nearness (same file, same folder, nearest folders)", True
+
+
+def in_hierarchy(ws: Workspace, at: UseAt, everywhere: list[Found], receiver: Receiver):
+    """(the member, how) of the receiver's class or the nearest of its bases that defines the
+    name, each class found in its file, through that file's imports or by name; None if none."""
+    start = [receiver.name] if receiver.how == INSTANCE else list(receiver.bases)
+    queue = [(at.path, at.text, cls) for cls in start]
+    seen: set[tuple[Path, str]] = set()
+    while queue and len(seen) < MAX_CLASSES:
+        path, text, cls = queue.pop(0)
+        if (path, cls) in seen:
+            continue
+        seen.add((path, cls))
+        classes = [f for f in defined_in(path, text, cls) if f.symbol.kind in TYPE_KINDS]
+        classes = classes or [
+            f for f in through_imports(ws, path, text, cls, None)[0] if f.symbol.kind in TYPE_KINDS
+        ]
+        members = [f for f in everywhere if is_member(f) and owner_name(f) == cls]
+        if not classes and receiver.how == INSTANCE and cls == receiver.name:
+            queue += [(at.path, at.text, base) for base in receiver.bases]
+        for c in classes[:1]:
+            members = [
+                f
+                for f in everywhere
+                if f.path == c.path and f.symbol.name_path == f"{c.symbol.name_path}/{at.name}"
+            ]
+            queue += [(c.path, c.text, base) for base in signature(c.path, c.text, c.symbol).bases]
+        if members:
+            whose = (
+                "the receiver's class"
+                if cls == receiver.name and receiver.how == INSTANCE
+                else f"a base of {receiver.name}"
+            )
+            return members, f"a member of {cls}, {whose} by the syntax", False
+    return None
+
+
+def is_local(f: Found) -> bool:
+    """A definition inside a function: not reachable from another file."""
+    parent = f.symbol.name_path.rpartition("/")[0]
+    return bool(parent) and any(
+        s.name_path == parent and s.kind in LOCAL_SCOPES for s in walk(outline(f.path, f.text))
+    )
 
 
 def is_member(f: Found) -> bool:

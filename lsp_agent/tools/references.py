@@ -106,6 +106,9 @@ class Reference:
     role: str
     symbol: str | None  # enclosing name path; None outside any definition (or no grammar)
     text: str  # the line, stripped
+    match: str = (
+        "name"  # "receiver": the syntax shows the receiver is the owner's class; "name": by name only
+    )
 
 
 def last_segment(name: str) -> tuple[str, str | None]:
@@ -277,6 +280,7 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
             target.member
             and hit.language in RECEIVER_LANGUAGES
             and not use.qualified
+            and use.receiver is None
             and use.role in ("call", "use")
         ):
             out.bare += 1
@@ -289,9 +293,9 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
                 continue
             rank = 0 if verdict == SHOWN else 1
             out.shown += rank == 0
-        ref = Reference(
-            hit.shown, use.line, use.column, use.role, hit.symbol, hit.text.line(use.line).strip()
-        )
+        line = hit.text.line(use.line).strip()
+        match = "receiver" if rank == 0 and use.role != "definition" else "name"
+        ref = Reference(hit.shown, use.line, use.column, use.role, hit.symbol, line, match)
         ranked.append((rank, ref))
     order = {role: n for n, role in enumerate(ROLES)}
     section = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
@@ -346,6 +350,9 @@ def label(ref: Reference) -> str:
 def sections(refs: list[Reference]):
     for title, roles in SECTIONS:
         chosen = [r for r in refs if r.role in roles]
+        if title == "code" and any(r.match == "receiver" for r in chosen):
+            yield "code, by the receiver's class", [r for r in chosen if r.match == "receiver"]
+            chosen, title = [r for r in chosen if r.match != "receiver"], "code, by name"
         if chosen:
             yield title, chosen
 
@@ -460,7 +467,14 @@ def references(
         "files": files,
         "by_role": dict(Counter(r.role for r in chosen)),
         "references": [
-            {"path": r.path, "line": r.line, "column": r.column, "role": r.role, "symbol": r.symbol}
+            {
+                "path": r.path,
+                "line": r.line,
+                "column": r.column,
+                "role": r.role,
+                "symbol": r.symbol,
+                "match": r.match,
+            }
             for r in page[:500]
         ],
     }
