@@ -164,46 +164,10 @@ def from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
         if itself:
             return itself, "the definition itself", False
     receiver = use.receiver if use is not None else None
-    if (
-        receiver is None
-        and at.qualifier is None
-        and (local := local_at(at.path, at.text, at.line, at.column))
-    ):
-        symbol = Symbol(
-            local.kind if local.kind == "parameter" else "variable",
-            at.name,
-            f"{local.function}/{at.name}",
-            local.range[0] + 1,
-            local.range[2] + 1,
-            local.range,
-            local.range,
-        )
-        where = "a parameter of" if local.kind == "parameter" else "a local of"
-        named = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection == local.range]
-        if named:  # a nested def or class: its own symbol
-            return named, f"{where} {local.function}, line {named[0].symbol.start_line}", False
-        return [Found(at.path, at.text, symbol)], f"{where} {local.function}, line {symbol.start_line}", False
+    if receiver is None and at.qualifier is None and (local := local_definition(at)) is not None:
+        return local
     bare = receiver is None and at.qualifier is None and language_for(at.path) in RECEIVER_LANGUAGES
     chain: list[str] = []
-    if (
-        receiver is None
-        and at.qualifier is None
-        and (local := local_at(at.path, at.text, at.line, at.column))
-    ):
-        symbol = Symbol(
-            local.kind if local.kind == "parameter" else "variable",
-            at.name,
-            f"{local.function}/{at.name}",
-            local.range[0] + 1,
-            local.range[2] + 1,
-            local.range,
-            local.range,
-        )
-        where = "a parameter of" if local.kind == "parameter" else "a local of"
-        named = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection == local.range]
-        if named:  # a nested def or class: its own symbol
-            return named, f"{where} {local.function}, line {named[0].symbol.start_line}", False
-        return [Found(at.path, at.text, symbol)], f"{where} {local.function}, line {symbol.start_line}", False
     if receiver is None or receiver.how == IMPORTED:
         own = [f for f in defined_in(at.path, at.text, at.name) if not (bare and is_member(f))]
         if at.qualifier is None and own:
@@ -234,6 +198,21 @@ def from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
     if chain:
         how = f"`{chain[-1]}` names no file in the workspace; " + how
     return pool, how + ", ranked by nearness (same file, same folder, nearest folders)", True
+
+
+def local_definition(at: UseAt) -> tuple[list[Found], str, bool] | None:
+    """A bare Python name's parameter or local of the functions around it, as from_use answers."""
+    local = local_at(at.path, at.text, at.line, at.column)
+    if local is None:
+        return None
+    where = f"{'a parameter' if local.kind == 'parameter' else 'a local'} of {local.function}"
+    named = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection == local.range]
+    if named:  # a nested def or class: its own symbol
+        return named, f"{where}, line {named[0].symbol.start_line}", False
+    kind = "parameter" if local.kind == "parameter" else "variable"
+    rows = local.range[0] + 1, local.range[2] + 1
+    symbol = Symbol(kind, at.name, f"{local.function}/{at.name}", *rows, local.range, local.range)
+    return [Found(at.path, at.text, symbol)], f"{where}, line {rows[0]}", False
 
 
 def in_hierarchy(ws: Workspace, at: UseAt, everywhere: list[Found], receiver: Receiver):
