@@ -177,6 +177,10 @@ def from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
             return found, "through " + " → ".join(f"`{c}`" for c in chain), False
     if receiver is not None and receiver.how == BUILTIN:
         return [], f"`{at.name}` of a builtin {receiver.name}, which the workspace does not define", False
+    if receiver is not None and receiver.how in (INSTANCE, SUPER):  # the file's own classes first: no search
+        found = in_hierarchy(ws, at, defined_in(at.path, at.text, at.name), receiver)
+        if found is not None:
+            return found
     here = family(language_for(at.path))
     everywhere = [f for f in workspace_definitions(ctx, at.name) if family(language_for(f.path)) == here]
     everywhere.sort(key=lambda f: nearness(at.path, f))
