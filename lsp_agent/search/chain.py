@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..budget import INFINITE, Overflow, Writer, first_fit, largest_fit, plural
 from ..errors import Refusal
-from . import KeepDetails
+from .collector import KeepDetails
 from .model import FileMatches, Match, Outcome
 
 STAGE_NAMES = {

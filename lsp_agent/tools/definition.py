@@ -17,15 +17,14 @@ from pathlib import Path
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
 from ..paging import page
-from ..search import Query, run_search
+from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
 from ..syntax.outline import Symbol
+from ..syntax.position import use_at
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
-from . import MAX_CHARS, Context, tool
-from .references import POSITION, use_at
-from .search import targets_of
+from .registry import MAX_CHARS, POSITION, Context, tool
 
 MAX_HOPS = 4  # re-exports followed from one import
 

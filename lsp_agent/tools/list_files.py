@@ -15,7 +15,7 @@ from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
 from ..search import Query, check_query
 from ..search.walk import list_files as list_rg_files
-from . import MAX_CHARS, Context, tool
+from .registry import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",

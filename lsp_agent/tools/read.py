@@ -10,7 +10,7 @@ from ..paging import page, symbol_label
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
-from . import BUDGET, MAX_CHARS, Context, tool
+from .registry import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",

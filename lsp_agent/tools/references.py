@@ -14,16 +14,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..budget import first_stage, largest_fit, plural, size
 from ..errors import Refusal
-from ..search import Query, run_search
+from ..search import Query, run_search, targets_of
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
+from ..syntax.position import use_at
 from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify
-from ..workspace import Text, Workspace
-from . import MAX_CHARS, Context, tool
-from .search import targets_of
+from ..workspace import Workspace
+from .registry import MAX_CHARS, POSITION, Context, tool
 
 # Languages where a method or field is only ever reached through a receiver (`self.x`,
 # `this.x`, `s.x`): there a bare name is not the member. (In Java, C++ or C# a method calls
@@ -44,18 +43,6 @@ STAGES = (
 )
 MIN_WIDTH = 16
 TOP_LEVEL = "<module>"
-
-# Where a use is, for the tools that start from one (references, definition).
-POSITION = {
-    "path": {"type": "string", "description": "With line (and column): the file of a use to start from."},
-    "line": {"type": "integer", "minimum": 1, "description": "With path: the line of the use (1-based)."},
-    "column": {
-        "type": "integer",
-        "minimum": 1,
-        "default": 1,
-        "description": "With path and line: a column (1-based) inside the name; default the line's first name.",
-    },
-}
 
 SCHEMA = {
     "type": "object",
@@ -115,38 +102,6 @@ def last_segment(name: str) -> tuple[str, str | None]:
         return body, None
     owner, _, last = body.rpartition(sep)
     return last, owner
-
-
-@dataclass(frozen=True)
-class UseAt:
-    """The name at a position of a file, and the name before it (`m.get`: "m")."""
-
-    path: Path
-    text: Text
-    line: int
-    column: int  # 0-based start of the name
-    name: str
-    qualifier: str | None
-
-
-def use_at(ws: Workspace, path: str, line: int, column: int) -> UseAt:
-    """The name at (or after) a 1-based column of a line; refuses a line out of range or
-    holding no name there."""
-    resolved = ws.resolve(path)
-    text = ws.text(resolved)
-    if not 1 <= line <= text.line_count:
-        raise Refusal(
-            "out_of_range", f"line={line} is outside {ws.display(resolved)} (1..{text.line_count})."
-        )
-    content = text.line(line)
-    words = list(re.finditer(r"[A-Za-z_$][\w$]*", content))
-    chosen = next((m for m in words if m.start() < column <= m.end()), None)
-    if chosen is None:
-        chosen = next((m for m in words if m.start() >= column - 1), None)
-    if chosen is None:
-        raise Refusal("no_name", f"{ws.display(resolved)}:{line} has no name at or after column {column}.")
-    before = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\.|::|->)\s*$", content[: chosen.start()])
-    return UseAt(resolved, text, line, chosen.start(), chosen.group(), before.group(1) if before else None)
 
 
 def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, bool]:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..budget import most_that_fit, plural
 from ..errors import Refusal
-from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
+from ..search import FileMatches, Match, Outcome, Query, run_search, shorten, targets_of
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
 from ..workspace import Workspace, file_identity, is_racy
-from . import BUDGET, MAX_CHARS, Context, tool
+from .registry import BUDGET, MAX_CHARS, Context, tool
 
 if TYPE_CHECKING:
     from ..syntax import LineSymbols
@@ -117,40 +117,6 @@ SUMMARY = (
     "and `more:` gives the next calls (offset/limit pages the full matches, paths narrows). "
     'Example: {"pattern": "def save", "paths": ["src/models"], "context_after": 2}.'
 )
-
-
-def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], list[str]]:
-    """The searched paths grouped by root, and a note for each path left out."""
-    if not paths:
-        return [Target(root, [""]) for root in ws.roots], []
-    chosen: dict[Path, list[str]] = {}
-    left_out: list[str] = []
-    for raw in paths:
-        try:
-            real = ws.resolve(raw)
-        except Refusal as refusal:
-            left_out.append(refusal.message)
-            continue
-        if not real.exists():
-            left_out.append(f"{raw} does not exist.")
-            continue
-        root = ws.root_of(real)
-        assert root is not None  # resolve() keeps paths inside the roots
-        rel = real.relative_to(root).as_posix()
-        chosen.setdefault(root, []).append("" if rel == "." else rel)
-    targets = []
-    for root, rels in chosen.items():
-        # all given to rg, as a user would: a path inside another is searched as named (an ignored
-        # folder named explicitly is searched); a file reached twice is reported once
-        targets.append(Target(root, sorted(set(rels))))
-    if not targets:
-        raise Refusal(
-            "no_paths",
-            "None of the paths is inside the workspace: "
-            + " ".join(left_out)
-            + " Give paths relative to the workspace root.",
-        )
-    return targets, left_out
 
 
 class LineSymbolsCache:

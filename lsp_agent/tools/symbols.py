@@ -22,7 +22,7 @@ from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import TYPE_KINDS, last_segment
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
-from . import BUDGET, MAX_CHARS, Context, one_small_file, tool
+from .registry import BUDGET, MAX_CHARS, Context, one_small_file, tool
 
 SIGNATURES_PROPERTY = {
     "type": "boolean",
@@ -542,8 +542,7 @@ def counts_per_file(header: str, found: list[Found], budget: int) -> str:
 def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[Found]:
     """Types inheriting from `base` (its last name), directly or through each other: ripgrep
     finds the files naming a base, their outlines and headers say which types inherit."""
-    from ..search import Query, run_search
-    from .search import targets_of
+    from ..search import Query, run_search, targets_of
 
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
