@@ -1,5 +1,5 @@
 """search: ripgrep-style search whose over-budget answers shrink through the shortening chain
-(`lsp_agent/search/chain.py`), every shortened line naming its enclosing symbol."""
+(`lsp_agent/tools/chain.py`), every shortened line naming its enclosing symbol."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from ..budget import most_that_fit, plural
 from ..errors import Refusal
 from ..search import FileMatches, Match, Outcome, Query, run_search, shorten, targets_of
-from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
 from ..workspace import Workspace, file_identity, is_racy
+from .chain import Enclosing, Search, Symbols, fit, keep_details, unit
 from .registry import BUDGET, MAX_CHARS, Context, tool
 
 if TYPE_CHECKING:
