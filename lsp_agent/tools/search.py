@@ -242,16 +242,12 @@ def search(
     query = Query(
         pattern, fixed_strings, ignore_case, multiline, globs, context_before, context_after, count_binary
     )
-    paged = offset > 0 or limit is not None
+    keep = None if offset > 0 or limit is not None or where or within else keep_details(budget)
     outcome = run_search(
         ctx.workspace,
         query,
         targets,
-        keep_details=None
-        if paged or where or within
-        else keep_details(budget)
-        if output == "content"
-        else no_details,
+        keep_details=keep if output == "content" or keep is None else no_details,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )
@@ -262,14 +258,7 @@ def search(
         return file_list(
             outcome, pattern, output, offset, limit, budget, filtered + [f"left out: {m}" for m in left_out]
         )
-    if offset and offset >= outcome.total:
-        raise Refusal(
-            "out_of_range",
-            f"offset={offset} is past the last match: the search has {outcome.total:,} {unit(outcome)}; "
-            f"use offset=0..{max(outcome.total - 1, 0)}.",
-            total_matches=outcome.hits,
-            total_lines=outcome.lines,
-        )
+    check_offset(offset, outcome)
     s = Search(
         outcome, symbol_provider(ctx.workspace, ctx.index), context_before, context_after, offset, limit
     )
@@ -284,6 +273,17 @@ def search(
         locations=locations_of(outcome, s.offset, s.shown_matches if s.paging else None),
     )
     return answer
+
+
+def check_offset(offset: int, outcome: Outcome) -> None:
+    if offset and offset >= outcome.total:
+        raise Refusal(
+            "out_of_range",
+            f"offset={offset} is past the last match: the search has {outcome.total:,} {unit(outcome)}; "
+            f"use offset=0..{max(outcome.total - 1, 0)}.",
+            total_matches=outcome.hits,
+            total_lines=outcome.lines,
+        )
 
 
 def no_details(file: FileMatches, matches: list[Match], new: bool) -> bool:
