@@ -107,7 +107,7 @@ SCHEMA = {
 
 SUMMARY = (
     "Search file contents with ripgrep (Rust regex; .gitignore, hidden and binary files skipped; open "
-    "editor buffers searched as their unsaved text; a Python engine where no rg is found). Use it for text: "
+    "editor buffers searched as their unsaved text). Use it for text: "
     "calls, strings, uses of a name; find_symbol finds where something is defined, symbols outlines a file. "
     "Matches come under each file's path as `LINE[ SYMBOL]:TEXT`, like `rg -n`, the enclosing symbol "
     "(Class/method) named when it changes from the previous match's; context lines are `LINE-TEXT`. "
