@@ -235,8 +235,7 @@ def search(
     within: str | None = None,
     **structure: str,
 ) -> dict:
-    budget = max_chars
-    where = structure.get("in")  # `in` is a Python keyword: it comes through **structure
+    budget, where = max_chars, structure.get("in")  # `in` is a Python keyword: it comes through **structure
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)
     query = Query(
@@ -254,15 +253,26 @@ def search(
     filtered: list[str] = []
     if where or within:
         outcome, filtered = restrict(ctx, outcome, where, within, context_before, context_after)
+    notes = filtered + [f"left out: {m}" for m in left_out]
     if output != "content":
-        return file_list(
-            outcome, pattern, output, offset, limit, budget, filtered + [f"left out: {m}" for m in left_out]
-        )
+        return file_list(outcome, pattern, output, offset, limit, budget, notes)
+    return matches_answer(ctx, outcome, context_before, context_after, offset, limit, budget, notes)
+
+
+def matches_answer(
+    ctx: Context,
+    outcome: Outcome,
+    before: int,
+    after: int,
+    offset: int,
+    limit: int | None,
+    budget: int,
+    notes: list[str],
+) -> dict:
+    """The matches shown through the shortening chain, with the search's totals and locations."""
     check_offset(offset, outcome)
-    s = Search(
-        outcome, symbol_provider(ctx.workspace, ctx.index), context_before, context_after, offset, limit
-    )
-    s.extra_notes = filtered + [f"left out: {m}" for m in left_out]
+    s = Search(outcome, symbol_provider(ctx.workspace, ctx.index), before, after, offset, limit)
+    s.extra_notes = notes
     answer = fit(s, budget)
     answer.update(
         total_matches=outcome.hits,
