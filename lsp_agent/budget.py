@@ -144,8 +144,8 @@ def cut_line(text: str, width: int | None) -> str:
 
 
 def widest_cut(draw: Callable[[int], list[str]], widest: int, budget: int) -> int | None:
-    """The widest cut width in MIN_WIDTH..widest whose drawing fits `budget`; None when even
-    MIN_WIDTH does not (the next stage shows no text)."""
+    """The widest cut width in MIN_WIDTH..widest-1 (a cut shortens the widest line) whose
+    drawing fits `budget`; None when even MIN_WIDTH does not (the next stage shows no text)."""
     n = largest_fit(0, widest - MIN_WIDTH, lambda n: n == 0 or fits(draw(MIN_WIDTH + n - 1), budget))
     return MIN_WIDTH + n - 1 if n else None
 
