@@ -284,6 +284,11 @@ def local_at(path: Path, text: Text, line: int, column: int) -> Local | None:
 
 # --- what the syntax shows of a member use's target ------------------------------------------
 
+# Languages where a method or field is only ever reached through a receiver (`self.x`,
+# `this.x`, `s.x`): there a bare name is not the member. (In Java, C++ or C# a method calls
+# its siblings by their bare name.)
+RECEIVER_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust"})
+MEMBER_KINDS = frozenset({"method", "property", "constructor"})
 # Judgements of a member use against the class asked for, best first.
 SHOWN, CANDIDATE, OTHER = "shown", "candidate", "other"
 # Languages of one family: a name defined in one is used from the others.
