@@ -6,10 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-# (text, j, base, final, scanner) -> an Opening, a scan.ExampleFence, scan.PARTIAL or None.
-OpeningFn = Callable[[str, int, int, bool, Any], Any]
+from .scan import ExampleFence, Opening, Scanner
+
+
+class OpeningFn(Protocol):
+    """Is an opener of the dialect at text[j]? `text` is the current window, whose first
+    character is at offset `base` of the reply; `final`: nothing more will come. Returns
+    the Opening of a claimed block, an ExampleFence, scan.PARTIAL (cannot tell yet: wait
+    for more input) or None (not an opener: text)."""
+
+    def __call__(
+        self, text: str, j: int, base: int, final: bool, scanner: Scanner
+    ) -> Opening | ExampleFence | object | None: ...
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,13 @@ class Openers(Protocol):
     def opening_at(self, text: str, j: int, base: int, final: bool): ...
 
 
+class Scanner(Openers, Protocol):
+    """What a dialect's opener sees of the scrubber: the openers, and where quotes are out
+    of step (a tagged-JSON block ended inside a string; see TaggedJsonFinder)."""
+
+    literal_until: int
+
+
 class Finder(Protocol):
     @property
     def expects(self) -> str: ...  # what would end the block, for messages: "</tool_call>"
@@ -237,32 +244,42 @@ def find_unfenced(text: str, token: str, start: int) -> int:
 
 class HidesFences:
     """Inside a block, as in prose, a code fence hides everything up to its closing line:
-    no opener, closer or quote in it counts (a fenced example inside a value is text)."""
+    no opener, closer or quote in it counts (a fenced example inside a value is text).
+
+    The finders that see fences write `scan_unfenced`, the scan of the text outside a
+    fence, and call `line_break` at each line break outside strings; the loop through
+    fences is this class's `scan`."""
 
     fence: FenceFinder | None = None
 
-    def through_fence(
-        self, fence: FenceFinder, text: str, i: int, base: int, final: bool, openers: Openers
-    ) -> tuple[int, bool, End | None]:
-        """Scan on inside an open fence: (i, True, None) to go on at i after the fence, or
-        (pos, False, End or None) for the finder's scan to return."""
-        pos, end = fence.scan(text, i, base, final, openers)
-        if end is None:
-            return pos, False, None
-        if end.status == OPEN:
-            return pos, False, End(base + len(text), OPEN)
-        self.fence = None
-        return end.at - base, True, None
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        while True:
+            if self.fence is not None:
+                pos, end = self.fence.scan(text, i, base, final, openers)
+                if end is None:
+                    return pos, None
+                if end.status == OPEN:
+                    return pos, End(base + len(text), OPEN)
+                self.fence, i = None, end.at - base
+            pos, found = self.scan_unfenced(text, i, base, final, openers)
+            if found is not None or self.fence is None:
+                return pos, found
+            i = pos  # a fence opened at a line break: go through it
 
-    def line_break(self, text: str, j: int, final: bool):
+    def scan_unfenced(
+        self, text: str, i: int, base: int, final: bool, openers: Openers
+    ) -> tuple[int, End | None]:
+        raise NotImplementedError
+
+    def line_break(self, text: str, j: int, final: bool) -> tuple[int, bool]:
         """At a line break text[j] outside strings: (i, True) to go on at i, or (pos, False)
-        to return (pos, None): wait for more input."""
+        to return (pos, None): wait for more input, or go through the fence that opens at pos."""
         r = fence_at_line_start(text, j + 1, final)
         if r is PARTIAL:
             return j, False
         if r:
             self.fence = r[0]
-            return r[1], True
+            return r[1], False
         return j + 1, True
 
 
@@ -307,14 +324,11 @@ class XmlFinder(HidesFences):
     def expects(self) -> str:
         return self.child_close if self.in_child else (self.outer_close or self.child_close)
 
-    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+    def scan_unfenced(
+        self, text: str, i: int, base: int, final: bool, openers: Openers
+    ) -> tuple[int, End | None]:
         n = len(text)
         while True:
-            if self.fence is not None:
-                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
-                if not go_on:
-                    return i, end
-                continue
             if not self.in_child:
                 assert self.outer_close is not None  # between children: inside a wrapper
                 k = skip_ws(text, i, n)
@@ -391,7 +405,9 @@ class JsonValueFinder(HidesFences):
         self.stack: list[str] = []
         self.in_string = False
 
-    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+    def scan_unfenced(
+        self, text: str, i: int, base: int, final: bool, openers: Openers
+    ) -> tuple[int, End | None]:
         n = len(text)
         if not self.stack:
             k = skip_ws(text, i, n)
@@ -410,11 +426,6 @@ class JsonValueFinder(HidesFences):
             self.stack.append(self.first)
             i = k + 1
         while True:
-            if self.fence is not None:
-                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
-                if not go_on:
-                    return i, end
-                continue
             if self.in_string:
                 m = self.IN.search(text, i)
                 if m is None:

@@ -14,9 +14,9 @@ import ast
 import re
 from typing import Any
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import (
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import (
     NAME_LIMIT,
     PARTIAL,
     WS_LIMIT,
@@ -27,7 +27,7 @@ from .scan import (
     skip_ws,
     starts,
 )
-from .toolset import json_value
+from ..toolset import json_value
 
 NAME, NAME_LLAMA4 = "pythonic", "llama4"
 START, END = "<|python_start|>", "<|python_end|>"

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 
-from . import function_xml
-from .dialect import Dialect
-from .jsoncall import JSON_RULES, call_object, calls_from_json
-from .model import Decodable, Problem
-from .scan import (
+from ..dialect import Dialect
+from ..jsoncall import JSON_RULES, call_object, calls_from_json
+from ..model import Decodable, Problem
+from ..scan import (
     CLOSED,
     MALFORMED,
     OPEN,
@@ -34,6 +33,7 @@ from .scan import (
     skip_ws,
     starts,
 )
+from . import function_xml
 
 NAME = "tagged_json"
 SPELLINGS = ("tool_call", "toolcall", "tool-call")
@@ -90,14 +90,9 @@ class TaggedJsonFinder(HidesFences):
         self.literal_until = literal_until or 0
         self.cut_string = False  # a raw line break cut a string: say so, it is the likely cause
 
-    def scan(self, text, i, base, final, openers):
+    def scan_unfenced(self, text, i, base, final, openers):
         n, closer = len(text), self.closer
         while True:
-            if self.fence is not None:
-                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
-                if not go_on:
-                    return i, end
-                continue
             if not self.in_string:
                 m = self.OUT.search(text, i)
                 if m is None:

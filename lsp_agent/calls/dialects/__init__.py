@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from ..dialect import Dialect
 from . import (
     cohere,
     deepseek,
@@ -31,7 +32,6 @@ from . import (
     tagged_json,
     think,
 )
-from .dialect import Dialect
 
 DIALECTS: dict[str, Dialect] = {
     d.name: d

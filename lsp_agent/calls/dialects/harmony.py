@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import call_with_arguments
-from .model import Decodable, Problem, Reasoning
-from .scan import (
+from ..dialect import Dialect
+from ..jsoncall import call_with_arguments
+from ..model import Decodable, Problem, Reasoning
+from ..scan import (
     PARTIAL,
     TAG_LIMIT,
     ClosedAt,

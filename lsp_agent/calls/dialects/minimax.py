@@ -11,10 +11,10 @@ The wrapper is part of the block: it leaves the visible text with the calls.
 
 from __future__ import annotations
 
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, WS_LIMIT, Finder, Opening, TokenFinder, XmlFinder, skip_ws, starts
 from . import invoke_xml
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import PARTIAL, WS_LIMIT, Finder, Opening, TokenFinder, XmlFinder, skip_ws, starts
 from .xmlcall import XML_RULES, decode_calls
 
 NAME = "minimax"

@@ -18,10 +18,10 @@ import json
 import re
 from typing import Any
 
-from .dialect import Dialect
-from .jsoncall import load
-from .model import Decodable, Problem, Reasoning
-from .scan import PARTIAL, ClosedAt, FenceFinder, Opening, TokenFinder, fence_line, starts
+from ..dialect import Dialect
+from ..jsoncall import load
+from ..model import Decodable, Problem, Reasoning
+from ..scan import PARTIAL, ClosedAt, FenceFinder, Opening, TokenFinder, fence_line, starts
 
 NAME, NAME_ACTION = "cohere", "cohere_action"
 ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"

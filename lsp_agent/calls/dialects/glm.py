@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import NAME_LIMIT, PARTIAL, WS_LIMIT, Opening, TokenFinder, match_tag
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import NAME_LIMIT, PARTIAL, WS_LIMIT, Opening, TokenFinder, match_tag
 from .xmlcall import XML_RULES, as_text
 
 NAME = "glm"

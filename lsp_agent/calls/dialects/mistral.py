@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import calls_from_json, load
-from .model import Decodable, Problem
-from .scan import (
+from ..dialect import Dialect
+from ..jsoncall import calls_from_json, load
+from ..model import Decodable, Problem
+from ..scan import (
     NAME_LIMIT,
     PARTIAL,
     WS_LIMIT,

@@ -15,9 +15,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from .jsoncall import load
-from .model import Decodable, Problem
-from .scan import find_unfenced
+from ..jsoncall import load
+from ..model import Decodable, Problem
+from ..scan import find_unfenced
 
 PARAMETER_CLOSE = "</parameter>"
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import call_with_arguments, calls_in_section
-from .model import Decodable, Problem
-from .scan import PARTIAL, Opening, TokenFinder, starts
+from ..dialect import Dialect
+from ..jsoncall import call_with_arguments, calls_in_section
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, Opening, TokenFinder, starts
 
 NAME = "kimi_k2"
 SECTIONS = (

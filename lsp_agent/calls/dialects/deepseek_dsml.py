@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import Opening, TokenFinder, starts
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import Opening, TokenFinder, starts
 from .xmlcall import Shape, decode_calls
 
 NAME = "deepseek_dsml"

@@ -7,9 +7,9 @@ cut short, not a diagnostic.
 
 from __future__ import annotations
 
-from .dialect import Dialect
-from .model import Reasoning
-from .scan import Opening, TokenFinder, starts
+from ..dialect import Dialect
+from ..model import Reasoning
+from ..scan import Opening, TokenFinder, starts
 
 NAME = "think"
 OPEN, CLOSE = "<think>", "</think>"
