@@ -35,3 +35,6 @@ class Dialect:
     line_start: bool = False  # openers count only at a line start (code fences)
     lists_parameters: bool = False  # the prompt lists parameters as text (no JSON Schema)
     teaches: bool = True  # tool_prompt can teach it (reasoning and layout are not call formats)
+    # A reasoning dialect: the token that ends its reasoning, what a reply whose prompt opened
+    # the reasoning (`reasoning="open"`) is read up to.
+    reasoning_closer: str = ""

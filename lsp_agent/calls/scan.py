@@ -34,6 +34,8 @@ class End:
     status: str  # CLOSED: decode it; MALFORMED: report `reason`; OPEN: no closer by the end
     reason: str = ""
     literal_until: int | None = None  # see TaggedJsonFinder: quotes are out of step up to here
+    # OPEN reasoning: where it ends after all (a call began in it)
+    implicit_end: int | None = None
 
 
 @dataclass
@@ -50,6 +52,8 @@ class Opening:
 
 
 class Openers(Protocol):
+    candidates: re.Pattern  # where an opener may begin: one of the openers' first characters
+
     def opening_at(self, text: str, j: int, base: int, final: bool): ...
 
 
@@ -681,3 +685,58 @@ class OpenToEnd:
 
     def scan(self, text, i, base, final, openers):
         return len(text), (End(base + len(text), OPEN) if final else None)
+
+
+class ReasoningFinder:
+    """The end of reasoning: the first of its closers. Nothing inside counts, but the first
+    opener of anything that is not reasoning (a call, the answer's layout token) is noted:
+    reasoning the reply never closes ends there (the model went on to call without closing
+    it, or never reasoned at all though its prompt opened the reasoning), and the rest is
+    read as usual: a call is decoded, or reported truncated when the reply was cut in it."""
+
+    def __init__(self, closers: tuple[str, ...]):
+        self.closers = closers
+        self.expects = " or ".join(closers)
+        self.pattern = re.compile("|".join(re.escape(c) for c in closers))
+        self.first_opener: int | None = None
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        m = self.pattern.search(text, i)
+        stop = m.start() if m else n
+        if self.first_opener is None:
+            hold = self._look_for_opener(text, i, stop, base, final, openers)
+            if hold is not None:
+                return hold, None
+        if m:
+            return m.end(), End(base + m.end(), CLOSED)
+        if final:
+            return n, End(base + n, OPEN, implicit_end=self.first_opener)
+        return partial_token_at(text, i, list(self.closers)), None
+
+    def _look_for_opener(
+        self, text: str, i: int, stop: int, base: int, final: bool, openers: Openers
+    ) -> int | None:
+        """Note the first opener before `stop` that is not reasoning; where to hold from
+        when one may begin at the window's end."""
+        for m in openers.candidates.finditer(text, i, stop):
+            j = m.start()
+            o = openers.opening_at(text, j, base, final)
+            if o is PARTIAL:
+                return j
+            if isinstance(o, Opening) and not o.open_ok:
+                self.first_opener = base + j
+                return None
+        return None
+
+
+def reasoning_decoder(openers: tuple[str, ...], closers: tuple[str, ...]):
+    """The decoder of a reasoning block: its text without the opener (a block the prompt
+    opened has none) and without the closer (a block left open has none)."""
+
+    def decode(block: str) -> list[Reasoning]:
+        opener = next((o for o in openers if block.startswith(o)), "")
+        closer = next((c for c in closers if block.endswith(c)), "")
+        return [Reasoning(block[len(opener) : len(block) - len(closer)].strip())]
+
+    return decode

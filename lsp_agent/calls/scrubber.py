@@ -18,9 +18,9 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .dialects import chosen, lexicon
+from .dialects import chosen, lexicon, prompt_opened_reasoning
 from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, Reasoning, excerpt
-from .scan import MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
+from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
 from .toolset import ToolSet
 
 HWS_END = re.compile(r"[^ \t\r]")
@@ -102,9 +102,21 @@ class Scrubber:
     """feed(delta) -> newly visible text; flush(finish_reason) -> the rest. Decoded calls
     and diagnostics accumulate in `.calls` and `.diagnostics` as blocks end."""
 
-    def __init__(self, tools: ToolSet, *, id_prefix: str = "call_", dialects: Iterable[str] | None = None):
+    def __init__(
+        self,
+        tools: ToolSet,
+        *,
+        id_prefix: str = "call_",
+        dialects: Iterable[str] | None = None,
+        reasoning: str | None = None,
+    ):
+        """`reasoning`: "open" when the prompt opened the model's reasoning (the reply starts
+        inside it, `…</think>`), "closed" when it did not; None: as the model families named
+        in `dialects` do (dialects.OPENS_REASONING)."""
         self.tools = tools
-        self.lexicon = lexicon(chosen(dialects))
+        names = list(dialects) if dialects is not None else None
+        self.lexicon = lexicon(chosen(names))
+        self.candidates = self.lexicon.candidate
         self.reasoning: list[str] = []  # reasoning blocks' text, in order
         self.id_prefix = id_prefix
         self.calls: list[Call] = []
@@ -122,6 +134,9 @@ class Scrubber:
         self._newlines = array("q")
         self._ids: set[str] = set()
         self._finish_reason: str | None = None
+        opened = prompt_opened_reasoning(names, reasoning)
+        if opened is not None:
+            self._block = PendingBlock(opened)
 
     # -- public -------------------------------------------------------------------------
 
@@ -229,6 +244,8 @@ class Scrubber:
     def _end_block(self, text: str, base: int, i: int, end: End) -> tuple[str, int, int]:
         block, self._block = self._block, None
         assert block is not None
+        if end.status == OPEN and end.implicit_end is not None:
+            end = End(end.implicit_end, CLOSED)  # reasoning never closed, then a call: it ended there
         if end.at >= base + i:  # the usual case: the end is in this window
             k = end.at - base
             block.parts.append(text[i:k])
@@ -238,7 +255,8 @@ class Scrubber:
             cut = end.at - block.opening.start
             source = whole[:cut]
             text, base, k = whole[cut:], end.at, 0
-            self._prev, self._indent = source[-1], -1
+            if source:  # (empty: reasoning the prompt opened ended before the reply's first character)
+                self._prev, self._indent = source[-1], 0 if source.endswith("\n") else -1
         if end.literal_until is not None:
             self.literal_until = max(self.literal_until, end.literal_until)
         self._record(block.opening, source, end)
@@ -319,7 +337,8 @@ class Scrubber:
             return
         for item in opening.decode(source):
             if isinstance(item, Reasoning):
-                self.reasoning.append(item.text)
+                if item.text:
+                    self.reasoning.append(item.text)
             elif isinstance(item, Problem):
                 self._diagnose("malformed", dialect, span, item.reason, source)
             else:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..dialect import Dialect
+from ..scan import Opening, ReasoningFinder, reasoning_decoder
 from . import (
     cohere,
     deepseek,
@@ -56,6 +57,7 @@ DIALECTS: dict[str, Dialect] = {
         pythonic.DIALECT_LLAMA4,
         pythonic.DIALECT,
         think.DIALECT,
+        think.DIALECT_BRACKETS,
     )
 }
 # Where two dialects claim the same opener, the first in this order is asked first.
@@ -72,11 +74,13 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "hermes": ("tagged_json",),
     "qwen2.5": ("tagged_json",),
     "qwen3": ("tagged_json", "think"),
+    "qwq": ("tagged_json", "think"),
     "qwen3-coder": ("function_xml", "tagged_json", "think"),
     "llama3": ("llama", "llama_json"),
     "llama3.2": ("llama", "llama_json", "pythonic"),
     "llama4": ("llama4", "pythonic"),
-    "mistral": ("mistral",),
+    "mistral": ("mistral", "mistral_think"),
+    "magistral": ("mistral", "mistral_think"),
     "deepseek-v3": ("deepseek", "think"),
     "deepseek-r1": ("deepseek", "think"),
     "deepseek-v3.1": ("deepseek", "think"),
@@ -90,6 +94,27 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "cohere": ("cohere", "cohere_action"),
     "minimax-m2": ("minimax", "think"),
 }
+
+
+# The families whose chat template ends the prompt inside the reasoning (`<think>` and the
+# like), whatever the request: their replies start inside it. For a family that thinks only
+# when asked, the runtime says so itself: reasoning="open".
+OPENS_REASONING = frozenset({"deepseek-r1", "qwq", "minimax-m2"})
+REASONING_MODES = ("open", "closed")
+
+
+def prompt_opened_reasoning(names: list[str] | None, reasoning: str | None) -> Opening | None:
+    """The block a reply starts inside when its prompt opened the reasoning (None: it did
+    not): it ends at the closer of any chosen reasoning dialect (`</think>` when none is)."""
+    if reasoning is not None and reasoning not in REASONING_MODES:
+        raise ValueError(f"reasoning must be one of {', '.join(REASONING_MODES)}, not {reasoning!r}")
+    implied = any(n in OPENS_REASONING for n in names or ())
+    if reasoning == "closed" or (reasoning is None and not implied):
+        return None
+    reasoners = [DIALECTS[n] for n in chosen(names) if DIALECTS[n].reasoning_closer] or [DIALECTS["think"]]
+    closers = tuple(dict.fromkeys(d.reasoning_closer for d in reasoners))
+    decode = reasoning_decoder((), closers)
+    return Opening(reasoners[0].name, 0, 0, ReasoningFinder(closers), decode, "the reasoning", open_ok=True)
 
 
 def dialect(name: str) -> Dialect:

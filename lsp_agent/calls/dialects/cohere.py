@@ -20,8 +20,18 @@ from typing import Any
 
 from ..dialect import Dialect
 from ..jsoncall import load
-from ..model import Decodable, Problem, Reasoning
-from ..scan import PARTIAL, ClosedAt, FenceFinder, Opening, TokenFinder, fence_line, starts
+from ..model import Decodable, Problem
+from ..scan import (
+    PARTIAL,
+    ClosedAt,
+    FenceFinder,
+    Opening,
+    ReasoningFinder,
+    TokenFinder,
+    fence_line,
+    reasoning_decoder,
+    starts,
+)
 
 NAME, NAME_ACTION = "cohere", "cohere_action"
 ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
@@ -41,7 +51,13 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
                 return Opening(NAME, base + j, end, TokenFinder(END_ACTION), decode, token)
             if token == THINKING:
                 return Opening(
-                    NAME, base + j, end, TokenFinder(END_THINKING), decode_thinking, token, open_ok=True
+                    NAME,
+                    base + j,
+                    end,
+                    ReasoningFinder((END_THINKING,)),
+                    decode_thinking,
+                    token,
+                    open_ok=True,
                 )
             return Opening(NAME, base + j, end, ClosedAt(base + end), lambda block: [], token)
     return PARTIAL if partial else None
@@ -51,8 +67,7 @@ def decode(block: str) -> list[Decodable | Problem]:
     return actions(block[len(ACTION) :].removesuffix(END_ACTION))
 
 
-def decode_thinking(block: str) -> list[Reasoning]:
-    return [Reasoning(block[len(THINKING) :].removesuffix(END_THINKING).strip())]
+decode_thinking = reasoning_decoder((THINKING,), (END_THINKING,))
 
 
 def actions(body: str) -> list[Decodable | Problem]:
@@ -130,6 +145,7 @@ DIALECT = Dialect(
     render=render,
     rules=ACTION_RULES,
     stray_closers=(END_ACTION,),
+    reasoning_closer=END_THINKING,
 )
 DIALECT_ACTION = Dialect(
     name=NAME_ACTION,
