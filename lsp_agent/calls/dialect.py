@@ -38,3 +38,6 @@ class Dialect:
     # A reasoning dialect: the token that ends its reasoning, what a reply whose prompt opened
     # the reasoning (`reasoning="open"`) is read up to.
     reasoning_closer: str = ""
+    # What only the reply's first characters may be (a header the prompt began: gpt-oss's
+    # ` to=functions.NAME<|channel|>…`); asked at offset 0, like `opening`.
+    reply_start: OpeningFn | None = None

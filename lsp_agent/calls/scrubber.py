@@ -18,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .dialect import OpeningFn
 from .dialects import chosen, lexicon, prompt_opened_reasoning
 from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, Reasoning, excerpt
 from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
@@ -137,6 +138,7 @@ class Scrubber:
         opened = prompt_opened_reasoning(names, reasoning)
         if opened is not None:
             self._block = PendingBlock(opened)
+        self._at_start = opened is None and bool(self.lexicon.reply_start_hooks)
 
     # -- public -------------------------------------------------------------------------
 
@@ -174,6 +176,13 @@ class Scrubber:
 
     def _run(self, text: str, base: int, final: bool) -> None:
         i = 0
+        if self._at_start:
+            found = self._first_opening(self.lexicon.reply_start_hooks, text, 0, base, final)
+            if found is PARTIAL:
+                return self._hold(text, base, 0)
+            self._at_start = False
+            if found is not None:
+                i = self._enter(found, text, 0, base)
         while True:
             if self._block is not None:
                 pos, end = self._block.opening.finder.scan(text, i, base, final, self)
@@ -270,7 +279,8 @@ class Scrubber:
         if c in self.lexicon.line_openers:
             if not self._line_start(text, j):
                 return None
-            return self._first_opening(self.lexicon.line_openers[c].at(text, j, final), text, j, base, final)
+            candidates = self.lexicon.line_openers[c].at(text, j, final)
+            return self._first_opening((d.opening for d in candidates), text, j, base, final)
         found = self.opening_at(text, j, base, final)
         if found is not None and found is not PARTIAL:
             return found
@@ -289,12 +299,14 @@ class Scrubber:
         openers = self.lexicon.openers.get(text[j])
         if openers is None or self._mention(text, j):
             return None
-        return self._first_opening(openers.at(text, j, final), text, j, base, final)
+        return self._first_opening((d.opening for d in openers.at(text, j, final)), text, j, base, final)
 
-    def _first_opening(self, candidates, text: str, j: int, base: int, final: bool):
+    def _first_opening(self, hooks: Iterable[OpeningFn], text: str, j: int, base: int, final: bool):
+        """The first hook's Opening (or ExampleFence) at text[j], PARTIAL if one cannot tell
+        yet, else None."""
         partial = False
-        for dialect in candidates:
-            r = dialect.opening(text, j, base, final, self)
+        for hook in hooks:
+            r = hook(text, j, base, final, self)
             if r is PARTIAL:
                 partial = True
             elif r is not None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from ..dialect import Dialect
+from ..dialect import Dialect, OpeningFn
 from ..scan import Opening, ReasoningFinder, reasoning_decoder
 from . import (
     cohere,
@@ -85,6 +85,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "deepseek-r1": ("deepseek", "think"),
     "deepseek-v3.1": ("deepseek", "think"),
     "deepseek-v3.2": ("deepseek_dsml", "think"),
+    "deepseek-v4": ("deepseek_dsml", "think"),
     "kimi-k2": ("kimi_k2", "think"),
     "glm-4.5": ("glm", "think"),
     "glm-4.6": ("glm", "think"),
@@ -93,6 +94,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "granite": ("granite", "granite_31", "tagged_json"),
     "cohere": ("cohere", "cohere_action"),
     "minimax-m2": ("minimax", "think"),
+    "nemotron": ("tagged_json", "think"),
 }
 
 
@@ -189,6 +191,7 @@ class Lexicon:
     openers: dict[str, Openers]  # by first character: dialects that open anywhere
     line_openers: dict[str, Openers]  # by first character: dialects that open at line starts
     stray_closers: dict[str, str]  # closer -> the dialect it betrays
+    reply_start_hooks: tuple[OpeningFn, ...]  # openers only at the reply's start
 
 
 @cache
@@ -202,6 +205,7 @@ def lexicon(names: tuple[str, ...] = DEFAULT) -> Lexicon:
         openers=by_first_char([d for d in picked if not d.line_start]),
         line_openers=by_first_char([d for d in picked if d.line_start]),
         stray_closers={c: d.name for d in picked for c in d.stray_closers},
+        reply_start_hooks=tuple(d.reply_start for d in picked if d.reply_start is not None),
     )
 
 

@@ -118,7 +118,10 @@ def opening_action(text: str, j: int, base: int, final: bool, scanner: object) -
 
 
 def decode_action(block: str) -> list[Decodable | Problem]:
-    first, last = block.find("\n"), block.rfind("\n")
+    """The fence's body: from the line after the fence's opening line (which is the Action:
+    line or the next, as Command R's template writes it) to its closing line."""
+    k = ACTION_LINE.match(block).end()  # type: ignore[union-attr]  # the block starts with Action:
+    first, last = block.find("\n", k + 1 if block.startswith("\n", k) else k), block.rfind("\n")
     return actions(block[first + 1 : last] if last > first else "")
 
 

@@ -53,7 +53,7 @@ SHAPE = Shape(
     parameter=re.compile(r"<parameter=([^>\n]*)>"),
     parameter_tag="<parameter={}>",
 )
-WRAPPER = re.compile(r"<(tool_call|toolcall|tool-call)\b[^>]*>")
+WRAPPER = re.compile(r"<(tool_call|toolcall|tool-call|TOOLCALL)\b[^>]*>")
 
 
 def decode_bare(block: str) -> list[Decodable | Problem]:

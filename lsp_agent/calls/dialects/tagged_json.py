@@ -1,7 +1,7 @@
 """Tagged JSON (Hermes, Qwen, …): `<tool_call>{"name": "read", "arguments": {…}}</tool_call>`.
 
-Also `<tool_call id="…">`, the spellings `<toolcall>` and `<tool-call>` (closed by their own
-closer), and a JSON array of call objects in one block. An opener claims a block only when
+Also `<tool_call id="…">`, the spellings `<toolcall>`, `<tool-call>` and Nemotron's
+`<TOOLCALL>` (each closed by its own closer), and a JSON array of call objects in one block. An opener claims a block only when
 its body starts with `{` or `[` (or `<function=`: function XML inside the tag, see
 function_xml); otherwise it is prose that mentions the tag.
 
@@ -36,7 +36,7 @@ from ..scan import (
 from . import function_xml
 
 NAME = "tagged_json"
-SPELLINGS = ("tool_call", "toolcall", "tool-call")
+SPELLINGS = ("tool_call", "toolcall", "tool-call", "TOOLCALL")  # the last: Nemotron
 CLOSERS = tuple(f"</{s}>" for s in SPELLINGS)
 
 
