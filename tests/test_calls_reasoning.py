@@ -48,9 +48,12 @@ def test_without_the_option_the_same_reply_shows_its_reasoning_and_runs_the_quot
 
 def test_a_family_whose_prompt_always_opens_reasoning_implies_it():
     reply = "Paris is in France.</think>It is sunny."
-    for family in sorted(OPENS_REASONING):
+    for family in sorted(OPENS_REASONING - {"kimi-k3"}):
         got = check(reply, tools=TOOLS, dialects=[family])
         assert (got.reasoning_text, got.visible_text) == ("Paris is in France.", "It is sunny."), family
+    k3 = "Paris.<|close|>think<|sep|><|open|>response<|sep|>Sunny.<|close|>response<|sep|><|close|>message<|sep|>"
+    got = check(k3, tools=TOOLS, dialects=["kimi-k3"])  # its thinking prompt ends with <|open|>think<|sep|>
+    assert (got.reasoning_text, got.visible_text) == ("Paris.", "Sunny.")
     # "closed" overrides the family; a family that thinks only when asked does not imply it.
     got = check(reply, tools=TOOLS, dialects=["deepseek-r1"], reasoning="closed")
     assert got.reasoning_text == "" and got.visible_text == reply

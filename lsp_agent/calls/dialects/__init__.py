@@ -16,22 +16,34 @@ from functools import cache
 from ..dialect import Dialect, OpeningFn
 from ..scan import Opening, ReasoningFinder, reasoning_decoder
 from . import (
+    apertus,
     cohere,
     deepseek,
     deepseek_dsml,
     fenced,
     function_xml,
+    functools_list,
     glm,
     granite,
     harmony,
+    internlm,
     invoke_xml,
+    json_list,
     kimi,
+    kimi_k3,
+    lfm2,
     llama,
+    longcat,
     minimax,
+    minimax_m3,
     mistral,
+    olmo3,
     pythonic,
+    seed_oss,
+    step3,
     tagged_json,
     think,
+    tool_calls_tag,
 )
 
 DIALECTS: dict[str, Dialect] = {
@@ -58,6 +70,19 @@ DIALECTS: dict[str, Dialect] = {
         pythonic.DIALECT,
         think.DIALECT,
         think.DIALECT_BRACKETS,
+        kimi_k3.DIALECT,
+        seed_oss.DIALECT,
+        seed_oss.DIALECT_THINK,
+        olmo3.DIALECT,
+        lfm2.DIALECT,
+        minimax_m3.DIALECT,
+        step3.DIALECT,
+        tool_calls_tag.DIALECT,
+        longcat.DIALECT,
+        functools_list.DIALECT,
+        internlm.DIALECT,
+        apertus.DIALECT,
+        json_list.DIALECT,
     )
 }
 # Where two dialects claim the same opener, the first in this order is asked first.
@@ -66,7 +91,9 @@ PRECEDENCE = ("granite_31", "tagged_json")
 # Read when a runtime names no dialect: the ones whose openers never occur in ordinary prose.
 # Bare JSON, bare pythonic lists, Cohere's `Action:` line and Granite 3.1's unclosed tag
 # are read only when asked for.
-ASKED_FOR_ONLY = frozenset({"llama_json", "pythonic", "cohere_action", "granite_31"})
+ASKED_FOR_ONLY = frozenset(
+    {"llama_json", "pythonic", "cohere_action", "granite_31", "functools", "json_list"}
+)
 DEFAULT = tuple(name for name in DIALECTS if name not in ASKED_FOR_ONLY)
 
 # Model families, for runtimes that know the model rather than its dialect.
@@ -95,13 +122,30 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "cohere": ("cohere", "cohere_action"),
     "minimax-m2": ("minimax", "think"),
     "nemotron": ("tagged_json", "think"),
+    "kimi-k3": ("kimi_k3",),
+    "seed-oss": ("seed_oss", "seed_think"),
+    "olmo3": ("olmo3", "think"),
+    "lfm2": ("lfm2", "think"),
+    "lfm2.5": ("lfm2", "think"),
+    "minimax-m3": ("minimax_m3", "think"),
+    "step3": ("step3", "think"),
+    "hunyuan-a13b": ("tool_calls_tag", "think"),
+    "jamba": ("tool_calls_tag",),
+    "apriel": ("tool_calls_tag",),
+    "xlam": ("json_list", "tagged_json"),
+    "longcat": ("longcat", "think"),
+    "phi-4-mini": ("functools",),
+    "firefunction-v2": ("functools",),
+    "internlm2": ("internlm",),
+    "apertus": ("apertus",),
+    "functionary-v3.1": ("function_xml", "llama"),
 }
 
 
 # The families whose chat template ends the prompt inside the reasoning (`<think>` and the
 # like), whatever the request: their replies start inside it. For a family that thinks only
 # when asked, the runtime says so itself: reasoning="open".
-OPENS_REASONING = frozenset({"deepseek-r1", "qwq", "minimax-m2"})
+OPENS_REASONING = frozenset({"deepseek-r1", "qwq", "minimax-m2", "kimi-k3"})
 REASONING_MODES = ("open", "closed")
 
 

@@ -89,10 +89,21 @@ def call_from(n: int, node: ast.expr) -> Decodable | Problem:
         if keyword.arg is None:
             return Problem(f"{name}: **arguments; write each as NAME=value")
         try:
-            arguments[keyword.arg] = json_value(ast.literal_eval(keyword.value))
+            arguments[keyword.arg] = json_value(ast.literal_eval(JsonNames().visit(keyword.value)))
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return Problem(f"{name}: the value of {keyword.arg} is not a literal")
     return Decodable(name, arguments)
+
+
+JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+class JsonNames(ast.NodeTransformer):
+    """JSON's true, false and null written in a Python call (as OLMo 3 writes them) read
+    as Python's."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Constant(JSON_NAMES[node.id]) if node.id in JSON_NAMES else node
 
 
 def dotted(node: ast.expr) -> str | None:
