@@ -203,3 +203,78 @@ def test_mistral_text_before_the_json_list():
     assert [d.kind for d in got.diagnostics] == ["malformed"] and got.visible_text == "Done."
     cut = check('[TOOL_CALLS] Sure: [{"name": "get_weather", "arguments": {"ci', "length", tools=TOOLS)
     assert [d.kind for d in cut.diagnostics] == ["truncated"]
+
+
+# -- details of the new families the peers' tests show ------------------------------------
+
+
+def test_lfm2_sets_and_strings_broken_over_lines():
+    tools = ToolSet.from_list(
+        [
+            {"name": "label", "parameters": {"type": "object", "properties": {"tags": {"type": "array"}}}},
+            {"name": "exec", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}},
+        ]
+    )
+    got = check(
+        "<|tool_call_start|>[label(tags={'urgent', 'bug'})]<|tool_call_end|>", tools=tools, dialects=["lfm2"]
+    )
+    assert calls(got) == [("label", {"tags": ["urgent", "bug"]})]  # in the order written
+    reply = "<|tool_call_start|>[exec(command='cat > f.py << EOF\nprint(1)\nEOF')]<|tool_call_end|>\nDone."
+    got = check(reply, tools=tools, dialects=["lfm2"])
+    assert (calls(got), got.visible_text) == (
+        [("exec", {"command": "cat > f.py << EOF\nprint(1)\nEOF"})],
+        "Done.",
+    )
+
+
+def test_olmo3_reads_json_literals_and_keeps_good_siblings_of_a_bad_call():
+    reply = "<function_calls>get_weather(city='Paris', days=null)\nbad(x=b'z')</function_calls>"
+    got = check(reply, tools=TOOLS, dialects=["olmo3"])
+    assert [c.arguments for c in got.calls] == [{"city": "Paris", "days": None}]
+    assert [d.kind for d in got.diagnostics] == ["invalid_arguments", "malformed"]
+
+
+def test_step3_without_function_sep_and_with_separators_between_calls():
+    call = '<｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter></steptml:invoke><｜tool_call_end｜>'
+    reply = f"<｜tool_calls_begin｜>{call}<｜tool_sep｜>{call}<｜tool_calls_end｜>"
+    assert calls(check(reply, tools=TOOLS, dialects=["step3"])) == PARIS * 2
+
+
+def test_apertus_without_its_suffix():
+    reply = '<|tools_prefix|>[{"get_weather": {"city": "Paris"}}]\nDone.'
+    got = check(reply, tools=TOOLS, dialects=["apertus"])
+    assert (calls(got), got.diagnostics, got.visible_text) == (PARIS, [], "Done.")
+
+
+def test_minimax_m3_nested_elements():
+    ns = "]<]minimax[>["
+    tools = ToolSet.from_list(
+        [
+            {
+                "name": "order",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "items": {"type": "array"},
+                        "meta": {"type": "object"},
+                    },
+                },
+            }
+        ]
+    )
+    reply = (
+        f'{ns}<tool_call>\n{ns}<invoke name="order">{ns}<id>42{ns}</id>'
+        f"{ns}<items>{ns}<item>{ns}<sku>a{ns}</sku>{ns}<qty>2{ns}</qty>{ns}</item>{ns}<item>{ns}<sku>b{ns}</sku>{ns}</item>{ns}</items>"
+        f"{ns}<meta>{ns}<tag>x{ns}</tag>{ns}<tag>y{ns}</tag>{ns}</meta>{ns}</invoke>\n{ns}</tool_call>"
+    )
+    got = check(reply, tools=tools, dialects=["minimax-m3"])
+    assert calls(got) == [
+        ("order", {"id": 42, "items": [{"sku": "a", "qty": 2}, {"sku": "b"}], "meta": {"tag": ["x", "y"]}})
+    ]
+    bad = check(
+        f'{ns}<tool_call>\n{ns}<invoke name="order">{ns}<id>42{ns}</invoke>\n{ns}</tool_call>',
+        tools=tools,
+        dialects=["minimax-m3"],
+    )
+    assert bad.calls == [] and [d.kind for d in bad.diagnostics] == ["malformed"]

@@ -589,12 +589,14 @@ class LineEndFinder:
 class PythonListFinder:
     """The end of a Python list of calls, `[f(a=1), g()]`: brackets balanced outside
     string literals (single or double quotes, backslash escapes; a raw line break ends a
-    string, as in Python)."""
+    string, as in Python, unless `line_breaks_in_strings`: a multi-line shell command as LFM2
+    writes it)."""
 
     OUT = re.compile(r"""["'\[\](){}\n]""")
 
-    def __init__(self) -> None:
+    def __init__(self, line_breaks_in_strings: bool = False) -> None:
         self.expects = "the ] that closes the list of calls"
+        self.line_breaks_in_strings = line_breaks_in_strings
         self.stack: list[str] = []
         self.quote: str | None = None
 
@@ -633,7 +635,7 @@ class PythonListFinder:
                     return -(i + 1)
                 i += 2
                 continue
-            if c == quote or c == "\n":
+            if c == quote or (c == "\n" and not self.line_breaks_in_strings):
                 self.quote = None
                 return i + 1 if c == quote else i
             i += 1

@@ -37,7 +37,8 @@ def one_call(n: int, item: object) -> Decodable | Problem:
     return Decodable(name.strip(), arguments)
 
 
-opening, decode = between(NAME, OPEN, CLOSE, decode_body, first="[{")
+# The suffix may be missing: the list ends where its brackets balance.
+opening, decode = between(NAME, OPEN, None, decode_body, first="[", last_inner=CLOSE)
 
 
 def render(name: str, arguments: dict) -> str:

@@ -1,5 +1,5 @@
 """LFM2 and LFM2.5: a Python list of calls (or a JSON list of call objects) between special
-tokens, the closer optional:
+tokens, the closer optional (a string value may hold raw line breaks):
 
     <|tool_call_start|>[read(path='a.py')]<|tool_call_end|>
 """
@@ -20,7 +20,14 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
     r = starts(text, j, OPEN, final)
     if r is not True:
         return r or None
-    return Opening(NAME, base + j, j + len(OPEN), WithTrailer(PythonListFinder(), CLOSE), decode, OPEN)
+    return Opening(
+        NAME,
+        base + j,
+        j + len(OPEN),
+        WithTrailer(PythonListFinder(line_breaks_in_strings=True), CLOSE),
+        decode,
+        OPEN,
+    )
 
 
 def decode(block: str) -> list[Decodable | Problem]:
@@ -29,7 +36,7 @@ def decode(block: str) -> list[Decodable | Problem]:
         return calls_from_json(body)
     if body.replace(" ", "") == "[]":
         return []  # the model called nothing
-    return pythonic.decode(body)
+    return pythonic.decode(pythonic.escape_line_breaks(body))
 
 
 def render(name: str, arguments: dict) -> str:

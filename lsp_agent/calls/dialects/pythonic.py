@@ -100,10 +100,30 @@ JSON_NAMES = {"true": True, "false": False, "null": None}
 
 class JsonNames(ast.NodeTransformer):
     """JSON's true, false and null written in a Python call (as OLMo 3 writes them) read
-    as Python's."""
+    as Python's; a set as a list, in the order written (JSON has no sets)."""
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return ast.Constant(JSON_NAMES[node.id]) if node.id in JSON_NAMES else node
+
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        return ast.List([self.visit(e) for e in node.elts], ast.Load())
+
+
+def escape_line_breaks(source: str) -> str:
+    """Raw line breaks inside string literals written as \\n, so that Python reads the
+    string a model broke over lines."""
+    out, quote, i = [], None, 0
+    while i < len(source):
+        c = source[i]
+        if quote and c == "\\":
+            out.append(source[i : i + 2])
+            i += 2
+            continue
+        if c in "\"'" and quote in (None, c):
+            quote = None if quote else c
+        out.append("\\n" if quote and c == "\n" else c)
+        i += 1
+    return "".join(out)
 
 
 def dotted(node: ast.expr) -> str | None:

@@ -4,8 +4,9 @@
     <steptml:parameter name="path">a.py</steptml:parameter>
     </steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>
 
-Values are raw text, typed by the tool's schema. A section left open right after a complete
-call is whole.
+`function<｜tool_sep｜>` before an invoke may be left out (and the name written after it), and
+calls may be separated by `<｜tool_sep｜>`. Values are raw text, typed by the tool's schema.
+A section left open right after a complete call is whole.
 """
 
 from __future__ import annotations
@@ -40,14 +41,20 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
 
 
 def decode(block: str) -> list[Decodable | Problem]:
-    return calls_in_section(block[len(BEGIN) :].removesuffix(END), CALL_BEGIN, CALL_END, decode_call)
+    body = (
+        block[len(BEGIN) :].removesuffix(END).replace(CALL_END + SEP, CALL_END)
+    )  # a separator between calls
+    return calls_in_section(body, CALL_BEGIN, CALL_END, decode_call)
+
+
+HEAD = re.compile(rf"\s*(?:function{SEP}[\w.\-]*\s*)?")
 
 
 def decode_call(call: str) -> Decodable | Problem:
-    kind, sep, invoke = call.partition(SEP)
-    if not sep or kind.strip() != "function":
-        return Problem(f"a call does not start with function{SEP}")
-    found = decode_calls(invoke, SHAPE)
+    """`function<｜tool_sep｜>` (and the name again) before the invoke may be left out."""
+    head = HEAD.match(call)
+    assert head is not None  # the pattern also matches nothing
+    found = decode_calls(call[head.end() :], SHAPE)
     if len(found) != 1:
         return (
             Problem("a call holds one <steptml:invoke>")
