@@ -2,6 +2,8 @@
 open (unterminated, and truncated by the length limit), each checked streamed in several
 splits against the batch decode (callcheck.check). Replies are written from each format."""
 
+import re
+
 import pytest
 
 from lsp_agent.calls import ToolSet, decode
@@ -379,3 +381,21 @@ def test_reasoning_open(family):
     assert calls(got) == want and got.diagnostics == []
     own = decode(reply, tools=TOOLS, dialects=[family]).reasoning_text  # the reply's own reasoning
     assert got.reasoning_text == "\n".join(filter(None, [f"I will write {quoted} once I am sure.", own]))
+
+
+def test_the_docs_table_lists_every_dialect_and_family_with_its_sources():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "calls.md").read_text(encoding="utf-8")
+    table = text[text.index("| dialect | model families |") : text.index("Each family also names")]
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:] if line.startswith("| `")}
+    assert set(rows) == set(DIALECTS)
+    listed = " ".join(line.split("|")[2] for line in rows.values())
+    named = set(re.findall(r"`([\w.\-*]+)`", listed))  # `deepseek-*` names every deepseek family
+    missing = [
+        f
+        for f in FAMILIES
+        if f not in named and not any(f.startswith(n[:-1]) for n in named if n.endswith("*"))
+    ]
+    assert missing == []
+    assert all(line.split("|")[6].strip() for line in rows.values())  # every row names its sources
