@@ -199,6 +199,12 @@ CASES = {
         '<|tools_prefix|>[{"get_weather": "Paris"}]<|tools_suffix|>',
         '<|tools_prefix|>[{"get_weather": {"city": "Pa',
     ),
+    "functionary-v3.2": (
+        'all\nChecking.>>>get_weather\n{"city": "Paris", "days": 2}>>>get_time\n{}',
+        [PARIS, ("get_time", {})],
+        '>>>get_weather\n{"city": Paris}',
+        '>>>get_weather\n{"city": "Pa',
+    ),
     "magistral": (
         '[THINK]Paris.[/THINK][TOOL_CALLS]get_weather[ARGS]{"city": "Paris", "days": 2}',
         [PARIS],

@@ -22,6 +22,7 @@ from . import (
     deepseek_dsml,
     fenced,
     function_xml,
+    functionary,
     functools_list,
     glm,
     granite,
@@ -83,6 +84,7 @@ DIALECTS: dict[str, Dialect] = {
         internlm.DIALECT,
         apertus.DIALECT,
         json_list.DIALECT,
+        functionary.DIALECT,
     )
 }
 # Where two dialects claim the same opener, the first in this order is asked first.
@@ -139,6 +141,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "internlm2": ("internlm",),
     "apertus": ("apertus",),
     "functionary-v3.1": ("function_xml", "llama"),
+    "functionary-v3.2": ("functionary",),
 }
 
 
