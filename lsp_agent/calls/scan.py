@@ -417,16 +417,8 @@ class JsonValueFinder(HidesFences):
             k = skip_ws(text, i, n)
             if k == n:
                 return n, (End(base + n, OPEN) if final else None)
-            if text[k] != self.first:  # what is there instead belongs to the block, to its line's end
-                stop = text.find("\n", k, k + TAG_LIMIT)
-                if stop < 0:
-                    if len(text) < k + TAG_LIMIT and not final:
-                        return i, None
-                    stop = min(len(text), k + TAG_LIMIT)
-                found = text[k:stop].strip()
-                found = found if len(found) <= 40 else found[:39] + "…"
-                why = f"expected {self.first!r} to start the JSON, found {found!r}"
-                return stop, End(base + stop, MALFORMED, why)
+            if text[k] != self.first:
+                return self._not_json(text, i, k, base, final)
             self.stack.append(self.first)
             i = k + 1
         while True:
@@ -455,15 +447,6 @@ class JsonValueFinder(HidesFences):
                 i, go_on = self.line_break(text, j, final)
                 if not go_on:
                     return i, None
-            elif c in "[{":
-                if c == "[":
-                    o = openers.opening_at(text, j, base, final)
-                    if o is PARTIAL:
-                        return j, None
-                    if o is not None:
-                        return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
-                self.stack.append(c)
-                i = j + 1
             elif c in "]}":
                 if self.stack[-1] != OPENING_OF[c]:
                     return j + 1, End(base + j + 1, MALFORMED, f"{c!r} does not match {self.stack[-1]!r}")
@@ -471,13 +454,27 @@ class JsonValueFinder(HidesFences):
                 if not self.stack:
                     return j + 1, End(base + j + 1, CLOSED)
                 i = j + 1
-            else:  # "<"
-                o = openers.opening_at(text, j, base, final)
+            else:  # "[", "{" or "<"; a new opener at "[" or "<" means the model started another call
+                o = openers.opening_at(text, j, base, final) if c != "{" else None
                 if o is PARTIAL:
                     return j, None
                 if o is not None:
                     return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
+                if c != "<":
+                    self.stack.append(c)
                 i = j + 1
+
+    def _not_json(self, text: str, i: int, k: int, base: int, final: bool) -> tuple[int, End | None]:
+        """What is at text[k] instead of the value belongs to the block, to its line's end."""
+        stop = text.find("\n", k, k + TAG_LIMIT)
+        if stop < 0:
+            if len(text) < k + TAG_LIMIT and not final:
+                return i, None
+            stop = min(len(text), k + TAG_LIMIT)
+        found = text[k:stop].strip()
+        found = found if len(found) <= 40 else found[:39] + "…"
+        why = f"expected {self.first!r} to start the JSON, found {found!r}"
+        return stop, End(base + stop, MALFORMED, why)
 
 
 class ClosedAt:

@@ -140,11 +140,8 @@ class TaggedJsonFinder(HidesFences):
             elif c == "\n":
                 if self.suspect is not None:
                     return j, self._string_left_open(base + j, "its line ended")
-                self.in_string, self.cut_string, i = (
-                    False,
-                    True,
-                    j,
-                )  # a cut string (invalid JSON); the break is seen again outside
+                # A cut string (invalid JSON); the break is seen again outside.
+                self.in_string, self.cut_string, i = False, True, j
             else:  # "<"
                 r = starts(text, j, closer, final)
                 if r is PARTIAL:
