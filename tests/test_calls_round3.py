@@ -227,6 +227,16 @@ def test_lfm2_sets_and_strings_broken_over_lines():
     )
 
 
+def test_integers_with_leading_zeros_in_python_calls():
+    tools = ToolSet.from_list([{"name": "set_date", "parameters": {"type": "object"}}])
+    reply = "<|tool_call_start|>[set_date(month=07, day=05, note='007')]<|tool_call_end|>"
+    assert calls(check(reply, tools=tools, dialects=["lfm2"])) == [
+        ("set_date", {"month": 7, "day": 5, "note": "007"})
+    ]
+    olmo = "<function_calls>set_date(month=07)</function_calls>"
+    assert calls(check(olmo, tools=tools, dialects=["olmo3"])) == [("set_date", {"month": 7})]
+
+
 def test_olmo3_reads_json_literals_and_keeps_good_siblings_of_a_bad_call():
     reply = "<function_calls>get_weather(city='Paris', days=null)\nbad(x=b'z')</function_calls>"
     got = check(reply, tools=TOOLS, dialects=["olmo3"])

@@ -11,12 +11,10 @@ block only when a call follows it; `<function_calls>` followed by `<invoke` is i
 
 from __future__ import annotations
 
-import ast
-
 from ..dialect import Dialect
 from ..model import Decodable, Problem
 from ..scan import NAME_LIMIT, PARTIAL, WS_LIMIT, Opening, TokenFinder, run_end, skip_ws, starts
-from .pythonic import IDENTIFIER, RULES, call_from
+from .pythonic import IDENTIFIER, RULES, call_from, parse
 
 NAME = "olmo3"
 OPEN, CLOSE = "<function_calls>", "</function_calls>"
@@ -46,7 +44,7 @@ def decode(block: str) -> list[Decodable | Problem]:
     out: list[Decodable | Problem] = []
     for n, line in enumerate((x for x in body.splitlines() if x.strip()), 1):
         try:
-            node = ast.parse(line.strip(), mode="eval").body
+            node = parse(line.strip()).body
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             out.append(Problem(f"line {n} of the calls is not a Python call: {getattr(exc, 'msg', exc)}"))
             continue

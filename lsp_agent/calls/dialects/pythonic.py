@@ -66,7 +66,7 @@ def decode_llama4(block: str) -> list[Decodable | Problem]:
 
 def decode(block: str) -> list[Decodable | Problem]:
     try:
-        tree = ast.parse(block.strip(), mode="eval")
+        tree = parse(block.strip())
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return [Problem(f"not a Python list of calls: {getattr(exc, 'msg', exc)}")]
     node = tree.body
@@ -74,6 +74,41 @@ def decode(block: str) -> list[Decodable | Problem]:
     if not elements:
         return [Problem("an empty list: no call in it")]
     return [call_from(n, e) for n, e in enumerate(elements, 1)]
+
+
+LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=[1-9])")
+
+
+def parse(source: str) -> ast.Expression:
+    """The source as a Python expression; integers written with leading zeros (`month=07`,
+    which Python refuses) read as decimal, as vLLM reads them."""
+    try:
+        return ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        if "leading zeros" not in str(exc.msg):
+            raise
+        return ast.parse(outside_strings(source, lambda code: LEADING_ZEROS.sub("", code)), mode="eval")
+
+
+def outside_strings(source: str, change) -> str:
+    """`change` applied to the source outside its string literals."""
+    out, start, quote, i = [], 0, None, 0
+    while i < len(source):
+        c = source[i]
+        if quote and c == "\\":
+            i += 2
+            continue
+        if c in "\"'" and quote in (None, c):
+            if quote is None:
+                out.append(change(source[start:i]))
+                start = i
+            else:
+                out.append(source[start : i + 1])
+                start = i + 1
+            quote = None if quote else c
+        i += 1
+    out.append(source[start:] if quote else change(source[start:]))
+    return "".join(out)
 
 
 def call_from(n: int, node: ast.expr) -> Decodable | Problem:
