@@ -124,6 +124,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "cohere": ("cohere", "cohere_action"),
     "minimax-m2": ("minimax", "think"),
     "nemotron": ("tagged_json", "think"),
+    "nemotron-3": ("function_xml", "tagged_json", "think"),
+    "step-3.5": ("function_xml", "tagged_json", "think"),
     "kimi-k3": ("kimi_k3",),
     "seed-oss": ("seed_oss", "seed_think"),
     "olmo3": ("olmo3", "think"),
@@ -148,7 +150,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 # The families whose chat template ends the prompt inside the reasoning (`<think>` and the
 # like), whatever the request: their replies start inside it. For a family that thinks only
 # when asked, the runtime says so itself: reasoning="open".
-OPENS_REASONING = frozenset({"deepseek-r1", "qwq", "minimax-m2", "kimi-k3"})
+OPENS_REASONING = frozenset({"deepseek-r1", "qwq", "minimax-m2", "kimi-k3", "nemotron-3", "step-3.5"})
 REASONING_MODES = ("open", "closed")
 
 
