@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from .dialect import OpeningFn
 from .dialects import chosen, lexicon, prompt_opened_reasoning
 from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, Reasoning, excerpt
-from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
+from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening
 from .toolset import ToolSet
 
 HWS_END = re.compile(r"[^ \t\r]")
@@ -284,12 +284,13 @@ class Scrubber:
         found = self.opening_at(text, j, base, final)
         if found is not None and found is not PARTIAL:
             return found
-        if not self._mention(text, j):
-            for token, dialect in self.lexicon.stray_closers.items():
-                r = starts(text, j, token, final)
-                if r is True:
-                    return Stray(token, dialect)
-                if r is PARTIAL:
+        if not self._mention(text, j) and self.lexicon.stray_closers:
+            m = self.lexicon.stray_closer.match(text, j)
+            if m:
+                return Stray(m.group(), self.lexicon.stray_closers[m.group()])
+            if not final and len(text) - j < self.lexicon.longest_closer:  # a closer split by the window?
+                rest = text[j:]
+                if any(token.startswith(rest) for token in self.lexicon.closers_from.get(text[j], ())):
                     found = PARTIAL
         return found
 

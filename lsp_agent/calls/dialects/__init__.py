@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from ..dialect import Dialect, OpeningFn
@@ -201,6 +201,9 @@ def teaching(name: str) -> Dialect:
     return dialect(name)
 
 
+PARTIAL_CACHE = 4096
+
+
 @dataclass(frozen=True)
 class Openers:
     """The dialects whose openers begin with one character, narrowed down by the literal
@@ -211,18 +214,28 @@ class Openers:
     dialects: tuple[Dialect, ...]
     longest: int
 
+    partial: dict[tuple[str, str], tuple[Dialect, ...]] = field(default_factory=dict, compare=False)
+
     def at(self, text: str, j: int, final: bool) -> tuple[Dialect, ...]:
         m = self.prefix.match(text, j)
         found = self.by_prefix[m.group()] if m else ()
         rest = text[j : j + self.longest]
         if final or len(rest) >= self.longest:
             return found
-        # The window ends inside what may still become a longer prefix: ask those dialects too.
-        return tuple(
-            d
-            for d in self.dialects
-            if d in found or any(len(p) > len(rest) and p.startswith(rest) for p in d.prefixes)
-        )
+        # The window ends inside what may still become a longer prefix: ask those dialects too
+        # (remembered: streaming asks at every window's end).
+        key = (m.group() if m else "", rest)
+        got = self.partial.get(key)  # (shared by threads: read once, never after a clear)
+        if got is None:
+            got = tuple(
+                d
+                for d in self.dialects
+                if d in found or any(len(p) > len(rest) and p.startswith(rest) for p in d.prefixes)
+            )
+            if len(self.partial) >= PARTIAL_CACHE:  # the window's ends are arbitrary text: bound it
+                self.partial.clear()
+            self.partial[key] = got
+        return got
 
 
 def openers_of(picked: list[Dialect]) -> Openers:
@@ -240,6 +253,9 @@ class Lexicon:
     openers: dict[str, Openers]  # by first character: dialects that open anywhere
     line_openers: dict[str, Openers]  # by first character: dialects that open at line starts
     stray_closers: dict[str, str]  # closer -> the dialect it betrays
+    stray_closer: re.Pattern  # any of them (the longest first)
+    closers_from: dict[str, tuple[str, ...]]  # first character -> the closers it begins
+    longest_closer: int
     reply_start_hooks: tuple[OpeningFn, ...]  # openers only at the reply's start
 
 
@@ -247,13 +263,19 @@ class Lexicon:
 def lexicon(names: tuple[str, ...] = DEFAULT) -> Lexicon:
     ordered = sorted(names, key=lambda n: PRECEDENCE.index(n) if n in PRECEDENCE else len(PRECEDENCE))
     picked = [dialect(n) for n in ordered]
+    closers = {c: d.name for d in picked for c in d.stray_closers}
     return Lexicon(
         candidate=re.compile(
             "[" + re.escape("".join(sorted({p[0] for d in picked for p in d.prefixes}))) + "]"
         ),
         openers=by_first_char([d for d in picked if not d.line_start]),
         line_openers=by_first_char([d for d in picked if d.line_start]),
-        stray_closers={c: d.name for d in picked for c in d.stray_closers},
+        stray_closers=closers,
+        stray_closer=re.compile(
+            "|".join(re.escape(c) for c in sorted(closers, key=len, reverse=True)) or "(?!)"
+        ),
+        closers_from={c[0]: tuple(t for t in closers if t[0] == c[0]) for c in closers},
+        longest_closer=max(map(len, closers), default=0),
         reply_start_hooks=tuple(d.reply_start for d in picked if d.reply_start is not None),
     )
 
