@@ -133,3 +133,8 @@ def test_reasoning_open_over_the_front_doors(run):
     assert [c["name"] for a in answers for c in a["calls"]] == ["read"]
     with pytest.raises(ArgumentError, match="'ajar' is not one of"):
         run("decode_calls", reply=reply, reasoning="ajar")
+
+
+def test_an_opener_the_model_writes_though_the_prompt_opened_the_reasoning_is_not_reasoning_text():
+    got = check(f"<think>\nPlanning.</think>\n{HERMES}", tools=TOOLS, dialects=["qwq"])
+    assert (got.reasoning_text, calls(got)) == ("Planning.", PARIS)

@@ -38,6 +38,7 @@ class Dialect:
     # A reasoning dialect: the token that ends its reasoning, what a reply whose prompt opened
     # the reasoning (`reasoning="open"`) is read up to.
     reasoning_closer: str = ""
+    reasoning_opener: str = ""  # (a model may write it though its prompt opened the reasoning)
     # What only the reply's first characters may be (a header the prompt began: gpt-oss's
     # ` to=functions.NAME<|channel|>…`); asked at offset 0, like `opening`.
     reply_start: OpeningFn | None = None

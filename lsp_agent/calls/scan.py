@@ -731,11 +731,13 @@ class ReasoningFinder:
 
 def reasoning_decoder(openers: tuple[str, ...], closers: tuple[str, ...]):
     """The decoder of a reasoning block: its text without the opener (a block the prompt
-    opened has none) and without the closer (a block left open has none)."""
+    opened has none, unless the model wrote it anyway) and without the closer (a block left
+    open has none)."""
 
     def decode(block: str) -> list[Reasoning]:
-        opener = next((o for o in openers if block.startswith(o)), "")
-        closer = next((c for c in closers if block.endswith(c)), "")
-        return [Reasoning(block[len(opener) : len(block) - len(closer)].strip())]
+        body = block.lstrip()
+        opener = next((o for o in openers if body.startswith(o)), "")
+        closer = next((c for c in closers if body.endswith(c)), "")
+        return [Reasoning(body[len(opener) : len(body) - len(closer)].strip())]
 
     return decode

@@ -164,7 +164,7 @@ def prompt_opened_reasoning(names: list[str] | None, reasoning: str | None) -> O
         return None
     reasoners = [DIALECTS[n] for n in chosen(names) if DIALECTS[n].reasoning_closer] or [DIALECTS["think"]]
     closers = tuple(dict.fromkeys(d.reasoning_closer for d in reasoners))
-    decode = reasoning_decoder((), closers)
+    decode = reasoning_decoder(tuple(d.reasoning_opener for d in reasoners if d.reasoning_opener), closers)
     return Opening(reasoners[0].name, 0, 0, ReasoningFinder(closers), decode, "the reasoning", open_ok=True)
 
 

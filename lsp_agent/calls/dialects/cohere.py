@@ -149,6 +149,7 @@ DIALECT = Dialect(
     rules=ACTION_RULES,
     stray_closers=(END_ACTION,),
     reasoning_closer=END_THINKING,
+    reasoning_opener=THINKING,
 )
 DIALECT_ACTION = Dialect(
     name=NAME_ACTION,

@@ -155,4 +155,5 @@ DIALECT = Dialect(
     stray_closers=(TOOLS_END,),
     lists_parameters=True,
     reasoning_closer=THINK_END,
+    reasoning_opener=THINK,
 )

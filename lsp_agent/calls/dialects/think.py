@@ -37,6 +37,7 @@ def reasoning_dialect(name: str, opener: str, closer: str, summary: str) -> Dial
         rules=(),
         teaches=False,
         reasoning_closer=closer,
+        reasoning_opener=opener,
     )
 
 
