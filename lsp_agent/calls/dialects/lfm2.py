@@ -10,7 +10,9 @@ from ..dialect import Dialect
 from ..jsoncall import calls_from_json
 from ..model import Decodable, Problem
 from ..scan import Opening, PythonListFinder, WithTrailer, starts
-from . import pythonic
+from .pythonic import RULES, escape_line_breaks
+from .pythonic import decode as decode_pythonic
+from .pythonic import render as render_pythonic
 
 NAME = "lfm2"
 OPEN, CLOSE = "<|tool_call_start|>", "<|tool_call_end|>"
@@ -36,11 +38,11 @@ def decode(block: str) -> list[Decodable | Problem]:
         return calls_from_json(body)
     if body.replace(" ", "") == "[]":
         return []  # the model called nothing
-    return pythonic.decode(pythonic.escape_line_breaks(body))
+    return decode_pythonic(escape_line_breaks(body))
 
 
 def render(name: str, arguments: dict) -> str:
-    return f"{OPEN}{pythonic.render(name, arguments)}{CLOSE}"
+    return f"{OPEN}{render_pythonic(name, arguments)}{CLOSE}"
 
 
 DIALECT = Dialect(
@@ -50,6 +52,6 @@ DIALECT = Dialect(
     prefixes=(OPEN,),
     opening=opening,
     render=render,
-    rules=pythonic.RULES,
+    rules=RULES,
     stray_closers=(CLOSE,),
 )

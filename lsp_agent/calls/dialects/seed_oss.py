@@ -15,7 +15,8 @@ from __future__ import annotations
 from ..dialect import Dialect
 from ..model import Decodable, Problem
 from ..scan import PARTIAL, WS_LIMIT, Opening, skip_ws, starts
-from . import function_xml
+from .function_xml import OPEN as FUNCTION_OPEN
+from .function_xml import SHAPE, wrapped_finder
 from .think import reasoning_dialect
 from .xmlcall import XML_RULES, as_text, decode_calls
 
@@ -31,16 +32,16 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
     k = skip_ws(text, end)
     if k == len(text) and not final:
         return PARTIAL
-    r = starts(text, k, function_xml.OPEN, final) if k <= end + WS_LIMIT else False
+    r = starts(text, k, FUNCTION_OPEN, final) if k <= end + WS_LIMIT else False
     if r is PARTIAL:
         return PARTIAL
     if not r and k < len(text):
         return None  # prose that mentions the tag
-    return Opening(NAME, base + j, end, function_xml.wrapped_finder(CLOSE), decode, OPEN)
+    return Opening(NAME, base + j, end, wrapped_finder(CLOSE), decode, OPEN)
 
 
 def decode(block: str) -> list[Decodable | Problem]:
-    calls = decode_calls(block[len(OPEN) :].removesuffix(CLOSE), function_xml.SHAPE)
+    calls = decode_calls(block[len(OPEN) :].removesuffix(CLOSE), SHAPE)
     return calls or [Problem(f"no <function=…> in {OPEN}")]
 
 

@@ -33,7 +33,8 @@ from ..scan import (
     skip_ws,
     starts,
 )
-from . import function_xml
+from .function_xml import NAME as FUNCTION_XML
+from .function_xml import decode_wrapped, wrapped_finder
 
 NAME = "tagged_json"
 SPELLINGS = ("tool_call", "toolcall", "tool-call", "TOOLCALL")  # the last: Nemotron
@@ -73,8 +74,8 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     if r is PARTIAL:
         return PARTIAL
     if r:
-        finder = function_xml.wrapped_finder(f"</{spelling}>")
-        return Opening(function_xml.NAME, base + j, end, finder, function_xml.decode_wrapped, token)
+        finder = wrapped_finder(f"</{spelling}>")
+        return Opening(FUNCTION_XML, base + j, end, finder, decode_wrapped, token)
     return None
 
 
