@@ -11,10 +11,10 @@ The wrapper is part of the block: it leaves the visible text with the calls.
 
 from __future__ import annotations
 
-from . import invoke_xml
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import PARTIAL, WS_LIMIT, Finder, Opening, TokenFinder, XmlFinder, skip_ws, starts
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, WS_LIMIT, Finder, Opening, TokenFinder, XmlFinder, skip_ws, starts
+from .invoke_xml import CHILD_CLOSE, CHILD_OPEN, SHAPE, invoke
 from .xmlcall import XML_RULES, decode_calls
 
 NAME = "minimax"
@@ -29,23 +29,21 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
     k = skip_ws(text, end)
     if k == len(text) and not final:
         return PARTIAL
-    r = starts(text, k, invoke_xml.CHILD_OPEN, final) if k <= end + WS_LIMIT else False
+    r = starts(text, k, CHILD_OPEN, final) if k <= end + WS_LIMIT else False
     if r is PARTIAL:
         return PARTIAL
     # Something other than <invoke> inside: the whole wrapper is one malformed block.
-    finder: Finder = (
-        XmlFinder(invoke_xml.CHILD_OPEN, invoke_xml.CHILD_CLOSE, CLOSE) if r else TokenFinder(CLOSE)
-    )
+    finder: Finder = XmlFinder(CHILD_OPEN, CHILD_CLOSE, CLOSE) if r else TokenFinder(CLOSE)
     return Opening(NAME, base + j, end, finder, decode, OPEN)
 
 
 def decode(block: str) -> list[Decodable | Problem]:
-    calls = decode_calls(block[len(OPEN) :].removesuffix(CLOSE), invoke_xml.SHAPE)
+    calls = decode_calls(block[len(OPEN) :].removesuffix(CLOSE), SHAPE)
     return calls or [Problem(f"no <invoke> inside {OPEN}")]
 
 
 def render(name: str, arguments: dict) -> str:
-    return f"{OPEN}\n{invoke_xml.invoke(name, arguments)}\n{CLOSE}"
+    return f"{OPEN}\n{invoke(name, arguments)}\n{CLOSE}"
 
 
 DIALECT = Dialect(

@@ -1,7 +1,7 @@
 """Tagged JSON (Hermes, Qwen, …): `<tool_call>{"name": "read", "arguments": {…}}</tool_call>`.
 
-Also `<tool_call id="…">`, the spellings `<toolcall>` and `<tool-call>` (closed by their own
-closer), and a JSON array of call objects in one block. An opener claims a block only when
+Also `<tool_call id="…">`, the spellings `<toolcall>`, `<tool-call>` and Nemotron's
+`<TOOLCALL>` (each closed by its own closer), and a JSON array of call objects in one block. An opener claims a block only when
 its body starts with `{` or `[` (or `<function=`: function XML inside the tag, see
 function_xml); otherwise it is prose that mentions the tag.
 
@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 
-from . import function_xml
-from .dialect import Dialect
-from .jsoncall import JSON_RULES, call_object, calls_from_json
-from .model import Decodable, Problem
-from .scan import (
+from ..dialect import Dialect
+from ..jsoncall import JSON_RULES, call_object, calls_from_json
+from ..model import Decodable, Problem
+from ..scan import (
     CLOSED,
     MALFORMED,
     OPEN,
@@ -34,9 +33,11 @@ from .scan import (
     skip_ws,
     starts,
 )
+from .function_xml import NAME as FUNCTION_XML
+from .function_xml import decode_wrapped, wrapped_finder
 
 NAME = "tagged_json"
-SPELLINGS = ("tool_call", "toolcall", "tool-call")
+SPELLINGS = ("tool_call", "toolcall", "tool-call", "TOOLCALL")  # the last: Nemotron
 CLOSERS = tuple(f"</{s}>" for s in SPELLINGS)
 
 
@@ -73,8 +74,8 @@ def opening(text: str, j: int, base: int, final: bool, scanner) -> Opening | obj
     if r is PARTIAL:
         return PARTIAL
     if r:
-        finder = function_xml.wrapped_finder(f"</{spelling}>")
-        return Opening(function_xml.NAME, base + j, end, finder, function_xml.decode_wrapped, token)
+        finder = wrapped_finder(f"</{spelling}>")
+        return Opening(FUNCTION_XML, base + j, end, finder, decode_wrapped, token)
     return None
 
 
@@ -90,14 +91,9 @@ class TaggedJsonFinder(HidesFences):
         self.literal_until = literal_until or 0
         self.cut_string = False  # a raw line break cut a string: say so, it is the likely cause
 
-    def scan(self, text, i, base, final, openers):
+    def scan_unfenced(self, text, i, base, final, openers):
         n, closer = len(text), self.closer
         while True:
-            if self.fence is not None:
-                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
-                if not go_on:
-                    return i, end
-                continue
             if not self.in_string:
                 m = self.OUT.search(text, i)
                 if m is None:
@@ -145,11 +141,8 @@ class TaggedJsonFinder(HidesFences):
             elif c == "\n":
                 if self.suspect is not None:
                     return j, self._string_left_open(base + j, "its line ended")
-                self.in_string, self.cut_string, i = (
-                    False,
-                    True,
-                    j,
-                )  # a cut string (invalid JSON); the break is seen again outside
+                # A cut string (invalid JSON); the break is seen again outside.
+                self.in_string, self.cut_string, i = False, True, j
             else:  # "<"
                 r = starts(text, j, closer, final)
                 if r is PARTIAL:

@@ -4,7 +4,9 @@
 
 The call id is `functions.NAME:INDEX` as written (the tool's name is between the dot and the
 colon; `functions.` may be left out, `:INDEX` may not). The section tokens are also written in the singular (`<|tool_call_section_begin|>`).
-A section left open right after a complete call is whole.
+A section left open right after a complete call is whole, and a call written without its
+section opener (`<|tool_call_begin|>…<|tool_call_end|>`, as servers that drop the section
+token show it) is a section of its own; the section closer after it belongs to it.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import call_with_arguments, calls_in_section
-from .model import Decodable, Problem
-from .scan import PARTIAL, Opening, TokenFinder, starts
+from ..dialect import Dialect
+from ..jsoncall import call_with_arguments, calls_in_section
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, Opening, TokenFinder, WithTrailer, starts
 
 NAME = "kimi_k2"
 SECTIONS = (
@@ -33,7 +35,15 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
         if r is True:
             return Opening(NAME, base + j, j + len(begin), TokenFinder(end, CALL_END), decode, begin)
         partial = partial or r is PARTIAL
-    return PARTIAL if partial else None
+    r = starts(text, j, CALL_BEGIN, final)
+    if r is True:
+        finder = WithTrailer(TokenFinder(CALL_END), SECTIONS[0][1])
+        return Opening(NAME, base + j, j + len(CALL_BEGIN), finder, decode_bare, CALL_BEGIN)
+    return PARTIAL if partial or r is PARTIAL else None
+
+
+def decode_bare(block: str) -> list[Decodable | Problem]:
+    return calls_in_section(block.removesuffix(SECTIONS[0][1]).rstrip(), CALL_BEGIN, CALL_END, decode_call)
 
 
 def decode(block: str) -> list[Decodable | Problem]:
@@ -61,7 +71,7 @@ DIALECT = Dialect(
     name=NAME,
     label="<|tool_calls_section_begin|>",
     summary="<|tool_calls_section_begin|> sections with functions.NAME:INDEX ids (Kimi K2)",
-    prefixes=tuple(begin for begin, _ in SECTIONS),
+    prefixes=(*(begin for begin, _ in SECTIONS), CALL_BEGIN),
     opening=opening,
     render=render,
     rules=(

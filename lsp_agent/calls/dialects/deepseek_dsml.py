@@ -7,6 +7,8 @@
     </｜DSML｜invoke>
     </｜DSML｜function_calls>
 
+DeepSeek V4 writes the same invokes inside `<｜DSML｜tool_calls>…</｜DSML｜tool_calls>`.
+
 `string="true"` marks a value that is text as written; `string="false"` a JSON value. A
 section left open right after a complete invoke is whole.
 """
@@ -16,14 +18,18 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import Opening, TokenFinder, starts
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, Opening, TokenFinder, starts
 from .xmlcall import Shape, decode_calls
 
 NAME = "deepseek_dsml"
 TAG = "｜DSML｜"
-BEGIN, END = f"<{TAG}function_calls>", f"</{TAG}function_calls>"
+SECTIONS = (
+    (f"<{TAG}function_calls>", f"</{TAG}function_calls>"),  # V3.2
+    (f"<{TAG}tool_calls>", f"</{TAG}tool_calls>"),  # V4
+)
+BEGIN, END = SECTIONS[0]
 INVOKE_END, PARAMETER_END = f"</{TAG}invoke>", f"</{TAG}parameter>"
 QUOTED_NAME = r"""\s+name\s*=\s*(?:"([^"]*)"|'([^']*)')"""
 SHAPE = Shape(
@@ -39,14 +45,18 @@ SHAPE = Shape(
 
 
 def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
-    r = starts(text, j, BEGIN, final)
-    if r is not True:
-        return r or None
-    return Opening(NAME, base + j, j + len(BEGIN), TokenFinder(END, INVOKE_END), decode, BEGIN)
+    partial = False
+    for begin, end in SECTIONS:
+        r = starts(text, j, begin, final)
+        if r is True:
+            return Opening(NAME, base + j, j + len(begin), TokenFinder(end, INVOKE_END), decode, begin)
+        partial = partial or r is PARTIAL
+    return PARTIAL if partial else None
 
 
 def decode(block: str) -> list[Decodable | Problem]:
-    calls = decode_calls(block[len(BEGIN) :].removesuffix(END), SHAPE)
+    begin, end = next(s for s in SECTIONS if block.startswith(s[0]))
+    calls = decode_calls(block[len(begin) :].removesuffix(end), SHAPE)
     return calls or [Problem(f"no <{TAG}invoke> in the section")]
 
 
@@ -63,14 +73,14 @@ def render(name: str, arguments: dict) -> str:
 DIALECT = Dialect(
     name=NAME,
     label="<｜DSML｜function_calls>",
-    summary='<｜DSML｜invoke name="NAME"> inside <｜DSML｜function_calls> (DeepSeek V3.2)',
-    prefixes=(BEGIN,),
+    summary='<｜DSML｜invoke name="NAME"> inside <｜DSML｜function_calls> (DeepSeek V3.2; <｜DSML｜tool_calls> in V4)',
+    prefixes=tuple(begin for begin, _ in SECTIONS),
     opening=opening,
     render=render,
     rules=(
         '- Write each parameter as <｜DSML｜parameter name="NAME" string="true">text</｜DSML｜parameter>, or with string="false" and a JSON value.',
         "- Close every tag you open.",
     ),
-    stray_closers=(END,),
+    stray_closers=tuple(end for _, end in SECTIONS),
     lists_parameters=True,
 )

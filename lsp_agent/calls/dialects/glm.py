@@ -14,17 +14,22 @@ from __future__ import annotations
 
 import re
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import NAME_LIMIT, PARTIAL, WS_LIMIT, Opening, TokenFinder, match_tag
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import NAME_LIMIT, PARTIAL, WS_LIMIT, Opening, TokenFinder, match_tag
 from .xmlcall import XML_RULES, as_text
 
 NAME = "glm"
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
+VALUE_CLOSE = "</arg_value>"
 HEAD = re.compile(r"[ \t]*([\w.:\-]+)\s*(<arg_key>|</tool_call>)")
 NAME_AND_SPACE = re.compile(r"[ \t]*[\w.:\-]*\s*")
 LOOK = NAME_LIMIT + WS_LIMIT  # how far past <tool_call> the name and the first tag may lie
-PAIR = re.compile(r"\s*<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.DOTALL)
+# A value ends at its closer or, when that is missing, where the next key begins (it never
+# swallows the next pair); the last value of the call may lose its closer too.
+PAIR = re.compile(
+    r"\s*<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)(?:</arg_value>|(?=\s*<arg_key>)|\s*$)", re.DOTALL
+)
 
 
 def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
@@ -37,7 +42,8 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
     m = HEAD.match(text, end, end + LOOK)
     if m is None:
         return PARTIAL if not final and may_become_head(text[end : end + LOOK]) else None
-    return Opening(NAME, base + j, end, TokenFinder(CLOSE), decode, text[j:end])
+    # A reply that ends right after a complete pair is a whole call without its closer.
+    return Opening(NAME, base + j, end, TokenFinder(CLOSE, VALUE_CLOSE), decode, text[j:end])
 
 
 def may_become_head(window: str) -> bool:
@@ -65,9 +71,7 @@ def decode(block: str) -> list[Decodable | Problem]:
                 )
             ]
         key = m.group(1).strip()
-        if key in arguments:
-            return [Problem(f"in {name}: argument {key!r} is given twice")]
-        arguments[key] = m.group(2).strip()
+        arguments[key] = m.group(2).strip()  # given twice: the last value counts, as the peers read it
         pos = m.end()
     return [Decodable(name, arguments, text_params=frozenset(arguments))]
 

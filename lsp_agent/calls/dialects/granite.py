@@ -10,10 +10,10 @@ tagged JSON.
 
 from __future__ import annotations
 
-from .dialect import Dialect
-from .jsoncall import JSON_RULES, call_object, calls_from_json
-from .model import Decodable, Problem
-from .scan import PARTIAL, WS_LIMIT, JsonValueFinder, Opening, WithTrailer, match_tag, skip_ws, starts
+from ..dialect import Dialect
+from ..jsoncall import JSON_RULES, call_object, calls_from_json
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, WS_LIMIT, JsonValueFinder, Opening, WithTrailer, match_tag, skip_ws, starts
 
 NAME, NAME_31 = "granite", "granite_31"
 TOKEN = "<|tool_call|>"

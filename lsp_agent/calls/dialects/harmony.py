@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import call_with_arguments
-from .model import Decodable, Problem, Reasoning
-from .scan import (
+from ..dialect import Dialect
+from ..jsoncall import call_with_arguments
+from ..model import Decodable, Problem, Reasoning
+from ..scan import (
     PARTIAL,
     TAG_LIMIT,
     ClosedAt,
@@ -37,6 +37,7 @@ NAME = "harmony"
 START, CHANNEL, MESSAGE = "<|start|>", "<|channel|>", "<|message|>"
 END_TOKENS = ("<|end|>", "<|return|>", "<|call|>")
 RECIPIENT = re.compile(r"\bto=([^\s<]+)")
+RECIPIENT_HEAD = "to=functions."
 CHANNEL_NAME = re.compile(r"<\|channel\|>\s*(\w+)")
 
 
@@ -50,6 +51,22 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
     head = next((t for t in (START, CHANNEL) if text.startswith(t, j)), None)
     if head is None:
         return PARTIAL if any(starts(text, j, t, final) is PARTIAL for t in (START, CHANNEL)) else None
+    return message(text, j, base, final, head)
+
+
+def reply_start(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
+    """A reply whose prompt ended with `<|start|>assistant` may begin inside the header:
+    ` to=functions.NAME<|channel|>commentary json<|message|>{…}`."""
+    k = skip_ws(text, j)
+    r = starts(text, k, RECIPIENT_HEAD, final)
+    if r is not True:
+        return PARTIAL if r is PARTIAL or (k == len(text) and not final) else None
+    found = message(text, j, base, final, RECIPIENT_HEAD)
+    return found if found is PARTIAL or (isinstance(found, Opening) and found.decode is decode_call) else None
+
+
+def message(text: str, j: int, base: int, final: bool, head: str) -> Opening | object | None:
+    """A message whose header begins at text[j] with `head`."""
     k = text.find(MESSAGE, j, j + TAG_LIMIT)
     if k < 0:
         if not final and len(text) < j + TAG_LIMIT:
@@ -104,6 +121,7 @@ DIALECT = Dialect(
     summary="harmony messages to=functions.NAME (gpt-oss); the analysis channel is reasoning",
     prefixes=(START, CHANNEL, *END_TOKENS),
     opening=opening,
+    reply_start=reply_start,
     render=render,
     rules=(
         "- Write <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>, the arguments as one JSON object, then <|call|>.",

@@ -13,10 +13,10 @@ the same character.
 
 from __future__ import annotations
 
-from .dialect import Dialect
-from .jsoncall import JSON_RULES, call_object, calls_from_json
-from .model import Decodable, Problem
-from .scan import PARTIAL, ExampleFence, FenceFinder, Opening, fence_line
+from ..dialect import Dialect
+from ..jsoncall import JSON_RULES, call_object, calls_from_json
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, ExampleFence, FenceFinder, Opening, fence_line
 
 NAME = "fenced_json"
 INFO = "tool_call"

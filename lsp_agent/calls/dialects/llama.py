@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import call_from_object, load
-from .model import Decodable, Problem
-from .scan import PARTIAL, TAG_LIMIT, JsonSequenceFinder, Opening, skip_ws, starts
+from ..dialect import Dialect
+from ..jsoncall import call_from_object, load
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, TAG_LIMIT, JsonSequenceFinder, Opening, skip_ws, starts
 
 NAME, NAME_BARE = "llama", "llama_json"
 TAG = "<|python_tag|>"

@@ -15,9 +15,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from .jsoncall import load
-from .model import Decodable, Problem
-from .scan import find_unfenced
+from ..jsoncall import call_with_arguments, load
+from ..model import Decodable, Problem
+from ..scan import find_unfenced
 
 PARAMETER_CLOSE = "</parameter>"
 
@@ -75,6 +75,10 @@ def decode_call(name: str, inner: str, shape: Shape) -> Decodable | Problem:
     if not name:
         return Problem(f"{shape.call_tag.format('')} has an empty name")
     where = f"in {shape.call_tag.format(name)}"
+    if inner.strip().startswith("{") and not shape.parameter.search(inner):
+        # The arguments as one JSON object (`<function=NAME>{"a": 1}</function>`: Llama 3.1,
+        # Hermes 2 Pro and Functionary as llama.cpp reads them).
+        return call_with_arguments(name, inner.strip())
     arguments: dict[str, object] = {}
     text_params: set[str] = set()
     pos = 0
@@ -89,9 +93,8 @@ def decode_call(name: str, inner: str, shape: Shape) -> Decodable | Problem:
         key = name_of(m).strip()
         if not key:
             return Problem(f"{where}: a parameter has an empty name")
-        if key in arguments:
-            return Problem(f"{where}: parameter {key!r} is given twice")
-        value, pos = parameter_value(inner, m.end(), shape)
+        value, pos = parameter_value(inner, m.end(), shape)  # given twice: the last counts
+        text_params.discard(key)
         string = m.groupdict().get("string")
         if string == "false":
             try:

@@ -18,10 +18,20 @@ import json
 import re
 from typing import Any
 
-from .dialect import Dialect
-from .jsoncall import load
-from .model import Decodable, Problem, Reasoning
-from .scan import PARTIAL, ClosedAt, FenceFinder, Opening, TokenFinder, fence_line, starts
+from ..dialect import Dialect
+from ..jsoncall import load
+from ..model import Decodable, Problem
+from ..scan import (
+    PARTIAL,
+    ClosedAt,
+    FenceFinder,
+    Opening,
+    ReasoningFinder,
+    TokenFinder,
+    fence_line,
+    reasoning_decoder,
+    starts,
+)
 
 NAME, NAME_ACTION = "cohere", "cohere_action"
 ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
@@ -41,7 +51,13 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
                 return Opening(NAME, base + j, end, TokenFinder(END_ACTION), decode, token)
             if token == THINKING:
                 return Opening(
-                    NAME, base + j, end, TokenFinder(END_THINKING), decode_thinking, token, open_ok=True
+                    NAME,
+                    base + j,
+                    end,
+                    ReasoningFinder((END_THINKING,)),
+                    decode_thinking,
+                    token,
+                    open_ok=True,
                 )
             return Opening(NAME, base + j, end, ClosedAt(base + end), lambda block: [], token)
     return PARTIAL if partial else None
@@ -51,8 +67,7 @@ def decode(block: str) -> list[Decodable | Problem]:
     return actions(block[len(ACTION) :].removesuffix(END_ACTION))
 
 
-def decode_thinking(block: str) -> list[Reasoning]:
-    return [Reasoning(block[len(THINKING) :].removesuffix(END_THINKING).strip())]
+decode_thinking = reasoning_decoder((THINKING,), (END_THINKING,))
 
 
 def actions(body: str) -> list[Decodable | Problem]:
@@ -103,7 +118,10 @@ def opening_action(text: str, j: int, base: int, final: bool, scanner: object) -
 
 
 def decode_action(block: str) -> list[Decodable | Problem]:
-    first, last = block.find("\n"), block.rfind("\n")
+    """The fence's body: from the line after the fence's opening line (which is the Action:
+    line or the next, as Command R's template writes it) to its closing line."""
+    k = ACTION_LINE.match(block).end()  # type: ignore[union-attr]  # the block starts with Action:
+    first, last = block.find("\n", k + 1 if block.startswith("\n", k) else k), block.rfind("\n")
     return actions(block[first + 1 : last] if last > first else "")
 
 
@@ -130,6 +148,8 @@ DIALECT = Dialect(
     render=render,
     rules=ACTION_RULES,
     stray_closers=(END_ACTION,),
+    reasoning_closer=END_THINKING,
+    reasoning_opener=THINKING,
 )
 DIALECT_ACTION = Dialect(
     name=NAME_ACTION,

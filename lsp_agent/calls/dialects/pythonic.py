@@ -14,9 +14,9 @@ import ast
 import re
 from typing import Any
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import (
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import (
     NAME_LIMIT,
     PARTIAL,
     WS_LIMIT,
@@ -27,7 +27,7 @@ from .scan import (
     skip_ws,
     starts,
 )
-from .toolset import json_value
+from ..toolset import json_value
 
 NAME, NAME_LLAMA4 = "pythonic", "llama4"
 START, END = "<|python_start|>", "<|python_end|>"
@@ -66,7 +66,7 @@ def decode_llama4(block: str) -> list[Decodable | Problem]:
 
 def decode(block: str) -> list[Decodable | Problem]:
     try:
-        tree = ast.parse(block.strip(), mode="eval")
+        tree = parse(block.strip())
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return [Problem(f"not a Python list of calls: {getattr(exc, 'msg', exc)}")]
     node = tree.body
@@ -74,6 +74,41 @@ def decode(block: str) -> list[Decodable | Problem]:
     if not elements:
         return [Problem("an empty list: no call in it")]
     return [call_from(n, e) for n, e in enumerate(elements, 1)]
+
+
+LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=[1-9])")
+
+
+def parse(source: str) -> ast.Expression:
+    """The source as a Python expression; integers written with leading zeros (`month=07`,
+    which Python refuses) read as decimal, as vLLM reads them."""
+    try:
+        return ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        if "leading zeros" not in str(exc.msg):
+            raise
+        return ast.parse(outside_strings(source, lambda code: LEADING_ZEROS.sub("", code)), mode="eval")
+
+
+def outside_strings(source: str, change) -> str:
+    """`change` applied to the source outside its string literals."""
+    out, start, quote, i = [], 0, None, 0
+    while i < len(source):
+        c = source[i]
+        if quote and c == "\\":
+            i += 2
+            continue
+        if c in "\"'" and quote in (None, c):
+            if quote is None:
+                out.append(change(source[start:i]))
+                start = i
+            else:
+                out.append(source[start : i + 1])
+                start = i + 1
+            quote = None if quote else c
+        i += 1
+    out.append(source[start:] if quote else change(source[start:]))
+    return "".join(out)
 
 
 def call_from(n: int, node: ast.expr) -> Decodable | Problem:
@@ -89,10 +124,41 @@ def call_from(n: int, node: ast.expr) -> Decodable | Problem:
         if keyword.arg is None:
             return Problem(f"{name}: **arguments; write each as NAME=value")
         try:
-            arguments[keyword.arg] = json_value(ast.literal_eval(keyword.value))
+            arguments[keyword.arg] = json_value(ast.literal_eval(JsonNames().visit(keyword.value)))
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return Problem(f"{name}: the value of {keyword.arg} is not a literal")
     return Decodable(name, arguments)
+
+
+JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+class JsonNames(ast.NodeTransformer):
+    """JSON's true, false and null written in a Python call (as OLMo 3 writes them) read
+    as Python's; a set as a list, in the order written (JSON has no sets)."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Constant(JSON_NAMES[node.id]) if node.id in JSON_NAMES else node
+
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        return ast.List([self.visit(e) for e in node.elts], ast.Load())
+
+
+def escape_line_breaks(source: str) -> str:
+    """Raw line breaks inside string literals written as \\n, so that Python reads the
+    string a model broke over lines."""
+    out, quote, i = [], None, 0
+    while i < len(source):
+        c = source[i]
+        if quote and c == "\\":
+            out.append(source[i : i + 2])
+            i += 2
+            continue
+        if c in "\"'" and quote in (None, c):
+            quote = None if quote else c
+        out.append("\\n" if quote and c == "\n" else c)
+        i += 1
+    return "".join(out)
 
 
 def dotted(node: ast.expr) -> str | None:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import call_with_arguments, calls_in_section
-from .model import Decodable, Problem
-from .scan import Opening, TokenFinder, starts
+from ..dialect import Dialect
+from ..jsoncall import call_with_arguments, calls_in_section
+from ..model import Decodable, Problem
+from ..scan import Opening, TokenFinder, starts
 
 NAME = "deepseek"
 BEGIN, END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"

@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 import re
 
-from .dialect import Dialect
-from .jsoncall import calls_from_json, load
-from .model import Decodable, Problem
-from .scan import (
+from ..dialect import Dialect
+from ..jsoncall import calls_from_json, load
+from ..model import Decodable, Problem
+from ..scan import (
+    CLOSED,
     NAME_LIMIT,
     PARTIAL,
     WS_LIMIT,
+    End,
     JsonValueFinder,
-    LineEndFinder,
+    Openers,
     Opening,
     OpenToEnd,
     read_name,
@@ -88,12 +90,52 @@ def named(text: str, j: int, k: int, base: int, final: bool) -> Opening | object
 
 
 def junk(text: str, j: int, base: int, end: int) -> Opening:
-    """The marker followed by something that is not a call: reported to the end of its line
-    (the marker is a special token: it never starts prose)."""
-    return Opening(NAME, base + j, end, LineEndFinder(), decode_junk, MARK)
+    """The marker followed by something that is not a call: up to a JSON array of calls on
+    the same line (vLLM searches past the text before it), else reported to the end of its
+    line (the marker is a special token: it never starts prose)."""
+    return Opening(NAME, base + j, end, PastJunk(), decode_junk, MARK)
+
+
+class PastJunk:
+    """Text after the marker, to the first `[{` of its line (then the array's end) or to the
+    line's end; a new opener ends it too."""
+
+    expects = "the end of the JSON array"
+    EVENT = re.compile(r"[\n\[<]")
+
+    def __init__(self) -> None:
+        self.array: JsonValueFinder | None = None
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        if self.array is not None:
+            return self.array.scan(text, i, base, final, openers)
+        for m in self.EVENT.finditer(text, i):
+            j = m.start()
+            if text[j] == "\n":
+                return j, End(base + j, CLOSED)
+            o = openers.opening_at(text, j, base, final)
+            if o is PARTIAL:
+                return j, None
+            if o is not None:
+                return j, End(base + j, CLOSED)
+            if text[j] == "<":
+                continue
+            k = skip_ws(text, j + 1)
+            if k == len(text) and not final:
+                return j, None
+            if k < len(text) and text[k] == "{":
+                self.array = JsonValueFinder("[", self.expects)
+                return self.array.scan(text, j, base, final, openers)
+        return len(text), (End(base + len(text), CLOSED) if final else None)
+
+
+ARRAY_START = re.compile(r"\[\s*\{")
 
 
 def decode_junk(block: str) -> list[Decodable | Problem]:
+    array = ARRAY_START.search(block, len(MARK))
+    if array is not None:
+        return calls_from_json(block[array.start() :])
     line = block[len(MARK) :].strip()
     found = repr(line[:40] + ("…" if len(line) > 40 else "")) if line else "nothing"
     return [Problem(f"expected a JSON array or NAME[ARGS]{{…}} after {MARK}, found {found}")]

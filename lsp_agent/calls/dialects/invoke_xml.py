@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import PARTIAL, WS_LIMIT, Opening, XmlFinder, match_tag, skip_ws, starts
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, WS_LIMIT, Opening, XmlFinder, match_tag, skip_ws, starts
 from .xmlcall import XML_RULES, Shape, as_text, decode_calls
 
 NAME = "invoke_xml"

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from .dialect import Dialect
-from .model import Decodable, Problem
-from .scan import PARTIAL, Opening, WithTrailer, XmlFinder, read_name, starts
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import PARTIAL, Opening, WithTrailer, XmlFinder, read_name, starts
 from .xmlcall import XML_RULES, Shape, as_text, decode_calls
 
 NAME = "function_xml"
@@ -53,7 +53,7 @@ SHAPE = Shape(
     parameter=re.compile(r"<parameter=([^>\n]*)>"),
     parameter_tag="<parameter={}>",
 )
-WRAPPER = re.compile(r"<(tool_call|toolcall|tool-call)\b[^>]*>")
+WRAPPER = re.compile(r"<(tool_call|toolcall|tool-call|TOOLCALL)\b[^>]*>")
 
 
 def decode_bare(block: str) -> list[Decodable | Problem]:
