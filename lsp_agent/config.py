@@ -18,6 +18,7 @@ class Settings:
     max_chars: int = 20_000  # default budget of every answer's text
     search_engine: str = "auto"  # "auto" or "rg": both ripgrep, the one engine
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
+    edits: str = "on"  # "off": the tools that write files are not in the catalog and refused
 
     # option name -> (check, what a good value looks like)
     _RULES: ClassVar[dict[str, Any]] = {
@@ -33,6 +34,7 @@ class Settings:
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
             "an integer >= 0",
         ),
+        "edits": (lambda v: v in ("on", "off"), '"on" or "off" (off: a read-only server, no edit tools)'),
     }
 
     @classmethod

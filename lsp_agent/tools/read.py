@@ -10,6 +10,7 @@ from ..paging import page, symbol_label
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
+from ..writer import HISTORY
 from . import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
@@ -85,6 +86,7 @@ def read(
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
     shown = ctx.workspace.display(resolved)
+    HISTORY.remember(resolved, text)  # a stale edit against this version is told what changed since
     if symbol is None:
         return page(text, shown, start=start, col=col, max_chars=max_chars, if_version=if_version, named=True)
     return read_symbol(

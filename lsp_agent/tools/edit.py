@@ -1,0 +1,475 @@
+"""edit: replace text in a file, by its exact old text or by a line range from a read,
+guarded by the version that read returned; all of a call's edits land together or none.
+
+Every edit tool ends in `commit`: through the editor when one is attached (the person sees
+the change and can undo it), else atomically to disk (see writer); the overlay, the caches
+and the symbol index see the new text before the answer is sent. The answer gives the new
+version and a diff of the change within the budget.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate, pairwise
+from pathlib import Path
+
+from ..budget import Overflow, Writer, plural
+from ..errors import Refusal
+from ..syntax import enclosing_symbols, language_for
+from ..syntax.index import named
+from ..workspace import Text
+from ..writer import HISTORY, decodable, write_file
+from . import BUDGET, MAX_CHARS, Context, tool
+
+PATH = {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."}
+IF_VERSION = {
+    "type": "string",
+    "description": "The version of the read the edit was made against (required for line ranges): if the file "
+    "changed since, the edit is refused with the current version and the lines that changed.",
+}
+CHANGE = {
+    "old_text": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The exact text to replace, as a read showed it (without line numbers); it must occur "
+        "once, or name which with occurrence= or symbol=.",
+    },
+    "new_text": {"type": "string", "description": "The text to put in its place (or in place of the lines)."},
+    "occurrence": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "Which occurrence of old_text to replace (1 = the first in the file, or in symbol=).",
+    },
+    "symbol": {
+        "type": "string",
+        "minLength": 1,
+        "description": "Look for old_text only inside this symbol, by name path (`Model/save`).",
+    },
+    "start": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "First line to replace (with end=, from a read).",
+    },
+    "end": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Last line to replace, inclusive; end=start-1 inserts new_text before line start.",
+    },
+}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "path": PATH,
+        **CHANGE,
+        "edits": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 100,
+            "items": {
+                "type": "object",
+                "properties": CHANGE,
+                "required": ["new_text"],
+                "additionalProperties": False,
+            },
+            "description": "Several edits of this file, each as above, applied together or not at all; each "
+            "locates its text in the file as it is before any of them (they must not overlap).",
+        },
+        "if_version": IF_VERSION,
+        "max_chars": MAX_CHARS,
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+SUMMARY = (
+    "Replace text in a file. Give old_text (exact, as read shows it, without the `N:` numbers) and new_text: "
+    "old_text must occur once, else the refusal lists every occurrence with its line and enclosing symbol; "
+    "choose with occurrence=K or symbol=NAME_PATH. Or give start=/end= lines from a read with new_text and that "
+    "read's if_version= (a stale version is refused with the lines changed since). edits=[…] applies several "
+    "edits to one file together or not at all. The file's line endings, encoding, mode and final newline "
+    "are kept; in an editor the change goes to its buffer (undoable), else atomically to disk. The answer gives "
+    f"the new version (for the next edit's if_version) and the diff, within {BUDGET}. To replace or add a whole "
+    "function or class use edit_symbol. "
+    'Example: {"path": "app.py", "old_text": "return a", "new_text": "return a + b", "symbol": "total"}.'
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """Characters start..end of the file's text (as edits see it) become `new`."""
+
+    start: int
+    end: int
+    new: str
+    what: str  # for refusals: "edit 2"
+
+
+class Source:
+    """A file's text as edits address it: CRLF shown as LF (reads show lines without CR),
+    with the offset of each line's start."""
+
+    def __init__(self, path: Path, shown: str, text: Text):
+        self.path, self.shown, self.text = path, shown, text
+        self.crlf = text.eol == "\r\n"
+        self.content = text.content.replace("\r\n", "\n") if self.crlf else text.content
+        self.starts = list(accumulate((len(line) + 1 for line in self.content.split("\n")), initial=0))[:-1]
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line holding character `offset`."""
+        return bisect_right(self.starts, offset)
+
+    def offset(self, line: int) -> int:
+        """Where line `line` starts (the text's end past the last line)."""
+        return self.starts[line - 1] if line <= len(self.starts) else len(self.content)
+
+    def encode(self, content: str) -> str:
+        """Content as the file holds it: LF back to CRLF in a CRLF file."""
+        return content.replace("\r\n", "\n").replace("\n", "\r\n") if self.crlf else content
+
+
+def open_source(ctx: Context, path: str) -> Source:
+    resolved = ctx.workspace.resolve(path)
+    text = ctx.workspace.text(resolved)
+    shown = ctx.workspace.display(resolved)
+    if not text.utf8:
+        raise Refusal(
+            "not_utf8",
+            f"{shown} is not valid UTF-8: an edit would replace its undecodable bytes; it was not changed.",
+        )
+    return Source(resolved, shown, text)
+
+
+@tool("edit", "Edit file", SUMMARY, SCHEMA, idempotent=False, writes=True)
+def edit(
+    ctx: Context,
+    path: str,
+    *,
+    max_chars: int,
+    edits: list[dict] | None = None,
+    if_version: str | None = None,
+    **one,
+) -> dict:
+    if edits and one:
+        raise Refusal(
+            "bad_arguments", "Give either one edit (old_text/start … new_text) or edits=[…], not both."
+        )
+    asked = edits or [one]
+    if any("new_text" not in e for e in asked):
+        raise Refusal("bad_arguments", "Each edit needs new_text (an empty string deletes).")
+    source = open_source(ctx, path)
+    check_version(source, if_version, lines=any("start" in e or "end" in e for e in asked))
+    changes = [
+        locate(ctx, source, e, f"edit {n}" if len(asked) > 1 else "the edit") for n, e in enumerate(asked, 1)
+    ]
+    return commit(ctx, source, apply(source.content, changes), max_chars, what=plural(len(changes), "edit"))
+
+
+def check_version(source: Source, if_version: str | None, *, lines: bool) -> None:
+    """Refuse a line-range edit without a version, and any edit against a stale one."""
+    current = source.text.version
+    if if_version is None:
+        if lines:
+            raise Refusal(
+                "version_required",
+                f"A line-range edit needs if_version= from the read it was made against (now version {current}); "
+                "line numbers of an older read may point at other lines.",
+                current_version=current,
+            )
+        return
+    if if_version == current:
+        return
+    before = HISTORY.recall(source.path, if_version)
+    since = changed_since(before, source.text.content) if before is not None else None
+    what = f"lines changed since: {since}" if since else "its older text is not known here"
+    raise Refusal(
+        "stale",
+        f"{source.shown} changed since version {if_version} (now version {current}; {what}); nothing was "
+        f"changed: read those lines again and redo the edit with if_version={current}.",
+        current_version=current,
+    )
+
+
+def changed_since(before: str, after: str, most: int = 12) -> str:
+    """The line ranges of `after` that differ from `before`: "12-14, 40 (2 lines deleted after 39)"."""
+    old, new = before.splitlines(), after.splitlines()
+    spans = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 > j1:
+            spans.append(f"{j1 + 1}" if j2 == j1 + 1 else f"{j1 + 1}-{j2}")
+        else:
+            spans.append(f"{plural(i2 - i1, 'line')} deleted after line {j1}")
+    more = f" and {len(spans) - most} more" if len(spans) > most else ""
+    return ", ".join(spans[:most]) + more if spans else "none (only line endings or the final newline)"
+
+
+def locate(ctx: Context, source: Source, asked: dict, what: str) -> Change:
+    """Where one asked edit applies, in the text as it was before any of the call's edits."""
+    lines = "start" in asked or "end" in asked
+    if lines and ("old_text" in asked or "occurrence" in asked or "symbol" in asked):
+        raise Refusal(
+            "bad_arguments", f"{what}: give old_text (with occurrence/symbol) or start/end, not both."
+        )
+    if lines:
+        return line_change(source, asked, what)
+    if "old_text" not in asked:
+        raise Refusal(
+            "bad_arguments", f"{what}: give old_text (the exact text to replace) or start=/end= lines."
+        )
+    old, new = asked["old_text"].replace("\r\n", "\n"), asked["new_text"].replace("\r\n", "\n")
+    found = occurrences(source, old)
+    if "symbol" in asked:
+        first, last = symbol_lines(ctx, source, asked["symbol"])
+        found = [
+            at for at in found if first <= source.line_of(at) and source.line_of(at + len(old) - 1) <= last
+        ]
+    return Change(*choose(ctx, source, old, found, asked, what), new, what)
+
+
+def line_change(source: Source, asked: dict, what: str) -> Change:
+    total = source.text.line_count
+    start = asked.get("start")
+    if start is None:
+        raise Refusal("bad_arguments", f"{what}: end= needs start=.")
+    end = asked.get("end", start)
+    if not 1 <= start <= total + 1 or not start - 1 <= end <= total:
+        raise Refusal(
+            "out_of_range",
+            f"{what}: lines {start}-{end} are outside {source.shown}, which has {total} lines "
+            f"(start=1..{total + 1}, end=start-1..{total}).",
+        )
+    new = asked["new_text"].replace("\r\n", "\n")
+    lines = new[:-1].split("\n") if new.endswith("\n") else new.split("\n") if new else []
+    content = source.content
+    if end < total or not content or content.endswith("\n"):  # whole lines, each with its newline
+        begin, stop, new = source.offset(start), source.offset(end + 1), "".join(f"{x}\n" for x in lines)
+    elif start <= total:  # through the last line, which has no newline: nor will the new last line
+        begin, stop, new = source.offset(start), len(content), "\n".join(lines)
+        if not lines and start > 1:
+            begin -= 1  # the line above becomes the last: its newline goes too
+    else:  # after the last line, which has no newline
+        begin = stop = len(content)
+        new = "".join(f"\n{x}" for x in lines)
+    return Change(begin, stop, new, what)
+
+
+def occurrences(source: Source, old: str) -> list[int]:
+    """Where `old` starts in the text, occurrences not overlapping."""
+    found, at = [], source.content.find(old)
+    while at != -1:
+        found.append(at)
+        at = source.content.find(old, at + len(old))
+    return found
+
+
+def choose(
+    ctx: Context, source: Source, old: str, found: list[int], asked: dict, what: str
+) -> tuple[int, int]:
+    """The one occurrence the edit means, or a refusal listing them."""
+    where = f" in symbol {asked['symbol']}" if "symbol" in asked else ""
+    if not found:
+        raise Refusal(
+            "not_found", f"{what}: old_text does not occur in {source.shown}{where}{near_miss(source, old)}."
+        )
+    if "occurrence" in asked:
+        k = asked["occurrence"]
+        if k > len(found):
+            raise Refusal(
+                "not_found",
+                f"{what}: occurrence={k}, but old_text occurs {plural(len(found), 'time')} in {source.shown}{where}.",
+            )
+        return found[k - 1], found[k - 1] + len(old)
+    if len(found) > 1:
+        raise Refusal(
+            "ambiguous",
+            f"{what}: old_text occurs {plural(len(found), 'time')} in {source.shown}{where}; choose one with "
+            f"occurrence=K (or symbol=NAME_PATH, or more surrounding text):\n" + listing(source, found),
+            occurrences=[source.line_of(at) for at in found],
+        )
+    return found[0], found[0] + len(old)
+
+
+def listing(source: Source, found: list[int], most: int = 30) -> str:
+    """Each occurrence: its number, line and enclosing symbol, and the line cut to 80."""
+    lines = [source.line_of(at) for at in found]
+    labels = enclosing_symbols(source.path, source.text, lines) if language_for(source.path) else {}
+    rows = []
+    for k, line in enumerate(lines[:most], 1):
+        shown = source.text.line(line).strip()
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        rows.append(f"  occurrence={k}  line {line}  {labels.get(line) or '(top level)'}  {shown}")
+    if len(lines) > most:
+        rows.append(f"  … and {len(lines) - most} more")
+    return "\n".join(rows)
+
+
+def near_miss(source: Source, old: str) -> str:
+    """A hint when old_text occurs but for its whitespace."""
+    wanted = [line.strip() for line in old.strip("\n").split("\n")]
+    if not wanted or not wanted[0]:
+        return ""
+    lines = source.content.split("\n")
+    for n, line in enumerate(lines):
+        if line.strip() == wanted[0] and [x.strip() for x in lines[n : n + len(wanted)]] == wanted:
+            return f" (it occurs with other whitespace or indentation at line {n + 1}: copy it exactly from a read)"
+    return " (read the lines again: the text may have changed)"
+
+
+def symbol_lines(ctx: Context, source: Source, name_path: str) -> tuple[int, int]:
+    """The first and last line of the one symbol `name_path` names."""
+    symbol = one_symbol(ctx, source, name_path)
+    return symbol.start_line, symbol.end_line
+
+
+def one_symbol(ctx: Context, source: Source, name_path: str, occurrence: int | None = None):
+    """The symbol of the file `name_path` names (the occurrence-th of several)."""
+    if language_for(source.path) is None:
+        raise Refusal(
+            "no_grammar", f"{source.shown}: no symbols for this kind of file; edit it by text or lines."
+        )
+    found = named(ctx.index, source.path, source.text, name_path)
+    if not found:
+        raise Refusal(
+            "no_symbol",
+            f"{source.shown} has no symbol {name_path!r}; list its symbols with symbols path={source.shown}.",
+        )
+    if occurrence is not None:
+        if occurrence > len(found):
+            raise Refusal(
+                "no_symbol", f"{source.shown} has {plural(len(found), 'symbol')} named {name_path!r}."
+            )
+        return found[occurrence - 1]
+    if len(found) > 1:
+        each = "; ".join(f"{s.kind} {s.name_path} lines {s.start_line}-{s.end_line}" for s in found[:10])
+        raise Refusal(
+            "ambiguous",
+            f"{source.shown} has {plural(len(found), 'symbol')} named {name_path!r}: {each}. Give a longer name "
+            "path, or occurrence=K.",
+        )
+    return found[0]
+
+
+def apply(content: str, changes: list[Change]) -> str:
+    """The content with every change made; refuses changes that overlap."""
+    ordered = sorted(changes, key=lambda c: (c.start, c.end))
+    for before, after in pairwise(ordered):
+        if after.start < before.end or (after.start == before.end == after.end == before.start):
+            raise Refusal(
+                "overlapping",
+                f"{before.what} and {after.what} overlap; combine them into one edit. Nothing was changed.",
+            )
+    for change in reversed(ordered):
+        content = content[: change.start] + change.new + content[change.end :]
+    return content
+
+
+# --- committing a new text --------------------------------------------------------------------
+
+
+def commit(
+    ctx: Context,
+    source: Source,
+    content: str,
+    max_chars: int,
+    *,
+    what: str,
+    shows: tuple[int, int] | None = None,
+) -> dict:
+    """Write the new `content` (as edits see it) through the editor or to disk, and answer."""
+    if content == source.content:
+        return answer(
+            ctx, source, source.text, "", max_chars, what=f"{what}: no change (the text is already so)"
+        )
+    after = source.encode(content)
+    data = after.encode("utf-8", errors="surrogatepass")
+    if not decodable(data):
+        raise Refusal("binary", f"The new text of {source.shown} would hold a NUL byte; nothing was changed.")
+    if ctx.apply_edit is not None:
+        refused = ctx.apply_edit(source.path, source.text, after)
+        if refused is not None:
+            raise Refusal("editor_refused", f"The editor did not apply the edit of {source.shown}: {refused}. "
+                          "Its buffer is unchanged.")  # fmt: skip
+        ctx.workspace.open_document(source.path, after)  # the editor's didChange will say the same
+        by = "editor"
+    elif source.text.from_editor:
+        raise Refusal(
+            "open_in_editor",
+            f"{source.shown} is open in an editor that cannot apply edits (it did not announce "
+            "workspace/applyEdit); writing the disk would go behind its buffer. Nothing was changed.",
+        )
+    else:
+        root = ctx.workspace.root_of(source.path)
+        assert root is not None  # resolve() confined it
+        write_file(root, source.path, data, expected=source.text.version, shown=source.shown)
+        by = "disk"
+    new = ctx.workspace.text(source.path)
+    HISTORY.remember(source.path, source.text)
+    HISTORY.remember(source.path, new)
+    if ctx.index is not None:
+        ctx.index.update(source.path)
+    return answer(ctx, source, new, by, max_chars, what=what, shows=shows)
+
+
+def answer(ctx: Context, source: Source, new: Text, by: str, max_chars: int, *, what: str,
+           shows: tuple[int, int] | None = None) -> dict:  # fmt: skip
+    """The header (new version, where the edit went), then the diff or the lines `shows`."""
+    old_version = source.text.version
+    where = {
+        "editor": "applied by the editor (unsaved in its buffer)",
+        "disk": "written to disk",
+        "": "unchanged",
+    }[by]
+    head = f"{source.shown} · {what} · {where} · version {old_version} → {new.version}"
+    if not by:
+        head = f"{source.shown} · {what} · version {new.version}"
+    after = new.content.replace("\r\n", "\n") if source.crlf else new.content
+    body = diff_lines(source.content, after, max_chars - len(head) - 1) if by else []
+    fields = {
+        "path": source.shown,
+        "version": new.version,
+        "previous_version": old_version,
+        "applied_by": by or None,
+    }
+    return {"text": "\n".join([head, *body]), **fields, **changed_lines(source.content, after)}
+
+
+def changed_lines(before: str, after: str) -> dict:
+    """The first and last line of the new text the edit changed."""
+    old, new = before.split("\n"), after.split("\n")
+    codes = [
+        c for c in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if c[0] != "equal"
+    ]
+    if not codes:
+        return {"changed": None}
+    return {"changed": {"start": codes[0][3] + 1, "end": max(codes[-1][4], codes[-1][3] + 1)}}
+
+
+def diff_lines(before: str, after: str, budget: int) -> list[str]:
+    """A diff with a line of context: `@@ -A,B +C,D`, then `-N:old` and `+N:new` (N: the line's
+    number in its own text) and ` N:same`; hunks that do not fit are counted in a last line."""
+    old, new = before.split("\n"), after.split("\n")
+    groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(1))
+    out = Writer(budget)
+    for shown, group in enumerate(groups):
+        try:
+            out.add(
+                f"@@ -{group[0][1] + 1},{group[-1][2] - group[0][1]} +{group[0][3] + 1},{group[-1][4] - group[0][3]}"
+            )
+            for tag, i1, i2, j1, j2 in group:
+                for n in range(i1, i2) if tag != "equal" else ():
+                    out.add(f"-{n + 1}:{old[n]}")
+                for n in range(j1, j2):
+                    out.add(f"{'+' if tag != 'equal' else ' '}{n + 1}:{new[n]}")
+        except Overflow:
+            rest = len(groups) - shown
+            note = f"[diff cut: {plural(rest, 'hunk')} not shown from line {group[0][3] + 1}; read the file there]"
+            while out.lines and not out.room_for(note):
+                out.lines.pop()
+                out.size = len("\n".join(out.lines)) if out.lines else -1
+            if out.room_for(note):
+                out.add(note)
+            break
+    return out.lines
