@@ -63,6 +63,8 @@ def read_beneath(folder_fd: int, name: str) -> bytes | None:
         return None
     try:
         info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise OSError(errno.EISDIR, "a folder")
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
         chunks, size = [], 0
@@ -183,6 +185,8 @@ def write_refusal(shown: str, exc: OSError, what: str) -> Refusal:
         return Refusal("read_only", f"{shown}: the file system is read-only; {unchanged}.")
     if exc.errno in (errno.EACCES, errno.EPERM):
         return Refusal("permission_denied", f"{shown}: permission denied (writing {what}); {unchanged}.")
+    if exc.errno == errno.EISDIR:
+        return Refusal("is_directory", f"{shown} is a folder now; nothing was written.")
     if exc.errno == errno.ENOENT:
         return Refusal("vanished", f"{shown}: its folder no longer exists; nothing was written.")
     return Refusal("write_failed", f"{shown}: {exc.strerror or exc} (writing {what}); {unchanged}.")
