@@ -125,7 +125,7 @@ def test_two_clients_editing_one_version_one_applies_the_other_is_stale(tmp_path
         barrier = threading.Barrier(2)
         answers: dict[int, dict] = {}
 
-        def client(n: int) -> None:
+        def client(n: int, barrier: threading.Barrier = barrier, answers: dict = answers) -> None:
             ctx = Context(Workspace([tmp_path]))  # a server of its own
             ctx.workspace.text(ctx.workspace.resolve("f.py"))
             barrier.wait()
