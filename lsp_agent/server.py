@@ -314,7 +314,19 @@ def changed_span(before: str, after: str) -> tuple[int, int, str]:
         and before[len(before) - tail - 1] == "\r"
     ):
         tail -= 1
-    return start, len(before) - tail, after[start : len(after) - tail]
+    end, new = len(before) - tail, after[start : len(after) - tail]
+    eol = "\r\n" if before.endswith("\r\n") else "\n"
+    # A span ending past the final newline ends on a line that does not exist: editors that
+    # keep the final newline apart from the lines (Neovim) add an empty line. The same change
+    # is made just before the final newline instead.
+    if (
+        end == len(before)
+        and before.endswith(eol)
+        and (new.endswith(eol) or (not new and before[:start].endswith(eol)))
+    ):
+        start, end = start - len(eol), end - len(eol)
+        new = eol + new[: -len(eol)] if new else ""
+    return start, end, new
 
 
 def position(content: str, offset: int, encoding: str) -> types.Position:

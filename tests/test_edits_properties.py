@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lsp_agent.server import changed_span
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace, content_version
 
@@ -39,9 +40,9 @@ def test_edits_then_a_read_give_the_expected_text(lines, crlf, final, steps):
     eol = "\r\n" if crlf else "\n"
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        expected = list(lines)  # the model: lines and whether the last ends in a newline
-        has_final = final or not lines
-        (root / "f.txt").write_bytes(render(expected, has_final, eol).encode())
+        initial = render(lines, final, eol)
+        (root / "f.txt").write_bytes(initial.encode())
+        expected, has_final = parse(initial.replace("\r\n", "\n"))  # the model: lines, final newline
         ctx = Context(Workspace([root]))
         for step in steps:
             # a file is CRLF only while it has a line ending: one without keeps LF for new lines
@@ -60,9 +61,7 @@ def test_edits_then_a_read_give_the_expected_text(lines, crlf, final, steps):
                     ctx, "edit", {"path": "f.txt", "old_text": old, "new_text": new, "occurrence": k + 1}
                 )
                 content = content[: found[k]] + new + content[found[k] + len(old) :]
-                has_final = content.endswith("\n") or not content
-                expected = content.split("\n")[:-1] if content.endswith("\n") else content.split("\n")
-                expected = [] if content == "" else expected
+                expected, has_final = parse(content)
             else:
                 _, start, count, new_lines = step
                 start = start % (len(expected) + 1) + 1
@@ -87,5 +86,28 @@ def test_edits_then_a_read_give_the_expected_text(lines, crlf, final, steps):
         assert read["version"] == content_version((root / "f.txt").read_bytes())
 
 
+def parse(content: str) -> tuple[list[str], bool]:
+    """The lines of a text and whether it ends in a newline (an empty text: no lines, and
+    nothing missing)."""
+    if not content:
+        return [], True
+    lines = content.split("\n")
+    return (lines[:-1], True) if content.endswith("\n") else (lines, False)
+
+
 def render(lines: list[str], final: bool, eol: str) -> str:
     return eol.join(lines) + (eol if final and lines else "")
+
+
+TEXTS = st.text(alphabet="ab\n\r😀", max_size=12)
+
+
+@given(before=TEXTS, after=TEXTS)
+def test_the_editor_span_makes_the_new_text(before, after):
+    """The one span sent to an editor turns its buffer into the new text exactly, and never
+    ends past a final newline (a line that does not exist)."""
+    start, end, new = changed_span(before, after)
+    assert 0 <= start <= end <= len(before)
+    assert before[:start] + new + before[end:] == after
+    if before.endswith("\n") and before[:start].endswith("\n") and after:
+        assert end < len(before) or not after.endswith("\n") or start == 0
