@@ -70,7 +70,9 @@ def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None 
     if "max_nudges" not in (tool_arguments or {}):  # else the tool's own flag says the same
         group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
     if "edits" not in (tool_arguments or {}):  # the edit tool's --edits is its list of edits
-        group.add_argument("--edits", dest="edits_setting", choices=["on", "off"], help="off: serve no edit tools")
+        group.add_argument(
+            "--edits", dest="edits_setting", choices=["on", "off"], help="off: serve no edit tools"
+        )
 
 
 def log_flags(parser: argparse.ArgumentParser) -> None:
@@ -182,7 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(handler=serve_mcp)
 
     tools = sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
-    tools.add_argument("--edits", dest="edits_setting", choices=["on", "off"], help="off: without the edit tools")
+    tools.add_argument(
+        "--edits", dest="edits_setting", choices=["on", "off"], help="off: without the edit tools"
+    )
     tools.set_defaults(handler=print_catalog)
 
     for name in REGISTRY:

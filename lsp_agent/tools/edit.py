@@ -438,7 +438,7 @@ def answer(ctx: Context, source: Source, new: Text, by: str, max_chars: int, *, 
 
 def changed_lines(before: str, after: str) -> dict:
     """The first and last line of the new text the edit changed."""
-    old, new = before.split("\n"), after.split("\n")
+    old, new = lines_of(before), lines_of(after)
     codes = [
         c for c in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if c[0] != "equal"
     ]
@@ -447,10 +447,16 @@ def changed_lines(before: str, after: str) -> dict:
     return {"changed": {"start": codes[0][3] + 1, "end": max(codes[-1][4], codes[-1][3] + 1)}}
 
 
+def lines_of(content: str) -> list[str]:
+    """The lines of a text (none after a final newline)."""
+    lines = content.split("\n")
+    return lines[:-1] if content.endswith("\n") else lines
+
+
 def diff_lines(before: str, after: str, budget: int) -> list[str]:
     """A diff with a line of context: `@@ -A,B +C,D`, then `-N:old` and `+N:new` (N: the line's
     number in its own text) and ` N:same`; hunks that do not fit are counted in a last line."""
-    old, new = before.split("\n"), after.split("\n")
+    old, new = lines_of(before), lines_of(after)
     groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(1))
     out = Writer(budget)
     for shown, group in enumerate(groups):
