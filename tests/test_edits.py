@@ -240,3 +240,30 @@ def test_annotations_say_which_tools_write():
         writes = name in {"edit", "edit_symbol", "create_file", "run_calls"}
         assert hints["readOnlyHint"] is not writes and hints["destructiveHint"] is writes, name
         assert hints["openWorldHint"] is False
+
+
+OVERLOADED = """export function pick(a: string): string;
+export function pick(a: number): number;
+export function pick(a: any): any {
+  return a;
+}
+
+export function other(): void {}
+"""
+
+
+def test_overloads_are_one_definition_for_insertion_and_for_old_text(run, tmp_path):
+    (tmp_path / "o.ts").write_text(OVERLOADED)
+    after = run(
+        "edit_symbol", path="o.ts", symbol="pick", action="insert_after", new_text="export function next() {}"
+    )
+    assert "error" not in after, after["text"]
+    assert (
+        "  return a;\n}\n\nexport function next() {}\n\nexport function other"
+        in (tmp_path / "o.ts").read_text()
+    )
+    replace = run("edit_symbol", path="o.ts", symbol="pick", new_text="export function pick() {}")
+    assert replace["error"]["code"] == "ambiguous"  # which overload to replace is not for us to guess
+    inside = run("edit", path="o.ts", old_text="return a;", new_text="return a ?? null;", symbol="pick")
+    assert "error" not in inside, inside["text"]
+    assert "return a ?? null;" in (tmp_path / "o.ts").read_text()

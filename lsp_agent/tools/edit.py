@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..budget import Overflow, Writer, plural
 from ..errors import Refusal
-from ..syntax import enclosing_symbols, language_for
+from ..syntax import enclosing_symbols, language_for, outline, walk
 from ..syntax.index import named
 from ..workspace import Text
 from ..writer import HISTORY, decodable, write_file
@@ -221,11 +221,10 @@ def locate(ctx: Context, source: Source, asked: dict, what: str) -> Change:
         )
     old, new = asked["old_text"].replace("\r\n", "\n"), asked["new_text"].replace("\r\n", "\n")
     found = occurrences(source, old)
-    if "symbol" in asked:
-        first, last = symbol_lines(ctx, source, asked["symbol"])
-        found = [
-            at for at in found if first <= source.line_of(at) and source.line_of(at + len(old) - 1) <= last
-        ]
+    if "symbol" in asked:  # only inside the symbol (any of those the name path names: overloads)
+        spans = symbol_spans(ctx, source, asked["symbol"])
+        found = [at for at in found if any(a <= source.line_of(at) and source.line_of(at + len(old) - 1) <= b
+                                           for a, b in spans)]  # fmt: skip
     return Change(*choose(ctx, source, old, found, asked, what), new, what)
 
 
@@ -318,14 +317,27 @@ def near_miss(source: Source, old: str) -> str:
     return " (read the lines again: the text may have changed)"
 
 
-def symbol_lines(ctx: Context, source: Source, name_path: str) -> tuple[int, int]:
-    """The first and last line of the one symbol `name_path` names."""
-    symbol = one_symbol(ctx, source, name_path)
-    return symbol.start_line, symbol.end_line
+def symbol_spans(ctx: Context, source: Source, name_path: str) -> list[tuple[int, int]]:
+    """The first and last line of each symbol `name_path` names (old text must then occur
+    once in them all: one symbol, or overloads of one name)."""
+    if language_for(source.path) is None:
+        raise Refusal(
+            "no_grammar", f"{source.shown}: no symbols for this kind of file; edit it by text or lines."
+        )
+    found = named(ctx.index, source.path, source.text, name_path)
+    if not found:
+        raise Refusal(
+            "no_symbol",
+            f"{source.shown} has no symbol {name_path!r}; list its symbols with symbols path={source.shown}.",
+        )
+    return [(s.start_line, s.end_line) for s in found]
 
 
-def one_symbol(ctx: Context, source: Source, name_path: str, occurrence: int | None = None):
-    """The symbol of the file `name_path` names (the occurrence-th of several)."""
+def one_symbol(
+    ctx: Context, source: Source, name_path: str, occurrence: int | None = None, group: str | None = None
+):
+    """The symbol of the file `name_path` names (the occurrence-th of several); with `group`
+    ("first" or "last"), that one of an overload group (same name and kind, one after another)."""
     if language_for(source.path) is None:
         raise Refusal(
             "no_grammar", f"{source.shown}: no symbols for this kind of file; edit it by text or lines."
@@ -342,6 +354,8 @@ def one_symbol(ctx: Context, source: Source, name_path: str, occurrence: int | N
                 "no_symbol", f"{source.shown} has {plural(len(found), 'symbol')} named {name_path!r}."
             )
         return found[occurrence - 1]
+    if len(found) > 1 and group is not None and overloads(source, found):
+        return found[-1] if group == "last" else found[0]
     if len(found) > 1:
         each = "; ".join(f"{s.kind} {s.name_path} lines {s.start_line}-{s.end_line}" for s in found[:10])
         raise Refusal(
@@ -350,6 +364,19 @@ def one_symbol(ctx: Context, source: Source, name_path: str, occurrence: int | N
             "path, or occurrence=K.",
         )
     return found[0]
+
+
+def overloads(source: Source, symbols) -> bool:
+    """Whether the symbols are one overloaded definition: one kind, and no other symbol
+    between the first and the last."""
+    if len({s.kind for s in symbols}) != 1:
+        return False
+    spans = [(s.start_line, s.end_line) for s in symbols]
+    first, last = min(a for a, _ in spans), max(b for _, b in spans)
+    return not any(
+        first <= other.start_line <= last and not any(a <= other.start_line <= b for a, b in spans)
+        for other in walk(outline(source.path, source.text))
+    )
 
 
 def apply(content: str, changes: list[Change]) -> str:

@@ -76,7 +76,9 @@ def edit_symbol(
 ) -> dict:
     source = open_source(ctx, path)
     check_version(source, if_version, lines=False)
-    found = one_symbol(ctx, source, symbol, occurrence)
+    # before or after an overloaded definition: before the first or after the last overload
+    group = {"insert_before": "first", "insert_after": "last"}.get(action)
+    found = one_symbol(ctx, source, symbol, occurrence, group=group)
     first, last = whole_text(source, found), found.end_line
     indent = indentation(source.text.line(found.start_line))
     code = reindent(new_text.replace("\r\n", "\n"), indent)
