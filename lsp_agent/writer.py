@@ -222,7 +222,8 @@ class History:
     def __init__(self, max_chars: int = 64 * 1024 * 1024, per_path: int = 8):
         self.max_chars = max_chars
         self.per_path = per_path
-        self._texts: OrderedDict[tuple[Path, str], str] = OrderedDict()
+        self._texts: OrderedDict[tuple[Path, str], str] = OrderedDict()  # oldest first
+        self._versions: dict[Path, list[str]] = {}  # each path's versions, oldest first
         self._chars = 0
         self._lock = threading.Lock()
 
@@ -236,11 +237,19 @@ class History:
                 return
             self._texts[key] = text.content
             self._chars += len(text.content)
-            mine = [k for k in self._texts if k[0] == path]
-            for old in mine[: max(0, len(mine) - self.per_path)]:
-                self._chars -= len(self._texts.pop(old))
+            versions = self._versions.setdefault(path, [])
+            versions.append(text.version)
+            if len(versions) > self.per_path:
+                self._forget((path, versions[0]))
             while self._chars > self.max_chars:
-                self._chars -= len(self._texts.popitem(last=False)[1])
+                self._forget(next(iter(self._texts)))
+
+    def _forget(self, key: tuple[Path, str]) -> None:
+        self._chars -= len(self._texts.pop(key))
+        versions = self._versions[key[0]]
+        versions.remove(key[1])
+        if not versions:
+            del self._versions[key[0]]
 
     def recall(self, path: Path, version: str) -> str | None:
         with self._lock:

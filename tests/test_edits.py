@@ -267,3 +267,24 @@ def test_overloads_are_one_definition_for_insertion_and_for_old_text(run, tmp_pa
     inside = run("edit", path="o.ts", old_text="return a;", new_text="return a ?? null;", symbol="pick")
     assert "error" not in inside, inside["text"]
     assert "return a ?? null;" in (tmp_path / "o.ts").read_text()
+
+
+def test_history_keeps_a_bounded_number_of_versions(tmp_path):
+    from lsp_agent.workspace import Text
+    from lsp_agent.writer import History
+
+    history = History(max_chars=64, per_path=2)  # texts of 15 characters: four fit
+    texts = [Text.from_str(f"v{n}\n" * 5) for n in range(4)]
+    for text in texts:
+        history.remember(tmp_path / "a", text)
+    assert [history.recall(tmp_path / "a", t.version) is not None for t in texts] == [
+        False,
+        False,
+        True,
+        True,
+    ]
+    for name in "bcd":
+        history.remember(tmp_path / name, Text.from_str(name * 15))
+    assert history.recall(tmp_path / "a", texts[2].version) is None  # the oldest went first
+    assert history.recall(tmp_path / "a", texts[3].version) is not None
+    assert history.recall(tmp_path / "d", Text.from_str("d" * 15).version) is not None
