@@ -45,6 +45,10 @@ def open_folder(root: Path, folder: Path, *, create: bool = False) -> int:
                     raise
                 os.mkdir(part, 0o777, dir_fd=fd)
                 opened = os.open(part, DIRECTORY, dir_fd=fd)
+            except NotADirectoryError:  # a file on the way, or a link (ELOOP is not certain)
+                if stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
+                    raise OSError(errno.ELOOP, "a symlink on the way") from None
+                raise
             os.close(fd)
             fd = opened
     except BaseException:
@@ -174,7 +178,11 @@ def replace(folder: int, name: str, data: bytes, mode: int, shown: str) -> None:
 def write_refusal(shown: str, exc: OSError, what: str) -> Refusal:
     """A refusal saying why writing failed, and that the file was left as it was."""
     unchanged = "the file is unchanged"
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+    if exc.errno == errno.ENOTDIR:
+        return Refusal(
+            "not_a_folder", f"{shown}: a part of its path is a file, not a folder; nothing was written."
+        )
+    if exc.errno in (errno.ELOOP, errno.EMLINK):
         return Refusal(
             "outside_workspace",
             f"{shown}: a symlink is on the way (it changed after the path was checked); nothing was written.",

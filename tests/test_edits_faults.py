@@ -233,3 +233,11 @@ def test_writer_leaves_no_temporary_file_after_a_refusal(arena):
     refused("stale", write_file, root, path, b"x", expected="00000000", shown="sub/f.txt")
     assert sorted(p.name for p in path.parent.iterdir()) == ["f.txt"]
     assert Path(path).read_text() == "inside\n"
+
+
+def test_a_file_where_a_folder_should_be_is_said_so(arena):
+    root, _ = arena
+    ctx = Context(Workspace([root]))
+    answer = call(ctx, "create_file", {"path": "sub/f.txt/inner.py", "content": "x\n"})
+    assert answer["error"]["code"] == "not_a_folder"
+    assert (root / "sub" / "f.txt").read_text() == "inside\n"

@@ -52,8 +52,7 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    f"Read a file as numbered whole lines (`N:text`; an empty line, and a line of only brackets or punctuation "
-    f"right under a numbered one, are shown without their number: count on from the line above) within {BUDGET}. "
+    f"Read a file as numbered whole lines (`N:text`, every line, an empty one as `N:`) within {BUDGET}. "
     "The header gives the lines shown, the total and the version (`lines 1-120 of 300 · version V`); when there "
     "is more, the last line says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
     "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
