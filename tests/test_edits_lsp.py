@@ -52,6 +52,9 @@ def make_client() -> LanguageClient:
         if client.refuse:
             return types.ApplyWorkspaceEditResult(applied=False, failure_reason=client.refuse)
         for change in params.edit.document_changes or []:
+            if isinstance(change, types.CreateFile):
+                client.buffers.setdefault(change.uri, (0, ""))
+                continue
             uri = change.text_document.uri
             version, text = client.buffers[uri]
             if change.text_document.version is not None and change.text_document.version != version:
@@ -162,3 +165,16 @@ async def test_edits_off_leaves_the_tools_out_of_the_catalog(client, project):
     assert "read" in names and not names & {"edit", "edit_symbol", "create_file"}
     answer = await request(client, "edit", path="app.py", old_text="main", new_text="start")
     assert answer["error"]["code"] == "edits_off" and (project / "app.py").read_text() == SOURCE
+
+
+async def test_create_file_goes_through_the_editor(client, project):
+    await start(client, project)
+    answer = await request(client, "create_file", path="pkg/new.py", content="x = 1\n")
+    assert "error" not in answer, answer["text"]
+    assert answer["applied_by"] == "editor"
+    created, edited = client.edits[0].edit.document_changes
+    assert isinstance(created, types.CreateFile) and created.uri == (project / "pkg" / "new.py").as_uri()
+    assert client.buffers[created.uri][1] == "x = 1\n"
+    assert not (project / "pkg" / "new.py").exists()  # the editor saves it, not the server
+    read = await request(client, "read", path="pkg/new.py")
+    assert read["version"] == answer["version"]
