@@ -172,7 +172,8 @@ async def test_create_file_goes_through_the_editor(client, project):
     answer = await request(client, "create_file", path="pkg/new.py", content="x = 1\n")
     assert "error" not in answer, answer["text"]
     assert answer["applied_by"] == "editor"
-    created, edited = client.edits[0].edit.document_changes
+    created, text_edit = client.edits[0].edit.document_changes
+    assert isinstance(text_edit, types.TextDocumentEdit) and text_edit.edits[0].new_text == "x = 1\n"
     assert isinstance(created, types.CreateFile) and created.uri == (project / "pkg" / "new.py").as_uri()
     assert client.buffers[created.uri][1] == "x = 1\n"
     assert not (project / "pkg" / "new.py").exists()  # the editor saves it, not the server

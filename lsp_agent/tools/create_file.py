@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 
 from ..budget import plural
+from ..editing import PATH, commit, open_source
 from ..errors import Refusal
 from ..paging import number_lines
 from ..workspace import Text
 from ..writer import HISTORY, decodable, write_file
-from . import BUDGET, MAX_CHARS, Context, tool
-from .edit import PATH, commit, open_source
+from .registry import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",

@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 import textwrap
 
+from ..editing import IF_VERSION, PATH, Change, Source, apply, check_version, commit, one_symbol, open_source
 from ..paging import number_lines
 from ..syntax import outline, walk
 from ..writer import HISTORY
-from . import BUDGET, MAX_CHARS, Context, tool
-from .edit import IF_VERSION, PATH, Change, Source, apply, check_version, commit, one_symbol, open_source
+from .registry import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
