@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 import textwrap
 
+from ..budget import Writer, plural
 from ..editing import IF_VERSION, PATH, Change, Source, apply, check_version, commit, one_symbol, open_source
-from ..paging import number_lines
 from ..syntax import outline, walk
 from ..writer import HISTORY
 from .registry import BUDGET, MAX_CHARS, Context, tool
@@ -161,10 +161,15 @@ def shown_lines(ctx: Context, source: Source, result: dict, shows: tuple[int, in
     HISTORY.remember(source.path, new)
     first, last = shows[0], min(shows[1], new.line_count)
     head = result["text"].split("\n", 1)[0]
-    lines = new.lines(first, last)
-    body = number_lines(first, lines)
-    text = "\n".join([head, *body])
-    if len(text) > max_chars:
-        keep = result["text"][: max_chars - 60]
-        text = keep[: keep.rfind("\n")] + f"\n[cut: read start={first} for the new lines]"
+    out = Writer(max_chars)
+    out.add(head)
+    for n in range(first, last + 1):
+        line = f"{n}:{new.line(n)}"
+        trailer = f"[{plural(last - n + 1, 'more new line')}: read start={n}]"
+        if not out.room_for(line) or (n < last and not out.room_for(f"{line}\n{trailer}")):
+            out.add(trailer if out.room_for(trailer) else "[cut]")
+            last = n - 1
+            break
+        out.add(line)
+    text = out.text()
     return {**result, "text": text, "shown": {"start": first, "end": last}}

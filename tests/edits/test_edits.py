@@ -288,3 +288,13 @@ def test_history_keeps_a_bounded_number_of_versions(tmp_path):
     assert history.recall(tmp_path / "a", texts[2].version) is None  # the oldest went first
     assert history.recall(tmp_path / "a", texts[3].version) is not None
     assert history.recall(tmp_path / "d", Text.from_str("d" * 15).version) is not None
+
+
+def test_a_symbol_edit_answer_keeps_its_budget(run, model):
+    code = "def long(self):\n" + "".join(f"    x{n} = {n}\n" for n in range(200))
+    answer = run(
+        "edit_symbol", path="m.py", symbol="Model/load", action="insert_after", new_text=code, max_chars=400
+    )
+    assert "error" not in answer and len(answer["text"]) <= 400
+    assert answer["text"].splitlines()[1] == "15:    def long(self):"
+    assert answer["text"].endswith(f"read start={answer['shown']['end'] + 1}]")
