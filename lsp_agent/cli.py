@@ -38,6 +38,9 @@ POSITIONAL = {
     "definition": ["name"],
     "list_files": ["path"],
     "overview": ["path"],
+    "edit": ["path"],
+    "edit_symbol": ["path", "symbol"],
+    "create_file": ["path"],
 }
 # The argument read from stdin rather than the command line.
 STDIN_ARGUMENT = "reply"
@@ -66,6 +69,10 @@ def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None 
     group.add_argument("--search-engine", choices=["auto", "rg"], help="search engine: ripgrep (both values)")
     if "max_nudges" not in (tool_arguments or {}):  # else the tool's own flag says the same
         group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
+    if "edits" not in (tool_arguments or {}):  # the edit tool's --edits is its list of edits
+        group.add_argument(
+            "--edits", dest="edits_setting", choices=["on", "off"], help="off: serve no edit tools"
+        )
 
 
 def log_flags(parser: argparse.ArgumentParser) -> None:
@@ -177,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(handler=serve_mcp)
 
     tools = sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
+    tools.add_argument(
+        "--edits", dest="edits_setting", choices=["on", "off"], help="off: without the edit tools"
+    )
     tools.set_defaults(handler=print_catalog)
 
     for name in REGISTRY:
@@ -193,6 +203,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         options["search_engine"] = args.search_engine
     if getattr(args, "max_nudges", None) is not None:
         options["max_nudges"] = args.max_nudges
+    if getattr(args, "edits_setting", None) is not None:
+        options["edits"] = args.edits_setting
     settings, problems = Settings.from_options(options)
     if problems:
         raise SystemExit("lsp-agent: " + "; ".join(problems))
@@ -226,7 +238,7 @@ def run_tool(args: argparse.Namespace) -> int:
 
 
 def print_catalog(args: argparse.Namespace) -> int:
-    print(json.dumps(catalog(), indent=2))
+    print(json.dumps(catalog(edits=settings_from(args).edits == "on"), indent=2))
     return 0
 
 

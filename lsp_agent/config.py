@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 class Settings:
     max_chars: int = 20_000  # default budget of every answer's text
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
+    edits: str = "on"  # "off": the tools that write files are not in the catalog and refused
 
     # option name -> (check, what a good value looks like)
     _RULES: ClassVar[dict[str, Any]] = {
@@ -28,6 +29,7 @@ class Settings:
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
             "an integer >= 0",
         ),
+        "edits": (lambda v: v in ("on", "off"), '"on" or "off" (off: a read-only server, no edit tools)'),
     }
     # option name -> why it is refused (a removed option is named, not silently ignored)
     _REMOVED: ClassVar[dict[str, str]] = {

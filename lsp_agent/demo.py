@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,8 @@ async def demo() -> None:
         await demo_navigation(agent)
         await demo_text_calls(agent)
         await demo_search_over_budget(agent)
+    with tempfile.TemporaryDirectory() as scratch:
+        await edits_demo(Path(scratch))
 
 
 async def demo_reading(agent: Session) -> None:
@@ -163,6 +166,24 @@ async def demo_search_over_budget(agent: Session) -> None:
         overflow,
         {k: v for k, v in searched.items() if k in ("text", "stage", "next", "total_matches")},
     )
+
+
+async def edits_demo(scratch: Path) -> None:
+    """The edit tools, in a scratch workspace (never this repository)."""
+    async with Session(scratch) as agent:
+        steps = [
+            ("create_file: a new file", "create_file",
+             {"path": "shop.py", "content": "def price(x):\n    return x\n\n\ndef tax(x):\n    return x\n"}),
+            ("edit: old text that occurs twice is refused, each occurrence listed", "edit",
+             {"path": "shop.py", "old_text": "return x", "new_text": "return x * 2"}),
+            ("edit: the same, inside one symbol", "edit",
+             {"path": "shop.py", "old_text": "return x", "new_text": "return x * 2", "symbol": "tax"}),
+            ("edit_symbol: a function inserted after another, by name", "edit_symbol",
+             {"path": "shop.py", "symbol": "price", "action": "insert_after",
+              "new_text": "def discount(x):\n    return x * 0.9"}),
+        ]  # fmt: skip
+        for title, tool, request in steps:
+            show(title, tool, request, await agent.call(tool, **request))
 
 
 def first_use(path: Path, needle: str) -> tuple[int, int]:

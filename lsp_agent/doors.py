@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .errors import Cancelled
 from .lanes import Lanes
 from .tools import Context, is_light, run, validate
-from .workspace import Workspace
+from .workspace import Text, Workspace
 
 if TYPE_CHECKING:
     from .syntax.index import SymbolIndex
@@ -46,6 +47,8 @@ class Door:
     lanes: Lanes
     settings: Callable[[], Settings] = Settings
     index: SymbolIndex | None = None
+    # The client's way to apply edits, asked at each call (None: edits go to disk).
+    editor: Callable[[], Callable[[Path, Text, str], str | None] | None] = lambda: None
 
     def check(self, name: str, params: Any) -> dict:
         """The arguments of a call to `name`, validated; raises ArgumentError (the door's
@@ -58,7 +61,12 @@ class Door:
         heavy = not is_light(self.workspace, name, arguments)
         step_aside = self.lanes.step_aside if heavy else None
         context = Context(
-            self.workspace, self.settings(), report=report, step_aside=step_aside, index=self.index
+            self.workspace,
+            self.settings(),
+            report=report,
+            step_aside=step_aside,
+            index=self.index,
+            apply_edit=self.editor(),
         )
         return Call(name, arguments, heavy, context)
 

@@ -58,9 +58,10 @@ def create_server(
             input_schema=entry["inputSchema"],
             annotations=types.ToolAnnotations.model_validate(entry["annotations"]),
         )
-        for entry in catalog()  # agent tools only: runtime tools are not for a model to call
+        # agent tools only (runtime tools are not for a model), the edit tools when edits are on
+        for entry in catalog(edits=settings.edits == "on")
     ]
-    names = [t.name for t in listed]
+    names = [t["name"] for t in catalog()]  # with edits off, their calls are refused by the tool
     # The LSP server's lanes: a burst of calls queues in its lane rather than starting a
     # thread (and a ripgrep) for each, and a read never queues behind a search.
     door = Door(workspace, Lanes(), lambda: settings)

@@ -1,19 +1,14 @@
 """Pages of a text: whole numbered lines under a budget, with an exact continuation.
 
-Shared by the tools that show source (read, and find_symbol's bodies). A line is `N:text`,
-ripgrep's form, except where its number adds nothing: an empty line is shown empty (the next
-number places it), and a line with no letter or digit (a closing bracket, a docstring's
-quotes) right under a numbered line is shown bare, its number being that line's plus one.
-The numbers are most of a read's framing; the two rules spare a fifth of them (about one line
-in ten of Django is such a bracket line), and every line with a letter or digit keeps its
-number. Following `next` from the first line yields every line exactly once; a line longer
-than the whole budget comes in column segments, so the parts concatenate to the file's exact
-text.
+Shared by the tools that show source (read, and find_symbol's bodies). Every line is
+`N:text`, ripgrep's form, an empty line `N:` too: a line-anchored edit names any line by the
+number it was shown with, never by counting from the line above. Following `next` from the
+first line yields every line exactly once; a line longer than the whole budget comes in
+column segments, so the parts concatenate to the file's exact text.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
@@ -39,27 +34,14 @@ def fit_lines(text: Text, start: int, last: int, per_line: int, room: int) -> in
     return count
 
 
-_CITABLE = re.compile(r"\w")  # a letter, a digit or an underscore
-
-
-def shows_number(line: str, above: bool) -> bool:
-    """Whether `line` is shown with its number, `above` telling whether the line shown just
-    above it has one: not an empty line, nor a line with no letter or digit under a number."""
-    return bool(line) and not (above and _CITABLE.search(line) is None)
-
-
-def shown_chars(n: int, line: str, shown: bool) -> int:
-    """Characters of line `n` as a page shows it (`N:text` when `shown`), without its newline."""
-    return len(line) + (len(str(n)) + 1 if shown else 0)
+def shown_chars(n: int, line: str) -> int:
+    """Characters of line `n` as a page shows it (`N:text`), without its newline."""
+    return len(line) + len(str(n)) + 1
 
 
 def number_lines(start: int, lines: list[str]) -> list[str]:
-    """`lines` from line `start` as one block, numbered as a page shows them."""
-    shown, above = [], False
-    for n, line in enumerate(lines, start):
-        above = shows_number(line, above)
-        shown.append(f"{n}:{line}" if above else line)
-    return ["\n".join(shown)] if lines else []
+    """`lines` from line `start` as one block, each line numbered `N:text`."""
+    return ["\n".join(f"{n}:{line}" for n, line in enumerate(lines, start))] if lines else []
 
 
 def file_notes(text: Text, *, shows_last_line: bool, if_version: str | None) -> list[str]:
@@ -253,21 +235,17 @@ class _Part:
             return size + notes_end
 
         # Packed against the widest header and ending (a trailer, or the notes of the last line),
-        # each line numbered with the widest number; with the real numbers (and bare lines) more
-        # lines may fit.
+        # each line numbered with the widest number; with the real numbers more lines may fit.
         overhead = max(page_chars(0, 0, last, last), page_chars(0, 0, last, last + 1))
         count = max(0, fit_lines(text, start, last, len(str(last)) + 2, max_chars - overhead))
-        chars, above = 0, False  # above: whether the last line counted shows its number
-        for n, line in enumerate(text.lines(start, start + count - 1), start):
-            above = shows_number(line, above)
-            chars += shown_chars(n, line, above)
+        chars = sum(
+            shown_chars(n, line) for n, line in enumerate(text.lines(start, start + count - 1), start)
+        )
         while (n := start + count) <= last:
-            line = text.line(n)
-            shown = shows_number(line, above)
-            more = chars + shown_chars(n, line, shown)
+            more = chars + shown_chars(n, text.line(n))
             if page_chars(more, count + 1, n, n + 1) > max_chars:
                 break
-            chars, count, above = more, count + 1, shown
+            chars, count = more, count + 1
         return number_lines(start, text.lines(start, start + count - 1)), start + count, None
 
     def segment(self, start: int, col: int, max_chars: int) -> tuple[list[str], int, tuple[int, int]]:

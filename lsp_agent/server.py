@@ -40,7 +40,7 @@ from .syntax.index import Columns, SymbolIndex
 from .syntax.parsing import PARSES
 from .syntax.store import cache_folder
 from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, run
-from .workspace import Workspace, uri_to_path
+from .workspace import Text, Workspace, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,9 @@ class AgentServer(LanguageServer):
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
         # The door kit (doors.py): validate, lane, Context, cancel; this class only translates.
-        self.door = Door(self.agent_workspace, self.lanes, lambda: self.settings, self.symbol_index)
+        self.door = Door(
+            self.agent_workspace, self.lanes, lambda: self.settings, self.symbol_index, self.editor
+        )
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
         self.outline_json = OutlineJson()
         # The background index build; held here because a task nobody holds may be collected.
@@ -156,6 +158,11 @@ class AgentServer(LanguageServer):
         self.stop_work()
         super().shutdown()
         self.lanes.shutdown()
+
+    def editor(self) -> Callable[[Path, Text, str], str | None] | None:
+        """How tools apply edits through the client, when it announced workspace/applyEdit."""
+        caps = self.client_capabilities.workspace if self.loop is not None else None
+        return partial(editor_apply_edit, self) if caps and caps.apply_edit else None
 
     async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):
@@ -236,6 +243,98 @@ class AgentServer(LanguageServer):
             loop.run_in_executor(self.lanes.heavy, self.symbol_index.update, path)
 
         self._reindex_timers[path] = loop.call_later(delay, run)
+
+
+# --- edits through the editor --------------------------------------------------------------
+
+APPLY_EDIT_TIMEOUT = 60.0  # seconds an editor may take to answer workspace/applyEdit
+
+
+def editor_apply_edit(ls: AgentServer, path: Path, before: Text, after: str) -> str | None:
+    """Ask the editor to change `path` from `before` to `after` (`workspace/applyEdit`, from a
+    tool's thread): None when it applied the edit, else why not. One edit of the changed span,
+    so the editor's undo takes back just that; versioned by the editor's document when open,
+    so an editor whose buffer moved on rejects it."""
+    document = next((d for d in ls.workspace.text_documents.values() if d.uri.startswith("file:")
+                     and real_path(d.uri) == path), None)  # fmt: skip
+    uri = document.uri if document is not None else path.as_uri()
+    changes: list[Any] = []
+    if document is None and not path.exists():
+        changes.append(types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True)))
+    start, end, new = changed_span(before.content, after)
+    encoding = ls.position_encoding()
+    edit = types.TextEdit(
+        range=types.Range(
+            start=position(before.content, start, encoding), end=position(before.content, end, encoding)
+        ),
+        new_text=new,
+    )
+    identifier = types.OptionalVersionedTextDocumentIdentifier(
+        uri=uri, version=document.version if document else None
+    )
+    changes.append(types.TextDocumentEdit(text_document=identifier, edits=[edit]))
+    params = types.ApplyWorkspaceEditParams(
+        edit=types.WorkspaceEdit(document_changes=changes), label="lsp-agent edit"
+    )
+    assert ls.loop is not None
+    future = asyncio.run_coroutine_threadsafe(ls.workspace_apply_edit_async(params), ls.loop)
+    try:
+        result = future.result(APPLY_EDIT_TIMEOUT)
+    except TimeoutError:
+        future.cancel()
+        return f"it did not answer within {APPLY_EDIT_TIMEOUT:.0f} s (it may still apply it: read the file again)"
+    except Exception as exc:  # the editor answered with an error
+        return f"it answered with an error ({exc})"
+    if result.applied:
+        return None
+    return result.failure_reason or "it gave no reason"
+
+
+def changed_span(before: str, after: str) -> tuple[int, int, str]:
+    """(start, end, new): characters start..end of `before` become `new` to make `after`;
+    the span never splits a CRLF."""
+    limit = min(len(before), len(after))
+    start = 0
+    while start < limit and before[start] == after[start]:
+        start += 1
+    if start and before[start - 1] == "\r":
+        start -= 1
+    tail = 0
+    while tail < limit - start and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    if (
+        tail
+        and before[len(before) - tail] == "\n"
+        and len(before) - tail > start
+        and before[len(before) - tail - 1] == "\r"
+    ):
+        tail -= 1
+    end, new = len(before) - tail, after[start : len(after) - tail]
+    eol = "\r\n" if before.endswith("\r\n") else "\n"
+    # A span ending past the final newline ends on a line that does not exist: editors that
+    # keep the final newline apart from the lines (Neovim) add an empty line. The same change
+    # is made just before the final newline instead.
+    if (
+        end == len(before)
+        and before.endswith(eol)
+        and (new.endswith(eol) or (not new and before[:start].endswith(eol)))
+    ):
+        start, end = start - len(eol), end - len(eol)
+        new = eol + new[: -len(eol)] if new else ""
+    return start, end, new
+
+
+def position(content: str, offset: int, encoding: str) -> types.Position:
+    """The LSP position of character `offset`, its column in the negotiated encoding."""
+    line = content.count("\n", 0, offset)
+    column = content[content.rfind("\n", 0, offset) + 1 : offset]
+    if encoding == "utf-16":
+        width = len(column.encode("utf-16-le", errors="surrogatepass")) // 2
+    elif encoding == "utf-8":
+        width = len(column.encode("utf-8", errors="surrogatepass"))
+    else:
+        width = len(column)
+    return types.Position(line=line, character=width)
 
 
 def run_encoded(ctx: Context, name: str, arguments: dict) -> tuple[Encoded, str]:
@@ -635,7 +734,7 @@ def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None
 
 def tool_catalog(ls: AgentServer, params: Any) -> dict:
     include_runtime = isinstance(params, dict) and params.get("all") is True
-    return {"tools": catalog(include_runtime=include_runtime)}
+    return {"tools": catalog(include_runtime=include_runtime, edits=ls.settings.edits == "on")}
 
 
 async def tool_request(ls: AgentServer, params: Any, *, tool: str) -> Encoded:

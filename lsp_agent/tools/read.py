@@ -11,6 +11,7 @@ from ..paging import page, symbol_label
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
+from ..writer import HISTORY
 from .registry import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
@@ -52,8 +53,7 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    f"Read a file as numbered whole lines (`N:text`; an empty line, and a line of only brackets or punctuation "
-    f"right under a numbered one, are shown without their number: count on from the line above) within {BUDGET}. "
+    f"Read a file as numbered whole lines (`N:text`, every line, an empty one as `N:`) within {BUDGET}. "
     "The header gives the lines shown, the total and the version (`lines 1-120 of 300 · version V`); when there "
     "is more, the last line says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
     "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
@@ -86,6 +86,7 @@ def read(
     resolved = ctx.workspace.resolve(path)
     text = ctx.workspace.text(resolved)
     shown = ctx.workspace.display(resolved)
+    HISTORY.remember(resolved, text)  # a stale edit against this version is told what changed since
     if symbol is None:
         return page(text, shown, start=start, col=col, max_chars=max_chars, if_version=if_version, named=True)
     return read_symbol(

@@ -15,13 +15,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
 from ..config import Settings
 from ..errors import ArgumentError, Cancelled, Refusal
-from ..workspace import Workspace
+from ..workspace import Text, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,9 @@ class Context:
     # The server's workspace symbol index; without one (CLI, MCP) symbols are found by
     # searching the text for the name and parsing the files that contain it.
     index: SymbolIndex | None = None
+    # In an editor that applies workspace edits: apply(path, text before, text after) -> None
+    # when the editor applied it, else why not. None: edits are written to disk.
+    apply_edit: Callable[[Path, Text, str], str | None] | None = None
     _last_report: float = 0.0
 
     def check_cancelled(self) -> None:
@@ -83,6 +87,9 @@ class Tool:
     # True (or true of the call's arguments) for calls that take milliseconds whatever the
     # workspace: front doors run them in the light lane, never queued behind heavy calls.
     light: bool | Callable[[Workspace, dict], bool] = False
+    # True for tools that change files (edit, create_file…): left out of the catalog and
+    # refused when the setting `edits` is "off".
+    writes: bool = False
 
     @cached_property
     def validator(self) -> jsonschema.Draft202012Validator:
@@ -92,11 +99,15 @@ class Tool:
     def annotations(self) -> dict:
         """MCP's tool annotations. Clients act on them: Claude Code runs read-only tools in
         parallel and in plan mode, Codex runs MCP tools in parallel only when marked
-        read-only. No tool writes, and none reaches past the workspace (closed world)."""
+        read-only. The edit tools write, and may change what is there (destructive); none
+        reaches past the workspace (closed world). run_calls runs other tools, edits among
+        them: it is marked as writing too."""
+        writes = self.writes or self.name in RUNS_OTHERS
         return {
             "title": self.title,
-            "readOnlyHint": True,
-            "idempotentHint": self.idempotent,
+            "readOnlyHint": not writes,
+            "destructiveHint": writes,
+            "idempotentHint": self.idempotent and not writes,
             "openWorldHint": False,
         }
 
@@ -111,6 +122,7 @@ class Tool:
 
 
 REGISTRY: dict[str, Tool] = {}
+RUNS_OTHERS = frozenset({"run_calls"})  # tools that dispatch calls to the others
 
 # The budget argument every answering tool takes; `run` fills in the server's default.
 BUDGET = f"max_chars (default {Settings.max_chars:,})"  # as tool descriptions state it
@@ -144,6 +156,7 @@ def tool(
     for_agents: bool = True,
     idempotent: bool = True,
     light: bool | Callable[[Workspace, dict], bool] = False,
+    writes: bool = False,
 ) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
     """Register `handler` as the tool `name`. The schema is an object schema of its arguments."""
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -151,19 +164,20 @@ def tool(
     def register(handler: Callable[..., dict]) -> Callable[..., dict]:
         if name in REGISTRY:
             raise ValueError(f"tool {name!r} registered twice")
-        REGISTRY[name] = Tool(name, title, summary, schema, handler, for_agents, idempotent, light)
+        REGISTRY[name] = Tool(name, title, summary, schema, handler, for_agents, idempotent, light, writes)
         return handler
 
     return register
 
 
-def catalog(*, include_runtime: bool = False) -> list[dict]:
+def catalog(*, include_runtime: bool = False, edits: bool = True) -> list[dict]:
     """Each agent tool's name, title, description, JSON Schema and MCP annotations, in registration order
-    (with `include_runtime`, the runtime-only tools too, marked `"forAgents": false`)."""
+    (with `include_runtime`, the runtime-only tools too, marked `"forAgents": false`; without
+    `edits`, none of the tools that write)."""
     return [
         t.describe() | ({} if t.for_agents else {"forAgents": False})
         for t in REGISTRY.values()
-        if t.for_agents or include_runtime
+        if (t.for_agents or include_runtime) and (edits or not t.writes)
     ]
 
 
@@ -223,6 +237,11 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
     first, to answer malformed calls in their own protocol). A tool that takes `max_chars`
     always gets one: the call's, else the server's default."""
     tool = REGISTRY[name]
+    if tool.writes and ctx.settings.edits == "off":
+        return Refusal(
+            "edits_off",
+            f'{name} is off: this server runs read-only (the setting edits is "off"); no file was changed.',
+        ).answer()
     if "max_chars" in tool.schema.get("properties", {}) and "max_chars" not in arguments:
         arguments = {**arguments, "max_chars": ctx.settings.max_chars}
     try:

@@ -128,7 +128,7 @@ def test_a_feed_that_loses_the_race_to_flush_is_refused(run, monkeypatch):
 
 
 def test_tool_prompt_and_its_budget(run):
-    answer = run("tool_prompt", dialect="mistral")
+    answer = run("tool_prompt", dialect="mistral", max_chars=50_000)  # every tool's schema
     assert '[TOOL_CALLS]read[ARGS]{"path": "README.md"}' in answer["text"]
     small = run("tool_prompt", dialect="tagged_json", max_chars=200)
     assert small["error"]["code"] == "budget_too_small" and small["minimum"] > 200

@@ -38,12 +38,15 @@ async def test_catalog_request(client: LanguageClient):
     assert "read" in names
     read = next(t for t in catalog["tools"] if t["name"] == "read")
     assert read["inputSchema"]["properties"]["start"]["type"] == "integer"
-    # the facts MCP clients get as tool annotations, for runtimes that register the catalog
+    # the facts MCP clients get as tool annotations, for runtimes that register the catalog:
+    # the edit tools write and may overwrite, the others only read
     for tool in catalog["tools"]:
+        writes = tool["name"] in ("edit", "edit_symbol", "create_file")
         assert tool["annotations"] == {
             "title": tool["title"],
-            "readOnlyHint": True,
-            "idempotentHint": True,
+            "readOnlyHint": not writes,
+            "destructiveHint": writes,
+            "idempotentHint": not writes,
             "openWorldHint": False,
         }
 

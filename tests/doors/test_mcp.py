@@ -13,7 +13,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from lsp_agent.mcp import ANSWER_META
-from lsp_agent.tools import Context, call, catalog
+from lsp_agent.tools import REGISTRY, Context, call, catalog
 from lsp_agent.workspace import Workspace
 
 SLOW_TOOL_SERVER = str(Path(__file__).parents[1] / "support" / "mcp_slow_tool.py")
@@ -54,10 +54,10 @@ async def test_tools_list_is_the_registry_catalog(root, mode):
     for tool, entry in zip(listed, expected, strict=True):
         assert tool.description == entry["description"]
         assert tool.input_schema == entry["inputSchema"]
-        # every tool only reads the workspace: hosts may run the calls in parallel and in plan mode
+        # the tools that only read say so: hosts may run those calls in parallel and in plan mode
         assert tool.title == tool.annotations.title == entry["title"]
-        assert tool.annotations.read_only_hint is True
-        assert tool.annotations.idempotent_hint is True
+        assert tool.annotations.read_only_hint is not REGISTRY[tool.name].writes
+        assert tool.annotations.idempotent_hint is not REGISTRY[tool.name].writes
         assert tool.annotations.open_world_hint is False
         assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == entry["annotations"]
     # runtime-only tools (decoding replies) are not offered to a model

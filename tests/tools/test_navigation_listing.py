@@ -94,9 +94,9 @@ def test_read_paths_splits_one_budget(nav):
     text = answer["text"]
     assert len(text) <= 700
     assert "py/shop/shortcuts.py · 7 lines" in text  # the short file whole
-    assert "py/shop/db/models.py · lines 1-16 of 32 · version " in text  # the long one paged
-    assert "[read on with start=17 path=py/shop/db/models.py]" in text
-    assert [f.get("next") for f in answer["files"]] == [{"start": 17}, None, None]
+    assert "py/shop/db/models.py · lines 1-15 of 32 · version " in text  # the long one paged
+    assert "[read on with start=16 path=py/shop/db/models.py]" in text
+    assert [f.get("next") for f in answer["files"]] == [{"start": 16}, None, None]
     assert answer["files"][2]["error"] == "nope.py does not exist."
     assert nav("read", path="a", paths=["b"], start=3)["error"]["code"] == "bad_arguments"
     assert (

@@ -18,28 +18,20 @@ NUMBERED = re.compile(r"(\d+):")
 
 
 def body_lines(answer: dict) -> list[tuple[int, str]]:
-    """(line number, content) of each line of a page, parsed from its text: `N:text`, or a
-    bare line, which is the line after the previous one and only where the numbering rule
-    allows it (an empty line, or a line with no letter or digit under a numbered line)."""
+    """(line number, content) of each line of a page, parsed from its text: every line is
+    `N:text` (an empty line `N:`), numbered one after another from the page's start."""
     lines = answer["text"].split("\n")[1:]
     if answer["next"] is not None:
         assert lines[-1].startswith("["), "a page with more to come ends in a trailer"
         lines = lines[:-1]
     lines = [line for line in lines if not line.startswith("note: ")]
     parsed: list[tuple[int, str]] = []
-    above = False  # the line above was shown with its number
     for line in lines:
         number = parsed[-1][0] + 1 if parsed else answer["start"]
         match = NUMBERED.match(line)
-        if match:
-            assert int(match.group(1)) == number, (line, number)
-            line = line[match.end() :]
-            assert line, "an empty line is shown bare"
-            assert not above or re.search(r"\w", line), ("a line with no letter under a number is bare", line)
-        else:
-            assert not line or (above and not re.search(r"\w", line)), ("only these lines are bare", line)
-        above = bool(match)
-        parsed.append((number, line))
+        assert match, ("every line is numbered", line)
+        assert int(match.group(1)) == number, (line, number)
+        parsed.append((number, line[match.end() :]))
     return parsed
 
 

@@ -248,7 +248,7 @@ def test_cli_prints_what_an_agent_gets(project):
     assert code == 0 and out.splitlines()[1:] == ["src/deploy.sh", "17-19 function deploy/rollback"]
     code, out = cli("read", "src/deploy.sh", "--symbol", "log")
     assert code == 0 and out.splitlines()[0].startswith("function · lines 6-8 of ")
-    assert out.splitlines()[1:] == ["6:log() {", '7:  echo "[deploy] $*"', "}"]  # `}` under a number is bare
+    assert out.splitlines()[1:] == ["6:log() {", '7:  echo "[deploy] $*"', "8:}"]  # every line numbered
     code, out = cli("symbols", "src/notes.txt")
     assert code == 1 and "no symbols for this kind of file" in out
 

@@ -1,0 +1,315 @@
+"""What the edit tools share: a file's text as edits address it, the version guard, symbols
+by name path, applying changes all or none, and committing the new text — through the editor
+when one is attached (the person sees the change and can undo it), else atomically to disk
+(see writer) — then the answer with the new version and a diff within the budget. The
+overlay, the caches and the symbol index see the new text before the answer is sent.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import accumulate, pairwise
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from .budget import Overflow, Writer, plural
+from .errors import Refusal
+from .syntax import language_for, outline, walk
+from .syntax.index import named
+from .workspace import Text, Workspace
+from .writer import HISTORY, decodable, write_file
+
+if TYPE_CHECKING:
+    from .syntax.index import SymbolIndex
+
+
+class Editing(Protocol):
+    """What an edit needs of a tool's Context."""
+
+    workspace: Workspace
+    index: SymbolIndex | None
+    apply_edit: Callable[[Path, Text, str], str | None] | None
+
+
+PATH = {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."}
+IF_VERSION = {
+    "type": "string",
+    "description": "The version of the read the edit was made against (required for line ranges): if the file "
+    "changed since, the edit is refused with the current version and the lines that changed.",
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    """Characters start..end of the file's text (as edits see it) become `new`."""
+
+    start: int
+    end: int
+    new: str
+    what: str  # for refusals: "edit 2"
+
+
+class Source:
+    """A file's text as edits address it: CRLF shown as LF (reads show lines without CR),
+    with the offset of each line's start."""
+
+    def __init__(self, path: Path, shown: str, text: Text):
+        self.path, self.shown, self.text = path, shown, text
+        self.crlf = text.eol == "\r\n"
+        self.content = text.content.replace("\r\n", "\n") if self.crlf else text.content
+        self.starts = list(accumulate((len(line) + 1 for line in self.content.split("\n")), initial=0))[:-1]
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line holding character `offset`."""
+        return bisect_right(self.starts, offset)
+
+    def offset(self, line: int) -> int:
+        """Where line `line` starts (the text's end past the last line)."""
+        return self.starts[line - 1] if line <= len(self.starts) else len(self.content)
+
+    def encode(self, content: str) -> str:
+        """Content as the file holds it: LF back to CRLF in a CRLF file."""
+        return content.replace("\r\n", "\n").replace("\n", "\r\n") if self.crlf else content
+
+
+def open_source(ctx: Editing, path: str) -> Source:
+    resolved = ctx.workspace.resolve(path)
+    text = ctx.workspace.text(resolved)
+    shown = ctx.workspace.display(resolved)
+    if not text.utf8:
+        raise Refusal(
+            "not_utf8",
+            f"{shown} is not valid UTF-8: an edit would replace its undecodable bytes; it was not changed.",
+        )
+    return Source(resolved, shown, text)
+
+
+def check_version(source: Source, if_version: str | None, *, lines: bool) -> None:
+    """Refuse a line-range edit without a version, and any edit against a stale one."""
+    current = source.text.version
+    if if_version is None:
+        if lines:
+            raise Refusal(
+                "version_required",
+                f"A line-range edit needs if_version= from the read it was made against (now version {current}); "
+                "line numbers of an older read may point at other lines.",
+                current_version=current,
+            )
+        return
+    if if_version == current:
+        return
+    before = HISTORY.recall(source.path, if_version)
+    since = changed_since(before, source.text.content) if before is not None else None
+    what = f"lines changed since: {since}" if since else "its older text is not known here"
+    raise Refusal(
+        "stale",
+        f"{source.shown} changed since version {if_version} (now version {current}; {what}); nothing was "
+        f"changed: read those lines again and redo the edit with if_version={current}.",
+        current_version=current,
+    )
+
+
+def changed_since(before: str, after: str, most: int = 12) -> str:
+    """The line ranges of `after` that differ from `before`: "12-14, 40 (2 lines deleted after 39)"."""
+    old, new = before.splitlines(), after.splitlines()
+    spans = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 > j1:
+            spans.append(f"{j1 + 1}" if j2 == j1 + 1 else f"{j1 + 1}-{j2}")
+        else:
+            spans.append(f"{plural(i2 - i1, 'line')} deleted after line {j1}")
+    more = f" and {len(spans) - most} more" if len(spans) > most else ""
+    return ", ".join(spans[:most]) + more if spans else "none (only line endings or the final newline)"
+
+
+def symbol_spans(ctx: Editing, source: Source, name_path: str) -> list[tuple[int, int]]:
+    """The first and last line of each symbol `name_path` names (old text must then occur
+    once in them all: one symbol, or overloads of one name)."""
+    if language_for(source.path) is None:
+        raise Refusal(
+            "no_grammar", f"{source.shown}: no symbols for this kind of file; edit it by text or lines."
+        )
+    found = named(ctx.index, source.path, source.text, name_path)
+    if not found:
+        raise Refusal(
+            "no_symbol",
+            f"{source.shown} has no symbol {name_path!r}; list its symbols with symbols path={source.shown}.",
+        )
+    return [(s.start_line, s.end_line) for s in found]
+
+
+def one_symbol(
+    ctx: Editing, source: Source, name_path: str, occurrence: int | None = None, group: str | None = None
+):
+    """The symbol of the file `name_path` names (the occurrence-th of several); with `group`
+    ("first" or "last"), that one of an overload group (same name and kind, one after another)."""
+    if language_for(source.path) is None:
+        raise Refusal(
+            "no_grammar", f"{source.shown}: no symbols for this kind of file; edit it by text or lines."
+        )
+    found = named(ctx.index, source.path, source.text, name_path)
+    if not found:
+        raise Refusal(
+            "no_symbol",
+            f"{source.shown} has no symbol {name_path!r}; list its symbols with symbols path={source.shown}.",
+        )
+    if occurrence is not None:
+        if occurrence > len(found):
+            raise Refusal(
+                "no_symbol", f"{source.shown} has {plural(len(found), 'symbol')} named {name_path!r}."
+            )
+        return found[occurrence - 1]
+    if len(found) > 1 and group is not None and overloads(source, found):
+        return found[-1] if group == "last" else found[0]
+    if len(found) > 1:
+        each = "; ".join(f"{s.kind} {s.name_path} lines {s.start_line}-{s.end_line}" for s in found[:10])
+        raise Refusal(
+            "ambiguous",
+            f"{source.shown} has {plural(len(found), 'symbol')} named {name_path!r}: {each}. Give a longer name "
+            "path, or occurrence=K.",
+        )
+    return found[0]
+
+
+def overloads(source: Source, symbols) -> bool:
+    """Whether the symbols are one overloaded definition: one kind, and no other symbol
+    between the first and the last."""
+    if len({s.kind for s in symbols}) != 1:
+        return False
+    spans = [(s.start_line, s.end_line) for s in symbols]
+    first, last = min(a for a, _ in spans), max(b for _, b in spans)
+    return not any(
+        first <= other.start_line <= last and not any(a <= other.start_line <= b for a, b in spans)
+        for other in walk(outline(source.path, source.text))
+    )
+
+
+def apply(content: str, changes: list[Change]) -> str:
+    """The content with every change made; refuses changes that overlap."""
+    ordered = sorted(changes, key=lambda c: (c.start, c.end))
+    for before, after in pairwise(ordered):
+        if after.start < before.end or (after.start == before.end == after.end == before.start):
+            raise Refusal(
+                "overlapping",
+                f"{before.what} and {after.what} overlap; combine them into one edit. Nothing was changed.",
+            )
+    for change in reversed(ordered):
+        content = content[: change.start] + change.new + content[change.end :]
+    return content
+
+
+def commit(
+    ctx: Editing,
+    source: Source,
+    content: str,
+    max_chars: int,
+    *,
+    what: str,
+    shows: tuple[int, int] | None = None,
+) -> dict:
+    """Write the new `content` (as edits see it) through the editor or to disk, and answer."""
+    if content == source.content:
+        return answer(
+            ctx, source, source.text, "", max_chars, what=f"{what}: no change (the text is already so)"
+        )
+    after = source.encode(content)
+    data = after.encode("utf-8", errors="surrogatepass")
+    if not decodable(data):
+        raise Refusal("binary", f"The new text of {source.shown} would hold a NUL byte; nothing was changed.")
+    if ctx.apply_edit is not None:
+        refused = ctx.apply_edit(source.path, source.text, after)
+        if refused is not None:
+            raise Refusal("editor_refused", f"The editor did not apply the edit of {source.shown}: {refused}. "
+                          "Its buffer is unchanged.")  # fmt: skip
+        ctx.workspace.open_document(source.path, after)  # the editor's didChange will say the same
+        by = "editor"
+    elif source.text.from_editor:
+        raise Refusal(
+            "open_in_editor",
+            f"{source.shown} is open in an editor that cannot apply edits (it did not announce "
+            "workspace/applyEdit); writing the disk would go behind its buffer. Nothing was changed.",
+        )
+    else:
+        root = ctx.workspace.root_of(source.path)
+        assert root is not None  # resolve() confined it
+        write_file(root, source.path, data, expected=source.text.version, shown=source.shown)
+        by = "disk"
+    new = ctx.workspace.text(source.path)
+    HISTORY.remember(source.path, source.text)
+    HISTORY.remember(source.path, new)
+    if ctx.index is not None:
+        ctx.index.update(source.path)
+    return answer(ctx, source, new, by, max_chars, what=what, shows=shows)
+
+
+def answer(ctx: Editing, source: Source, new: Text, by: str, max_chars: int, *, what: str,
+           shows: tuple[int, int] | None = None) -> dict:  # fmt: skip
+    """The header (new version, where the edit went), then the diff or the lines `shows`."""
+    old_version = source.text.version
+    where = {
+        "editor": "applied by the editor (unsaved in its buffer)",
+        "disk": "written to disk",
+        "": "unchanged",
+    }[by]
+    head = f"{source.shown} · {what} · {where} · version {old_version} → {new.version}"
+    if not by:
+        head = f"{source.shown} · {what} · version {new.version}"
+    after = new.content.replace("\r\n", "\n") if source.crlf else new.content
+    body = diff_lines(source.content, after, max_chars - len(head) - 1) if by else []
+    fields = {
+        "path": source.shown,
+        "version": new.version,
+        "previous_version": old_version,
+        "applied_by": by or None,
+    }
+    return {"text": "\n".join([head, *body]), **fields, **changed_lines(source.content, after)}
+
+
+def changed_lines(before: str, after: str) -> dict:
+    """The first and last line of the new text the edit changed."""
+    old, new = lines_of(before), lines_of(after)
+    codes = [
+        c for c in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if c[0] != "equal"
+    ]
+    if not codes:
+        return {"changed": None}
+    return {"changed": {"start": codes[0][3] + 1, "end": max(codes[-1][4], codes[-1][3] + 1)}}
+
+
+def lines_of(content: str) -> list[str]:
+    """The lines of a text (none after a final newline)."""
+    lines = content.split("\n")
+    return lines[:-1] if content.endswith("\n") else lines
+
+
+def diff_lines(before: str, after: str, budget: int) -> list[str]:
+    """A diff with a line of context: `@@ -A,B +C,D`, then `-N:old` and `+N:new` (N: the line's
+    number in its own text) and ` N:same`; hunks that do not fit are counted in a last line."""
+    old, new = lines_of(before), lines_of(after)
+    groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(1))
+    out = Writer(budget)
+    for shown, group in enumerate(groups):
+        try:
+            out.add(
+                f"@@ -{group[0][1] + 1},{group[-1][2] - group[0][1]} +{group[0][3] + 1},{group[-1][4] - group[0][3]}"
+            )
+            for tag, i1, i2, j1, j2 in group:
+                for n in range(i1, i2) if tag != "equal" else ():
+                    out.add(f"-{n + 1}:{old[n]}")
+                for n in range(j1, j2):
+                    out.add(f"{'+' if tag != 'equal' else ' '}{n + 1}:{new[n]}")
+        except Overflow:
+            rest = len(groups) - shown
+            note = f"[diff cut: {plural(rest, 'hunk')} not shown from line {group[0][3] + 1}; read the file there]"
+            while out.lines and not out.room_for(note):
+                out.lines.pop()
+                out.size = len("\n".join(out.lines)) if out.lines else -1
+            if out.room_for(note):
+                out.add(note)
+            break
+    return out.lines
