@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..budget import first_stage, largest_fit, plural, size
@@ -23,6 +23,7 @@ from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline
 from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
+from .precise import PRECISION, Confirmed, confirmed, source_notes
 from .search import targets_of
 
 # Languages where a method or field is only ever reached through a receiver (`self.x`,
@@ -83,6 +84,7 @@ SCHEMA = {
             "description": "Page: skip this many uses.",
         },
         "limit": {"type": "integer", "minimum": 1, "description": "Page: show at most this many uses."},
+        "precision": PRECISION,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
@@ -92,7 +94,8 @@ SUMMARY = (
     "Every use of a name across the workspace (by `name`, or from a use at path+line+column), each "
     "with file, line, enclosing symbol and role from the syntax tree: definition, import, inheritance, "
     "call, attribute, type, use, comment, string. Definitions first, then code, then comments and "
-    "strings; `roles` filters. Matching is by name, not by type. Over the budget it shortens like "
+    "strings; `roles` filters. Where the language's server runs (basedpyright, typescript-language-server, …) "
+    "the uses it confirms by type come first, then by-name candidates it did not confirm. Over the budget it shortens like "
     "search and says how to page (offset/limit)."
 )
 
@@ -105,6 +108,7 @@ class Reference:
     role: str
     symbol: str | None  # enclosing name path; None outside any definition (or no grammar)
     text: str  # the line, stripped
+    source: str = "name"  # "name" (by-name match), or the language server that confirmed it
 
 
 def last_segment(name: str) -> tuple[str, str | None]:
@@ -202,10 +206,56 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
             refs.append(
                 Reference(file.shown, use.line, use.column, use.role, symbol, text.line(use.line).strip())
             )
-    order = {role: n for n, role in enumerate(ROLES)}
-    section = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
-    refs.sort(key=lambda r: (section[r.role], r.path, r.line, r.column, order[r.role]))
+    refs.sort(key=answer_order)
     return refs, bare, other
+
+
+ROLE_ORDER = {role: n for n, role in enumerate(ROLES)}
+SECTION_OF = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
+
+
+def answer_order(r: Reference) -> tuple:
+    """Confirmed by type first, then sections (definitions, code, text), then place."""
+    return (r.source == "name", SECTION_OF[r.role], r.path, r.line, r.column, ROLE_ORDER[r.role])
+
+
+def starts_of(ctx: Context, at: UseAt | None, refs: list[Reference]) -> list[tuple[Path, int, int]]:
+    """Where to ask the server: the use asked from, else each definition found by name."""
+    if at is not None:
+        return [(at.path, at.line, at.column + 1)]
+    return [(ctx.workspace.resolve(r.path), r.line, r.column) for r in refs if r.role == "definition"]
+
+
+def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name: str) -> list[Reference]:
+    """Mark the by-name uses the server confirmed, add the ones it found that matching by
+    name left out (a bare use, a renamed import), in answer order."""
+    if not found.answered:
+        return refs
+    ws = ctx.workspace
+    keys = {(ws.display(loc.path), loc.line, loc.column) for loc in found.locations}
+    merged = [replace(r, source=found.server) if (r.path, r.line, r.column) in keys else r for r in refs]
+    seen = {(r.path, r.line, r.column) for r in refs}
+    for loc in found.locations:
+        if (ws.display(loc.path), loc.line, loc.column) in seen:
+            continue
+        text = ws.text(loc.path)
+        uses = [u for u in classify(loc.path, text, name, [loc.line]) if u.column == loc.column]
+        role = uses[0].role if uses else "use"
+        symbols = enclosing_symbols(loc.path, text, [loc.line]) if language_for(loc.path) else {}
+        shown = ws.display(loc.path)
+        merged.append(
+            Reference(
+                shown,
+                loc.line,
+                loc.column,
+                role,
+                symbols.get(loc.line),
+                text.line(loc.line).strip(),
+                found.server,
+            )
+        )
+    merged.sort(key=answer_order)
+    return merged
 
 
 def cut(text: str, width: int | None) -> str:
@@ -219,10 +269,15 @@ def label(ref: Reference) -> str:
 
 
 def sections(refs: list[Reference]):
-    for title, roles in SECTIONS:
-        chosen = [r for r in refs if r.role in roles]
-        if chosen:
-            yield title, chosen
+    """(title, uses) of each section; with a semantic source the confirmed ones come first,
+    apart from the by-name candidates."""
+    servers = sorted({r.source for r in refs} - {"name"})
+    groups = [(f"by type, from {s}: ", s) for s in servers] + [("by name, not confirmed: ", "name")]
+    for prefix, source in groups if servers else [("", "name")]:
+        for title, roles in SECTIONS:
+            chosen = [r for r in refs if r.role in roles and r.source == source]
+            if chosen:
+                yield prefix + title, chosen
 
 
 def by_file(refs: list[Reference]) -> dict[str, list[Reference]]:
@@ -289,15 +344,18 @@ def references(
     paths: list[str] | None = None,
     offset: int = 0,
     limit: int | None = None,
+    precision: str | None = None,
     max_chars: int,
 ) -> dict:
     budget = max_chars
+    at = None
     if name is not None:
         identifier, owner = last_segment(name)
         member = owner is not None
         asked = name
     elif path is not None and line is not None:
         identifier, member = name_at(ctx.workspace, path, line, column)
+        at = use_at(ctx.workspace, path, line, column)
         owner, asked = None, f"{identifier} (from {path}:{line})"
     else:
         raise Refusal(
@@ -306,6 +364,8 @@ def references(
         )
 
     found, bare, other = collect(ctx, identifier, owner, member, paths)
+    typed = confirmed(ctx, "references", starts_of(ctx, at, found), precision)
+    found = merge_confirmed(ctx, found, typed, identifier)
     chosen = [r for r in found if roles is None or r.role in roles]
     total = len(chosen)
     if offset and offset >= max(total, 1):
@@ -317,7 +377,7 @@ def references(
     page = chosen[offset:end]
     files = len({r.path for r in chosen})
 
-    notes = ["matched by name, not by type: a use of another thing with this name is listed too"]
+    notes = [provenance(typed, chosen), *source_notes(typed, "definitions")]
     if bare:
         notes.append(
             f"left out: {plural(bare, 'bare use')} of a local `{identifier}` (a member is reached through a receiver: obj.{identifier})"
@@ -331,10 +391,19 @@ def references(
         "total": total,
         "files": files,
         "by_role": dict(Counter(r.role for r in chosen)),
+        "by_source": dict(Counter(r.source for r in chosen)),
         "references": [
-            {"path": r.path, "line": r.line, "column": r.column, "role": r.role, "symbol": r.symbol}
+            {
+                "path": r.path,
+                "line": r.line,
+                "column": r.column,
+                "role": r.role,
+                "symbol": r.symbol,
+                "source": r.source,
+            }
             for r in page[:500]
         ],
+        **typed.fields(),
     }
     if total == 0:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)
@@ -400,3 +469,14 @@ def references(
         "next": full_next if index == 0 else short_next,
         **fields,
     }
+
+
+def provenance(typed: Confirmed, refs: list[Reference]) -> str:
+    """The first note: which source answered, and what that means for the reader."""
+    if not typed.answered:
+        return "matched by name, not by type: a use of another thing with this name is listed too"
+    sure = sum(r.source != "name" for r in refs)
+    return (
+        f"{plural(sure, 'use')} confirmed by type, from {typed.server}; {plural(len(refs) - sure, 'more use')} "
+        "by name only, not confirmed: candidates (an untyped receiver's use is real, another thing's is not)"
+    )
