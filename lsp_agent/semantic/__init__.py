@@ -24,11 +24,25 @@ from .pool import POOL
 from .servers import KNOWN, family_of, spec_for
 from .session import Session, file_uri
 
-__all__ = ["KNOWN", "POOL", "Answer", "Call", "Location", "RequestCancelled", "Semantic", "Unavailable"]
+__all__ = [
+    "KNOWN",
+    "POOL",
+    "Answer",
+    "Call",
+    "Location",
+    "Missing",
+    "RequestCancelled",
+    "Semantic",
+    "Unavailable",
+]
 
 
 class Unavailable(Exception):
     """No semantic answer; the message is the reason, for the answer's note."""
+
+
+class Missing(Unavailable):
+    """No server is set up for this file (or precision=syntax): not a fault."""
 
 
 @dataclass(frozen=True, order=True)
@@ -90,16 +104,16 @@ class Semantic:
 
     def session(self, path: Path) -> Session:
         if self.settings.precision == "syntax":
-            raise Unavailable("precision=syntax")
+            raise Missing("precision=syntax")
         family = family_of(path)
         if family is None:
-            raise Unavailable(f"no language server knows {path.suffix or 'this file'}")
+            raise Missing(f"no language server knows {path.suffix or 'this file'}")
         spec, why = spec_for(family, self.settings.semantic_servers)
         if spec is None:
-            raise Unavailable(why)
+            raise Missing(why)
         root = self.ws.root_of(path)
         if root is None:
-            raise Unavailable("outside the workspace")
+            raise Missing("outside the workspace")
         return POOL.session(spec, root, self.settings)
 
     def _ask(self, method: str, path: Path, line: int, column: int, extra: dict | None = None):
@@ -147,10 +161,10 @@ class Semantic:
         found = self.location(uri, span, server)
         if found is None:
             answer.dropped += 1
-        elif found == "invalid":
-            answer.invalid += 1
-        else:
+        elif isinstance(found, Location):
             answer.locations.append(found)
+        else:
+            answer.invalid += 1
 
     def location(self, uri: Any, span: Any, server: str) -> Location | str | None:
         """A workspace location; None outside the roots; "invalid" for a position no file has."""
@@ -198,7 +212,7 @@ class Semantic:
             following = []
             for item in level:
                 for entry in self.hierarchy_step(session, item, direction, path):
-                    call = self.call_of(answer, entry, direction, current, name)
+                    call = self.call_of(answer, entry, direction, current, name, item.get("uri"))
                     if call is None or (call.at.path, call.at.line, call.at.column) in seen:
                         continue
                     seen.add((call.at.path, call.at.line, call.at.column))
@@ -225,7 +239,9 @@ class Semantic:
             )
         return result
 
-    def call_of(self, answer: Answer, entry: dict, direction: str, depth: int, server: str) -> Call | None:
+    def call_of(
+        self, answer: Answer, entry: dict, direction: str, depth: int, server: str, parent_uri: Any
+    ) -> Call | None:
         item = entry.get("to" if direction == "outgoing" else "from")
         if not isinstance(item, dict):
             raise Unavailable(f"{server} answered a call without its function")
@@ -235,16 +251,15 @@ class Semantic:
             answer.invalid += at == "invalid"
             return None
         # call sites are in the caller (incoming) or in the function asked about (outgoing)
-        site_uri = item.get("uri") if direction == "incoming" else None
+        site_uri = item.get("uri") if direction == "incoming" else parent_uri
         sites = []
         for span in entry.get("fromRanges") or []:
-            if site_uri is None:
-                continue  # outgoing: the sites are in the asking function's file, listed by the tool
             site = self.location(site_uri, span, server)
             if isinstance(site, Location):
                 sites.append(site)
-        detail = item.get("detail") if isinstance(item.get("detail"), str) else ""
-        return Call(str(item.get("name", "?"))[:200], detail[:200], at, tuple(sites), depth)
+        detail = item.get("detail")
+        detail = detail[:200] if isinstance(detail, str) else ""
+        return Call(str(item.get("name", "?"))[:200], detail, at, tuple(sites), depth)
 
 
 def describe(ws: Workspace, settings: Settings) -> list[tuple[str, str, str]]:

@@ -8,9 +8,11 @@ basedpyright lands there). typescript-language-server also needs a TypeScript 5.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +70,20 @@ def find_executable(name: str) -> str | None:
     return found
 
 
+# Executables that may be a stand-in that cannot run the server (rustup's proxy for a
+# rust-analyzer component not installed): asked for --version once before being trusted.
+PROBED = frozenset({"rust-analyzer", "gopls", "clangd"})
+
+
+@functools.cache
+def runs(executable: str) -> bool:
+    try:
+        done = subprocess.run([executable, "--version"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
 def tsserver_beside(executable: str) -> tuple[str | None, str]:
     """(path of a TypeScript 5.x tsserver.js installed with typescript-language-server, why
     not). npm puts both in one node_modules: .bin/typescript-language-server links there."""
@@ -101,6 +117,8 @@ def spec_for(family: str, configured: dict[str, Any]) -> tuple[Spec | None, str]
         found = find_executable(executable)
         if found is None:
             return None, f"{executable} is not on PATH (install it, or set semantic_servers.{family})"
+        if executable in PROBED and not runs(found):
+            return None, f"{found} --version fails (a stand-in without the server?)"
         command = [found, *arguments]
     if not command:
         return None, f"semantic_servers.{family} has no command"

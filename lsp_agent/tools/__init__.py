@@ -239,3 +239,4 @@ def internal_error(name: str, exc: Exception) -> dict:
 
 # Tool modules register themselves on import, in catalog order (after the names they use).
 from . import read, search, symbols, references, definition, list_files, overview, calls  # noqa: E402, F401, I001
+from . import hierarchy  # noqa: E402, F401

@@ -24,7 +24,8 @@ from ..syntax.outline import Symbol
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
-from .references import POSITION, use_at
+from .precise import BY_NAME, PRECISION, Confirmed, confirmed, source_notes
+from .references import POSITION, UseAt, use_at
 from .search import targets_of
 
 MAX_HOPS = 4  # re-exports followed from one import
@@ -43,6 +44,7 @@ SCHEMA = {
             "default": True,
             "description": "Show the definition's lines (paged like read); false: its signature only.",
         },
+        "precision": PRECISION,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
@@ -52,7 +54,8 @@ SUMMARY = (
     "Go to the definition of a name: from a use (path, line, column) through the file's imports "
     "(Python from/relative imports, JS/TS imports, Go packages, Rust use), else the workspace's "
     "definitions of that name ranked by nearness. Answers the definition's lines (paged like read) "
-    "or, with several candidates, each one's signature. By name, not by type."
+    "or, with several candidates, each one's signature. From a use, the language's server answers where "
+    "one runs (by type); by-name candidates only when it has none, marked as guesses."
 )
 
 
@@ -121,6 +124,27 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
     return found
 
 
+def symbol_at(ws: Workspace, path: Path, line: int, column: int, name: str) -> Found:
+    """The outline symbol a server's location names, or a one-line stand-in for what the
+    outline has no symbol for (an assignment, a parameter)."""
+    text = ws.text(path)
+    symbols = [s for s in walk(outline(path, text)) if s.selection[0] == line - 1]
+    named = [s for s in symbols if s.name == name] or symbols
+    if named:
+        return Found(path, text, named[0])
+    start = (line - 1, 0, line - 1, len(text.line(line).encode("utf-8")))
+    return Found(path, text, Symbol("variable", name, name, line, line, start, start))
+
+
+def typed_definition(ctx: Context, at: UseAt, precision: str | None) -> tuple[list[Found], str, Confirmed]:
+    """(the server's definitions in the workspace, how it was found, its answer)."""
+    typed = confirmed(ctx, "definition", [(at.path, at.line, at.column + 1)], precision)
+    if not typed.answered:
+        return [], "", typed
+    found = [symbol_at(ctx.workspace, loc.path, loc.line, loc.column, at.name) for loc in typed.locations]
+    return found, f"by type, from {typed.server}", typed
+
+
 def nearness(origin: Path | None, found: Found) -> tuple:
     """Same file, then same folder, then the fewest folders apart; top-level before nested."""
     depth = found.symbol.name_path.count("/")
@@ -157,32 +181,42 @@ def definition(
     line: int | None = None,
     column: int = 1,
     body: bool = True,
+    precision: str | None = None,
     max_chars: int,
 ) -> dict:
     ws = ctx.workspace
     budget = max_chars
     how: str
     origin = None
+    typed = Confirmed(unavailable=BY_NAME)
     if path is not None and line is not None:
         at = use_at(ws, path, line, column)
         origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
         asked = f"{identifier} (from {ws.display(origin)}:{line})"
+        found, how, typed = typed_definition(ctx, at, precision)
+        server_found = bool(found) or typed.dropped > 0
         own = (
             []
             if qualifier not in (None, "self", "this", "cls", "Self")
             else defined_in(origin, text, identifier)
         )
-        found, chain = through_imports(ws, origin, text, identifier, qualifier)
-        if own:
+        imports, chain = through_imports(ws, origin, text, identifier, qualifier)
+        if found or (typed.answered and typed.dropped):
+            pass  # the server's answer, in the workspace or (only) outside it
+        elif own:
             found, how = own, "defined in the same file"
-        elif found:
-            how = "through " + " → ".join(f"`{c}`" for c in chain)
+        elif imports:
+            found, how = imports, "through " + " → ".join(f"`{c}`" for c in chain)
         else:
             found = workspace_definitions(ctx, identifier)
             found.sort(key=lambda f: nearness(origin, f))
             how = "by name, ranked by nearness (same file, same folder, nearest folders)"
             if chain:
                 how = f"`{chain[-1]}` names no file in the workspace; " + how
+        if typed.answered and not server_found:
+            how = f"{typed.server} found no definition; " + how
+            if found:
+                how += "; these are guesses"
     elif name is not None:
         identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
         asked = name
@@ -192,7 +226,10 @@ def definition(
     else:
         raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
 
+    notes = source_notes(typed, "uses")
     fields = {
+        **typed.fields(),
+        "source": typed.server if how.startswith("by type") else "syntax",
         "name": identifier,
         "definitions": [
             {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
@@ -202,15 +239,17 @@ def definition(
     }  # fmt: skip
     head = f"definition of {asked} · {plural(len(found), 'candidate')} · {how}"
     if not found:
-        return {"text": f"definition of {asked} · not found in the workspace ({how})", "next": None, **fields}
-    if body and (len(found) == 1 or how.startswith(("through", "defined"))):
+        where = "outside the workspace" if typed.answered and typed.dropped else "not found in the workspace"
+        shown = f"definition of {asked} · {where} ({how or f'by type, from {typed.server}'})"
+        return {"text": shown + "".join(f"\nnote: {n}" for n in notes), "next": None, **fields}
+    if body and (len(found) == 1 or how.startswith(("through", "defined", "by type"))):
         best = found[0]
         answer = page(
             best.text, ws.display(best.path), start=best.symbol.start_line, max_chars=max(budget - len(head) - 1, 200),
             first=best.symbol.start_line, last=best.symbol.end_line, part=f"{best.symbol.kind} {best.symbol.name_path}",
             notes=[f"also {location(ws, f)}" for f in found[1:4]], then=f" symbol=/{best.symbol.name_path}",
         )  # fmt: skip
-        shown = "\n".join([head, answer["text"]])
+        shown = "\n".join([head, *(f"note: {n}" for n in notes), answer["text"]])
         if len(shown) <= budget:
             nxt = (
                 {"path": ws.display(best.path), "symbol": "/" + best.symbol.name_path, **answer["next"]}
@@ -220,7 +259,7 @@ def definition(
             return {"text": shown, "next": nxt, "stage": "body", **fields}
 
     def listing(n: int) -> list[str]:
-        lines = [head + " · stage: signatures"]
+        lines = [head + " · stage: signatures", *(f"note: {n}" for n in notes)]
         for f in found[:n]:
             lines += [location(ws, f), *signature_lines(f)]
         if n < len(found):
@@ -232,9 +271,16 @@ def definition(
     n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
     if n:
         return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures", **fields}
-    locations = [head + " · stage: locations", *(location(ws, f) for f in found)]
-    k = largest_fit(0, len(found), lambda k: k == 0 or size([*locations[: k + 1], "[99999 more]"]) <= budget)
+    locations = [
+        head + " · stage: locations",
+        *(f"note: {n}" for n in notes),
+        *(location(ws, f) for f in found),
+    ]
+    top = 1 + len(notes)  # the head and its notes
+    k = largest_fit(
+        0, len(found), lambda k: k == 0 or size([*locations[: k + top], "[99999 more]"]) <= budget
+    )
     if k == 0:
         raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer.")
-    lines = locations[: k + 1] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
+    lines = locations[: k + top] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
     return {"text": "\n".join(lines), "next": None, "stage": "locations", **fields}

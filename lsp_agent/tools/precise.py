@@ -13,9 +13,10 @@ from pathlib import Path
 
 from ..budget import plural
 from ..errors import Cancelled
-from ..semantic import Location, RequestCancelled, Semantic, Unavailable
+from ..semantic import Location, Missing, RequestCancelled, Semantic, Unavailable
 from . import Context
 
+BY_NAME = "a question by name"  # no position to ask a server about: nothing to say
 MAX_STARTS = 8  # definitions of a name asked about, for a question by name
 
 PRECISION = {
@@ -37,6 +38,7 @@ class Confirmed:
     asked: int = 0
     of: int = 0  # positions there were to ask about
     unavailable: str | None = None
+    missing: bool = False  # unavailable because no server is set up for the language
 
     @property
     def answered(self) -> bool:
@@ -72,20 +74,28 @@ def confirmed(
     source = semantic(ctx, precision)
     result = Confirmed(of=len(starts))
     if not starts:
-        return Confirmed(unavailable="no definition to ask the server about")
-    try:
-        for path, line, column in starts[:MAX_STARTS]:
+        return Confirmed(unavailable="no definition to ask the server about", missing=True)
+    failure: str | None = None
+    fault = False
+    for path, line, column in starts[:MAX_STARTS]:
+        try:
             answer = source.locations(method, path, line, column)
-            result.server = answer.server
-            result.locations += answer.locations
-            result.dropped += answer.dropped
-            result.invalid += answer.invalid
-            result.partial = result.partial or answer.partial
-            result.asked += 1
-    except RequestCancelled:
-        raise Cancelled() from None
-    except Unavailable as exc:
-        return Confirmed(unavailable=str(exc) or "the server did not answer", of=len(starts))
+        except RequestCancelled:
+            raise Cancelled() from None
+        except Missing as exc:  # that language has no server: its definitions go unasked
+            failure = failure or str(exc)
+            continue
+        except Unavailable as exc:  # a fault: nothing the server said this time is trusted
+            failure, fault = str(exc) or "the server did not answer", True
+            break
+        result.server = answer.server
+        result.locations += answer.locations
+        result.dropped += answer.dropped
+        result.invalid += answer.invalid
+        result.partial = result.partial or answer.partial
+        result.asked += 1
+    if fault or not result.asked:
+        return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
     result.locations = sorted(set(result.locations))
     return result
 
@@ -93,9 +103,9 @@ def confirmed(
 def source_notes(found: Confirmed, what: str) -> list[str]:
     """The notes that say where an answer came from and how complete it is."""
     if not found.answered:
-        return (
-            [] if found.unavailable == "precision=syntax" else [f"no type-aware answer: {found.unavailable}"]
-        )
+        if found.unavailable in ("precision=syntax", BY_NAME) or found.missing:
+            return []  # nothing went wrong: `lsp-agent doctor` says which source answers
+        return [f"no type-aware answer: {found.unavailable}"]
     notes = []
     if found.partial:
         notes.append(f"may be incomplete: {found.partial}")

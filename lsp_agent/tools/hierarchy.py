@@ -1,0 +1,364 @@
+"""implementations, callers, callees: the language server's answers (textDocument/
+implementation, call hierarchy), budgeted and paged like references; where no server
+answers, the syntax source's nearest equivalent, labelled as by name.
+
+By name: implementations are the types inheriting from the name (find_symbol extends=) and,
+for a method `Owner/name`, those types' definitions of it; callers are the functions whose
+bodies call the name (depth 1); callees are the names a function's body calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..budget import first_stage, largest_fit, plural, size
+from ..errors import Cancelled, Refusal
+from ..semantic import Missing, RequestCancelled, Unavailable
+from ..syntax import enclosing_symbols, language_for, outline, walk
+from ..syntax.outline import Symbol
+from ..syntax.references import classify
+from . import MAX_CHARS, Context, tool
+from .definition import Found, nearness, workspace_definitions
+from .precise import PRECISION, confirmed, semantic, source_notes
+from .references import POSITION, collect, cut, last_segment, use_at
+from .symbols import subclasses
+
+MAX_DEPTH = 3
+MAX_ENTRIES = 2000
+MIN_WIDTH = 16
+STAGES = ("one line per entry", "lines cut to {width} characters", "counts per file", "summary")
+CALL = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str  # as shown
+    line: int
+    what: str  # "class Circle", "caller order_detail", "calls save"
+    text: str  # the line, stripped
+    depth: int = 1
+
+
+def schema(depth: bool) -> dict:
+    properties = {
+        "name": {"type": "string", "minLength": 1, "description": "A name or name path: `Shape`, `Model/save`."},
+        **POSITION,
+        "paths": {"type": "array", "items": {"type": "string"}, "description": "By name: look only here."},
+        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Page: skip this many entries."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Page: show at most this many entries."},
+        "precision": PRECISION,
+        "max_chars": MAX_CHARS,
+    }  # fmt: skip
+    if depth:
+        properties["depth"] = {
+            "type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "default": 1,
+            "description": f"Levels of the call hierarchy (1: direct; at most {MAX_DEPTH}).",
+        }  # fmt: skip
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def start(ctx: Context, name: str | None, path: str | None, line: int | None, column: int):
+    """(identifier, owner, where to ask the server, the question as shown)."""
+    if path is not None and line is not None:
+        at = use_at(ctx.workspace, path, line, column)
+        return at.name, None, [(at.path, at.line, at.column + 1)], f"{at.name} (from {path}:{line})"
+    if name is None:
+        raise Refusal(
+            "no_name", "Give name= (`Shape`, `Model/save`), or path=, line= (and column=) of a use."
+        )
+    identifier, owner = last_segment(name)
+    found = workspace_definitions(ctx, identifier, owner)
+    found.sort(key=lambda f: nearness(None, f))
+    return identifier, owner, [definition_start(f) for f in found], name
+
+
+def definition_start(f: Found) -> tuple[Path, int, int]:
+    row, byte = f.symbol.selection[0], f.symbol.selection[1]
+    line = f.text.line(row + 1)
+    column = len(line.encode("utf-8")[:byte].decode("utf-8", "replace")) + 1
+    return f.path, row + 1, column
+
+
+def entry_at(ctx: Context, path: Path, line: int, what: str, depth: int = 1) -> Entry:
+    ws = ctx.workspace
+    return Entry(ws.display(path), line, what, ws.text(path).line(line).strip(), depth)
+
+
+def enclosing(ctx: Context, path: Path, line: int) -> str:
+    text = ctx.workspace.text(path)
+    return (enclosing_symbols(path, text, [line]) if language_for(path) else {}).get(line) or "<module>"
+
+
+# -- the syntax source -------------------------------------------------------------------------
+
+
+def implementations_by_name(ctx: Context, identifier: str, owner: str | None, paths) -> list[Entry]:
+    base = owner or identifier
+    entries = []
+    for sub in subclasses(ctx, base, paths):
+        if owner is None:
+            entries.append(
+                entry_at(ctx, sub.path, sub.symbol.start_line, f"{sub.symbol.kind} {sub.symbol.name_path}")
+            )
+            continue
+        children = sub.symbol.walk() if isinstance(sub.symbol, Symbol) else iter(())
+        for child in children:
+            if child.name == identifier and child is not sub.symbol:
+                entries.append(entry_at(ctx, sub.path, child.start_line, f"{child.kind} {child.name_path}"))
+    return entries
+
+
+def callers_by_name(ctx: Context, identifier: str, owner: str | None, paths) -> list[Entry]:
+    refs, _, _ = collect(ctx, identifier, owner, owner is not None, paths)
+    ws = ctx.workspace
+    return [
+        Entry(r.path, r.line, f"caller {r.symbol or '<module>'}", r.text)
+        for r in refs
+        if r.role == "call" and language_for(ws.resolve(r.path))
+    ]
+
+
+def callees_by_name(ctx: Context, starts: list[tuple[Path, int, int]]) -> list[Entry]:
+    """The names called in the body of the first definition: each `name(` the syntax
+    tree says is a call."""
+    if not starts:
+        return []
+    path, line, _ = starts[0]
+    text = ctx.workspace.text(path)
+    body = next((s for s in walk(outline(path, text)) if s.selection[0] == line - 1), None)
+    last = body.end_line if body is not None else line
+    entries = []
+    for row in range(line + 1 if body is not None else line, last + 1):
+        for name in dict.fromkeys(m.group(1) for m in CALL.finditer(text.line(row))):
+            if any(u.role == "call" for u in classify(path, text, name, [row])):
+                entries.append(entry_at(ctx, path, row, f"calls {name}"))
+    return entries
+
+
+# -- the semantic source -----------------------------------------------------------------------
+
+
+def implementations_typed(ctx: Context, starts, precision):
+    found = confirmed(ctx, "implementation", starts, precision)
+    entries = [
+        entry_at(ctx, loc.path, loc.line, f"in {enclosing(ctx, loc.path, loc.line)}")
+        for loc in found.locations
+    ]
+    return entries, found
+
+
+def calls_typed(ctx: Context, starts, direction: str, depth: int, precision):
+    """Callers or callees from the call hierarchy; (entries, Confirmed)."""
+    from .precise import Confirmed
+
+    if not starts:
+        return [], Confirmed(unavailable="no definition to ask the server about", missing=True)
+    source = semantic(ctx, precision)
+    path, line, column = starts[0]
+    try:
+        answer, calls = source.calls(path, line, column, direction, depth, MAX_ENTRIES)
+    except RequestCancelled:
+        raise Cancelled() from None
+    except Unavailable as exc:
+        why = str(exc) or "the server did not answer"
+        return [], Confirmed(unavailable=why, missing=isinstance(exc, Missing), of=len(starts))
+    typed = Confirmed(
+        answer.server, [c.at for c in calls], answer.dropped, answer.invalid, answer.partial, 1, len(starts)
+    )
+    entries = []
+    for call in calls:
+        if direction == "incoming":
+            for site in sorted(set(call.sites)) or [call.at]:
+                what = f"caller {enclosing(ctx, site.path, site.line)}"
+                entries.append(entry_at(ctx, site.path, site.line, what, call.depth))
+        else:
+            defined = f"{ctx.workspace.display(call.at.path)}:{call.at.line}"
+            for where, row in sorted({(s.path, s.line) for s in call.sites}) or [
+                (call.at.path, call.at.line)
+            ]:
+                entries.append(entry_at(ctx, where, row, f"calls {call.name} ({defined})", call.depth))
+    return entries, typed
+
+
+# -- the answer --------------------------------------------------------------------------------
+
+
+def entries_word(n: int) -> str:
+    return f"{n:,} {'entry' if n == 1 else 'entries'}"
+
+
+def lines_of(entries: list[Entry], width: int | None = None) -> list[str]:
+    out: list[str] = []
+    last = None
+    for e in entries:
+        if e.path != last:
+            out.append(e.path)
+            last = e.path
+        indent = "  " * (e.depth - 1)
+        out.append(f"{indent}{e.line} {e.what}: {cut(e.text, width)}")
+    return out
+
+
+def counts_of(entries: list[Entry]) -> list[str]:
+    files = Counter(e.path for e in entries)
+    return [f"{path}: {entries_word(n)}" for path, n in files.items()]
+
+
+def summary_of(entries: list[Entry]) -> list[str]:
+    folders = Counter(e.path.rsplit("/", 1)[0] if "/" in e.path else "." for e in entries)
+    top = "; ".join(f"{folder} {n:,}" for folder, n in folders.most_common(8))
+    return [f"by folder: {top}" + (f"; {len(folders) - 8:,} more" if len(folders) > 8 else "")]
+
+
+def answer(
+    tool_name: str,
+    asked: str,
+    entries: list[Entry],
+    notes: list[str],
+    offset: int,
+    limit,
+    budget: int,
+    fields: dict,
+) -> dict:
+    total = len(entries)
+    if offset and offset >= max(total, 1):
+        raise Refusal("out_of_range", f"offset={offset} is past the last entry: there are {total:,}.")
+    end = total if limit is None else min(total, offset + limit)
+    page = entries[offset:end]
+    files = len({e.path for e in entries})
+    fields = {**fields, "total": total, "entries": [
+        {"path": e.path, "line": e.line, "what": e.what, "depth": e.depth, "source": fields["source"]} for e in page[:500]
+    ]}  # fmt: skip
+    if total == 0:
+        return {
+            "text": f"{tool_name} {asked} · none found" + "".join(f"\nnote: {n}" for n in notes),
+            "next": None,
+            **fields,
+        }
+
+    def render(stop: int, stage: str, body: list[str], more: str | None) -> list[str]:
+        shown = f", showing {offset + 1:,}-{stop:,}" if (offset or stop < total) else ""
+        head = (
+            f"{tool_name} {asked} · {entries_word(total)} in {plural(files, 'file')}{shown} · stage: {stage}"
+        )
+        return [head, *(f"note: {n}" for n in notes), *([more] if more else []), *body]
+
+    def fits_page(n: int) -> bool:
+        more = f"more: the next page with offset={total} limit={total}"
+        return size(render(offset + n, STAGES[0], lines_of(entries[offset : offset + n]), more)) <= budget
+
+    n = largest_fit(0, len(page), lambda k: k == 0 or fits_page(k))
+    following = {"offset": offset + n, "limit": n} if n > 0 and offset + n < total else None
+    short_more = f"more: one line per entry with offset={offset} limit={max(n, 1)}"
+
+    def full() -> list[str] | None:
+        if n == 0:
+            return None
+        more = f"more: the next page with offset={offset + n} limit={n}" if following else None
+        return render(offset + n, STAGES[0], lines_of(entries[offset : offset + n]), more)
+
+    def cut_stage() -> list[str]:
+        return render(end, STAGES[1].format(width=MIN_WIDTH), lines_of(page, MIN_WIDTH), short_more)
+
+    stages = [full, cut_stage, lambda: render(end, STAGES[2], counts_of(page), short_more),
+              lambda: render(end, STAGES[3], summary_of(page), short_more)]  # fmt: skip
+    index, lines = first_stage(stages, budget)
+    return {"text": "\n".join(lines), "stage": lines[0].rsplit("stage: ", 1)[1],
+            "next": following if index == 0 else {"offset": offset, "limit": max(n, 1)}, **fields}  # fmt: skip
+
+
+def labelled(typed, by_name: str) -> tuple[str, list[str]]:
+    """(source, notes) of an answer from the server, or from the syntax source and why."""
+    if typed.answered:
+        return typed.server, [f"by type, from {typed.server}", *source_notes(typed, "definitions")]
+    return "syntax", [
+        f"by name, not by type ({by_name}): another thing of this name is listed too",
+        *source_notes(typed, ""),
+    ]
+
+
+IMPLEMENTATIONS = (
+    "Implementations of an interface, abstract method or trait (by `name`, or from a use at "
+    "path+line+column), from the language's server where one runs; else by name: the types "
+    "inheriting from it (and their definitions of `Owner/method`). Budgeted and paged like references."
+)
+
+
+@tool("implementations", "Find implementations", IMPLEMENTATIONS, schema(depth=False))
+def implementations(ctx: Context, *, name=None, path=None, line=None, column=1, paths=None, offset=0,
+                    limit=None, precision=None, max_chars: int) -> dict:  # fmt: skip
+    identifier, owner, starts, asked = start(ctx, name, path, line, column)
+    entries, typed = implementations_typed(ctx, starts, precision)
+    source, notes = labelled(typed, "subclasses found by their bases")
+    if not typed.answered or (not entries and not typed.dropped):
+        entries = implementations_by_name(ctx, identifier, owner, paths)
+        if typed.answered:  # the server found none: what the syntax shows, as guesses
+            source, notes = (
+                "syntax",
+                [f"{typed.server} found none; by name (subclasses by their bases): guesses"],
+            )
+    return answer(
+        "implementations",
+        asked,
+        entries,
+        notes,
+        offset,
+        limit,
+        max_chars,
+        {"name": identifier, "source": source, **typed.fields()},
+    )
+
+
+CALLERS = (
+    "The functions that call a function (by `name`, or from a use at path+line+column), each call "
+    "site with its line; `depth` follows callers of callers. From the language's server (call "
+    "hierarchy) where one runs; else by name: the enclosing symbols of its calls (depth 1)."
+)
+CALLEES = (
+    "The functions a function calls (by `name`, or from a use at path+line+column); `depth` follows "
+    "their callees. From the language's server (call hierarchy) where one runs; else by name: the "
+    "names its body calls."
+)
+
+
+@tool("callers", "Find callers", CALLERS, schema(depth=True))
+def callers(ctx: Context, *, name=None, path=None, line=None, column=1, paths=None, offset=0, limit=None,
+            depth=1, precision=None, max_chars: int) -> dict:  # fmt: skip
+    identifier, owner, starts, asked = start(ctx, name, path, line, column)
+    entries, typed = calls_typed(ctx, starts, "incoming", depth, precision)
+    source, notes = labelled(typed, "the enclosing symbols of its calls, depth 1")
+    if not typed.answered:
+        entries = callers_by_name(ctx, identifier, owner, paths)
+    return answer(
+        "callers",
+        asked,
+        entries,
+        notes,
+        offset,
+        limit,
+        max_chars,
+        {"name": identifier, "source": source, **typed.fields()},
+    )
+
+
+@tool("callees", "Find callees", CALLEES, schema(depth=True))
+def callees(ctx: Context, *, name=None, path=None, line=None, column=1, paths=None, offset=0, limit=None,
+            depth=1, precision=None, max_chars: int) -> dict:  # fmt: skip
+    identifier, _, starts, asked = start(ctx, name, path, line, column)
+    entries, typed = calls_typed(ctx, starts, "outgoing", depth, precision)
+    source, notes = labelled(typed, "the names its body calls, depth 1")
+    if not typed.answered:
+        entries = callees_by_name(ctx, starts)
+    return answer(
+        "callees",
+        asked,
+        entries,
+        notes,
+        offset,
+        limit,
+        max_chars,
+        {"name": identifier, "source": source, **typed.fields()},
+    )
