@@ -115,7 +115,10 @@ class Connection:
             why = "it closed its output"
         except (OSError, ValueError) as exc:
             why = f"it wrote something that is not LSP ({exc})"
-        code = self.process.poll()
+        try:  # at the end of its output a crashing server is exiting: say with what code
+            code: int | None = self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
         self.closed = why if code is None else f"it exited with code {code}"
         for pending in list(self.pending.values()):
             pending.error = self.closed
@@ -163,7 +166,9 @@ def read_frame(stream: IO[bytes]) -> Any | None:
             if length is None:
                 continue  # stray blank lines before a header
             break
-        name, _, value = line.partition(b":")
+        name, colon, value = line.partition(b":")
+        if not colon:
+            raise ValueError(f"a header line without a colon: {line[:40]!r}")
         if name.strip().lower() == b"content-length":
             length = int(value.strip())
     if not 0 <= length <= MAX_FRAME:

@@ -75,6 +75,7 @@ class Pool:
         with self.lock:
             sessions = list(self.sessions.values())
             self.sessions.clear()
+            self.limits.clear()
         for session in sessions:
             session.stop()
 

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 MAX_OPEN = 64  # documents kept open at the server (typescript-language-server needs them open)
 MAX_BACKOFF = 60.0
+GRACE = 2.0  # seconds a server stopped for being idle has to shut down on its own
 HANGS_BEFORE_RESTART = 2  # timeouts in a row that make a server count as hung
 
 
@@ -144,14 +145,18 @@ class Session:
         log.warning("%s (root %s): %s", self.spec.name, self.root, why)
         self._kill()
 
-    def _kill(self) -> None:
+    def _kill(self, *, graceful: bool = False) -> None:
+        """Stop the process: asked to shut down first when `graceful` (idle), else at once."""
         conn, self.conn = self.conn, None
         self.ready.clear()
         if conn is None:
             return
         try:
+            if graceful and conn.closed is None:
+                conn.request("shutdown", None, timeout=GRACE)
             conn.notify("exit", None)
-        except ServerFailed:
+            conn.process.wait(GRACE if graceful else 0.01)
+        except (ServerFailed, RequestCancelled, subprocess.TimeoutExpired):
             pass
         try:
             os.killpg(conn.process.pid, signal.SIGKILL)
@@ -164,7 +169,7 @@ class Session:
 
     def stop(self) -> None:
         with self.lock:
-            self._kill()
+            self._kill(graceful=True)
 
     def restart(self, why: str) -> None:
         """Stop now (the next question starts it again), counted as a restart, not a crash."""
