@@ -49,7 +49,8 @@ lint: $(STAMP)
 # Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/test_docs.py
 # checks them); run it after a deliberate change of an answer, and commit what it rewrites.
 docs: $(STAMP)
-	$(PY) -m tests.docs_examples
+	if test -x $(SERVERS)/py/bin/basedpyright-langserver; then export LSP_AGENT_TEST_SERVERS=$(SERVERS); fi; \
+	  $(PY) -m tests.docs_examples
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

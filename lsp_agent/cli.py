@@ -38,6 +38,9 @@ POSITIONAL = {
     "definition": ["name"],
     "list_files": ["path"],
     "overview": ["path"],
+    "implementations": ["name"],
+    "callers": ["name"],
+    "callees": ["name"],
 }
 # The argument read from stdin rather than the command line.
 STDIN_ARGUMENT = "reply"

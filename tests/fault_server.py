@@ -51,7 +51,7 @@ def answer(message: dict) -> object:
         return None
     if MODE == "outside":
         far = {**here, "uri": "file:///etc/passwd"}
-        up = {**here, "uri": Path(uri[len("file://"):]).parents[3].as_uri() + "/secret.py"}
+        up = {**here, "uri": Path(uri[len("file://") :]).parents[3].as_uri() + "/secret.py"}
         return [far, up, {**here, "uri": "untitled:x"}, here]
     return [here]
 
@@ -62,7 +62,13 @@ def main() -> None:
             log.write(json.dumps(message) + "\n")
         method = message.get("method")
         if method == "initialize":
-            send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"referencesProvider": True}}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "result": {"capabilities": {"referencesProvider": True}},
+                }
+            )
         elif method == "exit":
             return
         elif method in NAVIGATION and MODE == "hang":

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import Refusal
+from ..search.walk import walk_files
 from .connection import Connection, RequestCancelled, ServerFailed
 from .servers import Spec
 
@@ -27,7 +29,11 @@ log = logging.getLogger(__name__)
 MAX_OPEN = 64  # documents kept open at the server (typescript-language-server needs them open)
 MAX_BACKOFF = 60.0
 GRACE = 2.0  # seconds a server stopped for being idle has to shut down on its own
-HANGS_BEFORE_RESTART = 2  # timeouts in a row that make a server count as hung
+HANGS_BEFORE_RESTART = 2
+# A server's answers right after start-up may come from part of the workspace; how long that
+# lasts grows with the files it has to read (basedpyright: about 20 s on Django's 2,800).
+WARMUP_PER_FILE = 0.01
+FIRST_QUESTION = 3  # times semantic_timeout for the first question (tsserver loads the project then)  # timeouts in a row that make a server count as hung
 
 
 def file_uri(path: Path) -> str:
@@ -51,8 +57,11 @@ class Session:
         self.hangs = 0
         self.restarts = 0
         self.progress: dict[Any, str] = {}  # work-done tokens begun and not ended -> title
+        self.quiet = threading.Event()  # set while no work-done progress is under way
         self.opened: OrderedDict[str, tuple[int, int]] = OrderedDict()  # uri -> (mtime_ns, version)
         self.capabilities: dict = {}
+        self.warmup = spec.warmup
+        self.answered = False  # since the last start
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -111,6 +120,7 @@ class Session:
         self.boot_error = None
         self.progress.clear()
         self.opened.clear()
+        self.answered = False
         self.started_at = time.monotonic()
         threading.Thread(target=self._boot, args=(self.conn,), daemon=True).start()
 
@@ -134,8 +144,17 @@ class Session:
         except (ServerFailed, RequestCancelled) as exc:
             self.boot_error = str(exc) or type(exc).__name__
             return
+        self.warmup = min(self.spec.warmup, WARMUP_PER_FILE * self.files())
         self.ready_at = time.monotonic()
         self.ready.set()
+
+    def files(self) -> int:
+        """How many files of the server's languages the root holds (as ripgrep lists them)."""
+        globs = tuple(f"*{suffix}" for suffix in self.spec.language_ids)
+        try:
+            return sum(1 for _ in walk_files(self.root, [""], globs))
+        except Refusal:
+            return 10**6  # unknown: the whole warm-up
 
     def _failed(self, why: str) -> None:
         """Record a failure, stop the process, and wait longer before each restart."""
@@ -196,7 +215,23 @@ class Session:
         report: Callable[[str], None],
     ) -> Any:
         conn = self.connection(timeout=max(timeout, 60.0), cancel=cancel, report=report)
+        first = not self.answered
+        if first:  # the first question also waits for the server to load the project
+            timeout *= FIRST_QUESTION
         self._open(conn, path)
+        deadline = time.monotonic() + timeout
+        answer = self._request(conn, method, params, timeout, cancel)
+        if first and self.progress:
+            # answered while it still said it was loading: once it is done, ask again
+            self._settle(deadline - time.monotonic(), cancel)
+            if not self.progress:
+                answer = self._request(conn, method, params, max(deadline - time.monotonic(), 1.0), cancel)
+        self.answered = True
+        return answer
+
+    def _request(
+        self, conn: Connection, method: str, params: dict, timeout: float, cancel: threading.Event | None
+    ) -> Any:
         try:
             answer = conn.request(method, params, timeout=timeout, cancel=cancel)
         except ServerFailed as exc:
@@ -212,6 +247,15 @@ class Session:
         self.failures = 0
         self.last_used = time.monotonic()
         return answer
+
+    def _settle(self, timeout: float, cancel: threading.Event | None) -> None:
+        """Wait (up to `timeout`) for the work the server said it began at start-up to end
+        (tsserver's "Initializing JS/TS language features")."""
+        deadline = time.monotonic() + timeout
+        while self.progress and time.monotonic() < deadline:
+            if cancel is not None and cancel.is_set():
+                raise RequestCancelled()
+            self.quiet.wait(0.05)
 
     def _open(self, conn: Connection, path: Path) -> None:
         """Open the document at the server (or tell it the disk changed since)."""
@@ -246,7 +290,7 @@ class Session:
             title = next(iter(self.progress.values()))
             return f"{self.spec.name} is still indexing ({title})"
         since = time.monotonic() - self.ready_at
-        if since < self.spec.warmup:
+        if since < self.warmup:
             return f"{self.spec.name} started {since:.0f} s ago and may still be indexing"
         return None
 
@@ -267,8 +311,11 @@ class Session:
             return
         if value.get("kind") == "begin":
             self.progress[token] = str(value.get("title", "working"))[:80]
+            self.quiet.clear()
         elif value.get("kind") == "end":
             self.progress.pop(token, None)
+            if not self.progress:
+                self.quiet.set()
 
     # -- memory -----------------------------------------------------------------------------
 

@@ -145,6 +145,26 @@ def typed_definition(ctx: Context, at: UseAt, precision: str | None) -> tuple[li
     return found, f"by type, from {typed.server}", typed
 
 
+def by_syntax(ctx: Context, at: UseAt) -> tuple[list[Found], str]:
+    """(definitions, how found) from what the syntax shows: the file's own, its imports,
+    else the workspace's by name, nearest first."""
+    ws, origin, text, identifier, qualifier = ctx.workspace, at.path, at.text, at.name, at.qualifier
+    own = (
+        [] if qualifier not in (None, "self", "this", "cls", "Self") else defined_in(origin, text, identifier)
+    )
+    if own:
+        return own, "defined in the same file"
+    imports, chain = through_imports(ws, origin, text, identifier, qualifier)
+    if imports:
+        return imports, "through " + " → ".join(f"`{c}`" for c in chain)
+    found = workspace_definitions(ctx, identifier)
+    found.sort(key=lambda f: nearness(origin, f))
+    how = "by name, ranked by nearness (same file, same folder, nearest folders)"
+    if chain:
+        how = f"`{chain[-1]}` names no file in the workspace; " + how
+    return found, how
+
+
 def nearness(origin: Path | None, found: Found) -> tuple:
     """Same file, then same folder, then the fewest folders apart; top-level before nested."""
     depth = found.symbol.name_path.count("/")
@@ -191,32 +211,13 @@ def definition(
     typed = Confirmed(unavailable=BY_NAME)
     if path is not None and line is not None:
         at = use_at(ws, path, line, column)
-        origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
+        origin, identifier = at.path, at.name
         asked = f"{identifier} (from {ws.display(origin)}:{line})"
         found, how, typed = typed_definition(ctx, at, precision)
-        server_found = bool(found) or typed.dropped > 0
-        own = (
-            []
-            if qualifier not in (None, "self", "this", "cls", "Self")
-            else defined_in(origin, text, identifier)
-        )
-        imports, chain = through_imports(ws, origin, text, identifier, qualifier)
-        if found or (typed.answered and typed.dropped):
-            pass  # the server's answer, in the workspace or (only) outside it
-        elif own:
-            found, how = own, "defined in the same file"
-        elif imports:
-            found, how = imports, "through " + " → ".join(f"`{c}`" for c in chain)
-        else:
-            found = workspace_definitions(ctx, identifier)
-            found.sort(key=lambda f: nearness(origin, f))
-            how = "by name, ranked by nearness (same file, same folder, nearest folders)"
-            if chain:
-                how = f"`{chain[-1]}` names no file in the workspace; " + how
-        if typed.answered and not server_found:
-            how = f"{typed.server} found no definition; " + how
-            if found:
-                how += "; these are guesses"
+        if not (found or typed.dropped):  # the server's answer, in the workspace or only outside
+            found, how = by_syntax(ctx, at)
+            if typed.answered:
+                how = f"{typed.server} found no definition; {how}" + ("; these are guesses" if found else "")
     elif name is not None:
         identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
         asked = name
@@ -233,11 +234,13 @@ def definition(
         "name": identifier,
         "definitions": [
             {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
-             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line}
+             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line,
+             "name_line": f.symbol.selection[0] + 1}
             for f in found[:200]
         ],
     }  # fmt: skip
-    head = f"definition of {asked} · {plural(len(found), 'candidate')} · {how}"
+    counted = "definition" if how.startswith("by type") else "candidate"
+    head = f"definition of {asked} · {plural(len(found), counted)} · {how}"
     if not found:
         where = "outside the workspace" if typed.answered and typed.dropped else "not found in the workspace"
         shown = f"definition of {asked} · {where} ({how or f'by type, from {typed.server}'})"

@@ -8,6 +8,8 @@ counted in `dropped` and never shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,17 +63,41 @@ class Confirmed:
         }
 
 
-def semantic(ctx: Context, precision: str | None) -> Semantic:
+# Questions asked while the syntax source works on the same call (`ahead`).
+AHEAD = ThreadPoolExecutor(max_workers=4, thread_name_prefix="semantic")
+
+
+def semantic(ctx: Context, precision: str | None, report: Callable[[str], None] | None = None) -> Semantic:
     settings = ctx.settings if precision is None else ctx.settings.replace(precision=precision)
-    return Semantic(ctx.workspace, settings, ctx.cancel_event, lambda message: ctx.progress(message))
+    return Semantic(
+        ctx.workspace, settings, ctx.cancel_event, report or (lambda message: ctx.progress(message))
+    )
+
+
+def ahead(ctx: Context, method: str, starts: list[tuple[Path, int, int]], precision: str | None) -> Future:
+    """`confirmed` in another thread, so that the server and the syntax source work at once.
+    That thread reports nothing (only the call's own thread may step aside for light calls)."""
+    return AHEAD.submit(confirmed, ctx, method, starts, precision, quiet=True)
+
+
+def result(ctx: Context, pending: Future) -> Confirmed:
+    """The answer asked `ahead`, reporting progress while it is still coming."""
+    while not wait([pending], timeout=0.2).done:
+        ctx.progress("waiting for the language server")
+    return pending.result()
 
 
 def confirmed(
-    ctx: Context, method: str, starts: list[tuple[Path, int, int]], precision: str | None
+    ctx: Context,
+    method: str,
+    starts: list[tuple[Path, int, int]],
+    precision: str | None,
+    *,
+    quiet: bool = False,
 ) -> Confirmed:
     """The server's `method` answers (references, definition, implementation) at each start,
     merged; cancelling the call cancels the request at the server."""
-    source = semantic(ctx, precision)
+    source = semantic(ctx, precision, (lambda message: None) if quiet else None)
     result = Confirmed(of=len(starts))
     if not starts:
         return Confirmed(unavailable="no definition to ask the server about", missing=True)

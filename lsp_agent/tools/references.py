@@ -23,7 +23,7 @@ from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline
 from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify
 from ..workspace import Text, Workspace
 from . import MAX_CHARS, Context, tool
-from .precise import PRECISION, Confirmed, confirmed, source_notes
+from .precise import PRECISION, Confirmed, ahead, confirmed, result, source_notes
 from .search import targets_of
 
 # Languages where a method or field is only ever reached through a receiver (`self.x`,
@@ -363,8 +363,13 @@ def references(
             "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",
         )
 
+    # from a use the server is asked at once, while the names are matched
+    pending = ahead(ctx, "references", starts_of(ctx, at, []), precision) if at is not None else None
     found, bare, other = collect(ctx, identifier, owner, member, paths)
-    typed = confirmed(ctx, "references", starts_of(ctx, at, found), precision)
+    if pending is not None:
+        typed = result(ctx, pending)
+    else:
+        typed = confirmed(ctx, "references", starts_of(ctx, at, found), precision)
     found = merge_confirmed(ctx, found, typed, identifier)
     chosen = [r for r in found if roles is None or r.role in roles]
     total = len(chosen)

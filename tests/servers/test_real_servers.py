@@ -25,7 +25,10 @@ def servers() -> dict:
     folder = Path(CACHE or ".")
     return {
         "python": [str(folder / "py" / "bin" / "basedpyright-langserver"), "--stdio"],
-        "typescript": [str(folder / "node" / "node_modules" / ".bin" / "typescript-language-server"), "--stdio"],
+        "typescript": [
+            str(folder / "node" / "node_modules" / ".bin" / "typescript-language-server"),
+            "--stdio",
+        ],
     }
 
 
@@ -93,7 +96,10 @@ def test_a_call_chain_both_ways():
 def test_an_interface_with_two_implementations():
     answer = ask("ts", "implementations", path="src/shapes.ts", line=1, column=18)
     assert answer["source"] == "typescript-language-server"
-    assert {(e["path"], e["line"]) for e in answer["entries"]} == {("src/shapes.ts", 5), ("src/shapes.ts", 12)}
+    assert {(e["path"], e["line"]) for e in answer["entries"]} == {
+        ("src/shapes.ts", 5),
+        ("src/shapes.ts", 12),
+    }
 
 
 def test_typescript_references_and_definition_through_an_interface():
@@ -102,4 +108,7 @@ def test_typescript_references_and_definition_through_an_interface():
     assert {("src/main.ts", 4), ("src/shapes.ts", 2)} <= confirmed
     definition = ask("ts", "definition", path="src/main.ts", line=8, column=21)  # new Circle
     found = {(d["path"], d["name_path"]) for d in definition["definitions"]}
-    assert ("src/shapes.ts", "Circle") in found and found <= {("src/shapes.ts", "Circle"), ("src/shapes.ts", "Circle/constructor")}
+    assert ("src/shapes.ts", "Circle") in found and found <= {
+        ("src/shapes.ts", "Circle"),
+        ("src/shapes.ts", "Circle/constructor"),
+    }
