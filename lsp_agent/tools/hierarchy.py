@@ -23,7 +23,7 @@ from ..syntax.references import classify
 from . import MAX_CHARS, Context, tool
 from .definition import Found, nearness, workspace_definitions
 from .precise import PRECISION, confirmed, semantic, source_notes
-from .references import POSITION, collect, cut, last_segment, use_at
+from .references import collect, cut, last_segment, use_at
 from .symbols import subclasses
 
 MAX_DEPTH = 3
@@ -42,20 +42,27 @@ class Entry:
     depth: int = 1
 
 
+SHORT_POSITION = {
+    "path": {"type": "string", "description": "With line (and column): a use to start from."},
+    "line": {"type": "integer", "minimum": 1, "description": "1-based."},
+    "column": {"type": "integer", "minimum": 1, "default": 1, "description": "1-based."},
+}
+
+
 def schema(depth: bool) -> dict:
     properties = {
-        "name": {"type": "string", "minLength": 1, "description": "A name or name path: `Shape`, `Model/save`."},
-        **POSITION,
-        "paths": {"type": "array", "items": {"type": "string"}, "description": "By name: look only here."},
-        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Page: skip this many entries."},
-        "limit": {"type": "integer", "minimum": 1, "description": "Page: show at most this many entries."},
-        "precision": PRECISION,
+        "name": {"type": "string", "minLength": 1, "description": "`Shape`, `Model/save`."},
+        **SHORT_POSITION,
+        "paths": {"type": "array", "items": {"type": "string"}, "description": "By name: only here."},
+        "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Page: skip this many."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Page: at most this many."},
+        "precision": {"enum": PRECISION["enum"], "description": "syntax: by name only."},
         "max_chars": MAX_CHARS,
     }  # fmt: skip
     if depth:
         properties["depth"] = {
             "type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "default": 1,
-            "description": f"Levels of the call hierarchy (1: direct; at most {MAX_DEPTH}).",
+            "description": "Levels (1: direct).",
         }  # fmt: skip
     return {"type": "object", "properties": properties, "additionalProperties": False}
 
@@ -281,9 +288,8 @@ def labelled(typed, by_name: str) -> tuple[str, list[str]]:
 
 
 IMPLEMENTATIONS = (
-    "Implementations of an interface, abstract method or trait (by `name`, or from a use at "
-    "path+line+column), from the language's server where one runs; else by name: the types "
-    "inheriting from it (and their definitions of `Owner/method`). Budgeted and paged like references."
+    "Implementations of an interface, abstract method or trait (by name or from a use), from the "
+    "language's server; else by name: the types inheriting from it. Paged like references."
 )
 
 
@@ -313,14 +319,12 @@ def implementations(ctx: Context, *, name=None, path=None, line=None, column=1, 
 
 
 CALLERS = (
-    "The functions that call a function (by `name`, or from a use at path+line+column), each call "
-    "site with its line; `depth` follows callers of callers. From the language's server (call "
-    "hierarchy) where one runs; else by name: the enclosing symbols of its calls (depth 1)."
+    "Who calls a function (by name or from a use): each call site, `depth` levels up, from the "
+    "language's server; else by name (depth 1). Paged like references."
 )
 CALLEES = (
-    "The functions a function calls (by `name`, or from a use at path+line+column); `depth` follows "
-    "their callees. From the language's server (call hierarchy) where one runs; else by name: the "
-    "names its body calls."
+    "What a function calls (by name or from a use), `depth` levels down, from the language's server; "
+    "else by name: the names its body calls. Paged like references."
 )
 
 

@@ -23,8 +23,7 @@ MAX_STARTS = 8  # definitions of a name asked about, for a question by name
 
 PRECISION = {
     "enum": ["auto", "syntax"],
-    "description": "auto: the language's server confirms uses where one runs (default: the server's "
-    "precision setting); syntax: by name only.",
+    "description": "auto: the language's server where one runs; syntax: by name only.",
 }
 
 
