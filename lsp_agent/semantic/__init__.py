@@ -18,7 +18,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import Refusal
-from ..workspace import Workspace, uri_to_path
+from ..workspace import Text, Workspace, uri_to_path
 from .connection import RequestCancelled, ServerFailed
 from .pool import POOL
 from .servers import KNOWN, family_of, spec_for
@@ -101,6 +101,7 @@ class Semantic:
         self.settings = settings
         self.cancel = cancel
         self.report = report or (lambda message: None)
+        self.files: dict[str, tuple[Path, Text] | None] = {}
 
     def session(self, path: Path) -> Session:
         if self.settings.precision == "syntax":
@@ -179,11 +180,10 @@ class Semantic:
             raise Unavailable(f"{server} answered a location that is not one")
         if not uri.startswith("file:"):
             return None
-        try:
-            path = self.ws.resolve(uri_to_path(uri))
-            text = self.ws.text(path)
-        except (Refusal, ValueError, OSError):
+        opened = self.file(uri)
+        if opened is None:
             return None  # outside the roots (or nothing there to show)
+        path, text = opened
         if not 0 <= numbers[0] < text.line_count or numbers[2] < numbers[0]:
             return "invalid"
         first = text.line(numbers[0] + 1)
@@ -192,6 +192,17 @@ class Semantic:
             path, numbers[0] + 1, utf16_to_index(first, numbers[1]) + 1,
             numbers[2] + 1, utf16_to_index(last, numbers[3]) + 1,
         )  # fmt: skip
+
+    def file(self, uri: str) -> tuple[Path, Text] | None:
+        """The workspace file a URI names and its text, or None; once per URI and call (an
+        answer names the same few files hundreds of times)."""
+        if uri not in self.files:
+            try:
+                path = self.ws.resolve(uri_to_path(uri))
+                self.files[uri] = (path, self.ws.text(path))
+            except (Refusal, ValueError, OSError):
+                self.files[uri] = None
+        return self.files[uri]
 
     def calls(
         self, path: Path, line: int, column: int, direction: str, depth: int, most: int
