@@ -175,3 +175,21 @@ def test_a_server_above_its_memory_ceiling_restarts(project, tmp_path):
     assert not session.running and session.restarts == 1
     assert save_refs(ctx)["semantic"]["server"] == "fault-ok"  # started again on the next question
     assert len([m for m in received(log) if m.get("method") == "initialize"]) == 2
+
+
+def test_doctor_says_per_language_which_source_answers_and_why(capsys, project):
+    from lsp_agent.cli import main
+
+    servers = {"python": [sys.executable, str(SERVER), "ok", "/dev/null"], "typescript": False}
+    assert main(["doctor", "--root", str(project), "--semantic-servers", json.dumps(servers)]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert rows["python"].split()[1] == Path(sys.executable).name
+    assert "starts on the first question" in rows["python"]
+    assert (
+        rows["typescript"].split()[1] == "syntax"
+        and "semantic_servers.typescript is false" in rows["typescript"]
+    )
+    assert main(["doctor", "--root", str(project), "--precision", "syntax"]) == 0
+    assert all(
+        " syntax " in line and "precision=syntax" in line for line in capsys.readouterr().out.splitlines()[1:]
+    )
