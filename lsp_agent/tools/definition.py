@@ -25,6 +25,7 @@ from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
 from ..syntax.references import MEMBER_KINDS, RECEIVER_LANGUAGES, classify, family, local_at, signature
 from ..workspace import Text, Workspace
+from .precise import BY_NAME, PRECISION, Confirmed, confirmed, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 MAX_HOPS = 4  # re-exports followed from one import
@@ -45,6 +46,7 @@ SCHEMA = {
             "default": True,
             "description": "Show the definition's lines (paged like read); false: its signature only.",
         },
+        "precision": PRECISION,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
@@ -54,7 +56,8 @@ SUMMARY = (
     "Go to the definition of a name: from a use (path, line, column) through the file's imports "
     "(Python from/relative imports, JS/TS imports, Go packages, Rust use), else the workspace's "
     "definitions of that name ranked by nearness. Answers the definition's lines (paged like read) "
-    "or, with several candidates, each one's signature. By name, not by type."
+    "or, with several candidates, each one's signature. From a use, the language's server answers where "
+    "one runs (by type); by-name candidates only when it has none, marked as guesses."
 )
 
 
@@ -277,6 +280,41 @@ def owner_name(f: Found) -> str | None:
     return parts[-2] if len(parts) > 1 else None
 
 
+def symbol_at(ws: Workspace, path: Path, line: int, name: str) -> Found:
+    """The outline symbol a server's location names, or a one-line stand-in for what the
+    outline has no symbol for (an assignment, a parameter)."""
+    text = ws.text(path)
+    symbols = [s for s in walk(outline(path, text)) if s.selection[0] == line - 1]
+    named = [s for s in symbols if s.name == name] or symbols
+    if named:
+        return Found(path, text, named[0])
+    start = (line - 1, 0, line - 1, len(text.line(line).encode("utf-8")))
+    return Found(path, text, Symbol("variable", name, name, line, line, start, start))
+
+
+def typed_definition(ctx: Context, at: UseAt, precision: str | None) -> tuple[list[Found], str, Confirmed]:
+    """(the server's definitions in the workspace, how it was found, its answer)."""
+    typed = confirmed(ctx, "definition", [(at.path, at.line, at.column + 1)], precision)
+    if not typed.answered:
+        return [], "", typed
+    found = [symbol_at(ctx.workspace, loc.path, loc.line, at.name) for loc in typed.locations]
+    return found, f"by type, from {typed.server}", typed
+
+
+def typed_from_use(ctx: Context, path: str, line: int, column: int, precision: str | None):
+    """from_use with the server first: (identifier, as asked, definitions, how, whether it is a
+    guess, its answer). The syntax source answers only when the server found nothing, inside the
+    workspace or out."""
+    at = use_at(ctx.workspace, path, line, column)
+    found, how, typed = typed_definition(ctx, at, precision)
+    if found or typed.dropped:
+        return at.name, f"{at.name} (from {ctx.workspace.display(at.path)}:{line})", found, how, False, typed
+    identifier, asked, found, how, guess = from_use(ctx, path, line, column)
+    if typed.answered:
+        how = f"{typed.server} found no definition; {how}"
+    return identifier, asked, found, how, guess, typed
+
+
 def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str, bool]:
     identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
     found = workspace_definitions(ctx, identifier, owner_part or None)
@@ -284,9 +322,12 @@ def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str, bool
     return identifier, name, found, "by name (top-level and non-test definitions first)", True
 
 
-def body_stage(ws: Workspace, head: str, best: Found, others: list[Found], budget: int) -> dict | None:
+def body_stage(
+    ws: Workspace, head: str, best: Found, others: list[Found], budget: int, notes: tuple[str, ...] = ()
+) -> dict | None:
     """The one definition's lines, paged like read (None when they do not fit)."""
     s = best.symbol
+    head = "\n".join([head, *(f"note: {n}" for n in notes)])
     answer = page(
         best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
         first=s.start_line, last=s.end_line, part=f"{s.kind} {s.name_path}",
@@ -303,11 +344,14 @@ def body_stage(ws: Workspace, head: str, best: Found, others: list[Found], budge
     return {"text": shown, "next": nxt or None, "stage": "body"}
 
 
-def listing_stages(ws: Workspace, head: str, found: list[Found], budget: int) -> dict:
+def listing_stages(
+    ws: Workspace, head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
+) -> dict:
     """Each candidate's location and signature, as many as fit; else locations alone."""
+    shown = [f"note: {n}" for n in notes]
 
     def listing(n: int) -> list[str]:
-        lines = [head + " · stage: signatures"]
+        lines = [head + " · stage: signatures", *shown]
         for f in found[:n]:
             lines += [location(ws, f), *signature_lines(f)]
         if n < len(found):
@@ -319,11 +363,14 @@ def listing_stages(ws: Workspace, head: str, found: list[Found], budget: int) ->
     n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
     if n:
         return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures"}
-    locations = [head + " · stage: locations", *(location(ws, f) for f in found)]
-    k = largest_fit(0, len(found), lambda k: k == 0 or size([*locations[: k + 1], "[99999 more]"]) <= budget)
+    locations = [head + " · stage: locations", *shown, *(location(ws, f) for f in found)]
+    top = 1 + len(shown)  # the head and its notes
+    k = largest_fit(
+        0, len(found), lambda k: k == 0 or size([*locations[: k + top], "[99999 more]"]) <= budget
+    )
     if k == 0:
         raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer.")
-    lines = locations[: k + 1] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
+    lines = locations[: k + top] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
     return {"text": "\n".join(lines), "next": None, "stage": "locations"}
 
 
@@ -336,30 +383,39 @@ def definition(
     line: int | None = None,
     column: int = 1,
     body: bool = True,
+    precision: str | None = None,
     max_chars: int,
 ) -> dict:
     ws = ctx.workspace
+    typed = Confirmed(unavailable=BY_NAME)
     if path is not None and line is not None:
-        identifier, asked, found, how, guess = from_use(ctx, path, line, column)
+        identifier, asked, found, how, guess, typed = typed_from_use(ctx, path, line, column, precision)
     elif name is not None:
         identifier, asked, found, how, guess = from_name(ctx, name)
     else:
         raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
     if guess and found:
         how += f" · a guess: {'the only definition by that name' if len(found) == 1 else f'{len(found)} definitions by that name'}"
+    notes = tuple(source_notes(typed, "uses"))
     fields = {
+        **typed.fields(),
+        "source": typed.server if how.startswith("by type") else "syntax",
         "name": identifier,
         "guess": guess,
         "definitions": [
             {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
-             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line}
+             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line,
+             "name_line": f.symbol.selection[0] + 1}
             for f in found[:200]
         ],
     }  # fmt: skip
     if not found:
-        return {"text": f"definition of {asked} · not found in the workspace ({how})", "next": None, **fields}
-    head = f"definition of {asked} · {plural(len(found), 'candidate')} · {how}"
+        where = "outside the workspace" if typed.dropped else "not found in the workspace"
+        text = f"definition of {asked} · {where} ({how})" + "".join(f"\nnote: {n}" for n in notes)
+        return {"text": text, "next": None, **fields}
+    counted = "definition" if how.startswith("by type") else "candidate"
+    head = f"definition of {asked} · {plural(len(found), counted)} · {how}"
     one = len(found) == 1 or not guess
-    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars)) is not None:
+    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars, notes)) is not None:
         return answer | fields
-    return listing_stages(ws, head, found, max_chars) | fields
+    return listing_stages(ws, head, found, max_chars, notes) | fields

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from ..budget import (
     TOP_LEVEL,
@@ -31,7 +32,7 @@ from ..budget import (
 from ..errors import Refusal
 from ..search import Query, run_search, targets_of
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
-from ..syntax.position import use_at
+from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import Receiver
 from ..syntax.references import (
     CODE_ROLES,
@@ -47,6 +48,7 @@ from ..syntax.references import (
     judge,
 )
 from ..workspace import Text, Workspace
+from .precise import PRECISION, Confirmed, ahead, confirmed, result, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 SECTIONS = (
@@ -88,6 +90,7 @@ SCHEMA = {
             "description": "Page: skip this many uses.",
         },
         "limit": {"type": "integer", "minimum": 1, "description": "Page: show at most this many uses."},
+        "precision": PRECISION,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
@@ -97,7 +100,8 @@ SUMMARY = (
     "Every use of a name across the workspace (by `name`, or from a use at path+line+column), each "
     "with file, line, enclosing symbol and role from the syntax tree: definition, import, inheritance, "
     "call, attribute, type, use, comment, string. Definitions first, then code, then comments and "
-    "strings; `roles` filters. Matching is by name, not by type. Over the budget it shortens like "
+    "strings; `roles` filters. Where the language's server runs (basedpyright, typescript-language-server, …) "
+    "the uses it confirms by type come first, then by-name candidates it did not confirm. Over the budget it shortens like "
     "search and says how to page (offset/limit)."
 )
 
@@ -113,6 +117,7 @@ class Reference:
     match: str = (
         "name"  # "receiver": the syntax shows the receiver is the owner's class; "name": by name only
     )
+    source: str = "name"  # "name" (by-name match), or the language server that confirmed it
 
 
 def last_segment(name: str) -> tuple[str, str | None]:
@@ -309,18 +314,99 @@ def left_out_notes(c: Collected, name: str) -> list[str]:
     return notes
 
 
+ROLE_ORDER = {role: n for n, role in enumerate(ROLES)}
+SECTION_OF = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
+
+
+def answer_order(r: Reference) -> tuple:
+    """Confirmed by type first, then sections (definitions, code, text), the uses whose
+    receiver the syntax shows first, then place."""
+    return (
+        r.source == "name",
+        SECTION_OF[r.role],
+        r.match != "receiver",
+        r.path,
+        r.line,
+        r.column,
+        ROLE_ORDER[r.role],
+    )
+
+
+def starts_of(ctx: Context, at: UseAt | None, refs: list[Reference]) -> list[tuple[Path, int, int]]:
+    """Where to ask the server: the use asked from, else each definition found by name."""
+    if at is not None:
+        return [(at.path, at.line, at.column + 1)]
+    return [(ctx.workspace.resolve(r.path), r.line, r.column) for r in refs if r.role == "definition"]
+
+
+def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt | None, precision):
+    """collect's uses merged with the server's, and the server's answer: from a use the
+    server is asked at once, while the names are matched; by name, at their definitions."""
+    pending = ahead(ctx, "references", starts_of(ctx, at, []), precision) if at is not None else None
+    collected = collect(ctx, identifier, owner, target, paths)
+    if pending is not None:
+        typed = result(ctx, pending)
+    else:
+        typed = confirmed(ctx, "references", starts_of(ctx, at, collected.refs), precision)
+    collected.refs = merge_confirmed(ctx, collected.refs, typed, identifier)
+    return collected, typed
+
+
+def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name: str) -> list[Reference]:
+    """Mark the by-name uses the server confirmed, add the ones it found that matching by
+    name left out (a bare use, a renamed import), in answer order."""
+    if not found.answered:
+        return refs
+    ws = ctx.workspace
+    keys = {(ws.display(loc.path), loc.line, loc.column) for loc in found.locations}
+    merged = [replace(r, source=found.server) if (r.path, r.line, r.column) in keys else r for r in refs]
+    seen = {(r.path, r.line, r.column) for r in refs}
+    for loc in found.locations:
+        if (ws.display(loc.path), loc.line, loc.column) in seen:
+            continue
+        text = ws.text(loc.path)
+        uses = [u for u in classify(loc.path, text, name, [loc.line]) if u.column == loc.column]
+        role = uses[0].role if uses else "use"
+        symbols = enclosing_symbols(loc.path, text, [loc.line]) if language_for(loc.path) else {}
+        shown, line = ws.display(loc.path), text.line(loc.line).strip()
+        merged.append(
+            Reference(shown, loc.line, loc.column, role, symbols.get(loc.line), line, source=found.server)
+        )
+    merged.sort(key=answer_order)
+    return merged
+
+
+def provenance(typed: Confirmed, refs: list[Reference]) -> list[str]:
+    """The notes that say which source answered, and what that means for the reader."""
+    if not typed.answered:
+        first = "matched by name, not by type: a use of another thing with this name is listed too"
+        return [first, *source_notes(typed, "definitions")]
+    sure = sum(r.source != "name" for r in refs)
+    first = (
+        f"{plural(sure, 'use')} confirmed by type, from {typed.server}; {plural(len(refs) - sure, 'more use')} "
+        "by name only, not confirmed: candidates (an untyped receiver's use is real, another thing's is not)"
+    )
+    return [first, *source_notes(typed, "definitions")]
+
+
 def label(ref: Reference) -> str:
     return ref.symbol or (TOP_LEVEL if language_for(ref.path) else "")
 
 
 def sections(refs: list[Reference]):
-    for title, roles in SECTIONS:
-        chosen = [r for r in refs if r.role in roles]
-        if title == "code" and any(r.match == "receiver" for r in chosen):
-            yield "code, by the receiver's class", [r for r in chosen if r.match == "receiver"]
-            chosen, title = [r for r in chosen if r.match != "receiver"], "code, by name"
-        if chosen:
-            yield title, chosen
+    """(title, uses) of each section; with a semantic source the confirmed ones come first,
+    apart from the by-name candidates; among those, the uses whose receiver the syntax shows
+    is the owner's class come first."""
+    servers = sorted({r.source for r in refs} - {"name"})
+    groups = [(f"by type, from {s}: ", s) for s in servers] + [("by name, not confirmed: ", "name")]
+    for prefix, source in groups if servers else [("", "name")]:
+        for title, roles in SECTIONS:
+            chosen = [r for r in refs if r.role in roles and r.source == source]
+            if source == "name" and title == "code" and any(r.match == "receiver" for r in chosen):
+                yield prefix + "code, by the receiver's class", [r for r in chosen if r.match == "receiver"]
+                chosen, title = [r for r in chosen if r.match != "receiver"], "code, by name"
+            if chosen:
+                yield prefix + title, chosen
 
 
 def by_file(refs: list[Reference]) -> dict[str, list[Reference]]:
@@ -479,19 +565,23 @@ def references(
     paths: list[str] | None = None,
     offset: int = 0,
     limit: int | None = None,
+    precision: str | None = None,
     max_chars: int,
 ) -> dict:
     identifier, owner, target, asked = asked_for(ctx, name, path, line, column)
-    collected = collect(ctx, identifier, owner, target, paths)
+    at = use_at(ctx.workspace, path, line, column) if name is None and path and line else None
+    collected, typed = typed_uses(ctx, identifier, owner, target, paths, at, precision)
     found = collected.refs
     chosen = [r for r in found if roles is None or r.role in roles]
     end = page_end(offset, limit, len(chosen), "use")
     notes = notes_of(identifier, collected, roles, len(found) - len(chosen))
+    notes[:1] = provenance(typed, chosen)
     fields = {
         "name": identifier,
         "total": len(chosen),
         "files": len({r.path for r in chosen}),
         "by_role": dict(Counter(r.role for r in chosen)),
+        "by_source": dict(Counter(r.source for r in chosen)),
         "references": [
             {
                 "path": r.path,
@@ -500,9 +590,11 @@ def references(
                 "role": r.role,
                 "symbol": r.symbol,
                 "match": r.match,
+                "source": r.source,
             }
             for r in chosen[offset:end][:500]
         ],
+        **typed.fields(),
     }
     if not chosen:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)
