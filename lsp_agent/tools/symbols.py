@@ -20,6 +20,7 @@ from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher,
 from ..syntax.files import files_containing, source_files
 from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import TYPE_KINDS, last_segment
+from ..syntax.ranking import ranked_map
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
 from . import BUDGET, MAX_CHARS, Context, one_small_file, tool
@@ -272,14 +273,13 @@ def symbols(
         return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
 
     if folder:  # the most used definitions, ranked, rather than every folder's counts
-        from .overview import ranked_map
-
         head = (
             f"{shown} · {what} · stage: ranked map, the most used definitions (the outline at depth 1 is "
             f"over max_chars={budget}: outline one file with path=FILE){empty}"
         )
         try:
-            ranked = ranked_map(ctx, shown, every, 0, budget, head)  # the files overview ranks
+            # the files overview ranks
+            ranked = ranked_map(ws, shown, every, 0, budget, head, index=ctx.index)
         except Refusal:
             ranked = {"shown": []}
         if ranked["shown"]:
