@@ -19,7 +19,6 @@ from __future__ import annotations
 import gc
 import heapq
 import logging
-import multiprocessing
 import os
 import re
 import stat
@@ -28,9 +27,9 @@ import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from itertools import accumulate
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import Refusal
 from ..search.walk import walk_order as walk_order_in
@@ -51,6 +50,9 @@ from .outline import (
 )
 from .parsing import encode
 from .records import Entry, FileRecord, Range
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -454,6 +456,7 @@ class SymbolIndex:
 
     def load(self) -> None:
         assert self.cache is not None
+        self._loaded = True
         records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
             for path, record in records.items():
@@ -651,6 +654,9 @@ class Workers:
         """Give the workers the paths not sent yet (the list grows between calls), in whole
         chunks; the rest too when `last`."""
         if self.pool is None:
+            import multiprocessing  # here: a command that only reads the index never starts workers
+            from concurrent.futures import ProcessPoolExecutor
+
             context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
             workers = min(os.cpu_count() or 1, 8)
             self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
@@ -661,6 +667,8 @@ class Workers:
 
     def records(self, cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
         """The records of the files sent, as the workers finish them, until `cancelled`."""
+        from concurrent.futures import as_completed
+
         for task in as_completed(self.tasks):
             if cancelled():
                 return
@@ -712,3 +720,28 @@ def named(
     matches = name_path_matcher(name_path, substring=substring)
     wanted = set(kinds or ())
     return [e for e in entries if matches(e.name_path) and (not wanted or e.kind in wanted)]
+
+
+def saved_index(
+    workspace: Workspace, *, current: bool = False, encoding: str = "utf-16"
+) -> SymbolIndex | None:
+    """The index a server (or an earlier command) saved for these roots, for a one-shot
+    command or the MCP door: None when none was saved (a cold build would cost a command more
+    than looking in the files). Its records serve where their files' stat vouches for them;
+    with `current` it is first brought up to date (new and changed files parsed, the result
+    saved) and answers whole, as a built index does."""
+    folder = store.cache_folder()
+    if not store.index_file(folder, workspace.roots, encoding).is_file():
+        return None
+    index = SymbolIndex(workspace, encoding, cache=folder)
+    if current:
+        index.build()
+    else:
+        index.load()
+    return index
+
+
+def outlined(path: Path, text: Text, entry: Entry) -> Symbol | None:
+    """The outline's symbol for an index entry of `text` (a signature needs its byte
+    columns; an entry's are in the client's encoding); None when the outline lacks it."""
+    return next((s for s in walk(outline(path, text)) if (s.name_path, s.start_line) == (entry.name_path, entry.start_line)), None)  # fmt: skip
