@@ -31,6 +31,7 @@ from . import __version__
 from .config import Settings
 from .errors import ArgumentError
 from .lanes import Lanes
+from .syntax.index import saved_index
 from .tools import Context, catalog, is_light, run, validate
 from .workspace import Workspace
 
@@ -62,6 +63,9 @@ def create_server(
     # The LSP server's lanes: a burst of calls queues in its lane rather than starting a
     # thread (and a ripgrep) for each, and a read never queues behind a search.
     lanes = Lanes()
+    # The records of the index a server saved for these roots, each used where its file's
+    # stat vouches for it (never built here: no file watcher would keep it whole).
+    index = saved_index(workspace)
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -77,7 +81,9 @@ def create_server(
             return tool_error(str(exc))
         heavy = not is_light(workspace, params.name, arguments)
         step_aside = lanes.step_aside if heavy else None
-        context = Context(workspace, settings, report=progress_reporter(ctx), step_aside=step_aside)
+        context = Context(
+            workspace, settings, report=progress_reporter(ctx), step_aside=step_aside, index=index
+        )
         try:
             # A cancelled call answers at once; the tool's thread stops at its next
             # check_cancelled (and a search kills its ripgrep process).
