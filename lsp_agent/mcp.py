@@ -30,9 +30,9 @@ from mcp.shared.exceptions import MCPError
 from . import __version__
 from .config import Settings
 from .errors import ArgumentError
-from .lanes import Lanes
+from .lanes import Lanes, run_tool
 from .syntax.index import saved_index
-from .tools import Context, catalog, is_light, run, validate
+from .tools import Context, catalog, is_light, validate
 from .workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ def create_server(
         try:
             # A cancelled call answers at once; the tool's thread stops at its next
             # check_cancelled (and a search kills its ripgrep process).
-            answer = await lanes.run(heavy, run, context, params.name, arguments)
+            answer = await lanes.run(heavy, run_tool, context, params.name, arguments)
         except anyio.get_cancelled_exc_class():
             context.cancel_event.set()
             raise

@@ -5,6 +5,7 @@ against the same without it, and one-shot commands with the index a server saved
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import shutil
 import time
@@ -15,7 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lsp_agent import lanes
 from lsp_agent.cli import main
+from lsp_agent.errors import Cancelled
 from lsp_agent.syntax import ranking
 from lsp_agent.syntax.index import SymbolIndex, saved_index
 from lsp_agent.syntax.outline import outline
@@ -192,3 +195,27 @@ def test_commands_use_the_index_a_server_saved(tmp_path, index_cache, capsys, mo
     assert capsys.readouterr().out == with_index
     assert main(["search", "return", *root]) == 0
     assert capsys.readouterr().out == searched
+
+
+def test_overview_runs_in_a_worker_process_with_the_open_buffers(project):
+    root, index = project
+    processes = lanes.ToolProcesses(workers=1)
+    try:
+        ctx = Context(Workspace([root]), index=index)
+        on_disk = call(ctx, "overview", {"path": "py"})
+        assert "get_object_or_404" in on_disk["text"]
+        ctx.workspace.open_document(
+            root / "py" / "shop" / "shortcuts.py", "def fetch_or_404(klass):\n    return klass\n"
+        )
+        answer = processes.run(ctx, "overview", {"path": "py"})
+        assert answer == call(ctx, "overview", {"path": "py"})
+        assert "get_object_or_404" not in answer["text"]  # the unsaved buffer's text, not the disk's
+        assert processes.pool is not None and len(multiprocessing.active_children()) >= 1
+        cancelled = Context(ctx.workspace, index=index)
+        cancelled.cancel_event.set()
+        with pytest.raises(Cancelled):
+            processes.run(cancelled, "overview", {})
+        assert processes.pool is None  # stopped: the next call starts them again
+        assert processes.run(ctx, "overview", {"max_chars": 700}) == call(ctx, "overview", {"max_chars": 700})
+    finally:
+        processes.stop()
