@@ -197,22 +197,24 @@ class Graph:
 
     def __init__(self) -> None:
         self.paths: list[Path] = []
-        self.vocabulary: dict[str, int] = {}  # every name used, to its id
+        self.vocabulary: defaultdict[str, int] = defaultdict()  # every name, to its id
+        self.vocabulary.default_factory = self.vocabulary.__len__  # a new name: the next id
         self.families: dict[str | None, int] = {}
-        self.uses: list[tuple[int, array, array, array]] = []  # per file: family, names, counts, as members
+        # per file: its family, and the ids and counts of its words, then of those after . or ->
+        self.uses: list[tuple[int, array, array, array, array]] = []
         self.keys: dict[tuple[int, int, bool], int] = {}
         self.definers: list[list[int]] = []  # per key
         self.own: list[set[int]] = []  # per file: the keys it defines
         self.defined: dict[tuple[int, int], list[Definition]] = {}  # (file, name) -> its definitions
 
     def add(self, path: Path, content: str, found: list[Definition]) -> None:
-        vocabulary = self.vocabulary
+        # every word, short and builtin ones too: no definition has their names, and a
+        # filter would cost a Python step per word where the ids cost none (map in C)
         bare = Counter(IDENTIFIER.findall(content))
-        dotted = Counter(MEMBER.findall(content))
-        names = [n for n in bare if len(n) >= MIN_NAME and n not in BUILTINS]
-        ids = array("i", [vocabulary.setdefault(n, len(vocabulary)) for n in names])
+        dotted = Counter(MEMBER.findall(content))  # each of them a word of `bare` too
+        ids, dotted_ids = (array("i", map(self.vocabulary.__getitem__, words)) for words in (bare, dotted))
         kin = self.families.setdefault(family(path), len(self.families))
-        self.uses.append((kin, ids, array("i", map(bare.__getitem__, names)), array("i", map(dotted.__getitem__, names))))  # fmt: skip
+        self.uses.append((kin, ids, array("i", bare.values()), dotted_ids, array("i", dotted.values())))
         self.paths.append(path)
         self.own.append(set())
         self.define(len(self.paths) - 1, kin, found)
@@ -221,7 +223,7 @@ class Graph:
         for s in found:
             if len(s.name) < MIN_NAME or s.name in BUILTINS:
                 continue
-            name = self.vocabulary.setdefault(s.name, len(self.vocabulary))
+            name = self.vocabulary[s.name]
             key = self.keys.setdefault((kin, name, "/" in s.name_path), len(self.keys))
             if key == len(self.definers):
                 self.definers.append([])
@@ -232,18 +234,19 @@ class Graph:
 
     def flows(self) -> Flows:
         """Each use of a defined key by a file: (file, key, weight, whether the file defines
-        it too), in the order of the files and of their names' first uses."""
+        it too), in the order of the files, then of their names' first uses, bare names
+        before members."""
         flows = Flows(len(self.paths), len(self.keys))
         names = list(self.vocabulary)
         weights = [weight(names[name], len(self.definers[k])) for (_, name, _), k in self.keys.items()]
         keys, definers = self.keys, self.definers
         defined = {name for _, name, _ in keys}
-        for file, (kin, ids, counts, dotted) in enumerate(self.uses):
-            # most words of a file (locals, parameters, words of comments) are defined nowhere
-            for name, n, d in compress(zip(ids, counts, dotted, strict=True), map(defined.__contains__, ids)):
-                for member, uses in ((False, n), (True, d)):
+        for file, (kin, bare, counts, dotted, dotted_counts) in enumerate(self.uses):
+            for member, ids, numbers in ((False, bare, counts), (True, dotted, dotted_counts)):
+                # most words of a file (locals, parameters, words of comments) are defined nowhere
+                for name, uses in compress(zip(ids, numbers, strict=True), map(defined.__contains__, ids)):
                     key = keys.get((kin, name, member))
-                    if key is None or not uses:
+                    if key is None:
                         continue
                     own, m = key in self.own[file], len(definers[key])
                     if m > own:
