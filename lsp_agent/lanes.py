@@ -150,6 +150,7 @@ def run_tool(ctx: Context, name: str, arguments: dict) -> dict:
 
 
 def _start_worker() -> None:
+    os.nice(5)  # the server's own requests (a read, documentSymbol while typing) come first
     # A worker inherits the server's stdin and stdout, which are the LSP connection: it must
     # neither read nor write them, nor keep them open after the server exits.
     devnull = os.open(os.devnull, os.O_RDWR)

@@ -173,12 +173,12 @@ def generated(path: Path, text: Text) -> bool:
     return ".min." in path.name or len(text.content) / max(text.line_count, 1) > MAX_LINE_MEAN
 
 
-def segment_sums(values: list[float], bounds: list[int]) -> list[float]:
+def segment_sums(values: array, bounds: list[int]) -> list[float]:
     """The sum of each run values[bounds[i]:bounds[i + 1]], each summed in order."""
     return [sum(values[a:b]) for a, b in zip(bounds, islice(bounds, 1, None), strict=False)]
 
 
-def runs(keys: list[int], count: int) -> tuple[list[int], list[int]]:
+def runs(keys: array, count: int) -> tuple[list[int], list[int]]:
     """The positions that sort `keys` (stable) and where each key's run starts in that order
     (count + 1 bounds: key k's run is bounds[k]:bounds[k + 1])."""
     order = sorted(range(len(keys)), key=keys.__getitem__)
@@ -255,21 +255,21 @@ class Graph:
 
 
 class Flows:
-    """The uses of defined keys, as flat lists; `out` is each file's total weight sent (a
-    use's weight times the definers it reaches)."""
+    """The uses of defined keys, as flat arrays (a monorepo has millions of uses: Python
+    lists of int and float objects would take several times the memory); `out` is each
+    file's total weight sent (a use's weight times the definers it reaches)."""
 
     def __init__(self, files: int, keys: int):
         self.files, self.keys = files, keys
-        self.file: list[int] = []
-        self.key: list[int] = []
-        self.weight: list[float] = []
-        self.own: dict[tuple[int, int], int] = {}  # (key, file) -> the file's use of a key it defines
+        self.file = array("i")
+        self.key = array("i")
+        self.weight = array("d")
+        self.own: dict[int, int] = {}  # key * files + file -> the file's use of a key it defines
         self.out = [0.0] * files
-        self.reach: list[int] = [0] * keys  # definers of each key
 
     def add(self, file: int, key: int, weight: float, own: bool) -> None:
         if own:
-            self.own[(key, file)] = len(self.key)
+            self.own[key * self.files + file] = len(self.key)
         self.file.append(file)
         self.key.append(key)
         self.weight.append(weight)
@@ -278,20 +278,25 @@ class Flows:
         """Once all uses are added: the uses in key order and each (definer, key) pair, in
         definer order, with its definer's own use of the key (a use's weight flows to each
         definer but its user)."""
+        own, n = self.own, self.files
         for file, key, w in zip(self.file, self.key, self.weight, strict=True):
-            self.out[file] += w * (len(definers[key]) - ((key, file) in self.own))
+            self.out[file] += w * (len(definers[key]) - (key * n + file in own))
         self.used = list(dict.fromkeys(self.key))  # the keys used, numbered densely
         dense = {k: i for i, k in enumerate(self.used)}
-        by_key, self.key_bounds = runs([dense[k] for k in self.key], len(self.used))
-        self.file_of = [self.file[u] for u in by_key]
-        self.weight_of = [self.weight[u] for u in by_key]
-        slot = {u: i for i, u in enumerate(by_key)}  # a use's place in key order
+        by_key, self.key_bounds = runs(array("i", map(dense.__getitem__, self.key)), len(self.used))
+        self.file_of = array("i", map(self.file.__getitem__, by_key))
+        self.weight_of = array("d", map(self.weight.__getitem__, by_key))
+        slot = array("i", bytes(4 * len(by_key)))  # a use's place in key order
+        for place, use in enumerate(by_key):
+            slot[use] = place
+        del by_key
         pairs = sorted(((t, i) for i, k in enumerate(self.used) for t in definers[k]), key=lambda p: p[0])
         self.pairs = pairs
-        self.pair_key = [i for _, i in pairs]
+        self.pair_key = array("i", (i for _, i in pairs))
         # the slot of the definer's own use, or one past the last (where a 0.0 is appended)
-        self.pair_own = [slot.get(self.own.get((self.used[i], t), -1), len(by_key)) for t, i in pairs]
-        _, self.node_bounds = runs([t for t, _ in pairs], self.files)
+        none = len(slot)
+        self.pair_own = array("i", (slot[u] if (u := own.get(self.used[i] * n + t)) is not None else none for t, i in pairs))  # fmt: skip
+        _, self.node_bounds = runs(array("i", (t for t, _ in pairs)), self.files)
 
     def pagerank(self) -> list[float]:
         """Weighted PageRank over the files, a use of key k by file f being an edge from f to
@@ -305,10 +310,10 @@ class Flows:
             dangling = sum(map(rank.__getitem__, dangling_files))
             base = (1 - DAMPING) / n + DAMPING * dangling / n
             share = list(map(truediv, map(mul, repeat(DAMPING), rank), out))
-            sent = list(map(mul, map(share.__getitem__, self.file_of), self.weight_of))
+            sent = array("d", map(mul, map(share.__getitem__, self.file_of), self.weight_of))
             inflow = segment_sums(sent, self.key_bounds)
             sent.append(0.0)
-            received = list(map(sub, map(inflow.__getitem__, self.pair_key), map(sent.__getitem__, self.pair_own)))  # fmt: skip
+            received = array("d", map(sub, map(inflow.__getitem__, self.pair_key), map(sent.__getitem__, self.pair_own)))  # fmt: skip
             rank = [base + r for r in segment_sums(received, self.node_bounds)]
         return rank
 
@@ -316,7 +321,7 @@ class Flows:
         """(definer, key, score) of each pair some other file uses: the rank the users send
         along the use, summed."""
         out = [o or math.inf for o in self.out]
-        sent = [rank[f] * w / out[f] for f, w in zip(self.file_of, self.weight_of, strict=True)]
+        sent = array("d", (rank[f] * w / out[f] for f, w in zip(self.file_of, self.weight_of, strict=True)))
         inflow = segment_sums(sent, self.key_bounds)
         sent.append(0.0)
         bounds, none = self.key_bounds, len(sent) - 1
