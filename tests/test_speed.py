@@ -219,3 +219,24 @@ def test_overview_runs_in_a_worker_process_with_the_open_buffers(project):
         assert processes.run(ctx, "overview", {"max_chars": 700}) == call(ctx, "overview", {"max_chars": 700})
     finally:
         processes.stop()
+
+
+def test_paging_on_reuses_the_ranking_while_no_file_changed(tmp_path, monkeypatch):
+    shutil.copytree(FIXTURES / "py", tmp_path, dirs_exist_ok=True)
+    ctx = Context(Workspace([tmp_path]))
+    files = [(path, None) for path in sorted(tmp_path.rglob("*.py"))]
+    assert ranking.stamp_of(ctx.workspace, files) is None  # just written: no stat vouches yet
+    # as if the files were older than the racy window (their ctime is the copy's, now)
+    monkeypatch.setattr(ranking, "is_racy", lambda info, read_at: False)
+    first = call(ctx, "overview", {"max_chars": 250})
+    rankings = []
+    real = ranking.rank_definitions
+    monkeypatch.setattr(ranking, "rank_definitions", lambda graph: rankings.append(graph) or real(graph))
+    assert call(ctx, "overview", {"max_chars": 250}) == first  # remembered: not ranked again
+    assert call(ctx, "overview", {"max_chars": 250, **first["next"]})["shown"]
+    assert rankings == []
+    shortcuts = tmp_path / "shop" / "shortcuts.py"
+    shortcuts.write_text(shortcuts.read_text().replace("get_object_or_404", "fetch_or_404"))
+    changed = call(ctx, "overview", {"max_chars": 250})
+    assert len(rankings) == 1 and changed != first  # a file changed: ranked again
+    assert "get_object_or_404" not in call(ctx, "overview", {"max_chars": 10**6})["text"]

@@ -16,7 +16,10 @@ from __future__ import annotations
 import builtins
 import keyword
 import math
+import os
 import re
+import threading
+import time
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..budget import plural, size
 from ..errors import Refusal
-from ..workspace import Text, Workspace
+from ..workspace import Text, Workspace, file_identity, is_racy
 from .languages import language_for
 from .outline import Symbol, outline
 from .references import signature
@@ -417,6 +420,50 @@ class Signs:
         return self.symbols[path].get((d.name_path, d.start_line))
 
 
+class Remembered:
+    """The last ranking made in this process and what it was made from, so that an agent
+    paging on with offset= (or asking again) gets it back for a stat of each file, without
+    reading or ranking them again."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.stamp: tuple | None = None
+        self.ranking: tuple[list[Ranked], int] | None = None
+
+    def get(self, stamp: tuple | None) -> tuple[list[Ranked], int] | None:
+        with self.lock:
+            return self.ranking if stamp is not None and stamp == self.stamp else None
+
+    def put(self, stamp: tuple | None, ranking: tuple[list[Ranked], int]) -> None:
+        with self.lock:
+            self.stamp, self.ranking = (stamp, ranking) if stamp is not None else (None, None)
+
+
+REMEMBERED = Remembered()
+
+
+def stamp_of(workspace: Workspace, files: list[tuple[Path, Text | None]]) -> tuple | None:
+    """What a ranking of `files` depends on: each one's text version (an open buffer's, or
+    one given), else its stat identity; None when a stat cannot vouch for a file's text (it
+    changed too recently: see workspace.is_racy)."""
+    read_at = time.time_ns()
+    stamp: list[tuple[Path, object]] = []
+    for path, given in files:
+        text = given if given is not None else workspace.open_text(path)
+        if text is not None:
+            stamp.append((path, text.version))
+            continue
+        try:
+            info = os.stat(path)
+        except OSError:
+            stamp.append((path, None))
+            continue
+        if is_racy(info, read_at):
+            return None
+        stamp.append((path, file_identity(info)))
+    return tuple(stamp)
+
+
 def ranked_map(
     workspace: Workspace,
     shown: str,
@@ -431,9 +478,14 @@ def ranked_map(
     """The ranked definitions of `files` (a text None: read when needed) from `offset`, as
     many as fit `budget`, grouped by file (`head`: the first line, instead of overview's own)."""
     files = list(files)
-    graph, read = ranked_graph(workspace, files, index, check)
-    ranked = rank_definitions(graph)
-    del graph  # only the ranked definitions are needed from here
+    stamp = stamp_of(workspace, files)
+    if (remembered := REMEMBERED.get(stamp)) is not None:
+        ranked, read = remembered
+    else:
+        graph, read = ranked_graph(workspace, files, index, check)
+        ranked = rank_definitions(graph)
+        del graph  # only the ranked definitions are needed from here
+        REMEMBERED.put(stamp, (ranked, read))
     fields = {"path": shown, "files": read, "ranked": len(ranked)}
     if not ranked:
         return {
