@@ -47,7 +47,7 @@ HEAVY_WORKERS = 3
 MAX_PAUSE = 0.05
 SWITCH_INTERVAL = 0.001  # seconds a thread runs before another waiting for the GIL gets it
 IN_WORKERS = frozenset({"overview"})
-PROCESS_WORKERS = 2
+PROCESS_WORKERS = 1  # of 2 cores, one stays the server's; calls there remember the last ranking
 POLL = 0.05  # seconds between two looks at a call's cancel while its worker runs it
 
 
