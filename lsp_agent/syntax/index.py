@@ -535,10 +535,13 @@ class SymbolIndex:
 
     def definitions(self, path: Path, text: Text) -> list[Entry] | None:
         """The indexed definitions of `path` if they were made from `text`, else None."""
+        record = self.record_of(path, text)
+        return None if record is None else record.entries()
+
+    def record_of(self, path: Path, text: Text) -> FileRecord | None:
+        """The record of `path` if it was made from `text`, else None."""
         record = self.files.get(path)
-        if record is None or record.version != text.version:
-            return None
-        return record.entries()
+        return record if record is not None and record.version == text.version else None
 
 
 def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -> FileRecord | None:

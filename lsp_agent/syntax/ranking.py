@@ -34,6 +34,7 @@ from ..errors import Refusal
 from ..workspace import Text, Workspace, file_identity, is_racy
 from .languages import language_for
 from .outline import Symbol, outline
+from .records import FileRecord
 from .references import signature
 
 if TYPE_CHECKING:
@@ -133,13 +134,25 @@ def definitions(symbols: list[Symbol], depth: int = MEMBER_DEPTH) -> Iterable[Sy
             yield from definitions(s.children, depth - 1)
 
 
-def file_definitions(path: Path, text: Text, index: SymbolIndex | None) -> list[Definition]:
-    """The definitions ranked in a file: from the index when it holds this very text (no
-    parse), else from the outline."""
-    entries = index.definitions(path, text) if index is not None else None
-    if entries is None:
-        return list(definitions(outline(path, text)))
-    return [e for e in entries if e.container.count("/") < MEMBER_DEPTH - 1]
+# A file's definitions for ranking: (name, whether a member, the definition); from an index
+# record, the definition is its row, made an Entry only if ranked (most never are).
+Rows = list[tuple[str, bool, "Definition | int"]]
+
+
+def file_definitions(path: Path, text: Text, index: SymbolIndex | None) -> tuple[FileRecord | None, Rows]:
+    """The definitions ranked in a file, and the record they are rows of: from the index when
+    it holds this very text (no parse), else from the outline (no record)."""
+    record = index.record_of(path, text) if index is not None else None
+    if record is None:
+        return None, [(s.name, "/" in s.name_path, s) for s in definitions(outline(path, text))]
+    if not record.kinds:
+        return record, []
+    containers = record.containers.split("\n")
+    return record, [
+        (name, bool(container), i)
+        for i, (name, container) in enumerate(zip(record.names.split("\n"), containers, strict=True))
+        if container.count("/") < MEMBER_DEPTH - 1
+    ]
 
 
 def weight(name: str, definers: int) -> float:
@@ -208,9 +221,11 @@ class Graph:
         self.keys: dict[tuple[int, int, bool], int] = {}
         self.definers: list[list[int]] = []  # per key
         self.own: list[set[int]] = []  # per file: the keys it defines
-        self.defined: dict[tuple[int, int], list[Definition]] = {}  # (file, name) -> its definitions
+        self.records: list[FileRecord | None] = []  # per file: the record its rows are of
+        self.lines: dict[int, tuple[list[str], list[str]]] = {}  # records' names split, when ranked
+        self.defined: dict[tuple[int, int], list[Definition | int]] = {}  # (file, name) -> its definitions
 
-    def add(self, path: Path, content: str, found: list[Definition]) -> None:
+    def add(self, path: Path, content: str, found: tuple[FileRecord | None, Rows]) -> None:
         # every word, short and builtin ones too: no definition has their names, and a
         # filter would cost a Python step per word where the ids cost none (map in C)
         bare = Counter(IDENTIFIER.findall(content))
@@ -220,20 +235,31 @@ class Graph:
         self.uses.append((kin, ids, array("i", bare.values()), dotted_ids, array("i", dotted.values())))
         self.paths.append(path)
         self.own.append(set())
-        self.define(len(self.paths) - 1, kin, found)
+        self.records.append(found[0])
+        self.define(len(self.paths) - 1, kin, found[1])
 
-    def define(self, file: int, kin: int, found: list[Definition]) -> None:
-        for s in found:
-            if len(s.name) < MIN_NAME or s.name in BUILTINS:
+    def define(self, file: int, kin: int, rows: Rows) -> None:
+        for name, member, definition in rows:
+            if len(name) < MIN_NAME or name in BUILTINS:
                 continue
-            name = self.vocabulary[s.name]
-            key = self.keys.setdefault((kin, name, "/" in s.name_path), len(self.keys))
+            word = self.vocabulary[name]
+            key = self.keys.setdefault((kin, word, member), len(self.keys))
             if key == len(self.definers):
                 self.definers.append([])
             if key not in self.own[file]:
                 self.own[file].add(key)
                 self.definers[key].append(file)
-            self.defined.setdefault((file, name), []).append(s)
+            self.defined.setdefault((file, word), []).append(definition)
+
+    def definitions(self, file: int, name: int) -> list[Definition]:
+        """The definitions of a name in a file, as entries (rows of its record made so)."""
+        found = self.defined[(file, name)]
+        record = self.records[file]
+        if record is None:
+            return found  # type: ignore[return-value]  # outline symbols
+        if (lines := self.lines.get(file)) is None:
+            lines = self.lines[file] = record.names.split("\n"), record.containers.split("\n")
+        return [record.entry(i, *lines) for i in found]  # type: ignore[arg-type]
 
     def flows(self) -> Flows:
         """Each use of a defined key by a file: (file, key, weight, whether the file defines
@@ -352,7 +378,7 @@ def rank_definitions(graph: Graph) -> list[Ranked]:
     ranked = [
         (-float(f"{value:.12g}"), shown[file], s.start_line, Ranked(graph.paths[file], s, value))
         for (file, name), value in score.items()
-        for s in overloads(graph.defined[(file, name)])
+        for s in overloads(graph.definitions(file, name))
     ]
     ranked.sort(key=lambda r: r[:3])
     return [r[3] for r in ranked]
