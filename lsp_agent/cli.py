@@ -208,9 +208,10 @@ def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in arguments.items() if v is not None and v != []}
 
 
-# Tools that answer from the symbol index a server saved for the roots (see saved_index):
-# True: brought up to date first, as they look in every file; False: its records as they are.
-INDEXED = {"find_symbol": True, "overview": True, "search": False, "read": False}
+# Tools that answer from the symbol index a server saved for the roots, brought up to date
+# first (see saved_index): they look in every file. Others would spend more loading it (a
+# monorepo's: half a second) than they save.
+INDEXED = {"find_symbol", "definition", "overview"}
 
 
 def tool_context(name: str, args: argparse.Namespace) -> Context:
@@ -219,7 +220,7 @@ def tool_context(name: str, args: argparse.Namespace) -> Context:
     if name in INDEXED:
         from .syntax.index import saved_index
 
-        index = saved_index(workspace, current=INDEXED[name])
+        index = saved_index(workspace, current=True)
     return Context(workspace, settings_from(args), index=index)
 
 

@@ -188,13 +188,14 @@ def test_commands_use_the_index_a_server_saved(tmp_path, index_cache, capsys, mo
         tmp_path / "a.py",
         tmp_path / "b.py",
     }  # saved again
-    assert main(["search", "return", *root]) == 0
-    searched = capsys.readouterr().out
+    assert main(["definition", "run", *root]) == 0
+    defined = capsys.readouterr().out
+    assert "2 candidates" in defined
     monkeypatch.setenv("LSP_AGENT_CACHE_DIR", str(tmp_path / "no-cache"))
     assert main(["find-symbol", "run", *root]) == 0
     assert capsys.readouterr().out == with_index
-    assert main(["search", "return", *root]) == 0
-    assert capsys.readouterr().out == searched
+    assert main(["definition", "run", *root]) == 0
+    assert capsys.readouterr().out == defined
 
 
 def test_overview_runs_in_a_worker_process_with_the_open_buffers(project):
