@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 from ..errors import Refusal
 from ..search.walk import walk_order as walk_order_in
 from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace
-from . import store
 from .files import source_files
 from .languages import language_for
 from .outline import (
@@ -457,6 +456,8 @@ class SymbolIndex:
     def load(self) -> None:
         assert self.cache is not None
         self._loaded = True
+        from . import store  # here: pickle and the grammars' metadata are for loading and saving
+
         records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
             for path, record in records.items():
@@ -468,6 +469,8 @@ class SymbolIndex:
         assert self.cache is not None
         with self._lock:
             files = {p: r for p, r in self.files.items() if r.size >= 0}  # not editor buffers
+        from . import store
+
         store.save(self.cache, self.workspace.roots, self.encoding, files)
 
     # --- queries -------------------------------------------------------------------------
@@ -733,6 +736,8 @@ def saved_index(
     than looking in the files). Its records serve where their files' stat vouches for them;
     with `current` it is first brought up to date (new and changed files parsed, the result
     saved) and answers whole, as a built index does."""
+    from . import store
+
     folder = store.cache_folder()
     if not store.index_file(folder, workspace.roots, encoding).is_file():
         return None
