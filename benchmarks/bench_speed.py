@@ -5,8 +5,9 @@ interpreter's standard library).
 - overview over a warm server against `ctags -R` (Debian's universal-ctags): its first call
   (ranking every file) beside one ctags run, then asked again (the ranking remembered, each
   file's stat checked) alternating with ctags; the server's peak memory;
-- CLI one-shots with the index a server saved: `search` against `rg -n`, `find-symbol`
-  against `rg -nw`, runs alternating (medians of each, and of the ratio pair by pair);
+- CLI one-shots (after a server saved its index, which `find-symbol` uses): `search` against
+  `rg -n`, `find-symbol` against `rg -nw`, runs alternating (medians of each, and of the ratio
+  pair by pair);
 - search over a warm server against `rg -n` in a subprocess, per pattern class;
 - a read and a documentSymbol after an edit while 8 heavy calls run, against the same idle;
 - definition by name over a warm server;
