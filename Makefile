@@ -35,10 +35,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/test_docs.py
+# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/docs/test_docs.py
 # checks them); run it after a deliberate change of an answer, and commit what it rewrites.
 docs: $(STAMP)
-	$(PY) -m tests.docs_examples
+	$(PY) -m tests.docs.docs_examples
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

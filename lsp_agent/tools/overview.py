@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import Refusal
 from ..syntax.files import source_files
 from ..syntax.ranking import ranked_map
-from . import MAX_CHARS, Context, tool
+from .registry import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
