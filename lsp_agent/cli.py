@@ -244,10 +244,26 @@ def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in arguments.items() if v is not None and v != []}
 
 
+# Tools that answer from the symbol index a server saved for the roots, brought up to date
+# first (see saved_index): they look in every file. Others would spend more loading it (a
+# monorepo's: half a second) than they save.
+INDEXED = {"find_symbol", "definition", "overview"}
+
+
+def tool_context(name: str, args: argparse.Namespace) -> Context:
+    workspace = Workspace(args.root)
+    index = None
+    if name in INDEXED:
+        from .syntax.index import saved_index
+
+        index = saved_index(workspace, current=True)
+    return Context(workspace, settings_from(args), index=index)
+
+
 def run_tool(args: argparse.Namespace) -> int:
     name = args.tool_name
     try:
-        ctx = Context(Workspace(args.root), settings_from(args))
+        ctx = tool_context(name, args)
         answer = call(ctx, name, tool_arguments(args))
     except (ArgumentError, ValueError) as exc:
         print(f"lsp-agent {name}: {exc}", file=sys.stderr)

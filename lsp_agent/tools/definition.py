@@ -20,6 +20,7 @@ from ..paging import page
 from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
+from ..syntax.index import SymbolIndex, outlined
 from ..syntax.outline import TYPE_KINDS, Symbol
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
@@ -102,9 +103,12 @@ def through_imports(ws: Workspace, path: Path, text: Text, name: str, qualifier:
 
 
 def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> list[Found]:
-    """Every definition named `name` (inside `owner` when given) in the workspace: ripgrep
-    picks the files holding the word, their outlines say which define it."""
+    """Every definition named `name` (inside `owner` when given) in the workspace: from the
+    symbol index once built, else ripgrep picks the files holding the word and their
+    outlines say which define it."""
     ws = ctx.workspace
+    if ctx.index is not None and ctx.index.ready.is_set():
+        return indexed_definitions(ctx, ctx.index, f"{owner}/{name}" if owner else name)
     targets, _ = targets_of(ws, None)
     pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
     outcome = run_search(ws, Query(pattern), targets, cancelled=ctx.cancel_event.is_set)
@@ -123,6 +127,26 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
             for s in walk(outline(file.path, text))
             if s.name == name and matches(s.name_path)
         ]
+    return found
+
+
+def indexed_definitions(ctx: Context, index: SymbolIndex, name_path: str) -> list[Found]:
+    """The definitions `name_path` names, from the index's tables: only the defining files
+    are read (records found stale are made again first, as find_symbol does)."""
+    ws = ctx.workspace
+    hits = index.find(name_path, under=ws.roots)
+    if stale := {path for path, _ in hits if not index.is_current(path)}:
+        for path in stale:
+            index.update(path)
+        hits = index.find(name_path, under=ws.roots)
+    found = []
+    for path, entry in hits:
+        try:
+            text = ws.text(path)
+        except Refusal:
+            continue
+        if (symbol := outlined(path, text, entry)) is not None:
+            found.append(Found(path, text, symbol))
     return found
 
 
