@@ -140,15 +140,28 @@ async def demo() -> None:
             },
         )
 
-        # A search that overflows its budget: it shrinks, and every line names its symbol.
-        overflow = {"pattern": r"def \w+\(self", "paths": ["lsp_agent/search"], "max_chars": 2000}
-        searched = await agent.call("search", **overflow)
-        show(
-            f"search over budget (stage {searched['stage']}: {searched['stage_name']})",
-            "search",
-            overflow,
-            {k: v for k, v in searched.items() if k in ("text", "stage", "next", "total_matches")},
-        )
+        await search_chain(agent)
+
+
+async def search_chain(agent: Session) -> None:
+    """One search at ever smaller budgets, shown at each new stage of the shortening chain
+    it comes to (found by trying, so it holds whatever the grammars' fixtures hold)."""
+    search = {"pattern": r"def |fn |class ", "paths": ["grammars"], "glob": "!*.scm", "context_after": 1}
+    budget = len((await agent.call("search", **search, max_chars=100_000))["text"])
+    seen: set[int] = set()
+    while budget >= 200:
+        request = {**search, "max_chars": budget}
+        answer = await agent.call("search", **request)
+        if answer["stage"] not in seen:
+            seen.add(answer["stage"])
+            title = "search within its budget" if answer["stage"] == 1 else "search over budget: it shrinks"
+            show(
+                f"{title} (stage {answer['stage']}: {answer['stage_name']})",
+                "search",
+                request,
+                {k: v for k, v in answer.items() if k in ("text", "stage", "next", "total_matches")},
+            )
+        budget = int(budget * 0.97)  # small steps: a stage that fits only a narrow range is not skipped
 
 
 def first_use(path: Path, needle: str) -> tuple[int, int]:
