@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-vscode lint venv docs bench clean
+.PHONY: docs-project
 
 venv: $(STAMP)
 
@@ -39,6 +40,10 @@ lint: $(STAMP)
 # checks them); run it after a deliberate change of an answer, and commit what it rewrites.
 docs: $(STAMP)
 	$(PY) -m tests.docs_examples
+
+# The docs' small project, where the examples of README.md and docs/ run: build/docs/project.
+docs-project: $(STAMP)
+	$(PY) -m tests.docs_examples --project
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

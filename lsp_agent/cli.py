@@ -214,6 +214,8 @@ def argument_options(name: str, schema: dict) -> dict[str, Any]:
     # JSON's list examples in the CLI's words: ["llama3"] is `--dialects llama3` here
     help_text = re.sub(r'\["([^"\]]+)"\]', rf"{flag} \1", schema.get("description", ""))
     kind = schema.get("type")
+    if kind == "boolean" and schema.get("default") is True:  # on unless --no-… turns it off
+        return {"action": argparse.BooleanOptionalAction, "default": None, "help": help_text}
     if kind == "boolean":
         return {"action": "store_true", "default": None, "help": help_text}
     if kind == "integer":
