@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-vscode lint venv docs bench clean
-.PHONY: docs-project
+.PHONY: docs-project install-cli uninstall-cli
 
 venv: $(STAMP)
 
@@ -44,6 +44,24 @@ docs: $(STAMP)
 # The docs' small project, where the examples of README.md and docs/ run: build/docs/project.
 docs-project: $(STAMP)
 	$(PY) -m tests.docs_examples --project
+
+# `lsp-agent` on PATH for everyday use, as pipx would: a virtual environment of its own under
+# $(PREFIX)/share/lsp-agent with the mcp and ws extras, its command linked into $(PREFIX)/bin.
+# From this clone, or from a built wheel: make install-cli WHEEL=dist/lsp_agent-….whl
+PREFIX   ?= $(HOME)/.local
+WHEEL    ?= .
+CLI_VENV := $(PREFIX)/share/lsp-agent/venv
+install-cli:
+	$(PYTHON) -m venv --clear $(CLI_VENV)
+	$(CLI_VENV)/bin/python -m pip install --quiet '$(WHEEL)[mcp,ws]'
+	mkdir -p $(PREFIX)/bin
+	ln -sf $(CLI_VENV)/bin/lsp-agent $(PREFIX)/bin/lsp-agent
+	@$(PREFIX)/bin/lsp-agent --version
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; \
+	  *) echo "$(PREFIX)/bin is not on PATH; add it: export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
+
+uninstall-cli:
+	rm -rf $(PREFIX)/share/lsp-agent $(PREFIX)/bin/lsp-agent
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
         "mcp",
         help="serve the agent tools over MCP stdio (Claude Code, Codex, …)",
         description="Serve the agent tools over MCP stdio. Needs the MCP Python SDK, the extra "
-        "`mcp` (in a clone: pip install -e '.[mcp]').",
+        "`mcp` (make install-cli includes it).",
         epilog=EXIT_CODES,
     )
     log_flags(mcp)
@@ -408,7 +408,8 @@ def serve_lsp(args: argparse.Namespace) -> int:
     if args.ws is not None and find_spec("websockets") is None:
         raise SystemExit(
             "lsp-agent serve --ws needs websockets, an optional extra; install it with\n"
-            "  pip install 'lsp-agent[ws]'      (in a checkout: pip install -e '.[ws]')"
+            f"  {sys.executable} -m pip install 'websockets>=13'\n"
+            "(in a clone, make install-cli installs lsp-agent with its extras)"
         )
     setup_logging(args)
     server = create_server(settings_from(args), args.root)
@@ -437,7 +438,8 @@ def serve_mcp(args: argparse.Namespace) -> int:
             raise
         raise SystemExit(
             "lsp-agent mcp needs the MCP Python SDK, an optional extra; install it with\n"
-            "  pip install -e '.[mcp]'      (in a clone; or pip install lsp-agent[mcp] from a built wheel)"
+            f"  {sys.executable} -m pip install 'mcp>=2.3,<3'\n"
+            "(in a clone, make install-cli installs lsp-agent with its extras)"
         ) from None
     setup_logging(args)
     return serve(settings_from(args), args.root, structured_content=args.structured_content)

@@ -114,7 +114,7 @@ def test_websockets_without_the_extra_say_how_to_install_it():
         [sys.executable, "-c", hide], capture_output=True, text=True, timeout=30, check=False
     )
     assert done.returncode == 1
-    assert "pip install 'lsp-agent[ws]'" in done.stderr
+    assert f"{sys.executable} -m pip install 'websockets>=13'" in done.stderr
     assert "Traceback" not in done.stderr and "pygls" not in done.stderr
 
 
