@@ -52,7 +52,8 @@ SUMMARY = (
     "Go to the definition of a name: from a use (path, line, column) through the file's imports "
     "(Python from/relative imports, JS/TS imports, Go packages, Rust use), else the workspace's "
     "definitions of that name ranked by nearness. Answers the definition's lines (paged like read) "
-    "or, with several candidates, each one's signature. By name, not by type."
+    "or, with several candidates, each one's signature. By name, not by type. Use it to go from a "
+    "name you are reading to what it names; find_symbol finds a definition you know the name of."
 )
 
 

@@ -93,7 +93,8 @@ SUMMARY = (
     "with file, line, enclosing symbol and role from the syntax tree: definition, import, inheritance, "
     "call, attribute, type, use, comment, string. Definitions first, then code, then comments and "
     "strings; `roles` filters. Matching is by name, not by type. Over the budget it shortens like "
-    "search and says how to page (offset/limit)."
+    "search and says how to page (offset/limit). Use it before changing a definition, to find "
+    "every call, import and subclass of it; search finds text that is not a name."
 )
 
 
