@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-vscode lint venv docs bench clean
-.PHONY: docs-project install-cli uninstall-cli
+.PHONY: docs-project install-cli uninstall-cli test-emacs
 
 venv: $(STAMP)
 
@@ -29,6 +29,13 @@ test-vscode: $(STAMP)
 	editors/vscode/e2e/setup.sh $(VENV)/bin/rg
 	cd editors/vscode && npm ci --no-audit --no-fund --prefer-offline
 	$(PY) -m pytest -q -p no:cacheprovider editors/vscode/e2e
+
+# Emacs 28 with eglot, from Debian (installed here when missing: the test installs nothing),
+# driving the real server (tests/test_emacs.py). `.ci/run` runs it before `make test`.
+test-emacs: $(STAMP)
+	@emacs --batch -q --eval "(require 'eglot)" >/dev/null 2>&1 || { apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q emacs-nox elpa-eglot; }
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_emacs.py
 
 # ruff (rules chosen in pyproject.toml) and mypy on lsp_agent; `make test` runs both first.
 lint: $(STAMP)
