@@ -30,11 +30,11 @@ test-vscode: $(STAMP)
 	cd editors/vscode && npm ci --no-audit --no-fund --prefer-offline
 	$(PY) -m pytest -q -p no:cacheprovider editors/vscode/e2e
 
-# Emacs 28 with eglot, from Debian (installed here when missing: the test installs nothing),
+# Emacs 28 with eglot and lsp-mode, from Debian (installed here when missing: the test installs nothing),
 # driving the real server (tests/test_emacs.py). `.ci/run` runs it before `make test`.
 test-emacs: $(STAMP)
-	@emacs --batch -q --eval "(require 'eglot)" >/dev/null 2>&1 || { apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q emacs-nox elpa-eglot; }
+	@emacs --batch -q --eval "(progn (require 'eglot) (require 'lsp-mode))" >/dev/null 2>&1 || { apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q emacs-nox elpa-eglot elpa-lsp-mode; }
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_emacs.py
 
 # ruff (rules chosen in pyproject.toml) and mypy on lsp_agent; `make test` runs both first.
