@@ -58,89 +58,70 @@ async def demo() -> None:
     async with Session() as agent:
         catalog = await agent.client.protocol.send_request_async("lspAgent/tools", {})
         print("=== lspAgent/tools: " + ", ".join(t["name"] for t in catalog["tools"]))
-
-        first = {"path": "lsp_agent/tools/read.py", "max_chars": 1500}
-        page = await agent.call("read", **first)
-        show("read, part 1 (a 1,500-character budget)", "read", first, page)
-        second = {**first, **page["next"]}
-        show("read, part 2 (following `next`)", "read", second, await agent.call("read", **second))
-
-        refused = {"path": "lsp_agent/tools/read.py", "start": 100000}
-        show("read, a start past the end (refused)", "read", refused, await agent.call("read", **refused))
-        outside = {"path": "../../etc/passwd"}
-        show(
-            "read, a path outside the workspace (refused)",
-            "read",
-            outside,
-            await agent.call("read", **outside),
-        )
-
-        # Symbols: an outline, a definition found by name, then exactly its lines.
-        outline = {"path": "lsp_agent/workspace.py", "max_chars": 1200}
-        show("symbols: the outline of a file", "symbols", outline, await agent.call("symbols", **outline))
-        found = {"name_path": "Workspace/display", "max_chars": 1200}
-        show(
-            "find_symbol: a definition by name path",
-            "find_symbol",
-            found,
-            await agent.call("find_symbol", **found),
-        )
-        body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
-        show("read by symbol: one method, by its name path", "read", body, await agent.call("read", **body))
-
-        # Navigation: who calls a method, where a name comes from, files, a ranked map.
-        callers = {"name": "Workspace/resolve", "roles": ["call"], "max_chars": 1200}
-        show(
-            "references: the calls of a method",
-            "references",
-            callers,
-            await agent.call("references", **callers),
-        )
-        use = {"path": "lsp_agent/tools/read.py", "line": 1, "column": 1, "body": False, "max_chars": 800}
-        use["line"], use["column"] = first_use(REPO / "lsp_agent/tools/read.py", "page(")
-        show(
-            "definition: from a use, through its import",
-            "definition",
-            use,
-            await agent.call("definition", **use),
-        )
-        listing = {"path": "lsp_agent/syntax", "max_chars": 800}
-        show(
-            "list_files: files with line counts",
-            "list_files",
-            listing,
-            await agent.call("list_files", **listing),
-        )
-        ranked = {"path": "lsp_agent", "max_chars": 1200}
-        show(
-            "overview: the most used definitions", "overview", ranked, await agent.call("overview", **ranked)
-        )
-
-        # Tool calls written as text: prose, a valid call and a malformed block in one reply.
-        reply = (
-            "Let me check the package metadata.\n"
-            '<tool_call>\n{"name": "read", "arguments": {"path": "pyproject.toml", "max_chars": 400}}\n</tool_call>\n'
-            '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}\n</tool_call>\n'
-        )
-        print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
-        show(
-            "decode_calls: the decoded call, the diagnostic and the nudge",
-            "decode_calls",
-            {"reply": "…"},
-            await agent.call("decode_calls", reply=reply, max_chars=1600),
-        )
-        show(
-            "run_calls: the good call reads a file; the bad block is reported",
-            "run_calls",
-            {"reply": "…"},
-            {
-                k: v
-                for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
-                if k in ("text", "nudges_left")
-            },
-        )
-
+        await reads(agent)
+        await symbols_and_navigation(agent)
+        await calls_written_as_text(agent)
         await search_chain(agent)
+
+
+async def shown(agent: Session, title: str, tool: str, request: dict) -> dict:
+    """Call `tool` with `request`, show the answer, and return it."""
+    answer = await agent.call(tool, **request)
+    show(title, tool, request, answer)
+    return answer
+
+
+async def reads(agent: Session) -> None:
+    first = {"path": "lsp_agent/tools/read.py", "max_chars": 1500}
+    page = await shown(agent, "read, part 1 (a 1,500-character budget)", "read", first)
+    await shown(agent, "read, part 2 (following `next`)", "read", {**first, **page["next"]})
+    refused = {"path": "lsp_agent/tools/read.py", "start": 100000}
+    await shown(agent, "read, a start past the end (refused)", "read", refused)
+    await shown(agent, "read, a path outside the workspace (refused)", "read", {"path": "../../etc/passwd"})
+
+
+async def symbols_and_navigation(agent: Session) -> None:
+    # Symbols: an outline, a definition found by name, then exactly its lines.
+    outline = {"path": "lsp_agent/workspace.py", "max_chars": 1200}
+    await shown(agent, "symbols: the outline of a file", "symbols", outline)
+    found = {"name_path": "Workspace/display", "max_chars": 1200}
+    await shown(agent, "find_symbol: a definition by name path", "find_symbol", found)
+    body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
+    await shown(agent, "read by symbol: one method, by its name path", "read", body)
+
+    # Navigation: who calls a method, where a name comes from, files, a ranked map.
+    callers = {"name": "Workspace/resolve", "roles": ["call"], "max_chars": 1200}
+    await shown(agent, "references: the calls of a method", "references", callers)
+    line, column = first_use(REPO / "lsp_agent/tools/read.py", "page(")
+    use = {"path": "lsp_agent/tools/read.py", "line": line, "column": column, "body": False, "max_chars": 800}
+    await shown(agent, "definition: from a use, through its import", "definition", use)
+    listing = {"path": "lsp_agent/syntax", "max_chars": 800}
+    await shown(agent, "list_files: files with line counts", "list_files", listing)
+    ranked = {"path": "lsp_agent", "max_chars": 1200}
+    await shown(agent, "overview: the most used definitions", "overview", ranked)
+
+
+async def calls_written_as_text(agent: Session) -> None:
+    """Prose, a valid call and a malformed block in one reply: decoded, then run."""
+    reply = (
+        "Let me check the package metadata.\n"
+        '<tool_call>\n{"name": "read", "arguments": {"path": "pyproject.toml", "max_chars": 400}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}\n</tool_call>\n'
+    )
+    print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
+    show(
+        "decode_calls: the decoded call, the diagnostic and the nudge",
+        "decode_calls",
+        {"reply": "…"},
+        await agent.call("decode_calls", reply=reply, max_chars=1600),
+    )
+    ran = await agent.call("run_calls", reply=reply, max_chars=1600)
+    show(
+        "run_calls: the good call reads a file; the bad block is reported",
+        "run_calls",
+        {"reply": "…"},
+        {k: v for k, v in ran.items() if k in ("text", "nudges_left")},
+    )
 
 
 async def search_chain(agent: Session) -> None:
