@@ -31,11 +31,11 @@ test-vscode: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider editors/vscode/e2e
 
 # Emacs 28 with eglot and lsp-mode, from Debian (installed here when missing: the test installs nothing),
-# driving the real server (tests/test_emacs.py). `.ci/run` runs it before `make test`.
+# driving the real server (tests/editors/test_emacs.py). `.ci/run` runs it before `make test`.
 test-emacs: $(STAMP)
 	@emacs --batch -q --eval "(progn (require 'eglot) (require 'lsp-mode))" >/dev/null 2>&1 || { apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q emacs-nox elpa-eglot elpa-lsp-mode; }
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_emacs.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/editors/test_emacs.py
 
 # ruff (rules chosen in pyproject.toml) and mypy on lsp_agent; `make test` runs both first.
 lint: $(STAMP)
@@ -43,14 +43,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/test_docs.py
+# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/docs/test_docs.py
 # checks them); run it after a deliberate change of an answer, and commit what it rewrites.
 docs: $(STAMP)
-	$(PY) -m tests.docs_examples
+	$(PY) -m tests.docs.docs_examples
 
 # The docs' small project, where the examples of README.md and docs/ run: build/docs/project.
 docs-project: $(STAMP)
-	$(PY) -m tests.docs_examples --project
+	$(PY) -m tests.docs.docs_examples --project
 
 # `lsp-agent` on PATH for everyday use, as pipx would: a virtual environment of its own under
 # $(PREFIX)/share/lsp-agent with the mcp and ws extras, its command linked into $(PREFIX)/bin.

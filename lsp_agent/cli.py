@@ -174,7 +174,6 @@ def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None 
         metavar="N",
         help="default answer budget (at least 200)",
     )
-    group.add_argument("--search-engine", choices=["auto", "rg"], help="search engine: ripgrep (both values)")
     if "max_nudges" not in (tool_arguments or {}):  # else the tool's own flag says the same
         group.add_argument(
             "--max-nudges",
@@ -332,8 +331,6 @@ def settings_from(args: argparse.Namespace) -> Settings:
     options = {}
     if getattr(args, "default_max_chars", None) is not None:
         options["max_chars"] = args.default_max_chars
-    if getattr(args, "search_engine", None) is not None:
-        options["search_engine"] = args.search_engine
     if getattr(args, "max_nudges", None) is not None:
         options["max_nudges"] = args.max_nudges
     settings, problems = Settings.from_options(options)

@@ -127,7 +127,7 @@ async def calls_written_as_text(agent: Session) -> None:
 async def search_chain(agent: Session) -> None:
     """One search at ever smaller budgets, shown at each new stage of the shortening chain
     it comes to (found by trying, so it holds whatever the grammars' fixtures hold)."""
-    search = {"pattern": r"def |fn |class ", "paths": ["grammars"], "glob": "!*.scm", "context_after": 1}
+    search = {"pattern": r"def |fn |class ", "paths": ["tests/fixtures/grammars"], "context_after": 1}
     budget = len((await agent.call("search", **search, max_chars=100_000))["text"])
     seen: set[int] = set()
     while budget >= 200:

@@ -31,6 +31,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 
 from . import __version__
 from .config import Settings
+from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
 from .lanes import Lanes
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
@@ -38,7 +39,7 @@ from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import Columns, SymbolIndex
 from .syntax.parsing import PARSES
 from .syntax.store import cache_folder
-from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, is_light, run, validate
+from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, run
 from .workspace import Text, Workspace, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,8 @@ class AgentServer(LanguageServer):
         self.running: set[Context] = set()
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
+        # The door kit (doors.py): validate, lane, Context, cancel; this class only translates.
+        self.door = Door(self.agent_workspace, self.lanes, lambda: self.settings, self.symbol_index)
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
         self.outline_json = OutlineJson()
         # The background index build; held here because a task nobody holds may be collected.
@@ -154,38 +157,30 @@ class AgentServer(LanguageServer):
         super().shutdown()
         self.lanes.shutdown()
 
-    def context(self, report=None, *, heavy: bool = False) -> Context:
-        step_aside = self.lanes.step_aside if heavy else None
-        return Context(
-            self.agent_workspace, self.settings, report=report, step_aside=step_aside, index=self.symbol_index
-        )
-
     async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):
             token = params.get("workDoneToken", token)
             params = {k: v for k, v in params.items() if k not in PROTOCOL_KEYS}
         try:
-            arguments = validate(name, params)
+            arguments = self.door.check(name, params)
         except ArgumentError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         progress = Progress(self, f"lsp-agent {name}", token)
-        heavy = not is_light(self.agent_workspace, name, arguments)
-        ctx = self.context(report=progress.report, heavy=heavy)
-        self.running.add(ctx)
+        call = self.door.open(name, arguments, report=progress.report)
+        self.running.add(call.context)
         started = time.monotonic()
         outcome = "failed"  # until the call ends another way
         try:
-            answer, outcome = await self.lanes.run(heavy, run_encoded, ctx, name, arguments)
+            answer, outcome = await self.door.run(call, run_encoded)
             return answer
         except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
             outcome = "invalid params"
             raise JsonRpcInvalidParams(str(exc)) from None
         except (asyncio.CancelledError, Cancelled):
-            outcome = "cancelled"
-            ctx.cancel_event.set()  # the tool stops at its next check
+            outcome = "cancelled"  # the door told the tool to stop
             raise
         finally:
-            self.running.discard(ctx)
+            self.running.discard(call.context)
             await progress.finish()
             elapsed = (time.monotonic() - started) * 1000
             self.trace(f"{name}: {outcome} in {elapsed:.0f} ms", lambda: json.dumps(arguments))
@@ -542,25 +537,33 @@ def lsp_location(ls: AgentServer, relative: str, line: int, column: int | None, 
 
 
 async def navigate(ls: AgentServer, params: Positioned, tool: str, extra: dict) -> list[dict]:
-    """The Locations a navigation tool answers for a position (an empty list when none)."""
+    """The Locations a navigation tool answers for a position (an empty list when none),
+    through the door kit like any tool call."""
     at = await ls.lanes.run(False, tool_position, ls, params)
     if at is None:
         return []
     arguments = at[2] | extra
+    if tool == "find_symbol":  # implementations: the subclasses of the class named there
+        name = word_at(at[1].line(arguments["line"]), arguments["column"] - 1)
+        if not name:
+            return []
+        arguments = {"extends": name, **extra}
+    try:
+        reply = await ls.door.run(ls.door.open(tool, ls.door.check(tool, arguments)))
+    except ArgumentError:
+        return []
+    return await ls.lanes.run(False, locations, ls, reply)
 
-    def answer() -> list[dict]:
-        reply = run(ls.context(heavy=True), tool, validate(tool, arguments))
-        if tool == "definition":
-            found = [
-                (d["path"], d["start_line"], None, d["name_path"].rsplit("/", 1)[-1])
-                for d in reply.get("definitions", [])
-            ]
-        else:
-            name = reply.get("name", "")
-            found = [(r["path"], r["line"], r["column"], name) for r in reply.get("references", [])]
-        return [loc for where in found if (loc := lsp_location(ls, *where)) is not None]
 
-    return await ls.lanes.run(True, answer)
+def locations(ls: AgentServer, reply: dict) -> list[dict]:
+    """The Locations of a definition, references or find_symbol answer, each at its name."""
+    if "references" in reply:
+        name = reply.get("name", "")
+        found = [(r["path"], r["line"], r["column"], name) for r in reply["references"]]
+    else:
+        defined = reply.get("definitions", reply.get("matches", []))
+        found = [(d["path"], d["start_line"], None, d["name_path"].rsplit("/", 1)[-1]) for d in defined]
+    return [loc for where in found if (loc := lsp_location(ls, *where)) is not None]
 
 
 async def standard_definition(ls: AgentServer, params: types.DefinitionParams) -> list[dict]:
@@ -573,25 +576,7 @@ async def standard_references(ls: AgentServer, params: types.ReferenceParams) ->
 
 
 async def standard_implementation(ls: AgentServer, params: types.ImplementationParams) -> list[dict]:
-    """Subclasses of the class named at the position (find_symbol extends=)."""
-    at = await ls.lanes.run(False, tool_position, ls, params)
-    if at is None:
-        return []
-    _, text, where = at
-    line = text.line(where["line"])
-    name = word_at(line, where["column"] - 1)
-    if not name:
-        return []
-
-    def answer() -> list[dict]:
-        reply = run(ls.context(heavy=True), "find_symbol", {"extends": name, "max_chars": 20_000})
-        found = [
-            (m["path"], m["start_line"], None, m["name_path"].rsplit("/", 1)[-1])
-            for m in reply.get("matches", [])
-        ]
-        return [loc for where in found if (loc := lsp_location(ls, *where)) is not None]
-
-    return await ls.lanes.run(True, answer)
+    return await navigate(ls, params, "find_symbol", {"max_chars": 20_000})
 
 
 def word_at(line: str, index: int) -> str:
