@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-vscode test-servers lint venv docs bench clean
+.PHONY: docs-project install-cli uninstall-cli test-emacs
 
 venv: $(STAMP)
 
@@ -40,6 +41,13 @@ test-vscode: $(STAMP)
 	cd editors/vscode && npm ci --no-audit --no-fund --prefer-offline
 	$(PY) -m pytest -q -p no:cacheprovider editors/vscode/e2e
 
+# Emacs 28 with eglot and lsp-mode, from Debian (installed here when missing: the test installs nothing),
+# driving the real server (tests/editors/test_emacs.py). `.ci/run` runs it before `make test`.
+test-emacs: $(STAMP)
+	@emacs --batch -q --eval "(progn (require 'eglot) (require 'lsp-mode))" >/dev/null 2>&1 || { apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q emacs-nox elpa-eglot elpa-lsp-mode; }
+	$(PY) -m pytest -q -p no:cacheprovider tests/editors/test_emacs.py
+
 # ruff (rules chosen in pyproject.toml) and mypy on lsp_agent; `make test` runs both first.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -51,6 +59,28 @@ lint: $(STAMP)
 docs: $(STAMP)
 	if test -x $(SERVERS)/py/bin/basedpyright-langserver; then export LSP_AGENT_TEST_SERVERS=$(SERVERS); fi; \
 	  $(PY) -m tests.docs.docs_examples
+
+# The docs' small project, where the examples of README.md and docs/ run: build/docs/project.
+docs-project: $(STAMP)
+	$(PY) -m tests.docs.docs_examples --project
+
+# `lsp-agent` on PATH for everyday use, as pipx would: a virtual environment of its own under
+# $(PREFIX)/share/lsp-agent with the mcp and ws extras, its command linked into $(PREFIX)/bin.
+# From this clone, or from a built wheel: make install-cli WHEEL=dist/lsp_agent-….whl
+PREFIX   ?= $(HOME)/.local
+WHEEL    ?= .
+CLI_VENV := $(PREFIX)/share/lsp-agent/venv
+install-cli:
+	$(PYTHON) -m venv --clear $(CLI_VENV)
+	$(CLI_VENV)/bin/python -m pip install --quiet '$(WHEEL)[mcp,ws]'
+	mkdir -p $(PREFIX)/bin
+	ln -sf $(CLI_VENV)/bin/lsp-agent $(PREFIX)/bin/lsp-agent
+	@$(PREFIX)/bin/lsp-agent --version
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; \
+	  *) echo "$(PREFIX)/bin is not on PATH; add it: export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
+
+uninstall-cli:
+	rm -rf $(PREFIX)/share/lsp-agent $(PREFIX)/bin/lsp-agent
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

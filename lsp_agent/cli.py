@@ -2,18 +2,26 @@
 agent would get (or the whole answer as JSON with --json).
 
 The tool subcommands are generated from the registry: each argument of a tool's JSON Schema
-is a flag named after it (`max_chars` is `--max-chars`), typed by its schema; the tables
-below only say which arguments are positional, which flags have grep-style spellings, and
-which subcommands have shorter names.
+is a flag named after it (`max_chars` is `--max-chars`), typed and range-checked by its
+schema; the tables below only say which arguments are positional, which flags have
+grep-style spellings, and which subcommands have shorter names.
+
+Ordinary misuse ends in one line naming the command and the argument, after that
+command's usage, never a traceback: EXIT_CODES below are what `--help` documents.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
 import json
 import logging
 import os
+import re
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable
 from importlib.util import find_spec
 from typing import Any
@@ -59,19 +67,126 @@ FLAGS = {
     "include_body": ["--body"],
 }
 METAVARS = {"name_path": "NAME", "paths": "PATH"}
+# The list of subcommands' line for a tool whose summary's first clause is too long for it.
+ONE_LINE = {"run_calls": "decode the tool calls in a model's reply and run them"}
+
+EXIT_CODES = """exit status:
+  0    the answer, in full or paged (a `next` says how to go on)
+  1    the tool refused the call (its message says what to do instead), a reply had
+       undecodable calls, or the server could not start (a port in use)
+  2    misuse: an unknown command or flag, a missing or malformed argument, a workspace
+       root that is not a directory
+  65   serve: the client sent a message too large to read
+  130  interrupted (Ctrl-C)
+  141  the reader of the output went away (`lsp-agent … | head`)"""
+INTERRUPTED = 130
+BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool ended by a closed pipe
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse without abbreviations, whose errors name the subcommand once, after its
+    own usage, and suggest the nearest spelling of a mistyped command or flag."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> Any:  # argparse's contract: it does not return
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: {message}{self.suggestion(message)}\n")
+
+    def suggestion(self, message: str) -> str:
+        if found := re.search(r"invalid choice: '([^']*)'", message):
+            choices = [c for a in self._actions if a.choices for c in a.choices]
+            near = difflib.get_close_matches(found[1], [str(c) for c in choices], n=1)
+            return f" (did you mean '{near[0]}'?)" if near else ""
+        if found := re.search(r"unrecognized arguments: (\S+)", message):
+            flags = [o for a in self._actions for o in a.option_strings]
+            near = difflib.get_close_matches(found[1].split("=")[0], flags, n=1)
+            return f" (did you mean {near[0]}?)" if near else ""
+        return ""
+
+
+def integer(schema: dict) -> Callable[[str], int]:
+    """argparse type: an integer within the schema's bounds, refused in the CLI's words."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if low is not None and value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def port(text: str) -> int:
+    return integer({"minimum": 0, "maximum": 65535})(text)
+
+
+def directory(text: str) -> str:
+    """argparse type of --root: a folder that exists (else every command would fail late)."""
+    if not os.path.isdir(text):
+        problem = "does not exist" if not os.path.exists(text) else "is not a directory"
+        raise argparse.ArgumentTypeError(f"the workspace root {text!r} {problem}")
+    return text
+
+
+def text_of(schema: dict) -> Callable[[str], str]:
+    """argparse type of a string argument: non-empty where the schema says so."""
+    least = schema.get("minLength", 0)
+
+    def parse(text: str) -> str:
+        if len(text) < least:
+            raise argparse.ArgumentTypeError("must not be empty")
+        return text
+
+    parse.__name__ = "text"
+    return parse
+
+
+def one_line(name: str, summary: str) -> str:
+    """A tool's summary cut to its first clause, for the list of subcommands."""
+    if name in ONE_LINE:
+        return ONE_LINE[name]
+    first = re.split(r" \(|\. |: |; |, ", summary, maxsplit=1)[0].rstrip(".")
+    return first[:1].lower() + first[1:]
+
+
+def wrapped(text: str) -> str:
+    """A paragraph wrapped as argparse wraps help (the epilogs are laid out by hand)."""
+    return textwrap.fill(text, max(shutil.get_terminal_size().columns - 2, 40))
 
 
 def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None = None) -> None:
     group = parser.add_argument_group("settings (the same as initializationOptions)")
     group.add_argument(
-        "--root", action="append", help="workspace root (repeatable; default: the current directory)"
+        "--root",
+        action="append",
+        type=directory,
+        help="workspace root (repeatable; default: the current directory)",
     )
     group.add_argument(
-        "--default-max-chars", dest="default_max_chars", type=int, help="default answer budget"
+        "--default-max-chars",
+        dest="default_max_chars",
+        type=integer({"minimum": 200}),
+        metavar="N",
+        help="default answer budget (at least 200)",
     )
-    group.add_argument("--search-engine", choices=["auto", "rg"], help="search engine: ripgrep (both values)")
     if "max_nudges" not in (tool_arguments or {}):  # else the tool's own flag says the same
-        group.add_argument("--max-nudges", type=int, help="nudges per turn for undecodable tool calls")
+        group.add_argument(
+            "--max-nudges",
+            type=integer({"minimum": 0}),
+            metavar="N",
+            help="nudges per turn for undecodable tool calls",
+        )
     if "edits" not in (tool_arguments or {}):  # the edit tool's --edits is its list of edits
         group.add_argument(
             "--edits", dest="edits_setting", choices=["on", "off"], help="off: serve no edit tools"
@@ -117,12 +232,16 @@ def json_value(text: str) -> Any:
 
 def argument_options(name: str, schema: dict) -> dict[str, Any]:
     """argparse options for one argument, from its JSON Schema."""
-    help_text = schema.get("description", "")
+    flag = "--" + name.replace("_", "-")
+    # JSON's list examples in the CLI's words: ["llama3"] is `--dialects llama3` here
+    help_text = re.sub(r'\["([^"\]]+)"\]', rf"{flag} \1", schema.get("description", ""))
     kind = schema.get("type")
+    if kind == "boolean" and schema.get("default") is True:  # on unless --no-… turns it off
+        return {"action": argparse.BooleanOptionalAction, "default": None, "help": help_text}
     if kind == "boolean":
         return {"action": "store_true", "default": None, "help": help_text}
     if kind == "integer":
-        return {"type": int, "metavar": "N", "help": help_text}
+        return {"type": integer(schema), "metavar": "N", "help": help_text}
     if "enum" in schema:
         return {"choices": schema["enum"], "help": help_text}
     items = schema.get("items") or next(
@@ -139,7 +258,7 @@ def argument_options(name: str, schema: dict) -> dict[str, Any]:
     if items is not None and items.get("type") == "string":
         return {"action": "append", "help": help_text + " Repeatable."}
     if kind in ("string", ["string", "null"]):
-        return {"help": help_text}
+        return {"type": text_of(schema), "help": help_text}
     return {"type": json_value, "metavar": "JSON", "help": help_text + " (JSON)"}
 
 
@@ -148,16 +267,21 @@ def add_tool_command(sub: Any, name: str) -> None:
     properties: dict[str, dict] = tool.schema.get("properties", {})
     stdin = f" The {STDIN_ARGUMENT} is read from stdin." if STDIN_ARGUMENT in properties else ""
     command = sub.add_parser(
-        COMMAND_NAMES.get(name, name.replace("_", "-")), help=tool.summary, description=tool.summary + stdin
+        COMMAND_NAMES.get(name, name.replace("_", "-")),
+        help=one_line(name, tool.summary),
+        description=wrapped(tool.summary + stdin),
+        epilog=EXIT_CODES,
     )
     required = tool.schema.get("required", [])
     for argument in POSITIONAL.get(name, []):
         schema = properties[argument]
         options: dict[str, Any] = {"help": schema.get("description", ""), "metavar": METAVARS.get(argument)}
         if schema.get("type") == "array":
-            options["nargs"] = "*"
+            options |= {"nargs": "*", "default": []}  # a default, or argparse calls it required
         elif argument not in required:
             options |= {"nargs": "?", "default": schema.get("default")}
+        if schema.get("type") == "string":
+            options["type"] = text_of(schema)
         command.add_argument(argument, **options)
     for argument, schema in properties.items():
         if argument in POSITIONAL.get(name, []) or argument == STDIN_ARGUMENT:
@@ -166,28 +290,41 @@ def add_tool_command(sub: Any, name: str) -> None:
         command.add_argument(*flags, dest=argument, **argument_options(argument, schema))
     command.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     settings_flags(command, properties)
-    command.set_defaults(handler=run_tool, tool_name=name)
+    command.set_defaults(handler=run_tool, tool_name=name, parser=command)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="lsp-agent", description="A language server that serves tools to AI coding agents."
+    parser = Parser(
+        prog="lsp-agent",
+        description="A language server that serves tools to AI coding agents.\n"
+        "`lsp-agent COMMAND --help` describes each command.",
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--version", action="version", version=f"lsp-agent {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
-    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve = sub.add_parser(
+        "serve",
+        help="run the language server (stdio by default)",
+        description="Run the language server for an editor or an agent runtime: LSP over stdio "
+        "(the default), one client over TCP, or websocket clients.",
+        epilog=EXIT_CODES,
+    )
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (default)")
-    transport.add_argument("--tcp", type=int, metavar="PORT", help="listen for one client on TCP PORT")
-    transport.add_argument("--ws", type=int, metavar="PORT", help="listen for websocket clients on PORT")
+    transport.add_argument("--tcp", type=port, metavar="PORT", help="listen for one client on TCP PORT")
+    transport.add_argument("--ws", type=port, metavar="PORT", help="listen for websocket clients on PORT")
     serve.add_argument("--host", default="127.0.0.1", help="address for --tcp/--ws (default 127.0.0.1)")
     log_flags(serve)
     settings_flags(serve)
-    serve.set_defaults(handler=serve_lsp)
+    serve.set_defaults(handler=serve_lsp, parser=serve)
 
     mcp = sub.add_parser(
-        "mcp", help="serve the agent tools over MCP stdio (needs the extra: pip install 'lsp-agent[mcp]')"
+        "mcp",
+        help="serve the agent tools over MCP stdio (Claude Code, Codex, …)",
+        description="Serve the agent tools over MCP stdio. Needs the MCP Python SDK, the extra "
+        "`mcp` (make install-cli includes it).",
+        epilog=EXIT_CODES,
     )
     log_flags(mcp)
     mcp.add_argument(
@@ -197,17 +334,27 @@ def build_parser() -> argparse.ArgumentParser:
         "model that JSON instead of the text; the answer is always in _meta)",
     )
     settings_flags(mcp)
-    mcp.set_defaults(handler=serve_mcp)
+    mcp.set_defaults(handler=serve_mcp, parser=mcp)
 
-    doctor = sub.add_parser("doctor", help="say per language which source answers navigation, and why")
+    doctor = sub.add_parser(
+        "doctor",
+        help="say per language which source answers navigation, and why",
+        description="Say per language which source answers navigation (the language's own server or the syntax), and why.",
+        epilog=EXIT_CODES,
+    )
     settings_flags(doctor)
-    doctor.set_defaults(handler=print_doctor)
+    doctor.set_defaults(handler=print_doctor, parser=doctor)
 
-    tools = sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
+    tools = sub.add_parser(
+        "tools",
+        help="print the tool catalog (names, descriptions, JSON Schemas) as JSON",
+        description="Print the tool catalog as JSON: what a runtime registers as function tools.",
+        epilog=EXIT_CODES,
+    )
     tools.add_argument(
         "--edits", dest="edits_setting", choices=["on", "off"], help="off: without the edit tools"
     )
-    tools.set_defaults(handler=print_catalog)
+    tools.set_defaults(handler=print_catalog, parser=tools)
 
     for name in REGISTRY:
         if name not in NO_COMMAND:
@@ -219,8 +366,6 @@ def settings_from(args: argparse.Namespace) -> Settings:
     options = {}
     if getattr(args, "default_max_chars", None) is not None:
         options["max_chars"] = args.default_max_chars
-    if getattr(args, "search_engine", None) is not None:
-        options["search_engine"] = args.search_engine
     if getattr(args, "max_nudges", None) is not None:
         options["max_nudges"] = args.max_nudges
     if getattr(args, "edits_setting", None) is not None:
@@ -230,8 +375,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     if getattr(args, "semantic_servers", None) is not None:
         options["semantic_servers"] = args.semantic_servers
     settings, problems = Settings.from_options(options)
-    if problems:
-        raise SystemExit("lsp-agent: " + "; ".join(problems))
+    if problems:  # the flags' types check the same: a setting refused here is a bug of theirs
+        args.parser.error("; ".join(problems))
     return settings
 
 
@@ -240,6 +385,11 @@ def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
     properties = REGISTRY[args.tool_name].schema.get("properties", {})
     arguments = {k: getattr(args, k) for k in properties if k != STDIN_ARGUMENT}
     if STDIN_ARGUMENT in properties:
+        if sys.stdin.isatty():  # else it looks hung: say what it waits for
+            print(
+                f"{args.parser.prog}: reading the {STDIN_ARGUMENT} from stdin (end it with Ctrl-D)",
+                file=sys.stderr,
+            )
         arguments[STDIN_ARGUMENT] = sys.stdin.read()
     return {k: v for k, v in arguments.items() if v is not None and v != []}
 
@@ -260,14 +410,38 @@ def tool_context(name: str, args: argparse.Namespace) -> Context:
     return Context(workspace, settings_from(args), index=index)
 
 
+JSON_TYPES = {
+    "integer": "an integer",
+    "string": "a string",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+}
+PYTHON_VALUE = re.compile(r"argument '(?P<name>[^']+)': (?P<value>.+) is not of type '(?P<type>\w+)'")
+
+
+def in_cli_words(name: str, message: str) -> str:
+    """A tool's argument error as the CLI says it: without the tool's name (the command is
+    named already), values in JSON's words (`got null`, not `None is not of type`)."""
+    message = message.removeprefix(f"{name}: ")
+    found = PYTHON_VALUE.fullmatch(message)
+    if found is None:
+        return message
+    try:
+        value = json.dumps(ast.literal_eval(found["value"]))
+    except (ValueError, SyntaxError):
+        value = found["value"]
+    kind = JSON_TYPES.get(found["type"], found["type"])
+    return f"argument '{found['name']}' must be {kind}, got {value}"
+
+
 def run_tool(args: argparse.Namespace) -> int:
     name = args.tool_name
+    ctx = tool_context(name, args)
     try:
-        ctx = tool_context(name, args)
         answer = call(ctx, name, tool_arguments(args))
-    except (ArgumentError, ValueError) as exc:
-        print(f"lsp-agent {name}: {exc}", file=sys.stderr)
-        return 2
+    except ArgumentError as exc:
+        args.parser.error(in_cli_words(name, str(exc)))
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
@@ -298,17 +472,25 @@ def serve_lsp(args: argparse.Namespace) -> int:
     if args.ws is not None and find_spec("websockets") is None:
         raise SystemExit(
             "lsp-agent serve --ws needs websockets, an optional extra; install it with\n"
-            "  pip install 'lsp-agent[ws]'      (in a checkout: pip install -e '.[ws]')"
+            f"  {sys.executable} -m pip install 'websockets>=13'\n"
+            "(in a clone, make install-cli installs lsp-agent with its extras)"
         )
     setup_logging(args)
     server = create_server(settings_from(args), args.root)
     server.log_to_client()
-    if args.tcp is not None:
-        server.start_tcp(args.host, args.tcp)
-    elif args.ws is not None:
-        server.start_ws(args.host, args.ws)
-    else:
-        return server.start_io()  # 0, 1 on exit without shutdown, rpc.EXIT_OVERSIZED
+    try:
+        if args.tcp is not None:
+            server.start_tcp(args.host, args.tcp)
+        elif args.ws is not None:
+            server.start_ws(args.host, args.ws)
+        else:
+            return server.start_io()  # 0, 1 on exit without shutdown, rpc.EXIT_OVERSIZED
+    except OSError as exc:  # the port is taken, the address is not this machine's, …
+        where = f"{args.host}:{args.tcp if args.tcp is not None else args.ws}"
+        # asyncio puts its own sentence in strerror; the errno's words say it once
+        reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)
+        print(f"lsp-agent serve: cannot listen on {where}: {reason.lower()}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -320,19 +502,41 @@ def serve_mcp(args: argparse.Namespace) -> int:
             raise
         raise SystemExit(
             "lsp-agent mcp needs the MCP Python SDK, an optional extra; install it with\n"
-            "  pip install 'lsp-agent[mcp]'      (in a checkout: pip install -e '.[mcp]')"
+            f"  {sys.executable} -m pip install 'mcp>=2.3,<3'\n"
+            "(in a clone, make install-cli installs lsp-agent with its extras)"
         ) from None
     setup_logging(args)
     return serve(settings_from(args), args.root, structured_content=args.structured_content)
 
 
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The arguments; a flag unknown to the subcommand is an error of the subcommand's own
+    (argparse would hand it up and print the top-level usage)."""
+    parser = build_parser()
+    given = sys.argv[1:] if argv is None else argv
+    if given and given[0].startswith("-") and given[0] not in ("-h", "--help", "--version"):
+        parser.error(f"unrecognized arguments: {given[0]}")  # else: 'COMMAND is required'
+    args, unknown = parser.parse_known_args(given)
+    if unknown:
+        args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    command: Callable[[argparse.Namespace], int] = args.handler
+    args: argparse.Namespace | None = None
     try:
+        args = parse(argv)
+        command: Callable[[argparse.Namespace], int] = args.handler
         return command(args)
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, no traceback; a server's threads are not waited for
+        prog = args.parser.prog if args is not None else "lsp-agent"
+        print(f"\n{prog}: interrupted", file=sys.stderr, flush=True)
+        if args is not None and args.handler in (serve_lsp, serve_mcp):
+            os._exit(INTERRUPTED)
+        return INTERRUPTED
     except BrokenPipeError:
         # The reader left (`lsp-agent … | head`): end quietly, as Unix tools do. Python would
         # complain again when it flushes stdout at exit, so stdout goes to /dev/null first.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE: what a shell reports for a tool ended by a closed pipe
+        return BROKEN_PIPE

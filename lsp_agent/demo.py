@@ -59,76 +59,50 @@ async def demo() -> None:
     async with Session() as agent:
         catalog = await agent.client.protocol.send_request_async("lspAgent/tools", {})
         print("=== lspAgent/tools: " + ", ".join(t["name"] for t in catalog["tools"]))
-        await demo_reading(agent)
-        await demo_symbols(agent)
-        await demo_navigation(agent)
+        await reads(agent)
+        await symbols_and_navigation(agent)
         await demo_hierarchy(agent)
-        await demo_text_calls(agent)
-        await demo_search_over_budget(agent)
+        await calls_written_as_text(agent)
+        await search_chain(agent)
     with tempfile.TemporaryDirectory() as scratch:
         await edits_demo(Path(scratch))
 
 
-async def demo_reading(agent: Session) -> None:
-    """read: pages, their continuation, refusals."""
+async def shown(agent: Session, title: str, tool: str, request: dict) -> dict:
+    """Call `tool` with `request`, show the answer, and return it."""
+    answer = await agent.call(tool, **request)
+    show(title, tool, request, answer)
+    return answer
+
+
+async def reads(agent: Session) -> None:
     first = {"path": "lsp_agent/tools/read.py", "max_chars": 1500}
-    page = await agent.call("read", **first)
-    show("read, part 1 (a 1,500-character budget)", "read", first, page)
-    second = {**first, **page["next"]}
-    show("read, part 2 (following `next`)", "read", second, await agent.call("read", **second))
-
+    page = await shown(agent, "read, part 1 (a 1,500-character budget)", "read", first)
+    await shown(agent, "read, part 2 (following `next`)", "read", {**first, **page["next"]})
     refused = {"path": "lsp_agent/tools/read.py", "start": 100000}
-    show("read, a start past the end (refused)", "read", refused, await agent.call("read", **refused))
-    outside = {"path": "../../etc/passwd"}
-    show(
-        "read, a path outside the workspace (refused)",
-        "read",
-        outside,
-        await agent.call("read", **outside),
-    )
+    await shown(agent, "read, a start past the end (refused)", "read", refused)
+    await shown(agent, "read, a path outside the workspace (refused)", "read", {"path": "../../etc/passwd"})
 
 
-async def demo_symbols(agent: Session) -> None:
-    """Symbols: an outline, a definition found by name, then exactly its lines."""
+async def symbols_and_navigation(agent: Session) -> None:
+    # Symbols: an outline, a definition found by name, then exactly its lines.
     outline = {"path": "lsp_agent/workspace.py", "max_chars": 1200}
-    show("symbols: the outline of a file", "symbols", outline, await agent.call("symbols", **outline))
+    await shown(agent, "symbols: the outline of a file", "symbols", outline)
     found = {"name_path": "Workspace/display", "max_chars": 1200}
-    show(
-        "find_symbol: a definition by name path",
-        "find_symbol",
-        found,
-        await agent.call("find_symbol", **found),
-    )
+    await shown(agent, "find_symbol: a definition by name path", "find_symbol", found)
     body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
-    show("read by symbol: one method, by its name path", "read", body, await agent.call("read", **body))
+    await shown(agent, "read by symbol: one method, by its name path", "read", body)
 
-
-async def demo_navigation(agent: Session) -> None:
-    """Navigation: who calls a method, where a name comes from, files, a ranked map."""
+    # Navigation: who calls a method, where a name comes from, files, a ranked map.
     callers = {"name": "Workspace/resolve", "roles": ["call"], "max_chars": 1200}
-    show(
-        "references: the calls of a method",
-        "references",
-        callers,
-        await agent.call("references", **callers),
-    )
-    use = {"path": "lsp_agent/tools/read.py", "line": 1, "column": 1, "body": False, "max_chars": 800}
-    use["line"], use["column"] = first_use(REPO / "lsp_agent/tools/read.py", "page(")
-    show(
-        "definition: from a use, through its import",
-        "definition",
-        use,
-        await agent.call("definition", **use),
-    )
+    await shown(agent, "references: the calls of a method", "references", callers)
+    line, column = first_use(REPO / "lsp_agent/tools/read.py", "page(")
+    use = {"path": "lsp_agent/tools/read.py", "line": line, "column": column, "body": False, "max_chars": 800}
+    await shown(agent, "definition: from a use, through its import", "definition", use)
     listing = {"path": "lsp_agent/syntax", "max_chars": 800}
-    show(
-        "list_files: files with line counts",
-        "list_files",
-        listing,
-        await agent.call("list_files", **listing),
-    )
+    await shown(agent, "list_files: files with line counts", "list_files", listing)
     ranked = {"path": "lsp_agent", "max_chars": 1200}
-    show("overview: the most used definitions", "overview", ranked, await agent.call("overview", **ranked))
+    await shown(agent, "overview: the most used definitions", "overview", ranked)
 
 
 async def demo_hierarchy(agent: Session) -> None:
@@ -141,8 +115,8 @@ async def demo_hierarchy(agent: Session) -> None:
         show(f"{tool}: {arguments['name']}", tool, arguments, await agent.call(tool, **arguments))
 
 
-async def demo_text_calls(agent: Session) -> None:
-    """Tool calls written as text: prose, a valid call and a malformed block in one reply."""
+async def calls_written_as_text(agent: Session) -> None:
+    """Prose, a valid call and a malformed block in one reply: decoded, then run."""
     reply = (
         "Let me check the package metadata.\n"
         '<tool_call>\n{"name": "read", "arguments": {"path": "pyproject.toml", "max_chars": 400}}\n</tool_call>\n'
@@ -155,28 +129,34 @@ async def demo_text_calls(agent: Session) -> None:
         {"reply": "…"},
         await agent.call("decode_calls", reply=reply, max_chars=1600),
     )
+    ran = await agent.call("run_calls", reply=reply, max_chars=1600)
     show(
         "run_calls: the good call reads a file; the bad block is reported",
         "run_calls",
         {"reply": "…"},
-        {
-            k: v
-            for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
-            if k in ("text", "nudges_left")
-        },
+        {k: v for k, v in ran.items() if k in ("text", "nudges_left")},
     )
 
 
-async def demo_search_over_budget(agent: Session) -> None:
-    """A search that overflows its budget: it shrinks, and every line names its symbol."""
-    overflow = {"pattern": r"def \w+\(self", "paths": ["lsp_agent/search"], "max_chars": 2000}
-    searched = await agent.call("search", **overflow)
-    show(
-        f"search over budget (stage {searched['stage']}: {searched['stage_name']})",
-        "search",
-        overflow,
-        {k: v for k, v in searched.items() if k in ("text", "stage", "next", "total_matches")},
-    )
+async def search_chain(agent: Session) -> None:
+    """One search at ever smaller budgets, shown at each new stage of the shortening chain
+    it comes to (found by trying, so it holds whatever the grammars' fixtures hold)."""
+    search = {"pattern": r"def |fn |class ", "paths": ["tests/fixtures/grammars"], "context_after": 1}
+    budget = len((await agent.call("search", **search, max_chars=100_000))["text"])
+    seen: set[int] = set()
+    while budget >= 200:
+        request = {**search, "max_chars": budget}
+        answer = await agent.call("search", **request)
+        if answer["stage"] not in seen:
+            seen.add(answer["stage"])
+            title = "search within its budget" if answer["stage"] == 1 else "search over budget: it shrinks"
+            show(
+                f"{title} (stage {answer['stage']}: {answer['stage_name']})",
+                "search",
+                request,
+                {k: v for k, v in answer.items() if k in ("text", "stage", "next", "total_matches")},
+            )
+        budget = int(budget * 0.97)  # small steps: a stage that fits only a narrow range is not skipped
 
 
 async def edits_demo(scratch: Path) -> None:

@@ -550,11 +550,150 @@ def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
         ls.agent_workspace.set_roots(usable)
     # CLI flags set the server's defaults; initializationOptions override them, and the
     # client's configuration (pulled after `initialized`) overrides both.
-    ls.settings, problems = ls.settings.updated(params.initialization_options)
+    options = standard_navigation(ls, params.initialization_options)
+    ls.settings, problems = ls.settings.updated(options)
     ls.initial_settings = ls.settings
     ls.pending_messages += problems
     if params.trace is not None:
         ls.protocol.trace = params.trace
+
+
+# Opt-in standard navigation: textDocument/definition, references and implementation
+# answered by the navigation tools (by name, through imports), for editors where no other
+# server answers them. Off by default: beside a language server of its own an editor would
+# show both answers. lsp-agent's own editor plugins never turn it on.
+NAVIGATION_OPTIONS = ("standardNavigation", "standard_navigation")
+Positioned = types.DefinitionParams | types.ReferenceParams | types.ImplementationParams
+
+
+def standard_navigation(ls: AgentServer, options: Any) -> Any:
+    """The initializationOptions without the navigation option, which (when true) registers
+    the standard requests before pygls computes the capabilities from the features."""
+    if not isinstance(options, dict) or not any(k in options for k in NAVIGATION_OPTIONS):
+        return options
+    wanted = next(options[k] for k in NAVIGATION_OPTIONS if k in options)
+    if wanted is True:
+        for method, handler in NAVIGATION.items():
+            if method not in ls.protocol.fm.features:
+                ls.feature(method)(handler)
+    elif wanted is not False:
+        ls.pending_messages.append(
+            f"option standardNavigation={wanted!r} is invalid (true or false); ignored."
+        )
+    return {k: v for k, v in options.items() if k not in NAVIGATION_OPTIONS}
+
+
+def tool_position(ls: AgentServer, params: Positioned) -> tuple[Path, Text, dict] | None:
+    """The path, text and (1-based line, column in characters) arguments of a position."""
+    try:
+        path = ls.agent_workspace.resolve(params.text_document.uri)
+        text = ls.agent_workspace.text(path)
+    except Refusal:
+        return None
+    row = params.position.line
+    if row >= text.line_count:
+        return None
+    line = text.line(row + 1)
+    column = characters(line, params.position.character, ls.position_encoding())
+    return path, text, {"path": str(path), "line": row + 1, "column": column + 1}
+
+
+def characters(line: str, units: int, encoding: str) -> int:
+    """The index in `line` of the character at `units` code units of `encoding`."""
+    if encoding == "utf-32" or line.isascii():
+        return min(units, len(line))
+    size = 2 if encoding == "utf-16" else 1
+    counted = 0
+    for index, char in enumerate(line):
+        width = len(char.encode("utf-16-le" if size == 2 else "utf-8", "surrogatepass")) // size
+        if counted + width > units:
+            return index
+        counted += width
+    return len(line)
+
+
+def lsp_location(ls: AgentServer, relative: str, line: int, column: int | None, name: str) -> dict | None:
+    """A Location at 1-based `line` and `column` (code points), or at `name` from that line on."""
+    try:
+        path = ls.agent_workspace.resolve(relative)
+        text = ls.agent_workspace.text(path)
+    except Refusal:
+        return None
+    row, start = line - 1, (column - 1 if column else 0)
+    if column is None:  # a definition's first line may be a decorator: its name comes later
+        for number in range(line, min(line + 20, text.line_count) + 1):
+            if (found := text.line(number).find(name)) >= 0:
+                row, start = number - 1, found
+                break
+    encoding = ls.position_encoding()
+    convert = Columns(text, encoding).column
+    source = text.line(row + 1).encode("utf-8", "surrogatepass")
+    first = convert(row, len(text.line(row + 1)[:start].encode("utf-8", "surrogatepass")))
+    last = convert(
+        row, min(len(source), len(text.line(row + 1)[: start + len(name)].encode("utf-8", "surrogatepass")))
+    )
+    return {"uri": path.as_uri(), "range": range_dict((row, first, row, last))}
+
+
+async def navigate(ls: AgentServer, params: Positioned, tool: str, extra: dict) -> list[dict]:
+    """The Locations a navigation tool answers for a position (an empty list when none),
+    through the door kit like any tool call."""
+    at = await ls.lanes.run(False, tool_position, ls, params)
+    if at is None:
+        return []
+    arguments = at[2] | extra
+    if tool == "find_symbol":  # implementations: the subclasses of the class named there
+        name = word_at(at[1].line(arguments["line"]), arguments["column"] - 1)
+        if not name:
+            return []
+        arguments = {"extends": name, **extra}
+    try:
+        reply = await ls.door.run(ls.door.open(tool, ls.door.check(tool, arguments)))
+    except ArgumentError:
+        return []
+    return await ls.lanes.run(False, locations, ls, reply)
+
+
+def locations(ls: AgentServer, reply: dict) -> list[dict]:
+    """The Locations of a definition, references or find_symbol answer, each at its name."""
+    if "references" in reply:
+        name = reply.get("name", "")
+        found = [(r["path"], r["line"], r["column"], name) for r in reply["references"]]
+    else:
+        defined = reply.get("definitions", reply.get("matches", []))
+        found = [(d["path"], d["start_line"], None, d["name_path"].rsplit("/", 1)[-1]) for d in defined]
+    return [loc for where in found if (loc := lsp_location(ls, *where)) is not None]
+
+
+async def standard_definition(ls: AgentServer, params: types.DefinitionParams) -> list[dict]:
+    return await navigate(ls, params, "definition", {"body": False})
+
+
+async def standard_references(ls: AgentServer, params: types.ReferenceParams) -> list[dict]:
+    roles = CODE_ROLES if params.context.include_declaration else CODE_ROLES - {"definition"}
+    return await navigate(ls, params, "references", {"roles": sorted(roles), "max_chars": 20_000})
+
+
+async def standard_implementation(ls: AgentServer, params: types.ImplementationParams) -> list[dict]:
+    return await navigate(ls, params, "find_symbol", {"max_chars": 20_000})
+
+
+def word_at(line: str, index: int) -> str:
+    start = end = index
+    while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
+        start -= 1
+    while end < len(line) and (line[end].isalnum() or line[end] == "_"):
+        end += 1
+    return line[start:end]
+
+
+# Uses in code (not comments and strings), which an editor's "references" lists.
+CODE_ROLES = {"definition", "import", "inheritance", "call", "attribute", "type", "use"}
+NAVIGATION: dict[str, Callable[..., Any]] = {
+    types.TEXT_DOCUMENT_DEFINITION: standard_definition,
+    types.TEXT_DOCUMENT_REFERENCES: standard_references,
+    types.TEXT_DOCUMENT_IMPLEMENTATION: standard_implementation,
+}
 
 
 def shutdown(ls: AgentServer, params: Any) -> None:
@@ -689,7 +828,8 @@ async def workspace_symbol(ls: AgentServer, params: types.WorkspaceSymbolParams)
                     "name": entry.name,
                     "kind": int(symbol_kind(entry.kind)),
                     **({"containerName": entry.container} if entry.container else {}),
-                    "location": {"uri": path.as_uri(), "range": range_dict(entry.range)},
+                    # the name's range: an editor jumps there, not to a decorator above it
+                    "location": {"uri": path.as_uri(), "range": range_dict(entry.selection)},
                 }
                 for path, entry in ls.symbol_index.query(params.query)
             ]
@@ -714,8 +854,21 @@ def sync(ls: AgentServer, uri: str) -> None:
     if not uri.startswith("file:"):
         return
     document = ls.workspace.get_text_document(uri)
-    ls.agent_workspace.open_document(uri, document.source)
-    ls.reindex_soon(real_path(uri))
+    path = real_path(uri)
+    if same_as_disk(path, document.source):  # opened and not edited, or saved: nothing unsaved
+        ls.agent_workspace.close_document(uri)
+    else:
+        ls.agent_workspace.open_document(uri, document.source)
+    ls.reindex_soon(path)
+
+
+def same_as_disk(path: Path, source: str) -> bool:
+    """Whether a buffer holds what its file does (the size first: most edits change it)."""
+    data = source.encode("utf-8", "surrogatepass")
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -724,6 +877,10 @@ def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
 
 def did_change(ls: AgentServer, params: types.DidChangeTextDocumentParams) -> None:
     sync(ls, params.text_document.uri)
+
+
+def did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
+    sync(ls, params.text_document.uri)  # the disk now holds the buffer
 
 
 def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -754,6 +911,7 @@ FEATURES: dict[str, Callable[..., Any]] = {
     types.TEXT_DOCUMENT_DID_OPEN: did_open,
     types.TEXT_DOCUMENT_DID_CHANGE: did_change,
     types.TEXT_DOCUMENT_DID_CLOSE: did_close,
+    types.TEXT_DOCUMENT_DID_SAVE: did_save,
     types.TEXT_DOCUMENT_DOCUMENT_SYMBOL: document_symbol,
     types.WORKSPACE_SYMBOL: workspace_symbol,
     types.WORKSPACE_DID_CHANGE_WATCHED_FILES: watched_files_changed,

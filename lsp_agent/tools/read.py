@@ -59,7 +59,8 @@ SUMMARY = (
     "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
     "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
     "file. Binary files are refused with their size. With paths=, more files are read along with path, one "
-    "budget split between them, each with its own continuation. "
+    "budget split between them, each with its own continuation. Use it once you know which file (and "
+    "which lines or definition) to read; search, symbols and find_symbol say where to look. "
     'Example: {"path": "src/app.py", "start": 120}.'
 )
 

@@ -1,10 +1,15 @@
 """The command examples of README.md and docs/*.md, run for real.
 
 An example is a fenced block whose language is `console`: each line starting with `$ ` is a
-command, run by bash in a copy of tests/fixtures/docs (the small project the docs show, with
-some of the grammars' own fixtures in its src/ and the generated messages.py) with this Python's scripts first on PATH; the lines after it, up to
-the next command, are what it prints (stdout and stderr, as a terminal shows them). The
-workspace's absolute path is shown as /home/me/project, so the docs read the same everywhere.
+command, run by bash in the docs' project (a copy of tests/fixtures/docs, with some of the
+grammars' own fixtures in its src/ and the generated messages.py, and tests/fixtures/navigation
+beside it; `make docs-project` builds the same in build/docs/ for a reader to run the examples
+in) with this Python's scripts first on PATH; the lines after it, up to the next command, are
+what it prints (stdout and stderr, as a terminal shows them). The workspace's absolute path is
+shown as /home/me/project, so the docs read the same everywhere. A block right under the
+comment `<!-- console: repository -->` runs in this repository instead (shown as
+/home/me/lsp-agent). A page says where its examples run before the first one: that sentence
+names `make docs-project` (tests/test_docs.py checks it).
 
 An editor example is a fenced block right under a comment `<!-- nvim: STEPS -->`: STEPS,
 separated by ` | `, are typed into one headless Neovim (tests/support/nvim_editor.py) with the plugin
@@ -61,6 +66,12 @@ def server_path() -> str:
     folder = Path(SERVERS or ".")
     bins = [folder / "py" / "bin", folder / "node" / "node_modules" / ".bin"]
     return os.pathsep.join(str(b) for b in bins)
+# The comment above a console block that runs in this repository rather than the docs' project.
+IN_REPOSITORY = "<!-- console: repository -->"
+SHOWN_REPOSITORY = "/home/me/lsp-agent"
+# Where `make docs-project` builds the docs' project for a reader, and what pages say about it.
+READERS_PROJECT = REPO / "build" / "docs"
+SAYS_WHERE = "make docs-project"
 
 
 def messages_py() -> str:
@@ -84,7 +95,7 @@ def make_workspace(parent: Path) -> Path:
     return root
 
 
-def run(command: str, root: Path, servers: bool = False) -> str:
+def run(command: str, root: Path, shown_as: str = SHOWN_ROOT, servers: bool = False) -> str:
     first = f"{server_path()}{os.pathsep}" if servers else ""
     env = os.environ | {
         "PATH": f"{first}{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -94,7 +105,7 @@ def run(command: str, root: Path, servers: bool = False) -> str:
     done = subprocess.run(
         ["bash", "-c", command], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    output = done.stdout.decode("utf-8").replace(str(root), SHOWN_ROOT)
+    output = done.stdout.decode("utf-8").replace(str(root), shown_as)
     return output if output.endswith("\n") or not output else output + "\n"
 
 
@@ -102,9 +113,9 @@ def commands(block: str) -> list[str]:
     return [line[len(PROMPT) :] for line in block.splitlines() if line.startswith(PROMPT)]
 
 
-def session(block: str, root: Path, servers: bool = False) -> str:
+def session(block: str, root: Path, shown_as: str = SHOWN_ROOT, servers: bool = False) -> str:
     """The block as it should read: each command followed by what it prints now."""
-    return "".join(f"{PROMPT}{command}\n{run(command, root, servers)}" for command in commands(block))
+    return "".join(f"{PROMPT}{command}\n{run(command, root, shown_as, servers)}" for command in commands(block))
 
 
 @dataclass
@@ -114,6 +125,7 @@ class Shown:
     text: str
     real: Callable[[], str]
     problem: str | None = None  # why the block cannot be run at all
+    in_repository: bool = False  # run in this repository, not in the docs' project
 
 
 def evaluate(example: Example) -> str | None:
@@ -145,7 +157,10 @@ class ConsoleParser:
             problem = None
             if not commands(text) or not text.startswith(PROMPT):
                 problem = "a console block must start with a `$ ` command line"
-            shown = Shown(text, lambda text=text, needs=needs: session(text, self.root, needs), problem)
+            here = document.text[: lexed.start].endswith(IN_REPOSITORY + "\n")
+            root, shown_as = (REPO, SHOWN_REPOSITORY) if here else (self.root, SHOWN_ROOT)
+            real = lambda text=text, root=root, shown_as=shown_as, needs=needs: session(text, root, shown_as, needs)  # noqa: E731
+            shown = Shown(text, real, problem, in_repository=here)
             yield Region(start, start + len(source), parsed=shown, evaluator=evaluate)
 
 
@@ -234,7 +249,17 @@ def rewrite(path: Path, root: Path, neovim: Neovim) -> bool:
     return new != text
 
 
+def build_readers_project() -> None:
+    """`make docs-project`: the docs' project in build/docs/, where pages say to run them."""
+    shutil.rmtree(READERS_PROJECT, ignore_errors=True)
+    READERS_PROJECT.mkdir(parents=True)
+    root = make_workspace(READERS_PROJECT)
+    print(f"the docs' project: cd {root.relative_to(REPO)} (and ../navigation beside it)")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--project"]:
+        return build_readers_project()
     with tempfile.TemporaryDirectory() as scratch:
         root = make_workspace(Path(scratch))
         neovim = Neovim(root)

@@ -4,11 +4,23 @@ tests/docs/docs_examples.py; `make docs` rewrites the shown outputs after a deli
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.docs.docs_examples import DOCS, NVIM_EXAMPLE, REPO, Neovim, examples, make_workspace, rewrite
+from tests.docs.docs_examples import (
+    DOCS,
+    NVIM_EXAMPLE,
+    READERS_PROJECT,
+    REPO,
+    SAYS_WHERE,
+    Neovim,
+    examples,
+    make_workspace,
+    rewrite,
+)
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +111,35 @@ def test_an_editor_example_changed_by_hand_fails_and_make_docs_restores_it(root,
         example.evaluate()
     assert rewrite(doc, root, neovim)
     assert doc.read_text() == right
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(REPO)))
+def test_a_page_says_where_its_examples_run_before_the_first(path: Path, root, neovim):
+    """A reader who runs an example as the page shows it gets what the page shows: the page
+    says, before its first example in the docs' project, how to make that project."""
+    in_project = [
+        example for _, example in examples(root, neovim, [path]) if not example.parsed.in_repository
+    ]
+    if in_project:
+        before = path.read_text(encoding="utf-8")[: min(e.region.start for e in in_project)]
+        assert SAYS_WHERE in before, (
+            f"{path.name}: no '{SAYS_WHERE}' before the example at line {in_project[0].line}"
+        )
+
+
+def test_the_readers_project_is_the_one_the_examples_run_in(root, tmp_path):
+    """What `make docs-project` builds holds the same files as the suite's project."""
+    built = make_workspace(tmp_path)
+    listed = lambda top: sorted(str(p.relative_to(top)) for p in top.rglob("*"))  # noqa: E731
+    assert listed(built) == listed(root) and listed(built.parent / "navigation") == listed(
+        root.parent / "navigation"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.docs.docs_examples", "--project"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert listed(READERS_PROJECT / "project") == listed(root)

@@ -9,8 +9,17 @@ import sys
 
 import pytest
 
-from lsp_agent.cli import COMMAND_NAMES, NO_COMMAND, STDIN_ARGUMENT, build_parser, main
-from lsp_agent.tools import REGISTRY
+from lsp_agent.cli import (
+    COMMAND_NAMES,
+    EXIT_CODES,
+    NO_COMMAND,
+    STDIN_ARGUMENT,
+    build_parser,
+    in_cli_words,
+    main,
+)
+from lsp_agent.errors import ArgumentError
+from lsp_agent.tools import REGISTRY, validate
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -51,9 +60,38 @@ def test_flags_people_use_keep_working(tmp_path, capsys):
     assert "class A  1-3" in capsys.readouterr().out
 
 
-def test_a_malformed_argument_is_one_line_and_status_2(tmp_path, capsys):
-    assert main(["read", "a.py", "--max-chars", "5", "--root", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith("lsp-agent read: read: argument 'max_chars'")
+def test_a_malformed_argument_is_one_line_after_the_commands_usage_and_status_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as ended:
+        main(["read", "a.py", "--max-chars", "5", "--root", str(tmp_path)])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: lsp-agent read ")
+    assert err.splitlines()[-1] == "lsp-agent read: argument --max-chars: must be at least 200, got 5"
+
+
+def test_a_tools_argument_error_is_said_in_the_clis_and_jsons_words():
+    """The registry's message names the tool and Python's value; the CLI names neither."""
+    with pytest.raises(ArgumentError) as refused:
+        validate("find_symbol", {"name_path": "x", "start": None})
+    assert str(refused.value).startswith("find_symbol: ")
+    assert in_cli_words("find_symbol", str(refused.value)) == "argument 'start' must be an integer, got null"
+    with pytest.raises(ArgumentError) as refused:
+        validate("read", {"path": "a.py", "symbol": True})
+    assert in_cli_words("read", str(refused.value)) == "argument 'symbol' must be a string, got true"
+
+
+def test_every_subcommand_has_a_one_line_description_and_documents_its_exit_codes():
+    for command, parser in subcommands().items():
+        [listed] = [
+            a.help
+            for action in build_parser()._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for a in action._choices_actions
+            if a.dest == command
+        ]
+        assert listed and "\n" not in listed and len(listed) <= 80, f"lsp-agent {command}: {listed!r}"
+        assert parser.description, f"lsp-agent {command} has no description"
+        assert parser.epilog == EXIT_CODES, f"lsp-agent {command} --help does not give the exit codes"
 
 
 def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
@@ -76,7 +114,7 @@ def test_websockets_without_the_extra_say_how_to_install_it():
         [sys.executable, "-c", hide], capture_output=True, text=True, timeout=30, check=False
     )
     assert done.returncode == 1
-    assert "pip install 'lsp-agent[ws]'" in done.stderr
+    assert f"{sys.executable} -m pip install 'websockets>=13'" in done.stderr
     assert "Traceback" not in done.stderr and "pygls" not in done.stderr
 
 

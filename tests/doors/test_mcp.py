@@ -171,7 +171,7 @@ def test_without_the_extra_the_command_says_how_to_install_it(missing):
         [sys.executable, "-c", hide], capture_output=True, text=True, timeout=30, check=False
     )
     assert done.returncode == 1
-    assert "pip install 'lsp-agent[mcp]'" in done.stderr
+    assert f"{sys.executable} -m pip install 'mcp>=2.3,<3'" in done.stderr
     assert "Traceback" not in done.stderr
 
 
