@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-vscode lint venv docs bench clean
+.PHONY: demo test test-vscode test-servers lint venv docs bench clean
 
 venv: $(STAMP)
 
@@ -18,7 +18,18 @@ demo: $(STAMP)
 	$(PY) -m lsp_agent.demo
 
 test: lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --ignore=tests/servers
+
+# Navigation against real language servers: basedpyright from PyPI and typescript-language-server
+# with TypeScript 5 from npm, installed by version into ~/.cache/lsp-agent-ci/servers (not on PATH,
+# so `make test` stays by name). `.ci/run` runs it after `make test`.
+SERVERS ?= $(HOME)/.cache/lsp-agent-ci/servers
+test-servers: $(STAMP)
+	test -x $(SERVERS)/py/bin/basedpyright-langserver || { $(PYTHON) -m venv $(SERVERS)/py && \
+	  $(SERVERS)/py/bin/pip install --quiet basedpyright==1.40.2; }
+	test -f $(SERVERS)/node/node_modules/typescript/lib/tsserver.js || \
+	  npm install --no-audit --no-fund --prefix $(SERVERS)/node typescript-language-server@5.3.0 typescript@5.9.3
+	LSP_AGENT_TEST_SERVERS=$(SERVERS) $(PY) -m pytest -q -p no:cacheprovider tests/servers
 
 # The VS Code extension in a real VS Code: code-server from npm (cached by version under
 # ~/.cache/lsp-agent-ci), Chromium from Debian, Playwright from PyPI. `.ci/run` runs it after
@@ -38,7 +49,8 @@ lint: $(STAMP)
 # Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/docs/test_docs.py
 # checks them); run it after a deliberate change of an answer, and commit what it rewrites.
 docs: $(STAMP)
-	$(PY) -m tests.docs.docs_examples
+	if test -x $(SERVERS)/py/bin/basedpyright-langserver; then export LSP_AGENT_TEST_SERVERS=$(SERVERS); fi; \
+	  $(PY) -m tests.docs.docs_examples
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

@@ -41,6 +41,9 @@ POSITIONAL = {
     "edit": ["path"],
     "edit_symbol": ["path", "symbol"],
     "create_file": ["path"],
+    "implementations": ["name"],
+    "callers": ["name"],
+    "callees": ["name"],
 }
 # The argument read from stdin rather than the command line.
 STDIN_ARGUMENT = "reply"
@@ -73,6 +76,19 @@ def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None 
         group.add_argument(
             "--edits", dest="edits_setting", choices=["on", "off"], help="off: serve no edit tools"
         )
+    if "precision" not in (tool_arguments or {}):
+        group.add_argument(
+            "--precision",
+            choices=["auto", "syntax"],
+            help="navigation: ask the language's server (auto) or not",
+        )
+    group.add_argument(
+        "--semantic-servers",
+        dest="semantic_servers",
+        type=json_value,
+        metavar="JSON",
+        help='language servers per language, e.g. {"python": ["basedpyright-langserver", "--stdio"]}',
+    )
 
 
 def log_flags(parser: argparse.ArgumentParser) -> None:
@@ -183,6 +199,10 @@ def build_parser() -> argparse.ArgumentParser:
     settings_flags(mcp)
     mcp.set_defaults(handler=serve_mcp)
 
+    doctor = sub.add_parser("doctor", help="say per language which source answers navigation, and why")
+    settings_flags(doctor)
+    doctor.set_defaults(handler=print_doctor)
+
     tools = sub.add_parser("tools", help="print the tool catalog (names, descriptions, JSON Schemas) as JSON")
     tools.add_argument(
         "--edits", dest="edits_setting", choices=["on", "off"], help="off: without the edit tools"
@@ -205,6 +225,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
         options["max_nudges"] = args.max_nudges
     if getattr(args, "edits_setting", None) is not None:
         options["edits"] = args.edits_setting
+    if getattr(args, "tool_name", None) is None and getattr(args, "precision", None) is not None:
+        options["precision"] = args.precision
+    if getattr(args, "semantic_servers", None) is not None:
+        options["semantic_servers"] = args.semantic_servers
     settings, problems = Settings.from_options(options)
     if problems:
         raise SystemExit("lsp-agent: " + "; ".join(problems))
@@ -220,10 +244,26 @@ def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in arguments.items() if v is not None and v != []}
 
 
+# Tools that answer from the symbol index a server saved for the roots, brought up to date
+# first (see saved_index): they look in every file. Others would spend more loading it (a
+# monorepo's: half a second) than they save.
+INDEXED = {"find_symbol", "definition", "overview"}
+
+
+def tool_context(name: str, args: argparse.Namespace) -> Context:
+    workspace = Workspace(args.root)
+    index = None
+    if name in INDEXED:
+        from .syntax.index import saved_index
+
+        index = saved_index(workspace, current=True)
+    return Context(workspace, settings_from(args), index=index)
+
+
 def run_tool(args: argparse.Namespace) -> int:
     name = args.tool_name
     try:
-        ctx = Context(Workspace(args.root), settings_from(args))
+        ctx = tool_context(name, args)
         answer = call(ctx, name, tool_arguments(args))
     except (ArgumentError, ValueError) as exc:
         print(f"lsp-agent {name}: {exc}", file=sys.stderr)
@@ -235,6 +275,16 @@ def run_tool(args: argparse.Namespace) -> int:
     # 1 for a refusal, a reply with diagnostics, or a call in it that failed
     failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
     return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
+
+
+def print_doctor(args: argparse.Namespace) -> int:
+    from .semantic import describe
+
+    workspace = Workspace(args.root)
+    print("navigation sources (references, definition, implementations, callers, callees):")
+    for family, source, why in describe(workspace, settings_from(args)):
+        print(f"{family:<11} {source:<27} {why}")
+    return 0
 
 
 def print_catalog(args: argparse.Namespace) -> int:

@@ -13,11 +13,38 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 
+def positive(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def valid_servers(value: Any) -> bool:
+    """semantic_servers: each family's entry a non-empty list of strings, an object with
+    one as `command`, or false."""
+    if not isinstance(value, dict):
+        return False
+    for entry in value.values():
+        command = entry.get("command") if isinstance(entry, dict) else entry
+        if entry is False:
+            continue
+        if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class Settings:
     max_chars: int = 20_000  # default budget of every answer's text
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
     edits: str = "on"  # "off": the tools that write files are not in the catalog and refused
+    # navigation's source of meaning: "auto" asks the language's server where one is found,
+    # "syntax" only ever matches by name (see docs/navigation.md)
+    precision: str = "auto"
+    # per language family ("python", "typescript", "go", "c", "rust"): a command (list of
+    # strings), {"command": [...], "tsserver": path, "name": ..., "warmup": s}, or false
+    semantic_servers: dict = dataclasses.field(default_factory=dict)
+    semantic_timeout: float = 10.0  # seconds a question to a language server may take
+    semantic_idle: float = 600.0  # seconds unused before a language server is stopped
+    semantic_memory_mb: int = 4096  # a language server above this (with its children) restarts
 
     # option name -> (check, what a good value looks like)
     _RULES: ClassVar[dict[str, Any]] = {
@@ -30,6 +57,17 @@ class Settings:
             "an integer >= 0",
         ),
         "edits": (lambda v: v in ("on", "off"), '"on" or "off" (off: a read-only server, no edit tools)'),
+        "precision": (lambda v: v in ("auto", "syntax"), '"auto" or "syntax"'),
+        "semantic_servers": (
+            valid_servers,
+            'an object: language -> command (a list of strings), {"command": [...]} or false',
+        ),
+        "semantic_timeout": (lambda v: positive(v) and v <= 600, "a number of seconds, 0 < n <= 600"),
+        "semantic_idle": (positive, "a number of seconds > 0"),
+        "semantic_memory_mb": (
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 64,
+            "an integer >= 64",
+        ),
     }
     # option name -> why it is refused (a removed option is named, not silently ignored)
     _REMOVED: ClassVar[dict[str, str]] = {

@@ -32,7 +32,8 @@ from . import __version__
 from .config import Settings
 from .doors import Door
 from .errors import ArgumentError
-from .lanes import Lanes
+from .lanes import Lanes, run_tool
+from .syntax.index import saved_index
 from .tools import catalog
 from .workspace import Workspace
 
@@ -64,7 +65,9 @@ def create_server(
     names = [t["name"] for t in catalog()]  # with edits off, their calls are refused by the tool
     # The LSP server's lanes: a burst of calls queues in its lane rather than starting a
     # thread (and a ripgrep) for each, and a read never queues behind a search.
-    door = Door(workspace, Lanes(), lambda: settings)
+    # The records of the index a server saved for these roots, each used where its file's
+    # stat vouches for it (never built here: no file watcher would keep it whole).
+    door = Door(workspace, Lanes(), lambda: settings, index=saved_index(workspace))
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -76,7 +79,8 @@ def create_server(
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {', '.join(names)}")
         try:
             arguments = door.check(params.name, params.arguments)
-            answer = await door.run(door.open(params.name, arguments, report=progress_reporter(ctx)))
+            call = door.open(params.name, arguments, report=progress_reporter(ctx))
+            answer = await door.run(call, run_tool)  # overview in a worker process
         except ArgumentError as exc:  # malformed, or arguments only the tool can check
             return tool_error(str(exc))
         return types.CallToolResult(

@@ -33,13 +33,13 @@ from . import __version__
 from .config import Settings
 from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
-from .lanes import Lanes
+from .lanes import Lanes, run_tool
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import Columns, SymbolIndex
 from .syntax.parsing import PARSES
 from .syntax.store import cache_folder
-from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, run
+from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog
 from .workspace import Text, Workspace, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -339,7 +339,7 @@ def position(content: str, offset: int, encoding: str) -> types.Position:
 
 def run_encoded(ctx: Context, name: str, arguments: dict) -> tuple[Encoded, str]:
     """A tool's answer encoded in its worker thread, and the outcome to trace."""
-    answer = run(ctx, name, arguments)
+    answer = run_tool(ctx, name, arguments)  # overview in a worker process
     return encoded(answer), f"error {answer['error']['code']}" if "error" in answer else "answered"
 
 

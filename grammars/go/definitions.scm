@@ -19,4 +19,7 @@
 (type_alias name: (type_identifier) @name) @definition.type
 (method_elem name: (field_identifier) @name) @definition.method
 
+; Package-level constants and variables (`var DefaultRegisterer = …`, in a block or not).
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))

@@ -6,10 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-# (text, j, base, final, scanner) -> an Opening, a scan.ExampleFence, scan.PARTIAL or None.
-OpeningFn = Callable[[str, int, int, bool, Any], Any]
+from .scan import ExampleFence, Opening, Scanner
+
+
+class OpeningFn(Protocol):
+    """Is an opener of the dialect at text[j]? `text` is the current window, whose first
+    character is at offset `base` of the reply; `final`: nothing more will come. Returns
+    the Opening of a claimed block, an ExampleFence, scan.PARTIAL (cannot tell yet: wait
+    for more input) or None (not an opener: text)."""
+
+    def __call__(
+        self, text: str, j: int, base: int, final: bool, scanner: Scanner
+    ) -> Opening | ExampleFence | object | None: ...
 
 
 @dataclass(frozen=True)
@@ -25,3 +35,10 @@ class Dialect:
     line_start: bool = False  # openers count only at a line start (code fences)
     lists_parameters: bool = False  # the prompt lists parameters as text (no JSON Schema)
     teaches: bool = True  # tool_prompt can teach it (reasoning and layout are not call formats)
+    # A reasoning dialect: the token that ends its reasoning, what a reply whose prompt opened
+    # the reasoning (`reasoning="open"`) is read up to.
+    reasoning_closer: str = ""
+    reasoning_opener: str = ""  # (a model may write it though its prompt opened the reasoning)
+    # What only the reply's first characters may be (a header the prompt began: gpt-oss's
+    # ` to=functions.NAME<|channel|>…`); asked at offset 0, like `opening`.
+    reply_start: OpeningFn | None = None

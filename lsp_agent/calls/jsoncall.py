@@ -101,7 +101,9 @@ def calls_from_json(body: str) -> list[Decodable | Problem]:
     try:
         value = load(body)
     except ValueError as exc:
-        return [Problem(f"invalid JSON: {exc}")]
+        value = objects_in_a_row(body)
+        if value is None:
+            return [Problem(f"invalid JSON: {exc}")]
     if isinstance(value, list):
         if not value:
             return [Problem("an empty array: no call in it")]
@@ -111,6 +113,18 @@ def calls_from_json(body: str) -> list[Decodable | Problem]:
             out.append(Problem(f"element {n}: {got.reason}") if isinstance(got, Problem) else got)
         return out
     return [call_from_object(value)]
+
+
+def objects_in_a_row(body: str) -> list | None:
+    """Call objects separated by commas without the array's brackets (`{…}, {…}`, which
+    SGLang reads as two calls), or None."""
+    if not body.lstrip().startswith("{"):
+        return None
+    try:
+        value = load(f"[{body}]")
+    except ValueError:
+        return None
+    return value if len(value) > 1 and all(isinstance(v, dict) for v in value) else None
 
 
 def json_type(value: Any) -> str:

@@ -39,10 +39,13 @@ def run_calls(
     max_nudges: int | None = None,
     id_prefix: str = "call_",
     dialects: Iterable[str] | None = None,
+    reasoning: str | None = None,
 ) -> dict:
     """Decode `reply` against `tools` (looking for `dialects`, see decode) and run each
     runnable call with `call_tool`."""
-    decoded = decode(reply, finish_reason, tools=tools, id_prefix=id_prefix, dialects=dialects)
+    decoded = decode(
+        reply, finish_reason, tools=tools, id_prefix=id_prefix, dialects=dialects, reasoning=reasoning
+    )
     results = [run_one(ctx, call, decoded, call_tool) for call in decoded.calls]
     nudge, left = budgeted_nudge(decoded, tools, nudges_used, max_nudges, ctx.settings.max_nudges, ran=True)
     budget = max_chars or ctx.settings.max_chars

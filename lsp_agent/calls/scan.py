@@ -34,6 +34,8 @@ class End:
     status: str  # CLOSED: decode it; MALFORMED: report `reason`; OPEN: no closer by the end
     reason: str = ""
     literal_until: int | None = None  # see TaggedJsonFinder: quotes are out of step up to here
+    # OPEN reasoning: where it ends after all (a call began in it)
+    implicit_end: int | None = None
 
 
 @dataclass
@@ -50,7 +52,16 @@ class Opening:
 
 
 class Openers(Protocol):
+    candidates: re.Pattern  # where an opener may begin: one of the openers' first characters
+
     def opening_at(self, text: str, j: int, base: int, final: bool): ...
+
+
+class Scanner(Openers, Protocol):
+    """What a dialect's opener sees of the scrubber: the openers, and where quotes are out
+    of step (a tagged-JSON block ended inside a string; see TaggedJsonFinder)."""
+
+    literal_until: int
 
 
 class Finder(Protocol):
@@ -237,32 +248,42 @@ def find_unfenced(text: str, token: str, start: int) -> int:
 
 class HidesFences:
     """Inside a block, as in prose, a code fence hides everything up to its closing line:
-    no opener, closer or quote in it counts (a fenced example inside a value is text)."""
+    no opener, closer or quote in it counts (a fenced example inside a value is text).
+
+    The finders that see fences write `scan_unfenced`, the scan of the text outside a
+    fence, and call `line_break` at each line break outside strings; the loop through
+    fences is this class's `scan`."""
 
     fence: FenceFinder | None = None
 
-    def through_fence(
-        self, fence: FenceFinder, text: str, i: int, base: int, final: bool, openers: Openers
-    ) -> tuple[int, bool, End | None]:
-        """Scan on inside an open fence: (i, True, None) to go on at i after the fence, or
-        (pos, False, End or None) for the finder's scan to return."""
-        pos, end = fence.scan(text, i, base, final, openers)
-        if end is None:
-            return pos, False, None
-        if end.status == OPEN:
-            return pos, False, End(base + len(text), OPEN)
-        self.fence = None
-        return end.at - base, True, None
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        while True:
+            if self.fence is not None:
+                pos, end = self.fence.scan(text, i, base, final, openers)
+                if end is None:
+                    return pos, None
+                if end.status == OPEN:
+                    return pos, End(base + len(text), OPEN)
+                self.fence, i = None, end.at - base
+            pos, found = self.scan_unfenced(text, i, base, final, openers)
+            if found is not None or self.fence is None:
+                return pos, found
+            i = pos  # a fence opened at a line break: go through it
 
-    def line_break(self, text: str, j: int, final: bool):
+    def scan_unfenced(
+        self, text: str, i: int, base: int, final: bool, openers: Openers
+    ) -> tuple[int, End | None]:
+        raise NotImplementedError
+
+    def line_break(self, text: str, j: int, final: bool) -> tuple[int, bool]:
         """At a line break text[j] outside strings: (i, True) to go on at i, or (pos, False)
-        to return (pos, None): wait for more input."""
+        to return (pos, None): wait for more input, or go through the fence that opens at pos."""
         r = fence_at_line_start(text, j + 1, final)
         if r is PARTIAL:
             return j, False
         if r:
             self.fence = r[0]
-            return r[1], True
+            return r[1], False
         return j + 1, True
 
 
@@ -307,14 +328,11 @@ class XmlFinder(HidesFences):
     def expects(self) -> str:
         return self.child_close if self.in_child else (self.outer_close or self.child_close)
 
-    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+    def scan_unfenced(
+        self, text: str, i: int, base: int, final: bool, openers: Openers
+    ) -> tuple[int, End | None]:
         n = len(text)
         while True:
-            if self.fence is not None:
-                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
-                if not go_on:
-                    return i, end
-                continue
             if not self.in_child:
                 assert self.outer_close is not None  # between children: inside a wrapper
                 k = skip_ws(text, i, n)
@@ -391,30 +409,19 @@ class JsonValueFinder(HidesFences):
         self.stack: list[str] = []
         self.in_string = False
 
-    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+    def scan_unfenced(
+        self, text: str, i: int, base: int, final: bool, openers: Openers
+    ) -> tuple[int, End | None]:
         n = len(text)
         if not self.stack:
             k = skip_ws(text, i, n)
             if k == n:
                 return n, (End(base + n, OPEN) if final else None)
-            if text[k] != self.first:  # what is there instead belongs to the block, to its line's end
-                stop = text.find("\n", k, k + TAG_LIMIT)
-                if stop < 0:
-                    if len(text) < k + TAG_LIMIT and not final:
-                        return i, None
-                    stop = min(len(text), k + TAG_LIMIT)
-                found = text[k:stop].strip()
-                found = found if len(found) <= 40 else found[:39] + "…"
-                why = f"expected {self.first!r} to start the JSON, found {found!r}"
-                return stop, End(base + stop, MALFORMED, why)
+            if text[k] != self.first:
+                return self._not_json(text, i, k, base, final)
             self.stack.append(self.first)
             i = k + 1
         while True:
-            if self.fence is not None:
-                i, go_on, end = self.through_fence(self.fence, text, i, base, final, openers)
-                if not go_on:
-                    return i, end
-                continue
             if self.in_string:
                 m = self.IN.search(text, i)
                 if m is None:
@@ -440,15 +447,6 @@ class JsonValueFinder(HidesFences):
                 i, go_on = self.line_break(text, j, final)
                 if not go_on:
                     return i, None
-            elif c in "[{":
-                if c == "[":
-                    o = openers.opening_at(text, j, base, final)
-                    if o is PARTIAL:
-                        return j, None
-                    if o is not None:
-                        return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
-                self.stack.append(c)
-                i = j + 1
             elif c in "]}":
                 if self.stack[-1] != OPENING_OF[c]:
                     return j + 1, End(base + j + 1, MALFORMED, f"{c!r} does not match {self.stack[-1]!r}")
@@ -456,13 +454,27 @@ class JsonValueFinder(HidesFences):
                 if not self.stack:
                     return j + 1, End(base + j + 1, CLOSED)
                 i = j + 1
-            else:  # "<"
-                o = openers.opening_at(text, j, base, final)
+            else:  # "[", "{" or "<"; a new opener at "[" or "<" means the model started another call
+                o = openers.opening_at(text, j, base, final) if c != "{" else None
                 if o is PARTIAL:
                     return j, None
                 if o is not None:
                     return j, End(base + j, MALFORMED, f"a new {o.token} began before the JSON ended")
+                if c != "<":
+                    self.stack.append(c)
                 i = j + 1
+
+    def _not_json(self, text: str, i: int, k: int, base: int, final: bool) -> tuple[int, End | None]:
+        """What is at text[k] instead of the value belongs to the block, to its line's end."""
+        stop = text.find("\n", k, k + TAG_LIMIT)
+        if stop < 0:
+            if len(text) < k + TAG_LIMIT and not final:
+                return i, None
+            stop = min(len(text), k + TAG_LIMIT)
+        found = text[k:stop].strip()
+        found = found if len(found) <= 40 else found[:39] + "…"
+        why = f"expected {self.first!r} to start the JSON, found {found!r}"
+        return stop, End(base + stop, MALFORMED, why)
 
 
 class ClosedAt:
@@ -574,12 +586,14 @@ class LineEndFinder:
 class PythonListFinder:
     """The end of a Python list of calls, `[f(a=1), g()]`: brackets balanced outside
     string literals (single or double quotes, backslash escapes; a raw line break ends a
-    string, as in Python)."""
+    string, as in Python, unless `line_breaks_in_strings`: a multi-line shell command as LFM2
+    writes it)."""
 
     OUT = re.compile(r"""["'\[\](){}\n]""")
 
-    def __init__(self) -> None:
+    def __init__(self, line_breaks_in_strings: bool = False) -> None:
         self.expects = "the ] that closes the list of calls"
+        self.line_breaks_in_strings = line_breaks_in_strings
         self.stack: list[str] = []
         self.quote: str | None = None
 
@@ -618,7 +632,7 @@ class PythonListFinder:
                     return -(i + 1)
                 i += 2
                 continue
-            if c == quote or c == "\n":
+            if c == quote or (c == "\n" and not self.line_breaks_in_strings):
                 self.quote = None
                 return i + 1 if c == quote else i
             i += 1
@@ -670,3 +684,60 @@ class OpenToEnd:
 
     def scan(self, text, i, base, final, openers):
         return len(text), (End(base + len(text), OPEN) if final else None)
+
+
+class ReasoningFinder:
+    """The end of reasoning: the first of its closers. Nothing inside counts, but the first
+    opener of anything that is not reasoning (a call, the answer's layout token) is noted:
+    reasoning the reply never closes ends there (the model went on to call without closing
+    it, or never reasoned at all though its prompt opened the reasoning), and the rest is
+    read as usual: a call is decoded, or reported truncated when the reply was cut in it."""
+
+    def __init__(self, closers: tuple[str, ...]):
+        self.closers = closers
+        self.expects = " or ".join(closers)
+        self.pattern = re.compile("|".join(re.escape(c) for c in closers))
+        self.first_opener: int | None = None
+
+    def scan(self, text: str, i: int, base: int, final: bool, openers: Openers) -> tuple[int, End | None]:
+        n = len(text)
+        m = self.pattern.search(text, i)
+        stop = m.start() if m else n
+        if self.first_opener is None:
+            hold = self._look_for_opener(text, i, stop, base, final, openers)
+            if hold is not None:
+                return hold, None
+        if m:
+            return m.end(), End(base + m.end(), CLOSED)
+        if final:
+            return n, End(base + n, OPEN, implicit_end=self.first_opener)
+        return partial_token_at(text, i, list(self.closers)), None
+
+    def _look_for_opener(
+        self, text: str, i: int, stop: int, base: int, final: bool, openers: Openers
+    ) -> int | None:
+        """Note the first opener before `stop` that is not reasoning; where to hold from
+        when one may begin at the window's end."""
+        for m in openers.candidates.finditer(text, i, stop):
+            j = m.start()
+            o = openers.opening_at(text, j, base, final)
+            if o is PARTIAL:
+                return j
+            if isinstance(o, Opening) and not o.open_ok:
+                self.first_opener = base + j
+                return None
+        return None
+
+
+def reasoning_decoder(openers: tuple[str, ...], closers: tuple[str, ...]):
+    """The decoder of a reasoning block: its text without the opener (a block the prompt
+    opened has none, unless the model wrote it anyway) and without the closer (a block left
+    open has none)."""
+
+    def decode(block: str) -> list[Reasoning]:
+        body = block.lstrip()
+        opener = next((o for o in openers if body.startswith(o)), "")
+        closer = next((c for c in closers if body.endswith(c)), "")
+        return [Reasoning(body[len(opener) : len(body) - len(closer)].strip())]
+
+    return decode

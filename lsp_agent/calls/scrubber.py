@@ -18,9 +18,10 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .dialects import chosen, lexicon
+from .dialect import OpeningFn
+from .dialects import chosen, lexicon, prompt_opened_reasoning
 from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, Reasoning, excerpt
-from .scan import MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening, starts
+from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening
 from .toolset import ToolSet
 
 HWS_END = re.compile(r"[^ \t\r]")
@@ -102,9 +103,21 @@ class Scrubber:
     """feed(delta) -> newly visible text; flush(finish_reason) -> the rest. Decoded calls
     and diagnostics accumulate in `.calls` and `.diagnostics` as blocks end."""
 
-    def __init__(self, tools: ToolSet, *, id_prefix: str = "call_", dialects: Iterable[str] | None = None):
+    def __init__(
+        self,
+        tools: ToolSet,
+        *,
+        id_prefix: str = "call_",
+        dialects: Iterable[str] | None = None,
+        reasoning: str | None = None,
+    ):
+        """`reasoning`: "open" when the prompt opened the model's reasoning (the reply starts
+        inside it, `…</think>`), "closed" when it did not; None: as the model families named
+        in `dialects` do (dialects.OPENS_REASONING)."""
         self.tools = tools
-        self.lexicon = lexicon(chosen(dialects))
+        names = list(dialects) if dialects is not None else None
+        self.lexicon = lexicon(chosen(names))
+        self.candidates = self.lexicon.candidate
         self.reasoning: list[str] = []  # reasoning blocks' text, in order
         self.id_prefix = id_prefix
         self.calls: list[Call] = []
@@ -122,6 +135,10 @@ class Scrubber:
         self._newlines = array("q")
         self._ids: set[str] = set()
         self._finish_reason: str | None = None
+        opened = prompt_opened_reasoning(names, reasoning)
+        if opened is not None:
+            self._block = PendingBlock(opened)
+        self._at_start = opened is None and bool(self.lexicon.reply_start_hooks)
 
     # -- public -------------------------------------------------------------------------
 
@@ -159,6 +176,13 @@ class Scrubber:
 
     def _run(self, text: str, base: int, final: bool) -> None:
         i = 0
+        if self._at_start:
+            found = self._first_opening(self.lexicon.reply_start_hooks, text, 0, base, final)
+            if found is PARTIAL:
+                return self._hold(text, base, 0)
+            self._at_start = False
+            if found is not None:
+                i = self._enter(found, text, 0, base)
         while True:
             if self._block is not None:
                 pos, end = self._block.opening.finder.scan(text, i, base, final, self)
@@ -229,6 +253,8 @@ class Scrubber:
     def _end_block(self, text: str, base: int, i: int, end: End) -> tuple[str, int, int]:
         block, self._block = self._block, None
         assert block is not None
+        if end.status == OPEN and end.implicit_end is not None:
+            end = End(end.implicit_end, CLOSED)  # reasoning never closed, then a call: it ended there
         if end.at >= base + i:  # the usual case: the end is in this window
             k = end.at - base
             block.parts.append(text[i:k])
@@ -238,7 +264,8 @@ class Scrubber:
             cut = end.at - block.opening.start
             source = whole[:cut]
             text, base, k = whole[cut:], end.at, 0
-            self._prev, self._indent = source[-1], -1
+            if source:  # (empty: reasoning the prompt opened ended before the reply's first character)
+                self._prev, self._indent = source[-1], 0 if source.endswith("\n") else -1
         if end.literal_until is not None:
             self.literal_until = max(self.literal_until, end.literal_until)
         self._record(block.opening, source, end)
@@ -252,16 +279,18 @@ class Scrubber:
         if c in self.lexicon.line_openers:
             if not self._line_start(text, j):
                 return None
-            return self._first_opening(self.lexicon.line_openers[c].at(text, j, final), text, j, base, final)
+            candidates = self.lexicon.line_openers[c].at(text, j, final)
+            return self._first_opening((d.opening for d in candidates), text, j, base, final)
         found = self.opening_at(text, j, base, final)
         if found is not None and found is not PARTIAL:
             return found
-        if not self._mention(text, j):
-            for token, dialect in self.lexicon.stray_closers.items():
-                r = starts(text, j, token, final)
-                if r is True:
-                    return Stray(token, dialect)
-                if r is PARTIAL:
+        if not self._mention(text, j) and self.lexicon.stray_closers:
+            m = self.lexicon.stray_closer.match(text, j)
+            if m:
+                return Stray(m.group(), self.lexicon.stray_closers[m.group()])
+            if not final and len(text) - j < self.lexicon.longest_closer:  # a closer split by the window?
+                rest = text[j:]
+                if any(token.startswith(rest) for token in self.lexicon.closers_from.get(text[j], ())):
                     found = PARTIAL
         return found
 
@@ -271,12 +300,14 @@ class Scrubber:
         openers = self.lexicon.openers.get(text[j])
         if openers is None or self._mention(text, j):
             return None
-        return self._first_opening(openers.at(text, j, final), text, j, base, final)
+        return self._first_opening((d.opening for d in openers.at(text, j, final)), text, j, base, final)
 
-    def _first_opening(self, candidates, text: str, j: int, base: int, final: bool):
+    def _first_opening(self, hooks: Iterable[OpeningFn], text: str, j: int, base: int, final: bool):
+        """The first hook's Opening (or ExampleFence) at text[j], PARTIAL if one cannot tell
+        yet, else None."""
         partial = False
-        for dialect in candidates:
-            r = dialect.opening(text, j, base, final, self)
+        for hook in hooks:
+            r = hook(text, j, base, final, self)
             if r is PARTIAL:
                 partial = True
             elif r is not None:
@@ -319,7 +350,8 @@ class Scrubber:
             return
         for item in opening.decode(source):
             if isinstance(item, Reasoning):
-                self.reasoning.append(item.text)
+                if item.text:
+                    self.reasoning.append(item.text)
             elif isinstance(item, Problem):
                 self._diagnose("malformed", dialect, span, item.reason, source)
             else:

@@ -150,19 +150,51 @@ class ToolSet:
         return not types or "string" in types
 
     def coerce(self, tool: str, arguments: dict, text_params: frozenset[str]) -> dict:
-        """Raw-text arguments JSON-decoded where the schema wants a non-string."""
-        if not text_params:
-            return arguments
+        """Raw-text arguments typed by the schema: JSON-decoded where it wants a non-string,
+        where it allows an array or object besides a string and the text is one (as
+        llama.cpp and Ollama read a union), and where it says nothing at all and the text is
+        JSON (as transformers reads it). A lone `arguments` or `input` wrapper that the
+        schema does not name, around an object of the parameters it does, is unwrapped (as
+        vLLM repairs DeepSeek's)."""
+        inner = self.unwrapped(tool, arguments, text_params)
+        if inner is not None:
+            return inner
         out = dict(arguments)
         for key in text_params:
             value = out.get(key)
-            if not isinstance(value, str):
-                continue
-            if not self.wants_text(tool, key):
-                out[key] = typed_value(value)
-            elif value.strip() in ("null", "None") and "null" in self.types_of(tool, key):
-                out[key] = None  # a nullable string written as the null literal
+            if isinstance(value, str):
+                out[key] = self.typed(tool, key, value)
         return out
+
+    def typed(self, tool: str, key: str, value: str) -> Any:
+        types = self.types_of(tool, key)
+        if not types:
+            return json_or_text(value)
+        if "string" not in types:
+            return typed_value(value)
+        if value.strip() in ("null", "None") and "null" in types:
+            return None  # a nullable string written as the null literal
+        if types & {"array", "object"} and value.strip()[:1] in ("[", "{"):
+            parsed = json_or_text(value)
+            if ("array" in types and isinstance(parsed, list)) or (
+                "object" in types and isinstance(parsed, dict)
+            ):
+                return parsed
+        return value
+
+    def unwrapped(self, tool: str, arguments: dict, text_params: frozenset[str]) -> dict | None:
+        spec = self.specs.get(tool)
+        props = properties(spec.schema) if spec else {}
+        if len(arguments) != 1 or not props:
+            return None
+        ((key, value),) = arguments.items()
+        if key not in WRAPPERS or key in props:
+            return None
+        if isinstance(value, str) and key in text_params:
+            value = json_or_text(value)
+        if isinstance(value, dict) and value and set(value) <= set(props):
+            return value
+        return None
 
     def violations(self, tool: str, arguments: dict) -> list[tuple[str | None, str]]:
         """(argument, why) for each way `arguments` fails the tool's schema, first by path."""
@@ -179,6 +211,15 @@ class ToolSet:
 
 
 MAX_LITERAL = 100_000  # characters: longer text is not read as a Python literal
+WRAPPERS = ("arguments", "input")  # keys a model wraps the arguments in by mistake
+
+
+def json_or_text(text: str) -> Any:
+    """Raw text read as JSON, else the text itself."""
+    try:
+        return load(text)
+    except ValueError:
+        return text
 
 
 def typed_value(text: str) -> Any:

@@ -49,21 +49,23 @@ def imported(ws: Workspace, path: Path, text: Text, name: str, qualifier: str | 
 
 
 def python_module(ws: Workspace, path: Path, module: str) -> list[Path]:
-    """Files of a dotted module (`.a.b` relative to `path`, `a.b` from a root or any folder
-    above `path`): a/b.py, then a/b/__init__.py."""
+    """Files of a dotted module (`.a.b` relative to `path`, `a.b` from a root, any folder
+    above `path`, or above a root named a): a/b.py, then a/b/__init__.py."""
     dots = len(module) - len(module.lstrip("."))
     parts = [p for p in module.lstrip(".").split(".") if p]
     if dots:
         bases = [path.parents[dots - 1]] if dots <= len(path.parents) else []
     else:
-        bases = [*path.parents, *ws.roots]
+        # a root that is the package itself (`django/` opened alone) holds `django.x` too
+        bases = [*path.parents, *ws.roots, *(r.parent for r in ws.roots if parts and r.name == parts[0])]
     found = []
     for base in bases:
-        if ws.root_of(base) is None:
+        if ws.root_of(base) is None and ws.root_of(base.joinpath(*parts[:1])) is None:
             continue
         stem = base.joinpath(*parts)
-        for candidate in (stem.with_name(stem.name + ".py") if parts else None, stem / "__init__.py"):
-            if candidate is not None and candidate.is_file() and candidate not in found:
+        candidates = [stem.with_name(stem.name + ".py")] if parts else []
+        for candidate in [*candidates, stem / "__init__.py"]:
+            if ws.root_of(candidate) is not None and candidate.is_file() and candidate not in found:
                 found.append(candidate)
     return found
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import gc
 import heapq
 import logging
-import multiprocessing
 import os
 import re
 import stat
@@ -28,14 +27,13 @@ import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from itertools import accumulate
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import Refusal
 from ..search.walk import walk_order as walk_order_in
 from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace
-from . import store
 from .files import source_files
 from .languages import language_for
 from .outline import (
@@ -51,6 +49,9 @@ from .outline import (
 )
 from .parsing import encode
 from .records import Entry, FileRecord, Range
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -476,6 +477,9 @@ class SymbolIndex:
 
     def load(self) -> None:
         assert self.cache is not None
+        self._loaded = True
+        from . import store  # here: pickle and the grammars' metadata are for loading and saving
+
         records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
             for path, record in records.items():
@@ -487,6 +491,8 @@ class SymbolIndex:
         assert self.cache is not None
         with self._lock:
             files = {p: r for p, r in self.files.items() if r.size >= 0}  # not editor buffers
+        from . import store
+
         store.save(self.cache, self.workspace.roots, self.encoding, files)
 
     # --- queries -------------------------------------------------------------------------
@@ -554,10 +560,13 @@ class SymbolIndex:
 
     def definitions(self, path: Path, text: Text) -> list[Entry] | None:
         """The indexed definitions of `path` if they were made from `text`, else None."""
+        record = self.record_of(path, text)
+        return None if record is None else record.entries()
+
+    def record_of(self, path: Path, text: Text) -> FileRecord | None:
+        """The record of `path` if it was made from `text`, else None."""
         record = self.files.get(path)
-        if record is None or record.version != text.version:
-            return None
-        return record.entries()
+        return record if record is not None and record.version == text.version else None
 
 
 def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -> FileRecord | None:
@@ -673,6 +682,9 @@ class Workers:
         """Give the workers the paths not sent yet (the list grows between calls), in whole
         chunks; the rest too when `last`."""
         if self.pool is None:
+            import multiprocessing  # here: a command that only reads the index never starts workers
+            from concurrent.futures import ProcessPoolExecutor
+
             context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
             workers = min(os.cpu_count() or 1, 8)
             self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
@@ -683,6 +695,8 @@ class Workers:
 
     def records(self, cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
         """The records of the files sent, as the workers finish them, until `cancelled`."""
+        from concurrent.futures import as_completed
+
         for task in as_completed(self.tasks):
             if cancelled():
                 return
@@ -734,3 +748,30 @@ def named(
     matches = name_path_matcher(name_path, substring=substring)
     wanted = set(kinds or ())
     return [e for e in entries if matches(e.name_path) and (not wanted or e.kind in wanted)]
+
+
+def saved_index(
+    workspace: Workspace, *, current: bool = False, encoding: str = "utf-16"
+) -> SymbolIndex | None:
+    """The index a server (or an earlier command) saved for these roots, for a one-shot
+    command or the MCP door: None when none was saved (a cold build would cost a command more
+    than looking in the files). Its records serve where their files' stat vouches for them;
+    with `current` it is first brought up to date (new and changed files parsed, the result
+    saved) and answers whole, as a built index does."""
+    from . import store
+
+    folder = store.cache_folder()
+    if not store.index_file(folder, workspace.roots, encoding).is_file():
+        return None
+    index = SymbolIndex(workspace, encoding, cache=folder)
+    if current:
+        index.build()
+    else:
+        index.load()
+    return index
+
+
+def outlined(path: Path, text: Text, entry: Entry) -> Symbol | None:
+    """The outline's symbol for an index entry of `text` (a signature needs its byte
+    columns; an entry's are in the client's encoding); None when the outline lacks it."""
+    return next((s for s in walk(outline(path, text)) if (s.name_path, s.start_line) == (entry.name_path, entry.start_line)), None)  # fmt: skip

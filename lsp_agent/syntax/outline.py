@@ -36,6 +36,7 @@ MAX_NESTING = 48
 KINDS = (
     "class", "constant", "constructor", "enum", "function", "impl", "interface", "macro",
     "method", "module", "namespace", "object", "property", "record", "struct", "trait", "type",
+    "variable",  # appended: the index's codes of the others stay
 )  # fmt: skip
 # A function directly inside one of these is a method.
 TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "object"})
@@ -483,14 +484,16 @@ def nested(definitions: list[_Definition]) -> Iterator[tuple[_Definition, str, s
     (definition, kind, prefix, parent) of each one kept, in order, where each is inside the
     nearest one whose range holds it (its parent, numbered from 0 in this order; -1: none)
     and its name path is the prefix (empty, or ending with "/") followed by its name."""
-    stack: list[tuple[int, int, str, str]] = []  # (end byte, number, kind, name path) of the open ancestors
+    # (end byte, number, kind, name path, start byte) of the open ancestors
+    stack: list[tuple[int, int, str, str, int]] = []
     kept = 0
     for d in definitions:
-        while stack and not d.end <= stack[-1][0]:
+        # one of the same range is a sibling: `var a, b int` defines two names in one spec
+        while stack and (not d.end <= stack[-1][0] or (d.start, d.end) == (stack[-1][4], stack[-1][0])):
             stack.pop()
         if len(stack) >= MAX_NESTING:
             continue
-        _, parent, parent_kind, parent_path = stack[-1] if stack else (0, -1, "", None)
+        _, parent, parent_kind, parent_path, _ = stack[-1] if stack else (0, -1, "", None, 0)
         kind = d.kind
         if kind == FILE_NAMESPACE:
             kind = "namespace"
@@ -500,7 +503,7 @@ def nested(definitions: list[_Definition]) -> Iterator[tuple[_Definition, str, s
         if d.scope:
             prefix += f"{d.scope}/"
         yield d, kind, prefix, parent
-        stack.append((d.end, kept, kind, prefix + d.name))
+        stack.append((d.end, kept, kind, prefix + d.name, d.start))
         kept += 1
 
 
@@ -534,7 +537,7 @@ def _top_level_groups(definitions: list[_Definition]) -> Iterator[list[_Definiti
     """Definitions (sorted outer before inner) in runs of a top-level one and those inside it."""
     group: list[_Definition] = []
     for d in definitions:
-        if group and d.end > group[0].end:
+        if group and (d.end > group[0].end or (d.start, d.end) == (group[0].start, group[0].end)):
             yield group
             group = []
         group.append(d)

@@ -12,8 +12,10 @@ here knows types, so `x.save()` is a use of every `save`.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,19 @@ from ..workspace import Text
 from .languages import language_for, references_query
 from .outline import Symbol, outline, walk
 from .parsing import PARSES, Parsed
+from .receivers import (
+    BUILTIN,
+    IMPORTED,
+    INSTANCE,
+    SUPER,
+    Local,
+    Receiver,
+    class_body_receiver,
+    imported_names,
+    local_binding,
+    member_parts,
+    receiver_of,
+)
 
 # Roles in the order an answer lists them: definitions, code, then comments and strings.
 ROLES = (
@@ -40,6 +55,9 @@ TEXT_ROLES = frozenset({"comment", "string", "text"})  # "text": a file without 
 # Captures of a references query, strongest first: a name inside an import is an import even
 # if it is also called there.
 CONTAINERS = (("import", "import"), ("inherit", "inheritance"), ("call", "call"), ("type", "type"))
+# Languages whose import paths name what they import (Go's `import "a/metrics"` binds metrics).
+PATH_IMPORTS = frozenset({"go"})
+USE_TABLES_SIZE = 16384  # (file, name) pairs whose uses are kept
 # Nodes whose text is a string, and nodes inside a string that hold code again.
 STRING_MARKS = ("string", "char_literal", "heredoc", "template_literal")
 CODE_IN_STRING = ("interpolation", "template_substitution", "string_interpolation", "format_expression")
@@ -53,6 +71,7 @@ class Use:
     column: int  # 1-based character column of the name's first character
     role: str
     qualified: bool  # reached through a dot, arrow or `::` (`obj.name`), or a definition's own name
+    receiver: Receiver | None = None  # of a member use: what the syntax shows of `obj` in `obj.name`
 
 
 def root_of(parsed: Parsed) -> Any:
@@ -87,8 +106,28 @@ def _captures(parsed: Parsed, rows: tuple[int, int]) -> dict[str, list]:
     return cursor.captures(root_of(parsed))
 
 
-def _inside(node, containers: list) -> bool:
-    return any(c.start_byte <= node.start_byte and node.end_byte <= c.end_byte for c in containers)
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """A file's references captures as byte ranges, for a lookup per ancestor of a name
+    (one pass over the captures, then each use costs its depth, not the captures' count)."""
+
+    containers: dict[tuple[int, int], str]  # range -> the strongest container role there
+    callees: frozenset[tuple[int, int]]
+    members: frozenset[tuple[int, int]]
+
+    @classmethod
+    def of(cls, captures: dict[str, list]) -> Marks:
+        containers: dict[tuple[int, int], str] = {}
+        for capture, role in reversed(CONTAINERS):  # the strongest written last
+            if capture != "call":
+                containers.update(((n.start_byte, n.end_byte), role) for n in captures.get(capture, ()))
+        callees = frozenset((n.start_byte, n.end_byte) for n in captures.get("call", ()))
+        return cls(
+            containers, callees, frozenset((n.start_byte, n.end_byte) for n in captures.get("member", ()))
+        )
+
+
+STRENGTH = {role: n for n, (_, role) in enumerate(CONTAINERS)}
 
 
 def _text_role(node) -> str | None:
@@ -119,9 +158,44 @@ def region(path: Path, text: Text, line: int, column: int, end: int) -> str | No
     return _text_role(node) or "code"
 
 
+class _UseTables:
+    """The uses of a name in a file, kept by (path, version, name, lines): a name asked again
+    (a repeated or paged references call) costs a lookup instead of a parse."""
+
+    def __init__(self, size: int = USE_TABLES_SIZE):
+        self.size = size
+        self._tables: OrderedDict[tuple, list[Use]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> list[Use] | None:
+        with self._lock:
+            found = self._tables.get(key)
+            if found is not None:
+                self._tables.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, uses: list[Use]) -> None:
+        with self._lock:
+            self._tables[key] = uses
+            while len(self._tables) > self.size:
+                self._tables.popitem(last=False)
+
+
+USE_TABLES = _UseTables()
+
+
 def classify(path: Path, text: Text, name: str, lines: Iterable[int]) -> list[Use]:
-    """Every whole-word use of `name` on the given lines of a file, each with its role."""
+    """Every whole-word use of `name` on the given lines of a file, each with its role (a
+    keyword spelled like the name, `from` in `import x from "y"`, is not a use)."""
     wanted = sorted(set(lines))
+    key = (path, text.version, name, tuple(wanted))
+    if (found := USE_TABLES.get(key)) is None:
+        found = _classify(path, text, name, wanted)
+        USE_TABLES.put(key, found)
+    return list(found)
+
+
+def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]:
     language = language_for(path)
     parsed = PARSES.parse(path, text, language) if language is not None else None
     uses = []
@@ -129,37 +203,127 @@ def classify(path: Path, text: Text, name: str, lines: Iterable[int]) -> list[Us
         for n in wanted:
             uses += [Use(n, c + 1, "text", False) for c in occurrences(text.line(n), name)]
         return uses
-    definitions = {s.selection[:2] for s in walk(outline(path, text)) if s.name == name}
-    captures = _captures(parsed, (wanted[0] - 1, wanted[-1] - 1)) if wanted else {}
+    named = [s for s in walk(outline(path, text)) if s.name == name]
+    definitions = {s.selection[:2] for s in named}
+    owners = {s.name_path.rsplit("/", 2)[-2] for s in named if "/" in s.name_path}  # classes defining it here
+    marks = Marks.of(_captures(parsed, (wanted[0] - 1, wanted[-1] - 1)) if wanted else {})
+    imported = imported_names(parsed)
     root = root_of(parsed)
+    size = len(name.encode("utf-8", "surrogatepass"))
     for n in wanted:
         line = text.line(n)
         for column in occurrences(line, name):
             start = (n - 1, _byte_column(line, column))
-            end = (n - 1, start[1] + len(name.encode("utf-8", "surrogatepass")))
+            end = (n - 1, start[1] + size)
+            token = root.descendant_for_point_range(start, end)
+            if token is not None and not token.is_named and tuple(token.start_point) == start:
+                continue  # a keyword or operator, not a name
             node = root.named_descendant_for_point_range(start, end)
-            uses.append(_use(node, start, end, n, column, definitions, captures))
+            use = _use(node, start, n, column, definitions, marks, parsed.language in PATH_IMPORTS)
+            if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
+                use = replace(use, receiver=receiver_of(parsed, node, imported))
+            elif use.role in ("call", "use") and owners:
+                found = class_body_receiver(parsed, node)
+                if found is not None and found.name in owners:
+                    use = replace(use, receiver=found)
+            uses.append(use)
     return uses
 
 
-def _use(node, start, end, line: int, column: int, definitions, captures) -> Use:
-    member = any(
-        tuple(m.start_point) == start and tuple(m.end_point) == end for m in captures.get("member", ())
-    )
-    if (role := _text_role(node)) is not None:
-        return Use(line, column + 1, role, False)
+def _use(node, start, line: int, column: int, definitions, marks: Marks, path_imports: bool) -> Use:
+    """The role of the name `node` (at point `start`), from one walk up its ancestors."""
+    name_end = node.end_byte
+    member = (node.start_byte, name_end) in marks.members
+    text_role: str | None = None
+    decided = False  # whether text_role is settled (the innermost comment, string or code-in-string)
+    strongest = None
+    ancestor = node
+    while ancestor is not None:
+        kind = ancestor.type
+        if not decided:
+            if "comment" in kind:
+                text_role, decided = "comment", True
+            elif any(mark in kind for mark in CODE_IN_STRING):
+                decided = True
+            elif any(mark in kind for mark in STRING_MARKS):
+                text_role, decided = "string", True
+        key = (ancestor.start_byte, ancestor.end_byte)
+        role = marks.containers.get(key)
+        if role is None and key in marks.callees and ancestor.end_byte == name_end:
+            role = "call"  # the callee's last name: `a.b.f` calls f, not a or b
+        if role is not None and (strongest is None or STRENGTH[role] < STRENGTH[strongest]):
+            strongest = role
+        ancestor = ancestor.parent
+    if text_role == "string" and strongest == "import" and path_imports:
+        return Use(line, column + 1, "import", False)  # a module path: Go's `import "a/b"`
+    if text_role is not None:
+        return Use(line, column + 1, text_role, False)
     if start in definitions:
         return Use(line, column + 1, "definition", True)
-    for capture, role in CONTAINERS:
-        nodes = captures.get(capture, ())
-        if capture == "call":  # the callee's last name: `a.b.f` calls f, not a or b
-            if any(tuple(c.end_point) == end and _inside(node, [c]) for c in nodes):
-                return Use(line, column + 1, role, member)
-        elif _inside(node, nodes):
-            return Use(line, column + 1, role, member)
+    if strongest is not None:
+        return Use(line, column + 1, strongest, member)
     if "type_identifier" in node.type:
         return Use(line, column + 1, "type", member)
     return Use(line, column + 1, "attribute" if member else "use", member)
+
+
+def local_at(path: Path, text: Text, line: int, column: int) -> Local | None:
+    """The function-local binding (a parameter, an assignment) of the bare name at 1-based
+    `line`, 0-based character `column`; None when it is not one (see receivers.local_binding)."""
+    language = language_for(path)
+    parsed = PARSES.parse(path, text, language) if language is not None else None
+    if parsed is None:
+        return None
+    content = text.line(line)
+    start = (line - 1, _byte_column(content, column))
+    node = root_of(parsed).named_descendant_for_point_range(start, (start[0], start[1] + 1))
+    if node is None or node.type != "identifier" or member_parts(node) is not None:
+        return None
+    return local_binding(parsed, node)
+
+
+# --- what the syntax shows of a member use's target ------------------------------------------
+
+# Languages where a method or field is only ever reached through a receiver (`self.x`,
+# `this.x`, `s.x`): there a bare name is not the member. (In Java, C++ or C# a method calls
+# its siblings by their bare name.)
+RECEIVER_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust"})
+MEMBER_KINDS = frozenset({"method", "property", "constructor"})
+# Judgements of a member use against the class asked for, best first.
+SHOWN, CANDIDATE, OTHER = "shown", "candidate", "other"
+# Languages of one family: a name defined in one is used from the others.
+FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+
+
+def family(language: str | None) -> str | None:
+    return FAMILIES.get(language, language) if language else None
+
+
+def judge(use: Use, owner: str | None, definers: frozenset[str], function: bool = False) -> str:
+    """Whether a use is of the member `owner`'s (a class name) by its receiver: SHOWN (an
+    instance of owner or of a class naming it as a base, `super()` in such a class),
+    OTHER (an instance of another class defining the name, `super()` inside owner itself,
+    a builtin value) or CANDIDATE (the syntax does not say). With `function`, the target is
+    a top-level function: only a bare use or one through an imported name can be it.
+    `definers`: the classes that define the name."""
+    receiver = use.receiver
+    if receiver is None:
+        return CANDIDATE
+    if function:
+        return CANDIDATE if receiver.how == IMPORTED else OTHER
+    if receiver.how == BUILTIN:
+        return OTHER if receiver.name != owner else SHOWN
+    if owner is None or receiver.how not in (INSTANCE, SUPER):
+        return CANDIDATE
+    if owner in receiver.bases:
+        return SHOWN
+    if receiver.how == SUPER:
+        if receiver.name == owner or (set(receiver.bases) & definers) - {owner}:
+            return OTHER
+        return CANDIDATE
+    if receiver.name == owner:
+        return SHOWN
+    return OTHER if receiver.name in definers else CANDIDATE
 
 
 # --- signatures -----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from .registry import (
 # isort: split
 # Tool modules register themselves on import, in catalog order.
 from . import read, search, symbols, references, definition, list_files, overview, calls  # noqa: F401, I001
+from . import hierarchy  # noqa: F401
 from . import edit, edit_symbol, create_file  # noqa: F401
 
 __all__ = [

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..calls.decode import decode
-from ..calls.dialects import DEFAULT, DIALECTS, FAMILIES, teaching
+from ..calls.dialects import DEFAULT, DIALECTS, FAMILIES, OPENS_REASONING, REASONING_MODES, teaching
 from ..calls.model import Decoded
 from ..calls.prompt import tool_prompt as render_prompt
 from ..calls.report import Section, fit
@@ -57,12 +57,18 @@ NUDGES = {
         "description": "Nudges allowed per turn (default: the server's max_nudges).",
     },
 }
-DIALECT_NAMES = [*DIALECTS, *FAMILIES]
+DIALECT_NAMES = [*DIALECTS, *(f for f in FAMILIES if f not in DIALECTS)]  # each name once
 DIALECT_OPTION = {
     "type": "array",
     "items": {"enum": DIALECT_NAMES},
     "description": 'The dialects to look for, by dialect or model family (e.g. ["llama3"], ["gpt-oss"]); '
     f"default: {', '.join(DEFAULT)}.",
+}
+REASONING_OPTION = {
+    "enum": list(REASONING_MODES),
+    "description": "open: the prompt opened the model's reasoning (its template ends with <think> or the like), so "
+    "the reply starts inside it and ends it with </think>; closed: it did not. Default: as the model families named "
+    f"in dialects do (open for {', '.join(sorted(OPENS_REASONING))}).",
 }
 
 
@@ -121,6 +127,7 @@ def decode_report(
             "tools": TOOLS,
             "id_prefix": ID_PREFIX,
             "dialects": DIALECT_OPTION,
+            "reasoning": REASONING_OPTION,
             **NUDGES,
             "max_chars": MAX_CHARS,
         },
@@ -141,9 +148,12 @@ def decode_calls(
     nudges_used=0,
     max_nudges=None,
     dialects=None,
+    reasoning=None,
 ) -> dict:
     checked = toolset(tools)
-    decoded = decode(reply, finish_reason, tools=checked, id_prefix=id_prefix, dialects=dialects)
+    decoded = decode(
+        reply, finish_reason, tools=checked, id_prefix=id_prefix, dialects=dialects, reasoning=reasoning
+    )
     nudge, left = budgeted_nudge(decoded, checked, nudges_used, max_nudges, ctx.settings.max_nudges)
     return {
         "text": fit(decode_report(decoded, nudge, left), max_chars),
@@ -165,6 +175,7 @@ def decode_calls(
             "finish_reason": FINISH_REASON,
             "id_prefix": ID_PREFIX,
             "dialects": DIALECT_OPTION,
+            "reasoning": REASONING_OPTION,
             **NUDGES,
             "max_chars": MAX_CHARS,
         },
@@ -183,6 +194,7 @@ def run_calls(
     nudges_used=0,
     max_nudges=None,
     dialects=None,
+    reasoning=None,
 ) -> dict:
     return run_reply(
         ctx,
@@ -195,6 +207,7 @@ def run_calls(
         max_nudges=max_nudges,
         id_prefix=id_prefix,
         dialects=dialects,
+        reasoning=reasoning,
     )
 
 
@@ -314,15 +327,21 @@ SESSIONS = Sessions()
     "and stream_flush at the end).",
     {
         "type": "object",
-        "properties": {"tools": TOOLS, "id_prefix": ID_PREFIX, "dialects": DIALECT_OPTION},
+        "properties": {
+            "tools": TOOLS,
+            "id_prefix": ID_PREFIX,
+            "dialects": DIALECT_OPTION,
+            "reasoning": REASONING_OPTION,
+        },
         "additionalProperties": False,
     },
     for_agents=False,
     idempotent=False,
     light=True,
 )
-def stream_open(ctx: Context, tools=None, id_prefix="call_", dialects=None) -> dict:
-    sid = SESSIONS.add(Scrubber(toolset(tools), id_prefix=id_prefix, dialects=dialects))
+def stream_open(ctx: Context, tools=None, id_prefix="call_", dialects=None, reasoning=None) -> dict:
+    scrubber = Scrubber(toolset(tools), id_prefix=id_prefix, dialects=dialects, reasoning=reasoning)
+    sid = SESSIONS.add(scrubber)
     return {
         "text": f"streaming session {sid} open: send each delta with stream_feed, then stream_flush.",
         "session": sid,

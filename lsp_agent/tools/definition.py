@@ -20,13 +20,18 @@ from ..paging import page
 from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
-from ..syntax.outline import Symbol
-from ..syntax.position import use_at
-from ..syntax.references import signature
+from ..syntax.index import SymbolIndex, outlined
+from ..syntax.outline import TYPE_KINDS, Symbol
+from ..syntax.position import UseAt, use_at
+from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
+from ..syntax.references import MEMBER_KINDS, RECEIVER_LANGUAGES, classify, family, local_at, signature
 from ..workspace import Text, Workspace
+from .precise import BY_NAME, PRECISION, Confirmed, confirmed, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 MAX_HOPS = 4  # re-exports followed from one import
+MAX_CLASSES = 12  # classes looked through for a receiver's member (the class, its bases, theirs)
+LOCAL_SCOPES = frozenset({"function", "method", "constructor"})
 
 SCHEMA = {
     "type": "object",
@@ -42,6 +47,7 @@ SCHEMA = {
             "default": True,
             "description": "Show the definition's lines (paged like read); false: its signature only.",
         },
+        "precision": PRECISION,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
@@ -51,7 +57,8 @@ SUMMARY = (
     "Go to the definition of a name: from a use (path, line, column) through the file's imports "
     "(Python from/relative imports, JS/TS imports, Go packages, Rust use), else the workspace's "
     "definitions of that name ranked by nearness. Answers the definition's lines (paged like read) "
-    "or, with several candidates, each one's signature. By name, not by type."
+    "or, with several candidates, each one's signature. From a use, the language's server answers where "
+    "one runs (by type); by-name candidates only when it has none, marked as guesses."
 )
 
 
@@ -96,9 +103,12 @@ def through_imports(ws: Workspace, path: Path, text: Text, name: str, qualifier:
 
 
 def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> list[Found]:
-    """Every definition named `name` (inside `owner` when given) in the workspace: ripgrep
-    picks the files holding the word, their outlines say which define it."""
+    """Every definition named `name` (inside `owner` when given) in the workspace: from the
+    symbol index once built, else ripgrep picks the files holding the word and their
+    outlines say which define it."""
     ws = ctx.workspace
+    if ctx.index is not None and ctx.index.ready.is_set():
+        return indexed_definitions(ctx, ctx.index, f"{owner}/{name}" if owner else name)
     targets, _ = targets_of(ws, None)
     pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
     outcome = run_search(ws, Query(pattern), targets, cancelled=ctx.cancel_event.is_set)
@@ -117,6 +127,26 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
             for s in walk(outline(file.path, text))
             if s.name == name and matches(s.name_path)
         ]
+    return found
+
+
+def indexed_definitions(ctx: Context, index: SymbolIndex, name_path: str) -> list[Found]:
+    """The definitions `name_path` names, from the index's tables: only the defining files
+    are read (records found stale are made again first, as find_symbol does)."""
+    ws = ctx.workspace
+    hits = index.find(name_path, under=ws.roots)
+    if stale := {path for path, _ in hits if not index.is_current(path)}:
+        for path in stale:
+            index.update(path)
+        hits = index.find(name_path, under=ws.roots)
+    found = []
+    for path, entry in hits:
+        try:
+            text = ws.text(path)
+        except Refusal:
+            continue
+        if (symbol := outlined(path, text, entry)) is not None:
+            found.append(Found(path, text, symbol))
     return found
 
 
@@ -147,39 +177,181 @@ def signature_lines(f: Found) -> list[str]:
     return out
 
 
-def from_use(ctx: Context, path: str, line: int, column: int) -> tuple[str, str, list[Found], str]:
-    """(identifier, as asked, the definitions found, how): the file's own, else through its
-    imports, else the workspace's ranked by nearness."""
+def from_use(ctx: Context, path: str, line: int, column: int) -> tuple[str, str, list[Found], str, bool]:
+    """(identifier, as asked, the definitions found, how, whether it is a guess)."""
+    at = use_at(ctx.workspace, path, line, column)
+    found, how, guess = found_from_use(ctx, at)
+    return at.name, f"{at.name} (from {ctx.workspace.display(at.path)}:{line})", found, how, guess
+
+
+def found_from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
+    """(definitions, how they were found, whether it is a guess) of the name at a use: the
+    definition itself, the file's imports, the receiver's class where the syntax shows it
+    (its bases for `super()`), else by name — members only for `obj.x`, no members for a
+    bare name in a receiver language — ranked by nearness."""
     ws = ctx.workspace
-    at = use_at(ws, path, line, column)
-    origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
-    asked = f"{identifier} (from {ws.display(origin)}:{line})"
-    own = (
-        [] if qualifier not in (None, "self", "this", "cls", "Self") else defined_in(origin, text, identifier)
-    )
-    found, chain = through_imports(ws, origin, text, identifier, qualifier)
-    if own:
-        return identifier, asked, own, "defined in the same file"
-    if found:
-        return identifier, asked, found, "through " + " → ".join(f"`{c}`" for c in chain)
-    found = workspace_definitions(ctx, identifier)
-    found.sort(key=lambda f: nearness(origin, f))
-    how = "by name, ranked by nearness (same file, same folder, nearest folders)"
+    uses = [u for u in classify(at.path, at.text, at.name, [at.line]) if u.column == at.column + 1]
+    use = uses[0] if uses else None
+    if use is not None and use.role == "definition":
+        itself = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection[0] == at.line - 1]
+        if itself:
+            return itself, "the definition itself", False
+    receiver = use.receiver if use is not None else None
+    if receiver is None and at.qualifier is None and (local := local_definition(at)) is not None:
+        return local
+    bare = receiver is None and at.qualifier is None and language_for(at.path) in RECEIVER_LANGUAGES
+    chain: list[str] = []
+    if receiver is None or receiver.how == IMPORTED:
+        own = [f for f in defined_in(at.path, at.text, at.name) if not (bare and is_member(f))]
+        if at.qualifier is None and own:
+            return own, "defined in the same file", False
+        found, chain = through_imports(ws, at.path, at.text, at.name, at.qualifier)
+        if found:
+            return found, "through " + " → ".join(f"`{c}`" for c in chain), False
+    if receiver is not None and receiver.how == BUILTIN:
+        return [], f"`{at.name}` of a builtin {receiver.name}, which the workspace does not define", False
+    if receiver is not None and receiver.how in (INSTANCE, SUPER):  # the file's own classes first: no search
+        found = in_hierarchy(ws, at, defined_in(at.path, at.text, at.name), receiver)
+        if found is not None:
+            return found
+    here = family(language_for(at.path))
+    everywhere = [f for f in workspace_definitions(ctx, at.name) if family(language_for(f.path)) == here]
+    everywhere.sort(key=lambda f: nearness(at.path, f))
+    if receiver is not None and receiver.how in (INSTANCE, SUPER):
+        found = in_hierarchy(ws, at, everywhere, receiver)
+        if found is not None:
+            return found
+    everywhere = [f for f in everywhere if f.path == at.path or not is_local(f)]
+    pool = everywhere
+    if bare:
+        pool = [f for f in everywhere if not is_member(f)]
+        how = "by name: a bare name, so no methods"
+    elif receiver is not None and receiver.how != IMPORTED:
+        skip = receiver.name if receiver.how == SUPER else None
+        pool = [f for f in everywhere if is_member(f) and owner_name(f) != skip]
+        how = "by name: a member (`obj.x`), so no top-level functions"
+    else:
+        how = "by name"
     if chain:
         how = f"`{chain[-1]}` names no file in the workspace; " + how
-    return identifier, asked, found, how
+    return pool, how + ", ranked by nearness (same file, same folder, nearest folders)", True
 
 
-def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str]:
+def local_definition(at: UseAt) -> tuple[list[Found], str, bool] | None:
+    """A bare Python name's parameter or local of the functions around it, as from_use answers."""
+    local = local_at(at.path, at.text, at.line, at.column)
+    if local is None:
+        return None
+    where = f"{'a parameter' if local.kind == 'parameter' else 'a local'} of {local.function}"
+    named = [f for f in defined_in(at.path, at.text, at.name) if f.symbol.selection == local.range]
+    if named:  # a nested def or class: its own symbol
+        return named, f"{where}, line {named[0].symbol.start_line}", False
+    kind = "parameter" if local.kind == "parameter" else "variable"
+    rows = local.range[0] + 1, local.range[2] + 1
+    symbol = Symbol(kind, at.name, f"{local.function}/{at.name}", *rows, local.range, local.range)
+    return [Found(at.path, at.text, symbol)], f"{where}, line {rows[0]}", False
+
+
+def in_hierarchy(ws: Workspace, at: UseAt, everywhere: list[Found], receiver: Receiver):
+    """(the member, how) of the receiver's class or the nearest of its bases that defines the
+    name, each class found in its file, through that file's imports or by name; None if none."""
+    start = [receiver.name] if receiver.how == INSTANCE else list(receiver.bases)
+    queue = [(at.path, at.text, cls) for cls in start]
+    seen: set[tuple[Path, str]] = set()
+    while queue and len(seen) < MAX_CLASSES:
+        path, text, cls = queue.pop(0)
+        if (path, cls) in seen:
+            continue
+        seen.add((path, cls))
+        classes = [f for f in defined_in(path, text, cls) if f.symbol.kind in TYPE_KINDS]
+        classes = classes or [
+            f for f in through_imports(ws, path, text, cls, None)[0] if f.symbol.kind in TYPE_KINDS
+        ]
+        members = [f for f in everywhere if is_member(f) and owner_name(f) == cls]
+        if not classes and receiver.how == INSTANCE and cls == receiver.name:
+            queue += [(at.path, at.text, base) for base in receiver.bases]
+        for c in classes[:1]:
+            members = [
+                f
+                for f in everywhere
+                if f.path == c.path and f.symbol.name_path == f"{c.symbol.name_path}/{at.name}"
+            ]
+            queue += [(c.path, c.text, base) for base in signature(c.path, c.text, c.symbol).bases]
+        if members:
+            whose = (
+                "the receiver's class"
+                if cls == receiver.name and receiver.how == INSTANCE
+                else f"a base of {receiver.name}"
+            )
+            return members, f"a member of {cls}, {whose} by the syntax", False
+    return None
+
+
+def is_local(f: Found) -> bool:
+    """A definition inside a function: not reachable from another file."""
+    parent = f.symbol.name_path.rpartition("/")[0]
+    return bool(parent) and any(
+        s.name_path == parent and s.kind in LOCAL_SCOPES for s in walk(outline(f.path, f.text))
+    )
+
+
+def is_member(f: Found) -> bool:
+    return f.symbol.kind in MEMBER_KINDS
+
+
+def owner_name(f: Found) -> str | None:
+    parts = f.symbol.name_path.split("/")
+    return parts[-2] if len(parts) > 1 else None
+
+
+def symbol_at(ws: Workspace, path: Path, line: int, name: str) -> Found:
+    """The outline symbol a server's location names, or a one-line stand-in for what the
+    outline has no symbol for (an assignment, a parameter)."""
+    text = ws.text(path)
+    symbols = [s for s in walk(outline(path, text)) if s.selection[0] == line - 1]
+    named = [s for s in symbols if s.name == name] or symbols
+    if named:
+        return Found(path, text, named[0])
+    start = (line - 1, 0, line - 1, len(text.line(line).encode("utf-8")))
+    return Found(path, text, Symbol("variable", name, name, line, line, start, start))
+
+
+def typed_definition(ctx: Context, at: UseAt, precision: str | None) -> tuple[list[Found], str, Confirmed]:
+    """(the server's definitions in the workspace, how it was found, its answer)."""
+    typed = confirmed(ctx, "definition", [(at.path, at.line, at.column + 1)], precision)
+    if not typed.answered:
+        return [], "", typed
+    found = [symbol_at(ctx.workspace, loc.path, loc.line, at.name) for loc in typed.locations]
+    return found, f"by type, from {typed.server}", typed
+
+
+def typed_from_use(ctx: Context, path: str, line: int, column: int, precision: str | None):
+    """from_use with the server first: (identifier, as asked, definitions, how, whether it is a
+    guess, its answer). The syntax source answers only when the server found nothing, inside the
+    workspace or out."""
+    at = use_at(ctx.workspace, path, line, column)
+    found, how, typed = typed_definition(ctx, at, precision)
+    if found or typed.dropped:
+        return at.name, f"{at.name} (from {ctx.workspace.display(at.path)}:{line})", found, how, False, typed
+    identifier, asked, found, how, guess = from_use(ctx, path, line, column)
+    if typed.answered:
+        how = f"{typed.server} found no definition; {how}"
+    return identifier, asked, found, how, guess, typed
+
+
+def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str, bool]:
     identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
     found = workspace_definitions(ctx, identifier, owner_part or None)
     found.sort(key=lambda f: nearness(None, f))
-    return identifier, name, found, "by name (top-level and non-test definitions first)"
+    return identifier, name, found, "by name (top-level and non-test definitions first)", True
 
 
-def body_stage(ws: Workspace, head: str, best: Found, others: list[Found], budget: int) -> dict | None:
+def body_stage(
+    ws: Workspace, head: str, best: Found, others: list[Found], budget: int, notes: tuple[str, ...] = ()
+) -> dict | None:
     """The one definition's lines, paged like read (None when they do not fit)."""
     s = best.symbol
+    head = "\n".join([head, *(f"note: {n}" for n in notes)])
     answer = page(
         best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
         first=s.start_line, last=s.end_line, part=f"{s.kind} {s.name_path}",
@@ -196,11 +368,14 @@ def body_stage(ws: Workspace, head: str, best: Found, others: list[Found], budge
     return {"text": shown, "next": nxt or None, "stage": "body"}
 
 
-def listing_stages(ws: Workspace, head: str, found: list[Found], budget: int) -> dict:
+def listing_stages(
+    ws: Workspace, head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
+) -> dict:
     """Each candidate's location and signature, as many as fit; else locations alone."""
+    shown = [f"note: {n}" for n in notes]
 
     def listing(n: int) -> list[str]:
-        lines = [head + " · stage: signatures"]
+        lines = [head + " · stage: signatures", *shown]
         for f in found[:n]:
             lines += [location(ws, f), *signature_lines(f)]
         if n < len(found):
@@ -212,11 +387,14 @@ def listing_stages(ws: Workspace, head: str, found: list[Found], budget: int) ->
     n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
     if n:
         return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures"}
-    locations = [head + " · stage: locations", *(location(ws, f) for f in found)]
-    k = largest_fit(0, len(found), lambda k: k == 0 or size([*locations[: k + 1], "[99999 more]"]) <= budget)
+    locations = [head + " · stage: locations", *shown, *(location(ws, f) for f in found)]
+    top = 1 + len(shown)  # the head and its notes
+    k = largest_fit(
+        0, len(found), lambda k: k == 0 or size([*locations[: k + top], "[99999 more]"]) <= budget
+    )
     if k == 0:
         raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer.")
-    lines = locations[: k + 1] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
+    lines = locations[: k + top] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
     return {"text": "\n".join(lines), "next": None, "stage": "locations"}
 
 
@@ -229,27 +407,39 @@ def definition(
     line: int | None = None,
     column: int = 1,
     body: bool = True,
+    precision: str | None = None,
     max_chars: int,
 ) -> dict:
     ws = ctx.workspace
+    typed = Confirmed(unavailable=BY_NAME)
     if path is not None and line is not None:
-        identifier, asked, found, how = from_use(ctx, path, line, column)
+        identifier, asked, found, how, guess, typed = typed_from_use(ctx, path, line, column, precision)
     elif name is not None:
-        identifier, asked, found, how = from_name(ctx, name)
+        identifier, asked, found, how, guess = from_name(ctx, name)
     else:
         raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
+    if guess and found:
+        how += f" · a guess: {'the only definition by that name' if len(found) == 1 else f'{len(found)} definitions by that name'}"
+    notes = tuple(source_notes(typed, "uses"))
     fields = {
+        **typed.fields(),
+        "source": typed.server if how.startswith("by type") else "syntax",
         "name": identifier,
+        "guess": guess,
         "definitions": [
             {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
-             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line}
+             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line,
+             "name_line": f.symbol.selection[0] + 1}
             for f in found[:200]
         ],
     }  # fmt: skip
     if not found:
-        return {"text": f"definition of {asked} · not found in the workspace ({how})", "next": None, **fields}
-    head = f"definition of {asked} · {plural(len(found), 'candidate')} · {how}"
-    one = len(found) == 1 or how.startswith(("through", "defined"))
-    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars)) is not None:
+        where = "outside the workspace" if typed.dropped else "not found in the workspace"
+        text = f"definition of {asked} · {where} ({how})" + "".join(f"\nnote: {n}" for n in notes)
+        return {"text": text, "next": None, **fields}
+    counted = "definition" if how.startswith("by type") else "candidate"
+    head = f"definition of {asked} · {plural(len(found), counted)} · {how}"
+    one = len(found) == 1 or not guess
+    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars, notes)) is not None:
         return answer | fields
-    return listing_stages(ws, head, found, max_chars) | fields
+    return listing_stages(ws, head, found, max_chars, notes) | fields

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from ..budget import (
     TOP_LEVEL,
@@ -31,16 +32,25 @@ from ..budget import (
 from ..errors import Refusal
 from ..search import Query, run_search, targets_of
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
-from ..syntax.position import use_at
-from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify
-from ..workspace import Workspace
+from ..syntax.position import UseAt, use_at
+from ..syntax.receivers import Receiver
+from ..syntax.references import (
+    CODE_ROLES,
+    MEMBER_KINDS,
+    OTHER,
+    RECEIVER_LANGUAGES,
+    ROLES,
+    SHOWN,
+    TEXT_ROLES,
+    Use,
+    classify,
+    family,
+    judge,
+)
+from ..workspace import Text, Workspace
+from .precise import PRECISION, Confirmed, ahead, confirmed, result, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
-# Languages where a method or field is only ever reached through a receiver (`self.x`,
-# `this.x`, `s.x`): there a bare name is not the member. (In Java, C++ or C# a method calls
-# its siblings by their bare name.)
-RECEIVER_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust"})
-MEMBER_KINDS = frozenset({"method", "property", "constructor"})
 SECTIONS = (
     ("definitions", {"definition"}),
     ("code", set(CODE_ROLES)),
@@ -80,6 +90,7 @@ SCHEMA = {
             "description": "Page: skip this many uses.",
         },
         "limit": {"type": "integer", "minimum": 1, "description": "Page: show at most this many uses."},
+        "precision": PRECISION,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
@@ -89,7 +100,8 @@ SUMMARY = (
     "Every use of a name across the workspace (by `name`, or from a use at path+line+column), each "
     "with file, line, enclosing symbol and role from the syntax tree: definition, import, inheritance, "
     "call, attribute, type, use, comment, string. Definitions first, then code, then comments and "
-    "strings; `roles` filters. Matching is by name, not by type. Over the budget it shortens like "
+    "strings; `roles` filters. Where the language's server runs (basedpyright, typescript-language-server, …) "
+    "the uses it confirms by type come first, then by-name candidates it did not confirm. Over the budget it shortens like "
     "search and says how to page (offset/limit)."
 )
 
@@ -102,6 +114,10 @@ class Reference:
     role: str
     symbol: str | None  # enclosing name path; None outside any definition (or no grammar)
     text: str  # the line, stripped
+    match: str = (
+        "name"  # "receiver": the syntax shows the receiver is the owner's class; "name": by name only
+    )
+    source: str = "name"  # "name" (by-name match), or the language server that confirmed it
 
 
 def last_segment(name: str) -> tuple[str, str | None]:
@@ -114,22 +130,61 @@ def last_segment(name: str) -> tuple[str, str | None]:
     return last, owner
 
 
-def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, bool]:
-    """The name at a position and whether it is a member there (reached through a dot or
-    defined as a method)."""
+@dataclass(frozen=True)
+class Target:
+    """What the syntax shows of the thing asked for, besides its name."""
+
+    member: bool  # a method or field: a bare use in a receiver language is not it
+    function: bool = False  # a top-level function: `obj.name` (obj not an import) is not it
+    receiver: Receiver | None = None  # of the member use started from
+    language: str | None = None  # of the file started from
+
+
+def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, Target]:
+    """The name at a position and what it is there: a member (reached through a dot or
+    defined as a method), or a function (defined at the top level, or called bare)."""
     at = use_at(ws, path, line, column)
     uses = [u for u in classify(at.path, at.text, at.name, [line]) if u.column == at.column + 1]
-    member = bool(uses) and uses[0].qualified and uses[0].role != "definition"
-    if uses and uses[0].role == "definition":
-        kinds = {
-            s.kind for s in walk(outline(at.path, at.text)) if s.name == at.name and s.start_line <= line
-        }
+    language = language_for(at.path)
+    if not uses or uses[0].role in TEXT_ROLES:
+        return at.name, Target(False, language=language)
+    use = uses[0]
+    if use.role == "definition":
+        symbols = [s for s in walk(outline(at.path, at.text)) if s.name == at.name and s.start_line <= line]
+        kinds = {s.kind for s in symbols}
         member = bool(kinds) and kinds <= MEMBER_KINDS
-    return at.name, member
+        top = bool(symbols) and symbols[-1].kind == "function" and "/" not in symbols[-1].name_path
+        return at.name, Target(member, function=top and language in RECEIVER_LANGUAGES, language=language)
+    if use.qualified:
+        return at.name, Target(True, receiver=use.receiver, language=language)
+    return at.name, Target(
+        False, function=language in RECEIVER_LANGUAGES and use.role == "call", language=language
+    )
 
 
-def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: list[str] | None):
-    """(references in answer order, bare uses left out, other definitions left out)."""
+@dataclass
+class Collected:
+    refs: list[Reference]  # in answer order
+    bare: int = 0  # bare uses of a local, left out
+    other: int = 0  # definitions outside the owner, left out
+    owner: str | None = None  # the class the receivers were judged against
+    function: bool = False  # the uses were judged against a top-level function
+    shown: int = 0  # uses whose receiver is the owner's class by the syntax (listed first)
+    receivers: Counter = field(default_factory=Counter)  # left out: uses by other receivers
+    elsewhere: Counter = field(default_factory=Counter)  # left out: uses by language
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    shown: str  # the file as shown
+    language: str | None
+    text: Text
+    use: Use
+    symbol: str | None
+
+
+def gather(ctx: Context, name: str, paths: list[str] | None) -> list[Hit]:
+    """Every whole-word use of `name`: ripgrep finds the lines, classify says what each is."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     # ripgrep finds the lines; classify then keeps the whole-word uses (`$` counts as a letter)
@@ -141,9 +196,7 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )
-    owned = name_path_matcher(f"{owner}/{name}") if owner else None
-    refs: list[Reference] = []
-    bare = other = 0
+    hits = []
     for file in outcome.files:
         ctx.check_cancelled()
         try:
@@ -151,26 +204,189 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
         except Refusal:
             continue
         lines = [m.line for m in file.matches]
-        uses: list[Use] = classify(file.path, text, name, lines)
-        symbols = enclosing_symbols(file.path, text, lines) if language_for(file.path) else {}
-        receiver = language_for(file.path) in RECEIVER_LANGUAGES
-        for use in uses:
-            symbol = symbols.get(use.line)
-            if use.role == "definition" and owned is not None:
-                defined = symbol or ""
-                if not owned(defined if defined.endswith(name) else f"{defined}/{name}"):
-                    other += 1
-                    continue
-            if member and receiver and not use.qualified and use.role in ("call", "use"):
-                bare += 1
+        language = language_for(file.path)
+        symbols = enclosing_symbols(file.path, text, lines) if language else {}
+        hits += [
+            Hit(file.shown, language, text, u, symbols.get(u.line))
+            for u in classify(file.path, text, name, lines)
+        ]
+    return hits
+
+
+def defined_as(hit: Hit, name: str) -> str:
+    """The name path of the definition a definition use names."""
+    defined = hit.symbol or ""
+    return defined if defined.endswith(name) else f"{defined}/{name}"
+
+
+def owner_of(receiver: Receiver | None, definers: frozenset[str]) -> str | None:
+    """The class whose member a use started from is, where its receiver shows one that defines
+    the name (`self.x` in a class defining x; `super().x` in a class whose base defines it)."""
+    if receiver is None or receiver.how not in ("instance", "super"):
+        return None
+    if receiver.how == "instance" and receiver.name in definers:
+        return receiver.name
+    return next((b for b in receiver.bases if b in definers and b != receiver.name), None)
+
+
+def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: list[str] | None) -> Collected:
+    """The uses of a name (inside `owner` when given) in answer order, and what was left out:
+    uses in other languages than its definitions', bare uses of a member, uses on receivers
+    of other classes (by the syntax), definitions outside the owner."""
+    hits = gather(ctx, name, paths)
+    definitions = [h for h in hits if h.use.role == "definition"]
+    definers = frozenset(d.rsplit("/", 2)[-2] for d in (defined_as(h, name) for h in definitions) if "/" in d)
+    owner = owner or owner_of(target.receiver, definers)
+    owned = name_path_matcher(f"{owner}/{name}") if owner else None
+    wanted = [h for h in definitions if owned is None or owned(defined_as(h, name))]
+    languages = {family(target.language)} if target.language else {family(h.language) for h in wanted}
+    owner_class = re.split(r"[/.]", owner)[-1] if owner else None
+    out = Collected([], owner=owner_class, function=target.function)
+    ranked = []
+    for hit in hits:
+        use = hit.use
+        if languages and family(hit.language) not in languages:
+            out.elsewhere[hit.language or "no grammar"] += 1
+            continue
+        if use.role == "definition":
+            outside = owned is not None and not owned(defined_as(hit, name))
+            if outside or (target.function and "/" in defined_as(hit, name).strip("/")):
+                out.other += 1
                 continue
-            refs.append(
-                Reference(file.shown, use.line, use.column, use.role, symbol, text.line(use.line).strip())
-            )
+        elif (
+            target.member
+            and hit.language in RECEIVER_LANGUAGES
+            and not use.qualified
+            and use.receiver is None
+            and use.role in ("call", "use")
+        ):
+            out.bare += 1
+            continue
+        rank = 1
+        if use.role != "definition" and (target.member or target.function):
+            verdict = judge(use, owner_class, definers, function=target.function)
+            if verdict == OTHER:
+                out.receivers[receiver_label(use.receiver)] += 1
+                continue
+            rank = 0 if verdict == SHOWN else 1
+            out.shown += rank == 0
+        line = hit.text.line(use.line).strip()
+        match = "receiver" if rank == 0 and use.role != "definition" else "name"
+        ref = Reference(hit.shown, use.line, use.column, use.role, hit.symbol, line, match)
+        ranked.append((rank, ref))
     order = {role: n for n, role in enumerate(ROLES)}
     section = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
-    refs.sort(key=lambda r: (section[r.role], r.path, r.line, r.column, order[r.role]))
-    return refs, bare, other
+    ranked.sort(key=lambda x: (section[x[1].role], x[0], x[1].path, x[1].line, x[1].column, order[x[1].role]))
+    out.refs = [ref for _, ref in ranked]
+    return out
+
+
+def receiver_label(receiver: Receiver | None) -> str:
+    if receiver is None:
+        return "a bare name"
+    if receiver.how == "super":
+        return f"super() in {receiver.name}"
+    return receiver.name or "an object"
+
+
+def left_out_notes(c: Collected, name: str) -> list[str]:
+    """What the syntax of receivers and languages showed, and left out."""
+    notes = []
+    if c.shown:
+        notes.append(f"first: {plural(c.shown, 'use')} whose receiver is a {c.owner} by the syntax")
+    if c.receivers:
+        top = ", ".join(f"{label} {n:,}" for label, n in c.receivers.most_common(5))
+        more = f", {len(c.receivers) - 5:,} more" if len(c.receivers) > 5 else ""
+        if c.function:
+            notes.append(
+                f"left out: {plural(c.receivers.total(), 'member use')} (obj.{name}, obj no import), not the top-level function ({top}{more})"
+            )
+        else:
+            whose = f"not {c.owner}'s" if c.owner else "not this one"
+            notes.append(
+                f"left out: {plural(c.receivers.total(), 'use')} on receivers whose `{name}` is {whose} by the syntax ({top}{more}); references name={name} lists every use by name"
+            )
+    if c.elsewhere:
+        top = ", ".join(f"{language} {n:,}" for language, n in c.elsewhere.most_common(4))
+        notes.append(
+            f"left out: {plural(c.elsewhere.total(), 'use')} in files of other languages than the definitions' ({top}); search finds them"
+        )
+    return notes
+
+
+ROLE_ORDER = {role: n for n, role in enumerate(ROLES)}
+SECTION_OF = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
+
+
+def answer_order(r: Reference) -> tuple:
+    """Confirmed by type first, then sections (definitions, code, text), the uses whose
+    receiver the syntax shows first, then place."""
+    return (
+        r.source == "name",
+        SECTION_OF[r.role],
+        r.match != "receiver",
+        r.path,
+        r.line,
+        r.column,
+        ROLE_ORDER[r.role],
+    )
+
+
+def starts_of(ctx: Context, at: UseAt | None, refs: list[Reference]) -> list[tuple[Path, int, int]]:
+    """Where to ask the server: the use asked from, else each definition found by name."""
+    if at is not None:
+        return [(at.path, at.line, at.column + 1)]
+    return [(ctx.workspace.resolve(r.path), r.line, r.column) for r in refs if r.role == "definition"]
+
+
+def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt | None, precision):
+    """collect's uses merged with the server's, and the server's answer: from a use the
+    server is asked at once, while the names are matched; by name, at their definitions."""
+    pending = ahead(ctx, "references", starts_of(ctx, at, []), precision) if at is not None else None
+    collected = collect(ctx, identifier, owner, target, paths)
+    if pending is not None:
+        typed = result(ctx, pending)
+    else:
+        typed = confirmed(ctx, "references", starts_of(ctx, at, collected.refs), precision)
+    collected.refs = merge_confirmed(ctx, collected.refs, typed, identifier)
+    return collected, typed
+
+
+def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name: str) -> list[Reference]:
+    """Mark the by-name uses the server confirmed, add the ones it found that matching by
+    name left out (a bare use, a renamed import), in answer order."""
+    if not found.answered:
+        return refs
+    ws = ctx.workspace
+    keys = {(ws.display(loc.path), loc.line, loc.column) for loc in found.locations}
+    merged = [replace(r, source=found.server) if (r.path, r.line, r.column) in keys else r for r in refs]
+    seen = {(r.path, r.line, r.column) for r in refs}
+    for loc in found.locations:
+        if (ws.display(loc.path), loc.line, loc.column) in seen:
+            continue
+        text = ws.text(loc.path)
+        uses = [u for u in classify(loc.path, text, name, [loc.line]) if u.column == loc.column]
+        role = uses[0].role if uses else "use"
+        symbols = enclosing_symbols(loc.path, text, [loc.line]) if language_for(loc.path) else {}
+        shown, line = ws.display(loc.path), text.line(loc.line).strip()
+        merged.append(
+            Reference(shown, loc.line, loc.column, role, symbols.get(loc.line), line, source=found.server)
+        )
+    merged.sort(key=answer_order)
+    return merged
+
+
+def provenance(typed: Confirmed, refs: list[Reference]) -> list[str]:
+    """The notes that say which source answered, and what that means for the reader."""
+    if not typed.answered:
+        first = "matched by name, not by type: a use of another thing with this name is listed too"
+        return [first, *source_notes(typed, "definitions")]
+    sure = sum(r.source != "name" for r in refs)
+    first = (
+        f"{plural(sure, 'use')} confirmed by type, from {typed.server}; {plural(len(refs) - sure, 'more use')} "
+        "by name only, not confirmed: candidates (an untyped receiver's use is real, another thing's is not)"
+    )
+    return [first, *source_notes(typed, "definitions")]
 
 
 def label(ref: Reference) -> str:
@@ -178,10 +394,19 @@ def label(ref: Reference) -> str:
 
 
 def sections(refs: list[Reference]):
-    for title, roles in SECTIONS:
-        chosen = [r for r in refs if r.role in roles]
-        if chosen:
-            yield title, chosen
+    """(title, uses) of each section; with a semantic source the confirmed ones come first,
+    apart from the by-name candidates; among those, the uses whose receiver the syntax shows
+    is the owner's class come first."""
+    servers = sorted({r.source for r in refs} - {"name"})
+    groups = [(f"by type, from {s}: ", s) for s in servers] + [("by name, not confirmed: ", "name")]
+    for prefix, source in groups if servers else [("", "name")]:
+        for title, roles in SECTIONS:
+            chosen = [r for r in refs if r.role in roles and r.source == source]
+            if source == "name" and title == "code" and any(r.match == "receiver" for r in chosen):
+                yield prefix + "code, by the receiver's class", [r for r in chosen if r.match == "receiver"]
+                chosen, title = [r for r in chosen if r.match != "receiver"], "code, by name"
+            if chosen:
+                yield prefix + title, chosen
 
 
 def by_file(refs: list[Reference]) -> dict[str, list[Reference]]:
@@ -235,27 +460,29 @@ def summary(refs: list[Reference]) -> list[str]:
 
 
 def asked_for(ctx: Context, name: str | None, path: str | None, line: int | None, column: int):
-    """(identifier, owner or None, whether it is a member, the name as the header shows it)."""
+    """(identifier, owner or None, what the syntax shows of the target, the name as the header shows it)."""
     if name is not None:
         identifier, owner = last_segment(name)
-        return identifier, owner, owner is not None, name
+        return identifier, owner, Target(owner is not None), name
     if path is not None and line is not None:
-        identifier, member = name_at(ctx.workspace, path, line, column)
-        return identifier, None, member, f"{identifier} (from {path}:{line})"
+        identifier, target = name_at(ctx.workspace, path, line, column)
+        return identifier, None, target, f"{identifier} (from {path}:{line})"
     raise Refusal(
         "no_name",
         "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",
     )
 
 
-def notes_of(identifier: str, owner: str | None, bare: int, other: int, roles: list[str] | None, hidden: int):
+def notes_of(identifier: str, c: Collected, roles: list[str] | None, hidden: int) -> list[str]:
     notes = ["matched by name, not by type: a use of another thing with this name is listed too"]
-    if bare:
+    if c.bare:
         notes.append(
-            f"left out: {plural(bare, 'bare use')} of a local `{identifier}` (a member is reached through a receiver: obj.{identifier})"
+            f"left out: {plural(c.bare, 'bare use')} of a local `{identifier}` (a member is reached through a receiver: obj.{identifier})"
         )
-    if other:
-        notes.append(f"left out: {plural(other, 'definition')} of `{identifier}` outside {owner}")
+    if c.other:
+        where = f"outside {c.owner}" if c.owner else "in classes (members, not the function)"
+        notes.append(f"left out: {plural(c.other, 'definition')} of `{identifier}` {where}")
+    notes += left_out_notes(c, identifier)
     if roles:
         notes.append(f"roles: {', '.join(roles)} ({plural(hidden, 'other use')} not shown)")
     return notes
@@ -338,22 +565,36 @@ def references(
     paths: list[str] | None = None,
     offset: int = 0,
     limit: int | None = None,
+    precision: str | None = None,
     max_chars: int,
 ) -> dict:
-    identifier, owner, member, asked = asked_for(ctx, name, path, line, column)
-    found, bare, other = collect(ctx, identifier, owner, member, paths)
+    identifier, owner, target, asked = asked_for(ctx, name, path, line, column)
+    at = use_at(ctx.workspace, path, line, column) if name is None and path and line else None
+    collected, typed = typed_uses(ctx, identifier, owner, target, paths, at, precision)
+    found = collected.refs
     chosen = [r for r in found if roles is None or r.role in roles]
     end = page_end(offset, limit, len(chosen), "use")
-    notes = notes_of(identifier, owner, bare, other, roles, len(found) - len(chosen))
+    notes = notes_of(identifier, collected, roles, len(found) - len(chosen))
+    notes[:1] = provenance(typed, chosen)
     fields = {
         "name": identifier,
         "total": len(chosen),
         "files": len({r.path for r in chosen}),
         "by_role": dict(Counter(r.role for r in chosen)),
+        "by_source": dict(Counter(r.source for r in chosen)),
         "references": [
-            {"path": r.path, "line": r.line, "column": r.column, "role": r.role, "symbol": r.symbol}
+            {
+                "path": r.path,
+                "line": r.line,
+                "column": r.column,
+                "role": r.role,
+                "symbol": r.symbol,
+                "match": r.match,
+                "source": r.source,
+            }
             for r in chosen[offset:end][:500]
         ],
+        **typed.fields(),
     }
     if not chosen:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)

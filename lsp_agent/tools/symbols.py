@@ -20,6 +20,7 @@ from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher,
 from ..syntax.files import files_containing, source_files
 from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import TYPE_KINDS, last_segment
+from ..syntax.ranking import ranked_map
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
 from .registry import BUDGET, MAX_CHARS, Context, one_small_file, tool
@@ -276,14 +277,14 @@ def depth_stages(ctx: Context, o: Outlined, depth: int | None, signatures: bool,
 
 def ranked_stage(ctx: Context, o: Outlined, budget: int) -> dict | None:
     """The most used definitions, ranked, rather than every folder's counts."""
-    from .overview import ranked_map  # moves into syntax/ranking.py with issue 28
 
     head = (
         f"{o.shown} · {o.what} · stage: ranked map, the most used definitions (the outline at depth 1 is "
         f"over max_chars={budget}: outline one file with path=FILE){o.empty}"
     )
     try:
-        ranked = ranked_map(ctx, o.shown, o.every, 0, budget, head)  # the files overview ranks
+        # the files overview ranks
+        ranked = ranked_map(ctx.workspace, o.shown, o.every, 0, budget, head, index=ctx.index)
     except Refusal:
         return None
     if not ranked["shown"]:

@@ -2,6 +2,8 @@
 open (unterminated, and truncated by the length limit), each checked streamed in several
 splits against the batch decode (callcheck.check). Replies are written from each format."""
 
+import re
+
 import pytest
 
 from lsp_agent.calls import ToolSet, decode
@@ -22,6 +24,7 @@ TOOLS = ToolSet.from_list(
     ]
 )
 PARIS = ("get_weather", {"city": "Paris", "days": 2})
+NS = "]<]minimax[>["  # MiniMax-M3's namespace token
 DSML = "｜DSML｜"
 
 # family: (valid reply, its calls, malformed reply, reply left open)
@@ -111,6 +114,98 @@ CASES = {
     ),
     "mistral": (
         '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris", "days": 2}',
+        [PARIS],
+        "[TOOL_CALLS]get_weather[ARGS]Paris",
+        '[TOOL_CALLS]get_weather[ARGS]{"city": "Pa',
+    ),
+    "kimi-k3": (
+        '<|open|>response<|sep|>Checking.<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>'
+        '<|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>'
+        '<|open|>argument key="days" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|>'
+        '<|open|>call tool="get_time" index="2"<|sep|><|open|>json<|sep|>{}<|close|>json<|sep|><|close|>call<|sep|>'
+        "<|close|>tools<|sep|><|close|>message<|sep|>",
+        [PARIS, ("get_time", {})],
+        '<|open|>tools<|sep|><|open|>call index="1"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+        '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Pa',
+    ),
+    "seed-oss": (
+        "<seed:think>Paris.</seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n"
+        "<parameter=days>2</parameter>\n</function>\n</seed:tool_call>",
+        [PARIS],
+        "<seed:tool_call>\n<function=get_weather>\ncity=Paris\n</function>\n</seed:tool_call>",
+        "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Pa",
+    ),
+    "olmo3": (
+        "<function_calls>get_weather(city='Paris', days=2)\nget_time()</function_calls>",
+        [PARIS, ("get_time", {})],
+        "<function_calls>get_weather(city=open('x'))</function_calls>",
+        "<function_calls>get_weather(city='Pa",
+    ),
+    "lfm2": (
+        "<|tool_call_start|>[get_weather(city='Paris', days=2), get_time()]<|tool_call_end|>",
+        [PARIS, ("get_time", {})],
+        "<|tool_call_start|>[get_weather('Paris')]<|tool_call_end|>",
+        "<|tool_call_start|>[get_weather(city='Pa",
+    ),
+    "minimax-m3": (
+        f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>Paris{NS}</city>{NS}<days>2{NS}</days>{NS}</invoke>\n'
+        f'{NS}<invoke name="get_time">{NS}</invoke>\n{NS}</tool_call>',
+        [PARIS, ("get_time", {})],
+        f"{NS}<tool_call>\n{NS}<call>get_weather{NS}</call>\n{NS}</tool_call>",
+        f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>Pa',
+    ),
+    "step3": (
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">'
+        '<steptml:parameter name="city">Paris</steptml:parameter><steptml:parameter name="days">2</steptml:parameter>'
+        "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+        [PARIS],
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>get_weather<｜tool_sep｜>{"city": "Paris"}<｜tool_call_end｜><｜tool_calls_end｜>',
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Pa',
+    ),
+    "hunyuan-a13b": (
+        '<think>Paris.</think>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}]</tool_calls>',
+        [PARIS],
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": Paris}}]</tool_calls>',
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Pa',
+    ),
+    "xlam": (
+        '[{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}, {"name": "get_time", "arguments": {}}]',
+        [PARIS, ("get_time", {})],
+        '[{"name": "get_weather", "arguments": {"city": Paris}}]',
+        '[{"name": "get_weather", "arguments": {"city": "Pa',
+    ),
+    "longcat": (
+        '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}</longcat_tool_call>',
+        [PARIS],
+        '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": Paris}}</longcat_tool_call>',
+        '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Pa',
+    ),
+    "phi-4-mini": (
+        'functools[{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}]',
+        [PARIS],
+        'functools[{"name": "get_weather", "arguments": {"city": Paris}}]',
+        'functools[{"name": "get_weather", "arguments": {"city": "Pa',
+    ),
+    "internlm2": (
+        '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Paris", "days": 2}}<|action_end|>',
+        [PARIS],
+        '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": Paris}}<|action_end|>',
+        '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Pa',
+    ),
+    "apertus": (
+        '<|tools_prefix|>[{"get_weather": {"city": "Paris", "days": 2}}, {"get_time": {}}]<|tools_suffix|>',
+        [PARIS, ("get_time", {})],
+        '<|tools_prefix|>[{"get_weather": "Paris"}]<|tools_suffix|>',
+        '<|tools_prefix|>[{"get_weather": {"city": "Pa',
+    ),
+    "functionary-v3.2": (
+        'all\nChecking.>>>get_weather\n{"city": "Paris", "days": 2}>>>get_time\n{}',
+        [PARIS, ("get_time", {})],
+        '>>>get_weather\n{"city": Paris}',
+        '>>>get_weather\n{"city": "Pa',
+    ),
+    "magistral": (
+        '[THINK]Paris.[/THINK][TOOL_CALLS]get_weather[ARGS]{"city": "Paris", "days": 2}',
         [PARIS],
         "[TOOL_CALLS]get_weather[ARGS]Paris",
         '[TOOL_CALLS]get_weather[ARGS]{"city": "Pa',
@@ -271,3 +366,41 @@ def test_granite_31_leaves_its_tag_open_and_may_close_it():
     ):
         got = check(reply, tools=TOOLS, dialects=["granite"])
         assert (calls(got), got.diagnostics, got.visible_text) == ([("get_time", {})], [], "")
+
+
+def reasoning_closer(family: str) -> str:
+    return next(
+        (DIALECTS[d].reasoning_closer for d in chosen([family]) if DIALECTS[d].reasoning_closer), "</think>"
+    )
+
+
+@pytest.mark.parametrize("family", sorted(CASES))
+def test_reasoning_open(family):
+    """The same valid reply after reasoning its prompt opened: the reasoning (quoting a call
+    of the family's own dialect) comes back apart, the calls are the same."""
+    reply, want, _, _ = CASES[family]
+    closer = reasoning_closer(family)
+    quoted = reply.replace(closer, "")  # the reasoning quotes the calls (its closer would end it)
+    opened = f"I will write {quoted} once I am sure.{closer}\n{reply}"
+    got = check(opened, tools=TOOLS, dialects=[family], reasoning="open")
+    assert calls(got) == want and got.diagnostics == []
+    own = decode(reply, tools=TOOLS, dialects=[family]).reasoning_text  # the reply's own reasoning
+    assert got.reasoning_text == "\n".join(filter(None, [f"I will write {quoted} once I am sure.", own]))
+
+
+def test_the_docs_table_lists_every_dialect_and_family_with_its_sources():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "calls.md").read_text(encoding="utf-8")
+    table = text[text.index("| dialect | model families |") : text.index("Each family also names")]
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:] if line.startswith("| `")}
+    assert set(rows) == set(DIALECTS)
+    listed = " ".join(line.split("|")[2] for line in rows.values())
+    named = set(re.findall(r"`([\w.\-*]+)`", listed))  # `deepseek-*` names every deepseek family
+    missing = [
+        f
+        for f in FAMILIES
+        if f not in named and not any(f.startswith(n[:-1]) for n in named if n.endswith("*"))
+    ]
+    assert missing == []
+    assert all(line.split("|")[6].strip() for line in rows.values())  # every row names its sources

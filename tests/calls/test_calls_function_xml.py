@@ -75,11 +75,13 @@ def test_missing_function_closer_inside_tool_call():
     ]
 
 
-def test_duplicate_parameter_and_stray_text():
+def test_duplicate_parameter_takes_the_last_value_and_stray_text_is_reported():
+    # A parameter given twice: the last value counts, as vLLM and llama.cpp read it.
     reply = "<function=read><parameter=path>a</parameter><parameter=path>b</parameter></function>\n<function=read>path=a</function>"
-    assert [d.reason for d in check(reply).diagnostics] == [
-        "in <function=read>: parameter 'path' is given twice",
-        "in <function=read>: expected <parameter=NAME>, found 'path=a'",
+    got = check(reply)
+    assert [c.arguments for c in got.calls] == [{"path": "b"}]
+    assert [d.reason for d in got.diagnostics] == [
+        "in <function=read>: expected <parameter=NAME>, found 'path=a'"
     ]
 
 

@@ -57,7 +57,7 @@ def test_invoke_without_a_name_is_text_and_its_closer_stray():
 def test_missing_parameter_closer_and_unknown_argument():
     reply = '<invoke name="read"><parameter name="path">a</invoke>\n<invoke name="read"><parameter name="path">a</parameter><parameter name="depth">2</parameter></invoke>'
     got = check(reply)
-    assert [c.arguments for c in got.calls] == [{"path": "a"}, {"path": "a", "depth": "2"}]
+    assert [c.arguments for c in got.calls] == [{"path": "a"}, {"path": "a", "depth": 2}]
     assert [(d.kind, d.argument, d.reason) for d in got.diagnostics] == [
         (
             "invalid_arguments",

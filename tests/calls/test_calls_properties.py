@@ -96,6 +96,16 @@ MALFORMED = [
     "[read(1)]",
     "<|python_start|>[read(path=open())]<|python_end|>",
     '<tool_call> [{"name": "read", "arguments": 7}]',
+    '<|open|>tools<|sep|><|open|>call index="1"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+    "<seed:tool_call>\n<function=read>\npath=x\n</function>\n</seed:tool_call>",
+    "<function_calls>read(path=open('x'))</function_calls>",
+    "<|tool_call_start|>[read('x')]<|tool_call_end|>",
+    "]<]minimax[>[<tool_call>\n]<]minimax[>[<call>x]<]minimax[>[</call>\n]<]minimax[>[</tool_call>",
+    "<｜tool_calls_begin｜><｜tool_call_begin｜>read<｜tool_sep｜>{}<｜tool_call_end｜><｜tool_calls_end｜>",
+    '<tool_calls>[{"name": 3}]</tool_calls>',
+    '<|action_start|><|plugin|>{"name": }<|action_end|>',
+    '<|tools_prefix|>[{"read": 1}]<|tools_suffix|>',
+    'functools[{"arguments": {}}]',
 ]
 # Blocks cut short: only ever the last piece (an open fence hides everything after it).
 CUT_SHORT = [
@@ -209,13 +219,22 @@ def splits(draw, text):
 
 
 @SETTINGS
-@given(st.data(), reply(noise=True), st.sampled_from([None, "stop", "length"]), st.sampled_from([None, ALL]))
-def test_chunking_invariance(data, generated, finish_reason, dialects):
+@given(
+    st.data(),
+    reply(noise=True),
+    st.sampled_from([None, "stop", "length"]),
+    st.sampled_from([None, ALL]),
+    st.sampled_from([None, "open"]),
+)
+def test_chunking_invariance(data, generated, finish_reason, dialects, reasoning):
+    """Also with reasoning the prompt opened: the reply then starts inside it."""
     text, _, _ = generated
-    batch = decode(text, finish_reason, tools=AGENT_TOOLS, dialects=dialects)
+    if reasoning:
+        text = f"Thinking about {text[:40]}</think>{text}"
+    batch = decode(text, finish_reason, tools=AGENT_TOOLS, dialects=dialects, reasoning=reasoning)
     want = (*as_tuple(batch.visible_text, batch.calls, batch.diagnostics), batch.reasoning_text)
     for pieces in (data.draw(splits(text)), list(text)):
-        scrubber = Scrubber(AGENT_TOOLS, dialects=dialects)
+        scrubber = Scrubber(AGENT_TOOLS, dialects=dialects, reasoning=reasoning)
         visible = "".join(scrubber.feed(p) for p in pieces) + scrubber.flush(finish_reason)
         got = as_tuple(visible, scrubber.calls, scrubber.diagnostics)
         assert (*got, scrubber.reasoning_text) == want

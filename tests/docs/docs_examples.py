@@ -50,6 +50,17 @@ FROM_GRAMMARS = [
     "cpp/shapes.cpp",
 ]
 PROMPT = "$ "
+# A console block right under this comment needs real language servers: `make test-servers`
+# checks it (with the servers it installs on PATH), `make test` leaves it out.
+SERVERS_MARK = "<!-- servers -->\n"
+SERVERS = os.environ.get("LSP_AGENT_TEST_SERVERS")
+
+
+def server_path() -> str:
+    """PATH with the language servers `make test-servers` installs first."""
+    folder = Path(SERVERS or ".")
+    bins = [folder / "py" / "bin", folder / "node" / "node_modules" / ".bin"]
+    return os.pathsep.join(str(b) for b in bins)
 
 
 def messages_py() -> str:
@@ -69,12 +80,14 @@ def make_workspace(parent: Path) -> Path:
     (root / ".git").mkdir()  # what makes it a project to Neovim (the plugin's root markers)
     # the navigation docs' small projects (one per language), a workspace of their own
     shutil.copytree(REPO / "tests" / "fixtures" / "navigation", parent / "navigation")
+    shutil.copytree(REPO / "tests" / "fixtures" / "semantic", parent / "semantic")
     return root
 
 
-def run(command: str, root: Path) -> str:
+def run(command: str, root: Path, servers: bool = False) -> str:
+    first = f"{server_path()}{os.pathsep}" if servers else ""
     env = os.environ | {
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": f"{first}{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "COLUMNS": "100",  # argparse wraps help to the terminal's width
         "PYTHONIOENCODING": "utf-8",
     }
@@ -89,9 +102,9 @@ def commands(block: str) -> list[str]:
     return [line[len(PROMPT) :] for line in block.splitlines() if line.startswith(PROMPT)]
 
 
-def session(block: str, root: Path) -> str:
+def session(block: str, root: Path, servers: bool = False) -> str:
     """The block as it should read: each command followed by what it prints now."""
-    return "".join(f"{PROMPT}{command}\n{run(command, root)}" for command in commands(block))
+    return "".join(f"{PROMPT}{command}\n{run(command, root, servers)}" for command in commands(block))
 
 
 @dataclass
@@ -116,19 +129,23 @@ def evaluate(example: Example) -> str | None:
 class ConsoleParser:
     """sybil parser: one example per ```console block, evaluated in `root`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, servers: bool | None = False) -> None:
         self.root = root
         self.lexer = FencedCodeBlockLexer("console")
+        self.servers = servers  # only blocks that need servers (True), only others (False), all (None)
 
     def __call__(self, document: Document) -> Iterator[Region]:
         for lexed in self.lexer(document):
+            needs = document.text[: lexed.start].endswith(SERVERS_MARK)
+            if self.servers is not None and needs != self.servers:
+                continue
             source = lexed.lexemes["source"]
             start = lexed.start + source.offset
             text = str(source)
             problem = None
             if not commands(text) or not text.startswith(PROMPT):
                 problem = "a console block must start with a `$ ` command line"
-            shown = Shown(text, lambda text=text: session(text, self.root), problem)
+            shown = Shown(text, lambda text=text, needs=needs: session(text, self.root, needs), problem)
             yield Region(start, start + len(source), parsed=shown, evaluator=evaluate)
 
 
@@ -194,8 +211,11 @@ class NvimParser:
             yield Region(match.start("shown"), match.end("shown"), parsed=shown, evaluator=evaluate)
 
 
-def examples(root: Path, neovim: Neovim, paths: list[Path] = DOCS) -> Iterator[tuple[Path, Example]]:
-    sybil = Sybil(parsers=[ConsoleParser(root), NvimParser(neovim)], path=str(REPO))
+def examples(
+    root: Path, neovim: Neovim, paths: list[Path] = DOCS, servers: bool | None = False
+) -> Iterator[tuple[Path, Example]]:
+    parsers = [ConsoleParser(root, servers)] + ([NvimParser(neovim)] if servers is not True else [])
+    sybil = Sybil(parsers=parsers, path=str(REPO))
     for path in paths:
         for example in sybil.parse(path):
             yield path, example
@@ -205,7 +225,8 @@ def rewrite(path: Path, root: Path, neovim: Neovim) -> bool:
     """Put the real output of every example of `path` into it; True if that changed it."""
     text = path.read_text(encoding="utf-8")
     new = text
-    for _, example in reversed(list(examples(root, neovim, [path]))):
+    servers = None if SERVERS else False  # without the servers, their examples stay as they are
+    for _, example in reversed(list(examples(root, neovim, [path], servers))):
         region = example.region
         new = new[: region.start] + example.parsed.real() + new[region.end :]
     if new != text:

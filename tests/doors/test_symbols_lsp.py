@@ -94,6 +94,8 @@ async def test_document_symbols_are_hierarchical(client: LanguageClient, project
         ("T", K.Constant, 4, 4, []),
         ("DEFAULT_SCALE", K.Constant, 5, 5, []),
         ("Point", K.Class, 8, 21, [
+            ("x", K.Property, 10, 10, []),
+            ("y", K.Property, 11, 11, []),
             ("distance", K.Method, 13, 17, [("square", K.Function, 14, 15, [])]),
             ("origin", K.Method, 19, 21, []),
         ]),

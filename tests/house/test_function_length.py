@@ -12,11 +12,7 @@ LONGEST = 60
 
 # Known, and owned by other work in flight; each allowed only until its owner lands (the
 # last test fails once one is short enough, so the list cannot go stale):
-KNOWN_LONG = {
-    "lsp_agent/calls/scan.py scan",  # the fence loop the finders share: issue 22 item 6 (calls/)
-    "lsp_agent/calls/tagged_json.py scan",  # the same
-    "lsp_agent/tools/overview.py ranked_map",  # moves into syntax/ranking.py: issue 28
-}
+KNOWN_LONG: set[str] = set()
 
 
 def function_lengths() -> list[tuple[int, str]]:

@@ -87,14 +87,13 @@ def test_no_import_from_a_higher_layer():
     assert not upward, "upward imports:\n" + "\n".join(upward)
 
 
-# Cycles known and owned elsewhere, allowed only until their owners land: calls/ is being
-# reorganised (issue 22 item 6: its dialect records become a subpackage whose __init__ is the
-# registry). Every other cycle, at any level, fails.
-KNOWN_CYCLE_ROOMS = {"lsp_agent.calls"}
+# Cycles known and owned elsewhere, allowed only until their owners land (calls/ landed its
+# subpackage of dialect records, issue 22 item 6: none left). Every other cycle, at any level, fails.
+KNOWN_CYCLE_ROOMS: set[str] = set()
 
-# A tool module importing another, allowed only until its owner lands: symbols' ranked-map
-# stage uses overview's `ranked_map`, which moves into syntax/ranking.py (issue 28).
-KNOWN_TOOL_IMPORTS = {("lsp_agent.tools.symbols", "lsp_agent.tools.overview")}
+# A tool module importing another, allowed only until its owner lands (none now: symbols'
+# ranked-map stage takes `ranked_map` from syntax/ranking.py, issue 28).
+KNOWN_TOOL_IMPORTS: set[tuple[str, str]] = set()
 
 
 def known(cycle: list[str]) -> bool:

@@ -61,6 +61,7 @@ def test_python_outline_nesting_and_ranges(tmp_path):
     path = tmp_path / "m.py"
     assert shape(outline(path, Text.from_str(PYTHON))) == [
         ("constant", "MAX_SIZE", 3, 3, []),
+        ("variable", "other", 4, 4, []),
         ("class", "Message", 7, 18, [
             ("method", "Message/to_dict", 11, 14, [("function", "Message/to_dict/inner", 12, 13, [])]),
             ("method", "Message/size", 16, 18, []),

@@ -173,6 +173,8 @@ OUTLINES = {
         ("constant", "T", 5, 5, []),
         ("constant", "DEFAULT_SCALE", 6, 6, []),
         ("class", "Point", 9, 22, [
+            ("property", "Point/x", 11, 11, []),
+            ("property", "Point/y", 12, 12, []),
             ("method", "Point/distance", 14, 18, [
                 ("function", "Point/distance/square", 15, 16, []),
             ]),

@@ -68,7 +68,7 @@ def test_folder_outline_honours_gitignore_and_hidden(project, run):
     text = answer["text"]
     assert answer["stage"] == "full tree" and answer["files"] == 14
     assert "build/gen.py" not in text and "secret" not in text and "notes.txt" not in text
-    assert "src/shapes.py  (7 symbols)" in text and "  class Point  9-22" in text
+    assert "src/shapes.py  (9 symbols)" in text and "  class Point  9-22" in text
 
 
 def test_folder_outline_never_leaves_the_workspace(project, tmp_path_factory, run):

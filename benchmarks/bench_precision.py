@@ -1,0 +1,201 @@
+"""Precision: references and definition against the type server's own answers, on Django
+(basedpyright) and rxjs (typescript-language-server with TypeScript 5).
+
+Per category of name (unique names, common method names, classes, module functions), a
+sample of definitions: the server's references at the definition are the truth; ours are
+scored by (file, line) — the semantic section (uses marked with the server as source), the
+whole answer, and the syntax source alone (precision=syntax). Definition: at call sites the
+server resolves into the workspace, whether our first definition is the server's. Time per
+query beside the server's own (the same warm session).
+
+Servers: SERVERS (default ~/.cache/lsp-agent-ci/servers, what `make test-servers` installs).
+SAMPLE (default 8) names per category.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections import Counter
+from pathlib import Path
+
+from lsp_agent.config import Settings
+from lsp_agent.semantic import POOL, Semantic
+from lsp_agent.syntax import outline, walk
+from lsp_agent.tools import Context, call
+from lsp_agent.workspace import Workspace
+
+from .common import Report, django_tree, median, rxjs_tree
+
+SERVERS = Path(os.environ.get("SERVERS", Path.home() / ".cache/lsp-agent-ci/servers"))
+SAMPLE = int(os.environ.get("SAMPLE", "10"))
+CATEGORIES = ("unique names", "common method names", "classes", "module functions")
+
+
+def settings() -> Settings:
+    return Settings().replace(
+        semantic_servers={
+            "python": [str(SERVERS / "py/bin/basedpyright-langserver"), "--stdio"],
+            "typescript": [str(SERVERS / "node/node_modules/.bin/typescript-language-server"), "--stdio"],
+        },
+        semantic_timeout=120.0,
+    )
+
+
+def definitions(ws: Workspace, files: list[Path]) -> dict[str, list]:
+    """Category -> [(path, symbol)], sampled."""
+    found = [(p, s) for p in files for s in walk(outline(p, ws.text(p)))]
+    names = Counter(s.name for _, s in found)
+    chosen: dict[str, list] = {c: [] for c in CATEGORIES}
+    for p, s in found:
+        if len(s.name) < 3 or s.name.startswith("__"):
+            continue
+        if s.kind == "method" and names[s.name] >= 5:
+            chosen["common method names"].append((p, s))
+        elif names[s.name] == 1 and s.kind in ("function", "method"):
+            chosen["unique names"].append((p, s))
+        if s.kind == "class" and "/" not in s.name_path:
+            chosen["classes"].append((p, s))
+        if s.kind == "function" and "/" not in s.name_path:
+            chosen["module functions"].append((p, s))
+    rng = random.Random(23)
+    return {c: rng.sample(v, min(SAMPLE, len(v))) for c, v in chosen.items()}
+
+
+def position(ws: Workspace, path: Path, symbol) -> tuple[int, int]:
+    row, byte = symbol.selection[0], symbol.selection[1]
+    line = ws.text(path).line(row + 1)
+    return row + 1, len(line.encode()[:byte].decode("utf-8", "replace")) + 1
+
+
+def score(ours: set, truth: set) -> tuple[float, float]:
+    hit = len(ours & truth)
+    return (hit / len(ours) if ours else 1.0), (hit / len(truth) if truth else 1.0)
+
+
+def warm(source: Semantic, path: Path, line: int, column: int) -> None:
+    """Until the server no longer says it may be incomplete and a query's count holds."""
+    last = -1
+    while True:
+        answer = source.locations("references", path, line, column)
+        if answer.partial is None and len(answer.locations) == last:
+            return
+        last = len(answer.locations)
+        time.sleep(2)
+
+
+def references_rows(ctx: Context, source: Semantic, sample: dict, totals: dict, label: str) -> list[list]:
+    ws = ctx.workspace
+    rows = []
+    for category, chosen in sample.items():
+        figures: dict[str, list] = {k: [] for k in ("sem", "all", "syn", "t_ours", "t_server", "t_syntax")}
+        for path, symbol in chosen:
+            line, column = position(ws, path, symbol)
+            source.locations("references", path, line, column)  # both timed runs find it warm
+            started = time.perf_counter()
+            truth_answer = source.locations("references", path, line, column)
+            figures["t_server"].append(time.perf_counter() - started)
+            truth = {(ws.display(loc.path), loc.line) for loc in truth_answer.locations}
+            shown = ws.display(path)
+            started = time.perf_counter()
+            ours = call(ctx, "references", {"path": shown, "line": line, "column": column, "limit": 100000})
+            figures["t_ours"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            syn = call(
+                ctx, "references", {"path": shown, "line": line, "column": column, "precision": "syntax"}
+            )
+            figures["t_syntax"].append(time.perf_counter() - started)
+            every = {(r["path"], r["line"]) for r in ours["references"]}
+            semantic = {(r["path"], r["line"]) for r in ours["references"] if r["source"] != "name"}
+            figures["sem"].append(score(semantic, truth))
+            figures["all"].append(score(every, truth))
+            figures["syn"].append(score({(r["path"], r["line"]) for r in syn["references"]}, truth))
+            totals.setdefault("sites", []).extend(
+                (loc.path, loc.line, loc.column) for loc in truth_answer.locations if loc.line != line
+            )
+        mean = lambda pairs, i: sum(p[i] for p in pairs) / max(len(pairs), 1)  # noqa: E731
+        rows.append([
+            label, category, len(chosen),
+            mean(figures["sem"], 0), mean(figures["sem"], 1), mean(figures["all"], 0), mean(figures["all"], 1),
+            mean(figures["syn"], 0), mean(figures["syn"], 1),
+            *times(figures["t_ours"], figures["t_server"]), median(figures["t_syntax"]) * 1000 if chosen else 0,
+        ])  # fmt: skip
+    return rows
+
+
+def times(ours: list[float], server: list[float]) -> list[float]:
+    """Median ms of ours and of the server's own, and their ratio."""
+    if not ours or not server:
+        return [0.0, 0.0, 0.0]
+    a, b = median(ours) * 1000, median(server) * 1000
+    return [a, b, a / b if b else 0.0]
+
+
+def lands(answer: dict, target: tuple[str, int]) -> bool:
+    """Whether the answer's first definition is the one at the server's location (its name's line)."""
+    found = answer["definitions"]
+    return bool(found) and (found[0]["path"], found[0]["name_line"]) == target
+
+
+def definition_row(ctx: Context, source: Semantic, sites: list, label: str) -> list:
+    ws = ctx.workspace
+    rng = random.Random(5)
+    sites = rng.sample(sites, min(len(sites), SAMPLE * 4))
+    exact = syn_exact = asked = 0
+    t_ours: list[float] = []
+    t_server: list[float] = []
+    for path, line, column in sites:
+        source.locations("definition", path, line, column)  # both timed runs find it warm
+        started = time.perf_counter()
+        truth = source.locations("definition", path, line, column)
+        t_server.append(time.perf_counter() - started)
+        if not truth.locations:
+            continue
+        asked += 1
+        target = (ws.display(truth.locations[0].path), truth.locations[0].line)
+        args = {"path": ws.display(path), "line": line, "column": column, "body": False}
+        started = time.perf_counter()
+        ours = call(ctx, "definition", args)
+        t_ours.append(time.perf_counter() - started)
+        syn = call(ctx, "definition", {**args, "precision": "syntax"})
+        exact += lands(ours, target)
+        syn_exact += lands(syn, target)
+    return [label, "definition (call sites)", asked, exact / max(asked, 1), syn_exact / max(asked, 1),
+            *times(t_ours, t_server)]  # fmt: skip
+
+
+def corpus(label: str, root: Path, files: list[Path], report: Report, def_report: Report) -> None:
+    ws = Workspace([root])
+    ctx = Context(ws, settings())
+    source = Semantic(ws, ctx.settings)
+    sample = definitions(ws, files)
+    first_path, first_symbol = next(iter(v for v in sample.values() if v))[0]
+    started = time.perf_counter()
+    warm(source, first_path, *position(ws, first_path, first_symbol))
+    report.note(
+        f"{label}: server warm (answers no longer partial, counts holding) after {time.perf_counter() - started:.0f} s"
+    )
+    totals: dict = {}
+    for row in references_rows(ctx, source, sample, totals, label):
+        report.add(*row)
+    def_report.add(*definition_row(ctx, source, totals.get("sites", []), label))
+    POOL.stop_all()
+
+
+def main() -> None:
+    columns = ["corpus", "category", "queries", "semantic P", "semantic R", "whole P", "whole R",
+               "syntax P", "syntax R", "ours ms", "server ms", "ours/server", "syntax alone ms"]  # fmt: skip
+    report = Report(
+        "precision", "references against the type server's own answers (by file and line)", columns
+    )
+    defs = Report("precision-definition", "definition at call sites the server resolves in the workspace",
+                  ["corpus", "what", "sites", "exact (auto)", "exact (syntax)", "ours ms", "server ms", "ours/server"])  # fmt: skip
+    django = django_tree()
+    files = sorted((django / "django").rglob("*.py"))
+    corpus("Django", django, files, report, defs)
+    rx = rxjs_tree()
+    corpus("rxjs", rx, sorted(rx.rglob("*.ts")), report, defs)
+    report.note("goals: semantic P >= 0.95, R >= 0.98; definition exact >= 97%; time <= 1.5x the server's")
+    report.write()
+    defs.write()

@@ -1,0 +1,250 @@
+"""Fast where agents wait (issue 28): each figure beside its anchor in one run, on Django
+5.2.8 (PyPI sdist) and the monorepo of bench_scale (8 Django copies, rxjs, jQuery and this
+interpreter's standard library).
+
+- overview over a warm server against `ctags -R` (Debian's universal-ctags): its first call
+  (ranking every file) beside one ctags run, then asked again (the ranking remembered, each
+  file's stat checked) alternating with ctags; the server's peak memory;
+- CLI one-shots (after a server saved its index, which `find-symbol` uses): `search` against
+  `rg -n`, `find-symbol` against `rg -nw`, runs alternating (medians of each, and of the ratio
+  pair by pair);
+- search over a warm server against `rg -n` in a subprocess, per pattern class;
+- a read and a documentSymbol after an edit while 8 heavy calls run, against the same idle;
+- definition by name over a warm server;
+- the server's memory after a warm start against after a cold build.
+
+The load (`uptime`) is noted beside each workspace's figures: the cores are shared.
+`python -m benchmarks speed` runs both; `BENCH_SPEED_SCALES=django` picks one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
+from benchmarks.common import Client, Report, the_run
+from lsp_agent.search import find_rg
+
+SCALES = ["django", "monorepo"]
+RUNS = 5
+NAME = "get_response"  # defined in every Django copy
+# Search patterns by class: rare (a few dozen lines), common (thousands), very common.
+PATTERNS = {"rare": "get_response", "common": "self\\.assert", "very common": "self"}
+HEAVY = [
+    ("lspAgent/overview", {}),
+    ("lspAgent/references", {"name": "filter"}),
+    ("lspAgent/search", {"pattern": "self", "max_chars": 8000}),
+    ("lspAgent/search", {"pattern": "def ", "max_chars": 8000}),
+] * 2  # 8 heavy calls at once
+CLI = [sys.executable, "-m", "lsp_agent"]
+
+
+def load() -> str:
+    return "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
+def wall(command: list[str], cwd: Path, env: dict | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
+    return time.perf_counter() - started
+
+
+def alternating(a, b, runs: int = RUNS) -> tuple[float, float, float]:
+    """Medians of a, of b and of a/b, the two run in turn (a b a b …) after one warm-up each."""
+    a(), b()
+    pairs = [(a(), b()) for _ in range(runs)]
+    return (
+        statistics.median(x for x, _ in pairs),
+        statistics.median(y for _, y in pairs),
+        statistics.median(x / y for x, y in pairs),
+    )
+
+
+def ctags_command(root: Path, tags: str) -> list[str]:
+    if shutil.which("ctags") is None:
+        subprocess.run(["apt-get", "install", "-y", "-q", "universal-ctags"], check=True)
+    return ["ctags", "-R", f"--languages={CTAGS_LANGUAGES}", "-f", tags, str(root)]
+
+
+def memory_mib(client: Client, field: str = "VmHWM") -> float:
+    """The server's resident memory (VmRSS) or its peak so far (VmHWM), from /proc."""
+    with open(f"/proc/{client.process.pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":")) / 1024
+
+
+def alternating_lsp(client: Client, method: str, params: dict, anchor, runs: int = RUNS):
+    """Like alternating, for a request over the server against a subprocess anchor."""
+    loop = asyncio.get_running_loop()
+
+    async def run() -> tuple[float, float, float]:
+        await client.request(method, params)
+        await loop.run_in_executor(None, anchor)
+        pairs = []
+        for _ in range(runs):
+            x = await client.timed(method, params)
+            y = await loop.run_in_executor(None, anchor)
+            pairs.append((x, y))
+        return (
+            statistics.median(x for x, _ in pairs),
+            statistics.median(y for _, y in pairs),
+            statistics.median(x / y for x, y in pairs),
+        )
+
+    return run()
+
+
+async def under_load(client: Client, light, samples: int = 40) -> list[float]:
+    """Latencies of `light()` (a coroutine making one request) while the 8 heavy calls run:
+    each sampled as soon as the last answered, until the heavy calls end or `samples`."""
+    heavy = [asyncio.ensure_future(client.request(m, p)) for m, p in HEAVY]
+    await asyncio.sleep(0.05)  # the heavy calls have started
+    times = []
+    while len(times) < samples and not all(h.done() for h in heavy):
+        times.append(await light())
+    await asyncio.gather(*heavy, return_exceptions=True)
+    return times
+
+
+async def server_figures(root: Path, cache: str) -> dict:
+    rg = find_rg()
+    assert rg is not None
+    figures: dict[str, str] = {}
+    # a cold build, then a warm start from what it saved
+    client = await Client.start(root, cache)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    cold = memory_mib(client, "VmRSS")
+    await client.stop()
+    client = await Client.start(root, cache)
+    started = time.perf_counter()
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    ready = time.perf_counter() - started
+    warm = memory_mib(client, "VmRSS")
+    figures["warm start / cold build, server memory MiB"] = f"{warm:.0f} / {cold:.0f} ({warm / cold:.2f}×; ready in {ready:.1f} s)"  # fmt: skip
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tags = ctags_command(root, f"{tmp}/tags")
+        wall(tags, root)  # ctags' files in the page cache, as the server's are
+        first = await client.timed("lspAgent/overview", {})
+        first_tags = wall(tags, root)
+        ours, theirs, ratio = await alternating_lsp(
+            client, "lspAgent/overview", {}, lambda: wall(tags, root), runs=3
+        )
+    figures["overview, first call (warm server) / ctags -R right after, s"] = f"{first:.2f} / {first_tags:.2f} = {first / first_tags:.2f}×"  # fmt: skip
+    figures["overview again, nothing changed (remembered ranking) / ctags -R, s"] = f"{ours:.2f} / {theirs:.2f} = {ratio:.2f}×"  # fmt: skip
+    figures["  server peak memory after overview, MiB"] = f"{memory_mib(client):.0f}"
+
+    for kind, pattern in PATTERNS.items():
+        params = {"pattern": pattern}
+        ours, theirs, ratio = await alternating_lsp(
+            client, "lspAgent/search", params, lambda pattern=pattern: wall([rg, "-n", pattern, "."], root)
+        )
+        figures[f"search {kind} {pattern!r} (server) / rg -n, ms"] = f"{ours * 1000:.0f} / {theirs * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+
+    definition = [await client.timed("lspAgent/definition", {"name": NAME}) for _ in range(7)]
+    figures[f"definition {NAME!r} (warm server), median ms"] = f"{statistics.median(definition) * 1000:.0f}"
+
+    read = {"path": "big_module.py", "start": 4000, "max_chars": 2000}
+    idle = [await client.timed("lspAgent/read", read) for _ in range(20)]
+    busy = await under_load(client, lambda: client.timed("lspAgent/read", read))
+    busy_p50, busy_p99, idle_p50 = (
+        statistics.median(busy) * 1000,
+        p99(busy) * 1000,
+        statistics.median(idle) * 1000,
+    )
+    figures["read 2,000 chars while 8 heavy calls run, p50 / p99 ms"] = (
+        f"{busy_p50:.0f} / {busy_p99:.0f} (idle p50 {idle_p50:.0f}; {len(busy)} reads)"
+    )
+    figures[f"documentSymbol after an edit ({BIG_FILE_LINES:,} lines) while 8 heavy calls run, p50 / p99 ms"] = await typing_under_load(client, root)  # fmt: skip
+    await client.stop()
+    return figures
+
+
+async def typing_under_load(client: Client, root: Path) -> str:
+    path = big_file(root)
+    uri = path.as_uri()
+    lines = path.read_text(encoding="utf-8").split("\n")
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "\n".join(lines)}})  # fmt: skip
+    await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    row = next(n for n in range(BIG_FILE_LINES // 2, BIG_FILE_LINES) if lines[n].startswith("        return"))
+    version = iter(range(2, 10**6))
+
+    async def edit_then_outline() -> float:
+        n = next(version)
+        end = 9 if n % 2 else 8
+        change = {"range": {"start": {"line": row, "character": 8}, "end": {"line": row, "character": end}}, "text": "" if n % 2 else "x"}  # fmt: skip
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": n}, "contentChanges": [change]})  # fmt: skip
+        return await client.timed("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+
+    idle = [await edit_then_outline() for _ in range(10)]
+    busy = await under_load(client, edit_then_outline)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
+
+
+def cli_figures(root: Path, cache: str) -> dict:
+    """One-shot commands with the index the server saved, against ripgrep."""
+    rg = find_rg()
+    assert rg is not None
+    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache}
+    figures = {}
+    for name, ours, theirs in [
+        ("search", [*CLI, "search", NAME], [rg, "-n", NAME, "."]),
+        ("search", [*CLI, "search", "self\\.assert"], [rg, "-n", "self\\.assert", "."]),
+        ("find-symbol", [*CLI, "find-symbol", NAME], [rg, "-nw", NAME, "."]),
+    ]:
+        a, b, ratio = alternating(
+            lambda ours=ours: wall(ours, root, env), lambda theirs=theirs: wall(theirs, root)
+        )
+        figures[f"CLI {name} {ours[-1]!r} / {' '.join(theirs[1:3])}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+    return figures
+
+
+GOALS = {  # the first key a figure holds names its goal
+    "CLI search": "≤ 2× (Django)",
+    "CLI find-symbol": "≤ 2× (Django)",
+    "peak memory after overview": "≤ 300 (monorepo)",
+    "overview": "≤ 2× (monorepo)",
+    "search ": "≤ 1.5×",
+    "definition": "≤ 50 (monorepo)",
+    "read 2,000": "p99 ≤ 50",
+    "documentSymbol": "p99 ≤ 100",
+    "warm start": "≤ 1×",
+}
+
+
+def main() -> None:
+    chosen = os.environ.get("BENCH_SPEED_SCALES", ",".join(SCALES)).split(",")
+    report = Report(
+        "speed", "Fast where agents wait: each figure beside its anchor", ["figure", *chosen, "goal"]
+    )
+    figures: dict[str, dict[str, str]] = {}
+    started = the_run()
+    for scale in chosen:
+        root = workspace(scale)
+        big_file(root)
+        with tempfile.TemporaryDirectory() as cache:
+            before = load()
+            figures[scale] = asyncio.run(server_figures(root, cache))
+            figures[scale] |= cli_figures(root, cache)
+            figures[scale]["load (1, 5, 15 min) before / after"] = f"{before} / {load()}"
+        print(f"{scale}: {figures[scale]}", flush=True)
+    for figure in figures[chosen[0]]:
+        goal = next((g for key, g in GOALS.items() if key in figure), "")
+        report.add(figure, *(figures[s].get(figure, "") for s in chosen), goal)
+    report.note(f"Machine: {os.cpu_count()} cores, shared; Python {sys.version.split()[0]}.")
+    report.note(f"Run: from {started} to {the_run()}.")
+    report.write()
+
+
+if __name__ == "__main__":
+    main()

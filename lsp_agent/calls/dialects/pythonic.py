@@ -1,0 +1,203 @@
+"""Calls written as Python: a list of calls with keyword arguments whose values are Python
+literals (Llama 3.2 and 4, Granite's pythonic mode, …):
+
+    [read(path="a.py", start=3), overview()]
+
+Llama 4 wraps the list in `<|python_start|>` … `<|python_end|>` (the end token may be left
+out): that form is unambiguous and is the `llama4` dialect. A bare list (`pythonic`) is read
+only when asked for by model family, since prose and code samples hold such lists too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from ..dialect import Dialect
+from ..model import Decodable, Problem
+from ..scan import (
+    NAME_LIMIT,
+    PARTIAL,
+    WS_LIMIT,
+    Opening,
+    PythonListFinder,
+    WithTrailer,
+    run_end,
+    skip_ws,
+    starts,
+)
+from ..toolset import json_value
+
+NAME, NAME_LLAMA4 = "pythonic", "llama4"
+START, END = "<|python_start|>", "<|python_end|>"
+IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
+    """`[` then a name and `(`: a bare list of calls."""
+    if text[j] != "[":
+        return None
+    k = skip_ws(text, j + 1)
+    if k == len(text):
+        return None if final else PARTIAL
+    e = run_end(IDENTIFIER, text, k, k + NAME_LIMIT + 1)
+    if e == k or e - k > NAME_LIMIT:
+        return None
+    p = skip_ws(text, e)
+    if p == len(text):
+        return None if final else PARTIAL
+    if text[p] != "(" or p > e + WS_LIMIT:
+        return None
+    return Opening(NAME, base + j, j, PythonListFinder(), decode, text[j : p + 1])
+
+
+def opening_llama4(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
+    r = starts(text, j, START, final)
+    if r is not True:
+        return r or None
+    end = j + len(START)
+    return Opening(NAME_LLAMA4, base + j, end, WithTrailer(PythonListFinder(), END), decode_llama4, START)
+
+
+def decode_llama4(block: str) -> list[Decodable | Problem]:
+    return decode(block[len(START) :].rstrip().removesuffix(END))
+
+
+def decode(block: str) -> list[Decodable | Problem]:
+    try:
+        tree = parse(block.strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return [Problem(f"not a Python list of calls: {getattr(exc, 'msg', exc)}")]
+    node = tree.body
+    elements = node.elts if isinstance(node, ast.List) else [node]
+    if not elements:
+        return [Problem("an empty list: no call in it")]
+    return [call_from(n, e) for n, e in enumerate(elements, 1)]
+
+
+LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=[1-9])")
+
+
+def parse(source: str) -> ast.Expression:
+    """The source as a Python expression; integers written with leading zeros (`month=07`,
+    which Python refuses) read as decimal, as vLLM reads them."""
+    try:
+        return ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        if "leading zeros" not in str(exc.msg):
+            raise
+        return ast.parse(outside_strings(source, lambda code: LEADING_ZEROS.sub("", code)), mode="eval")
+
+
+def outside_strings(source: str, change) -> str:
+    """`change` applied to the source outside its string literals."""
+    out, start, quote, i = [], 0, None, 0
+    while i < len(source):
+        c = source[i]
+        if quote and c == "\\":
+            i += 2
+            continue
+        if c in "\"'" and quote in (None, c):
+            if quote is None:
+                out.append(change(source[start:i]))
+                start = i
+            else:
+                out.append(source[start : i + 1])
+                start = i + 1
+            quote = None if quote else c
+        i += 1
+    out.append(source[start:] if quote else change(source[start:]))
+    return "".join(out)
+
+
+def call_from(n: int, node: ast.expr) -> Decodable | Problem:
+    if not isinstance(node, ast.Call):
+        return Problem(f"element {n} is not a call")
+    name = dotted(node.func)
+    if name is None:
+        return Problem(f"element {n}: the called thing is not a name")
+    if node.args:
+        return Problem(f"{name}: positional arguments; write each as NAME=value")
+    arguments: dict[str, Any] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            return Problem(f"{name}: **arguments; write each as NAME=value")
+        try:
+            arguments[keyword.arg] = json_value(ast.literal_eval(JsonNames().visit(keyword.value)))
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return Problem(f"{name}: the value of {keyword.arg} is not a literal")
+    return Decodable(name, arguments)
+
+
+JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+class JsonNames(ast.NodeTransformer):
+    """JSON's true, false and null written in a Python call (as OLMo 3 writes them) read
+    as Python's; a set as a list, in the order written (JSON has no sets)."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Constant(JSON_NAMES[node.id]) if node.id in JSON_NAMES else node
+
+    def visit_Set(self, node: ast.Set) -> ast.AST:
+        return ast.List([self.visit(e) for e in node.elts], ast.Load())
+
+
+def escape_line_breaks(source: str) -> str:
+    """Raw line breaks inside string literals written as \\n, so that Python reads the
+    string a model broke over lines."""
+    out, quote, i = [], None, 0
+    while i < len(source):
+        c = source[i]
+        if quote and c == "\\":
+            out.append(source[i : i + 2])
+            i += 2
+            continue
+        if c in "\"'" and quote in (None, c):
+            quote = None if quote else c
+        out.append("\\n" if quote and c == "\n" else c)
+        i += 1
+    return "".join(out)
+
+
+def dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = dotted(node.value)
+        return f"{head}.{node.attr}" if head else None
+    return None
+
+
+def render(name: str, arguments: dict) -> str:
+    return f"[{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})]"
+
+
+def render_llama4(name: str, arguments: dict) -> str:
+    return f"{START}{render(name, arguments)}{END}"
+
+
+RULES = (
+    '- Write the calls as a Python list: [tool_name(argument="value", other=3)], keyword arguments only.',
+    "- Values are Python literals: strings in quotes, numbers, True, False, None, lists and dicts.",
+)
+DIALECT = Dialect(
+    name=NAME,
+    label="[NAME(…)]",
+    summary="a Python list of calls, [NAME(argument=value)] (Llama 3.2, Granite pythonic; asked for only)",
+    prefixes=("[",),
+    opening=opening,
+    render=render,
+    rules=RULES,
+)
+DIALECT_LLAMA4 = Dialect(
+    name=NAME_LLAMA4,
+    label="<|python_start|>",
+    summary="<|python_start|>[NAME(argument=value)]<|python_end|> (Llama 4)",
+    prefixes=(START,),
+    opening=opening_llama4,
+    render=render_llama4,
+    rules=RULES,
+    stray_closers=(END,),
+)

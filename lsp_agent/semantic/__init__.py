@@ -1,0 +1,289 @@
+"""The semantic source: the language's own server, asked as an LSP client.
+
+`Semantic(ws, settings, …)` is what a tool holds for one call: it finds the server for a
+file's language (servers.py), gets the shared session for that language and root from the
+pool (pool.py), asks, and turns the answer into workspace locations. Every location outside
+the workspace roots is dropped and counted, never shown. Anything that goes wrong (no
+server, a crash, a hang, an answer that is not one) raises Unavailable with the reason, so
+the tool answers from the syntax source and says why.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..errors import Refusal
+from ..workspace import Text, Workspace, uri_to_path
+from .connection import RequestCancelled, ServerFailed
+from .pool import POOL
+from .servers import KNOWN, family_of, spec_for
+from .session import Session, file_uri
+
+__all__ = [
+    "KNOWN",
+    "POOL",
+    "Answer",
+    "Call",
+    "Location",
+    "Missing",
+    "RequestCancelled",
+    "Semantic",
+    "Unavailable",
+]
+
+
+class Unavailable(Exception):
+    """No semantic answer; the message is the reason, for the answer's note."""
+
+
+class Missing(Unavailable):
+    """No server is set up for this file (or precision=syntax): not a fault."""
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    path: Path
+    line: int  # 1-based
+    column: int  # 1-based character column
+    end_line: int
+    end_column: int
+
+
+@dataclass
+class Answer:
+    server: str
+    locations: list[Location] = field(default_factory=list)
+    dropped: int = 0  # outside the workspace roots: never shown
+    invalid: int = 0  # inside, but not a position of a file there
+    partial: str | None = None  # why it may be incomplete
+
+
+@dataclass(frozen=True)
+class Call:
+    """One entry of a call hierarchy: the function, where it is, and the call sites."""
+
+    name: str
+    detail: str
+    at: Location  # the function's name
+    sites: tuple[Location, ...]  # the calls (in the caller for callers, in the function for callees)
+    depth: int  # 1: a direct caller or callee
+
+
+def utf16_to_index(line: str, offset: int) -> int:
+    units = 0
+    for index, char in enumerate(line):
+        if units >= offset:
+            return index
+        units += 2 if ord(char) > 0xFFFF else 1
+    return len(line)
+
+
+def index_to_utf16(line: str, index: int) -> int:
+    return len(line[:index].encode("utf-16-le", "surrogatepass")) // 2
+
+
+class Semantic:
+    """The semantic source for one tool call (its workspace, settings, cancel and progress)."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        settings: Settings,
+        cancel: threading.Event | None = None,
+        report: Callable[[str], None] | None = None,
+    ) -> None:
+        self.ws = ws
+        self.settings = settings
+        self.cancel = cancel
+        self.report = report or (lambda message: None)
+        self.files: dict[str, tuple[Path, Text] | None] = {}
+
+    def session(self, path: Path) -> Session:
+        if self.settings.precision == "syntax":
+            raise Missing("precision=syntax")
+        family = family_of(path)
+        if family is None:
+            raise Missing(f"no language server knows {path.suffix or 'this file'}")
+        spec, why = spec_for(family, self.settings.semantic_servers)
+        if spec is None:
+            raise Missing(why)
+        root = self.ws.root_of(path)
+        if root is None:
+            raise Missing("outside the workspace")
+        return POOL.session(spec, root, self.settings)
+
+    def _ask(self, method: str, path: Path, line: int, column: int, extra: dict | None = None):
+        session = self.session(path)
+        params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
+        try:
+            result = session.ask(
+                method, {**params, **(extra or {})}, path,
+                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
+            )  # fmt: skip
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from None
+        finally:
+            POOL.check_memory(session, self.settings)
+        return session, result
+
+    def position(self, path: Path, line: int, column: int) -> dict:
+        text = self.ws.text(path).line(line)
+        return {"line": line - 1, "character": index_to_utf16(text, column - 1)}
+
+    def locations(self, method: str, path: Path, line: int, column: int) -> Answer:
+        """textDocument/references, /definition or /implementation at a 1-based position."""
+        extra = {"context": {"includeDeclaration": True}} if method == "references" else None
+        session, result = self._ask(f"textDocument/{method}", path, line, column, extra)
+        if isinstance(result, dict):
+            result = [result]
+        if result is None:
+            result = []
+        if not isinstance(result, list):
+            raise Unavailable(
+                f"{session.spec.name} answered {method} with a {type(result).__name__}, not locations"
+            )
+        answer = Answer(session.spec.name, partial=session.partial())
+        for item in result:
+            self.add(answer, item, session.spec.name)
+        answer.locations = sorted(set(answer.locations))
+        return answer
+
+    def add(self, answer: Answer, item: Any, server: str) -> None:
+        """One Location or LocationLink of an answer, kept if it is in the workspace."""
+        if not isinstance(item, dict):
+            raise Unavailable(f"{server} answered with a {type(item).__name__} where a location belongs")
+        uri = item.get("targetUri", item.get("uri"))
+        span = item.get("targetSelectionRange", item.get("range"))
+        found = self.location(uri, span, server)
+        if found is None:
+            answer.dropped += 1
+        elif isinstance(found, Location):
+            answer.locations.append(found)
+        else:
+            answer.invalid += 1
+
+    def location(self, uri: Any, span: Any, server: str) -> Location | str | None:
+        """A workspace location; None outside the roots; "invalid" for a position no file has."""
+        try:
+            start, end = span["start"], span["end"]
+            numbers = [start["line"], start["character"], end["line"], end["character"]]
+        except (TypeError, KeyError):
+            raise Unavailable(f"{server} answered a location without a range") from None
+        if not isinstance(uri, str) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in numbers
+        ):
+            raise Unavailable(f"{server} answered a location that is not one")
+        if not uri.startswith("file:"):
+            return None
+        opened = self.file(uri)
+        if opened is None:
+            return None  # outside the roots (or nothing there to show)
+        path, text = opened
+        if not 0 <= numbers[0] < text.line_count or numbers[2] < numbers[0]:
+            return "invalid"
+        first = text.line(numbers[0] + 1)
+        last = text.line(min(numbers[2], text.line_count - 1) + 1)
+        return Location(
+            path, numbers[0] + 1, utf16_to_index(first, numbers[1]) + 1,
+            numbers[2] + 1, utf16_to_index(last, numbers[3]) + 1,
+        )  # fmt: skip
+
+    def file(self, uri: str) -> tuple[Path, Text] | None:
+        """The workspace file a URI names and its text, or None; once per URI and call (an
+        answer names the same few files hundreds of times)."""
+        if uri not in self.files:
+            try:
+                path = self.ws.resolve(uri_to_path(uri))
+                self.files[uri] = (path, self.ws.text(path))
+            except (Refusal, ValueError, OSError):
+                self.files[uri] = None
+        return self.files[uri]
+
+    def calls(
+        self, path: Path, line: int, column: int, direction: str, depth: int, most: int
+    ) -> tuple[Answer, list[Call]]:
+        """The call hierarchy from a position: callers ("incoming") or callees ("outgoing"),
+        breadth first to `depth`, at most `most` entries."""
+        session, items = self._ask("textDocument/prepareCallHierarchy", path, line, column)
+        name = session.spec.name
+        if items is None:
+            items = []
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            raise Unavailable(f"{name} answered prepareCallHierarchy with something that is not items")
+        answer = Answer(name, partial=session.partial())
+        found: list[Call] = []
+        seen: set[tuple] = set()
+        level = [i for i in items[:3]]
+        for current in range(1, depth + 1):
+            following = []
+            for item in level:
+                for entry in self.hierarchy_step(session, item, direction, path):
+                    call = self.call_of(answer, entry, direction, current, name, item.get("uri"))
+                    if call is None or (call.at.path, call.at.line, call.at.column) in seen:
+                        continue
+                    seen.add((call.at.path, call.at.line, call.at.column))
+                    found.append(call)
+                    following.append(entry["to" if direction == "outgoing" else "from"])
+                    if len(found) >= most:
+                        return answer, found
+            level = following
+        return answer, found
+
+    def hierarchy_step(self, session: Session, item: dict, direction: str, path: Path) -> list[dict]:
+        try:
+            result = session.ask(
+                f"callHierarchy/{direction}Calls", {"item": item}, path,
+                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
+            )  # fmt: skip
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from None
+        if result is None:
+            return []
+        if not isinstance(result, list) or not all(isinstance(e, dict) for e in result):
+            raise Unavailable(
+                f"{session.spec.name} answered {direction} calls with something that is not calls"
+            )
+        return result
+
+    def call_of(
+        self, answer: Answer, entry: dict, direction: str, depth: int, server: str, parent_uri: Any
+    ) -> Call | None:
+        item = entry.get("to" if direction == "outgoing" else "from")
+        if not isinstance(item, dict):
+            raise Unavailable(f"{server} answered a call without its function")
+        at = self.location(item.get("uri"), item.get("selectionRange"), server)
+        if not isinstance(at, Location):
+            answer.dropped += at is None
+            answer.invalid += at == "invalid"
+            return None
+        # call sites are in the caller (incoming) or in the function asked about (outgoing)
+        site_uri = item.get("uri") if direction == "incoming" else parent_uri
+        sites = []
+        for span in entry.get("fromRanges") or []:
+            site = self.location(site_uri, span, server)
+            if isinstance(site, Location):
+                sites.append(site)
+        detail = item.get("detail")
+        detail = detail[:200] if isinstance(detail, str) else ""
+        return Call(str(item.get("name", "?"))[:200], detail, at, tuple(sites), depth)
+
+
+def describe(ws: Workspace, settings: Settings) -> list[tuple[str, str, str]]:
+    """Per language family: (family, the source that answers, why), for `lsp-agent doctor`."""
+    rows = []
+    for family in KNOWN:
+        if settings.precision == "syntax":
+            rows.append((family, "syntax", "precision=syntax"))
+            continue
+        spec, why = spec_for(family, settings.semantic_servers)
+        if spec is None:
+            rows.append((family, "syntax", why))
+            continue
+        state = POOL.state(spec, ws.roots[0]) if ws.roots else "not started"
+        rows.append((family, spec.name, f"{why} ({state})"))
+    return rows

@@ -1,0 +1,380 @@
+"""One language server process for one language family and workspace root: started on the
+first question, shared by every caller, restarted with back-off after a crash or above its
+memory ceiling, stopped when idle (the pool's monitor decides).
+
+A session never raises anything but ServerFailed (a reason for the answer's note) or
+RequestCancelled: whatever the server does, lsp-agent answers from the syntax source.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import Refusal
+from ..search.walk import walk_files
+from .connection import Connection, RequestCancelled, ServerFailed
+from .servers import Spec
+
+log = logging.getLogger(__name__)
+
+MAX_OPEN = 64  # documents kept open at the server (typescript-language-server needs them open)
+MAX_BACKOFF = 60.0
+GRACE = 2.0  # seconds a server stopped for being idle has to shut down on its own
+HANGS_BEFORE_RESTART = 2
+# A server's answers right after start-up may come from part of the workspace; how long that
+# lasts grows with the files it has to read (basedpyright: about 20 s on Django's 2,800).
+WARMUP_PER_FILE = 0.01
+FIRST_QUESTION = 3  # times semantic_timeout for the first question (tsserver loads the project then)  # timeouts in a row that make a server count as hung
+
+
+def file_uri(path: Path) -> str:
+    return path.as_uri()
+
+
+class Session:
+    def __init__(self, spec: Spec, root: Path) -> None:
+        self.spec = spec
+        self.root = root
+        self.lock = threading.Lock()
+        self.conn: Connection | None = None
+        self.ready = threading.Event()
+        self.boot_error: str | None = None
+        self.started_at = 0.0
+        self.ready_at = 0.0
+        self.last_used = time.monotonic()
+        self.failures = 0
+        self.retry_at = 0.0
+        self.last_failure: str | None = None
+        self.hangs = 0
+        self.restarts = 0
+        self.progress: dict[Any, str] = {}  # work-done tokens begun and not ended -> title
+        self.quiet = threading.Event()  # set while no work-done progress is under way
+        self.opened: OrderedDict[str, tuple[int, int]] = OrderedDict()  # uri -> (mtime_ns, version)
+        self.capabilities: dict = {}
+        self.warmup = spec.warmup
+        self.answered = False  # since the last start
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def connection(
+        self, *, timeout: float, cancel: threading.Event | None, report: Callable[[str], None]
+    ) -> Connection:
+        """The running server, started if need be; waits for its initialize answer."""
+        self.last_used = time.monotonic()
+        with self.lock:
+            if self.conn is not None and self.conn.closed is not None:
+                self._failed(f"{self.spec.name} {self.conn.closed}")
+            if self.conn is None:
+                now = time.monotonic()
+                if now < self.retry_at:
+                    raise ServerFailed(
+                        f"{self.last_failure}; next start in {self.retry_at - now:.0f} s (back-off)"
+                    )
+                self._spawn()
+            conn = self.conn
+        assert conn is not None
+        deadline = time.monotonic() + timeout
+        while not self.ready.wait(0.05):
+            if cancel is not None and cancel.is_set():
+                raise RequestCancelled()
+            if self.boot_error is not None or conn.closed is not None:
+                break
+            if time.monotonic() > deadline:
+                with self.lock:
+                    self._failed(f"{self.spec.name} did not finish starting within {timeout:g} s")
+                raise ServerFailed(self.last_failure or "")
+            report(
+                f"starting {self.spec.name} for {self.root.name} ({time.monotonic() - self.started_at:.0f} s)"
+            )
+        if self.boot_error is not None or conn.closed is not None:
+            with self.lock:
+                if self.conn is conn:
+                    self._failed(f"{self.spec.name} failed to start: {self.boot_error or conn.closed}")
+            raise ServerFailed(self.last_failure or "")
+        return conn
+
+    def _spawn(self) -> None:
+        try:
+            process = subprocess.Popen(
+                list(self.spec.command),
+                cwd=self.root,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # its children (tsserver, node) stop with it
+            )
+        except OSError as exc:
+            self._failed(f"{self.spec.name} could not be started ({exc})")
+            raise ServerFailed(self.last_failure or "") from None
+        self.conn = Connection(process, self._server_request, self._server_notification)
+        self.ready.clear()
+        self.boot_error = None
+        self.progress.clear()
+        self.opened.clear()
+        self.answered = False
+        self.started_at = time.monotonic()
+        threading.Thread(target=self._boot, args=(self.conn,), daemon=True).start()
+
+    def _boot(self, conn: Connection) -> None:
+        params = {
+            "processId": os.getpid(),
+            "clientInfo": {"name": "lsp-agent"},
+            "rootUri": file_uri(self.root),
+            "workspaceFolders": [{"uri": file_uri(self.root), "name": self.root.name}],
+            "capabilities": CLIENT_CAPABILITIES,
+            "initializationOptions": self.spec.initialization_options,
+        }
+        try:
+            answer = conn.request("initialize", params, timeout=600)
+            if not isinstance(answer, dict) or not isinstance(answer.get("capabilities"), dict):
+                raise ServerFailed("its initialize answer has no capabilities")
+            self.capabilities = answer["capabilities"]
+            conn.notify("initialized", {})
+            if self.spec.settings:
+                conn.notify("workspace/didChangeConfiguration", {"settings": self.spec.settings})
+        except (ServerFailed, RequestCancelled) as exc:
+            self.boot_error = str(exc) or type(exc).__name__
+            return
+        self.warmup = min(self.spec.warmup, WARMUP_PER_FILE * self.files())
+        self.ready_at = time.monotonic()
+        self.ready.set()
+
+    def files(self) -> int:
+        """How many files of the server's languages the root holds (as ripgrep lists them)."""
+        globs = tuple(f"*{suffix}" for suffix in self.spec.language_ids)
+        try:
+            return sum(1 for _ in walk_files(self.root, [""], globs))
+        except Refusal:
+            return 10**6  # unknown: the whole warm-up
+
+    def _failed(self, why: str) -> None:
+        """Record a failure, stop the process, and wait longer before each restart."""
+        self.failures += 1
+        self.last_failure = why
+        self.retry_at = time.monotonic() + min(MAX_BACKOFF, 2.0 ** (self.failures - 1))
+        log.warning("%s (root %s): %s", self.spec.name, self.root, why)
+        self._kill()
+
+    def _kill(self, *, graceful: bool = False) -> None:
+        """Stop the process: asked to shut down first when `graceful` (idle), else at once."""
+        conn, self.conn = self.conn, None
+        self.ready.clear()
+        if conn is None:
+            return
+        try:
+            if graceful and conn.closed is None:
+                conn.request("shutdown", None, timeout=GRACE)
+            conn.notify("exit", None)
+            conn.process.wait(GRACE if graceful else 0.01)
+        except (ServerFailed, RequestCancelled, subprocess.TimeoutExpired):
+            pass
+        try:
+            os.killpg(conn.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        conn.process.wait()
+        for stream in (conn.process.stdin, conn.process.stdout):
+            if stream is not None:
+                stream.close()
+
+    def stop(self) -> None:
+        with self.lock:
+            self._kill(graceful=True)
+
+    def restart(self, why: str) -> None:
+        """Stop now (the next question starts it again), counted as a restart, not a crash."""
+        with self.lock:
+            log.warning("%s (root %s): restarting: %s", self.spec.name, self.root, why)
+            self.restarts += 1
+            self.last_failure = why
+            self._kill()
+
+    @property
+    def running(self) -> bool:
+        return self.conn is not None and self.conn.closed is None
+
+    # -- questions --------------------------------------------------------------------------
+
+    def ask(
+        self,
+        method: str,
+        params: dict,
+        path: Path,
+        *,
+        timeout: float,
+        cancel: threading.Event | None,
+        report: Callable[[str], None],
+    ) -> Any:
+        conn = self.connection(timeout=max(timeout, 60.0), cancel=cancel, report=report)
+        first = not self.answered
+        if first:  # the first question also waits for the server to load the project
+            timeout *= FIRST_QUESTION
+        self._open(conn, path)
+        deadline = time.monotonic() + timeout
+        answer = self._request(conn, method, params, timeout, cancel)
+        if first and self.progress:
+            # answered while it still said it was loading: once it is done, ask again
+            self._settle(deadline - time.monotonic(), cancel)
+            if not self.progress:
+                answer = self._request(conn, method, params, max(deadline - time.monotonic(), 1.0), cancel)
+        self.answered = True
+        return answer
+
+    def _request(
+        self, conn: Connection, method: str, params: dict, timeout: float, cancel: threading.Event | None
+    ) -> Any:
+        try:
+            answer = conn.request(method, params, timeout=timeout, cancel=cancel)
+        except ServerFailed as exc:
+            with self.lock:
+                if conn.closed is not None:
+                    self._failed(f"{self.spec.name} {conn.closed}")
+                elif str(exc).startswith("no answer"):
+                    self.hangs += 1
+                    if self.hangs >= HANGS_BEFORE_RESTART:
+                        self._failed(f"{self.spec.name} hung ({exc})")
+            raise ServerFailed(f"{self.spec.name}: {exc}") from None
+        self.hangs = 0
+        self.failures = 0
+        self.last_used = time.monotonic()
+        return answer
+
+    def _settle(self, timeout: float, cancel: threading.Event | None) -> None:
+        """Wait (up to `timeout`) for the work the server said it began at start-up to end
+        (tsserver's "Initializing JS/TS language features")."""
+        deadline = time.monotonic() + timeout
+        while self.progress and time.monotonic() < deadline:
+            if cancel is not None and cancel.is_set():
+                raise RequestCancelled()
+            self.quiet.wait(0.05)
+
+    def _open(self, conn: Connection, path: Path) -> None:
+        """Open the document at the server (or tell it the disk changed since)."""
+        uri = file_uri(path)
+        try:
+            mtime = path.stat().st_mtime_ns
+            known = self.opened.get(uri)
+            if known is not None and known[0] == mtime:
+                self.opened.move_to_end(uri)
+                return
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return
+        if known is None:
+            language = self.spec.language_ids.get(path.suffix.lower(), "plaintext")
+            item = {"uri": uri, "languageId": language, "version": 1, "text": text}
+            conn.notify("textDocument/didOpen", {"textDocument": item})
+            self.opened[uri] = (mtime, 1)
+        else:
+            version = known[1] + 1
+            change = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}
+            conn.notify("textDocument/didChange", change)
+            self.opened[uri] = (mtime, version)
+            self.opened.move_to_end(uri)
+        while len(self.opened) > MAX_OPEN:
+            old, _ = self.opened.popitem(last=False)
+            conn.notify("textDocument/didClose", {"textDocument": {"uri": old}})
+
+    def partial(self) -> str | None:
+        """Why an answer now may be incomplete, or None."""
+        if self.progress:
+            title = next(iter(self.progress.values()))
+            return f"{self.spec.name} is still indexing ({title})"
+        since = time.monotonic() - self.ready_at
+        if since < self.warmup:
+            return f"{self.spec.name} started {since:.0f} s ago and may still be indexing"
+        return None
+
+    # -- what the server asks of us ---------------------------------------------------------
+
+    def _server_request(self, method: str, params: Any) -> Any:
+        if method == "workspace/configuration" and isinstance(params, dict):
+            return [section(self.spec.settings, item) for item in params.get("items") or []]
+        if method == "workspace/workspaceFolders":
+            return [{"uri": file_uri(self.root), "name": self.root.name}]
+        return None  # workDoneProgress/create, registerCapability, showMessageRequest, …
+
+    def _server_notification(self, method: str, params: Any) -> None:
+        if method != "$/progress" or not isinstance(params, dict):
+            return
+        token, value = params.get("token"), params.get("value")
+        if not isinstance(value, dict) or not isinstance(token, (str, int)):
+            return
+        if value.get("kind") == "begin":
+            self.progress[token] = str(value.get("title", "working"))[:80]
+            self.quiet.clear()
+        elif value.get("kind") == "end":
+            self.progress.pop(token, None)
+            if not self.progress:
+                self.quiet.set()
+
+    # -- memory -----------------------------------------------------------------------------
+
+    def memory_mb(self) -> float | None:
+        """Resident memory of the server and its children (Linux /proc), or None."""
+        conn = self.conn
+        if conn is None:
+            return None
+        return tree_rss_mb(conn.process.pid)
+
+
+def section(settings: dict, item: Any) -> Any:
+    """The value of a workspace/configuration item's section in our settings (or null)."""
+    name = item.get("section") if isinstance(item, dict) else None
+    if not name:
+        return settings or None
+    value: Any = settings
+    for part in str(name).split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def tree_rss_mb(pid: int) -> float | None:
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    children: dict[int, list[int]] = {}
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    total, todo = 0, [pid]
+    page = os.sysconf("SC_PAGE_SIZE")
+    while todo:
+        current = todo.pop()
+        try:
+            total += int((proc / str(current) / "statm").read_text().split()[1]) * page
+        except (OSError, IndexError, ValueError):
+            pass
+        todo += children.get(current, [])
+    return total / 2**20
+
+
+CLIENT_CAPABILITIES: dict = {
+    "general": {"positionEncodings": ["utf-16"]},
+    "window": {"workDoneProgress": True},
+    "workspace": {"configuration": True, "workspaceFolders": True},
+    "textDocument": {
+        "synchronization": {"didSave": False},
+        "references": {},
+        "definition": {"linkSupport": True},
+        "implementation": {"linkSupport": True},
+        "callHierarchy": {},
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+    },
+}

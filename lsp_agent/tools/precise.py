@@ -1,0 +1,149 @@
+"""The semantic section of navigation answers: what the language's own server confirms.
+
+Tools ask through `confirmed`; it never fails: a server that is missing, crashes, hangs or
+answers garbage gives a `Confirmed` with `unavailable` set to the reason, and the tool
+answers from the syntax source alone, saying why. Locations outside the workspace roots are
+counted in `dropped` and never shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..budget import plural
+from ..errors import Cancelled
+from ..semantic import Location, Missing, RequestCancelled, Semantic, Unavailable
+from .registry import Context
+
+BY_NAME = "a question by name"  # no position to ask a server about: nothing to say
+MAX_STARTS = 8  # definitions of a name asked about, for a question by name
+
+PRECISION = {
+    "enum": ["auto", "syntax"],
+    "description": "auto: the language's server where one runs; syntax: by name only.",
+}
+
+
+@dataclass
+class Confirmed:
+    """A semantic answer merged over one or more positions, or why there is none."""
+
+    server: str = ""
+    locations: list[Location] = field(default_factory=list)
+    dropped: int = 0
+    invalid: int = 0
+    partial: str | None = None
+    asked: int = 0
+    of: int = 0  # positions there were to ask about
+    unavailable: str | None = None
+    missing: bool = False  # unavailable because no server is set up for the language
+
+    @property
+    def answered(self) -> bool:
+        return self.unavailable is None
+
+    def keys(self) -> set[tuple[Path, int, int]]:
+        return {(loc.path, loc.line, loc.column) for loc in self.locations}
+
+    def fields(self) -> dict:
+        if self.unavailable is not None:
+            return {"semantic": {"unavailable": self.unavailable}}
+        return {
+            "semantic": {
+                "server": self.server,
+                "locations": len(self.locations),
+                "outside_workspace": self.dropped,
+                "invalid": self.invalid,
+                "partial": self.partial,
+            }
+        }
+
+
+# Questions asked while the syntax source works on the same call (`ahead`).
+AHEAD = ThreadPoolExecutor(max_workers=4, thread_name_prefix="semantic")
+
+
+def semantic(ctx: Context, precision: str | None, report: Callable[[str], None] | None = None) -> Semantic:
+    settings = ctx.settings if precision is None else ctx.settings.replace(precision=precision)
+    return Semantic(
+        ctx.workspace, settings, ctx.cancel_event, report or (lambda message: ctx.progress(message))
+    )
+
+
+def ahead(ctx: Context, method: str, starts: list[tuple[Path, int, int]], precision: str | None) -> Future:
+    """`confirmed` in another thread, so that the server and the syntax source work at once.
+    That thread reports nothing (only the call's own thread may step aside for light calls)."""
+    return AHEAD.submit(confirmed, ctx, method, starts, precision, quiet=True)
+
+
+def result(ctx: Context, pending: Future) -> Confirmed:
+    """The answer asked `ahead`, reporting progress while it is still coming."""
+    while not wait([pending], timeout=0.2).done:
+        ctx.progress("waiting for the language server")
+    return pending.result()
+
+
+def confirmed(
+    ctx: Context,
+    method: str,
+    starts: list[tuple[Path, int, int]],
+    precision: str | None,
+    *,
+    quiet: bool = False,
+) -> Confirmed:
+    """The server's `method` answers (references, definition, implementation) at each start,
+    merged; cancelling the call cancels the request at the server."""
+    source = semantic(ctx, precision, (lambda message: None) if quiet else None)
+    result = Confirmed(of=len(starts))
+    if not starts:
+        return Confirmed(unavailable="no definition to ask the server about", missing=True)
+    failure: str | None = None
+    fault = False
+    for path, line, column in starts[:MAX_STARTS]:
+        try:
+            answer = source.locations(method, path, line, column)
+        except RequestCancelled:
+            raise Cancelled() from None
+        except Missing as exc:  # that language has no server: its definitions go unasked
+            failure = failure or str(exc)
+            continue
+        except Unavailable as exc:  # a fault: nothing the server said this time is trusted
+            failure, fault = str(exc) or "the server did not answer", True
+            break
+        result.server = answer.server
+        result.locations += answer.locations
+        result.dropped += answer.dropped
+        result.invalid += answer.invalid
+        result.partial = result.partial or answer.partial
+        result.asked += 1
+    if fault or not result.asked:
+        return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
+    result.locations = sorted(set(result.locations))
+    return result
+
+
+def source_notes(found: Confirmed, what: str) -> list[str]:
+    """The notes that say where an answer came from and how complete it is."""
+    if not found.answered:
+        if found.unavailable in ("precision=syntax", BY_NAME) or found.missing:
+            return []  # nothing went wrong: `lsp-agent doctor` says which source answers
+        return [f"no type-aware answer: {found.unavailable}"]
+    notes = []
+    if found.partial:
+        notes.append(f"may be incomplete: {found.partial}")
+    if found.dropped:
+        notes.append(
+            f"left out: {plural(found.dropped, 'location')} outside the workspace (standard library, installed packages)"
+        )
+    if found.invalid:
+        notes.append(
+            f"left out: {plural(found.invalid, 'location')} {found.server} gave that no file here has"
+        )
+    if found.asked < found.of:
+        notes.append(
+            f"asked {found.server} about {found.asked} of {found.of} {what}: narrow with a name path (Owner/name) or start from a use"
+        )
+    return notes
