@@ -95,8 +95,16 @@ def edit(
     max_chars: int,
     edits: list[dict] | None = None,
     if_version: str | None = None,
-    **one,
+    old_text: str | None = None,
+    new_text: str | None = None,
+    occurrence: int | None = None,
+    symbol: str | None = None,
+    start: int | None = None,
+    end: int | None = None,
 ) -> dict:
+    given = {"old_text": old_text, "new_text": new_text, "occurrence": occurrence, "symbol": symbol,
+             "start": start, "end": end}  # fmt: skip
+    one = {k: v for k, v in given.items() if v is not None}
     if edits and one:
         raise Refusal(
             "bad_arguments", "Give either one edit (old_text/start … new_text) or edits=[…], not both."

@@ -31,8 +31,8 @@ def test_unknown_tool_names_the_closest():
     assert (d.kind, d.name, d.closest, d.reason) == (
         "unknown_tool",
         "raed",
-        ["read"],
-        "there is no tool 'raed'; did you mean 'read'?",
+        ["read", "edit"],  # both one letter-swap away
+        "there is no tool 'raed'; did you mean 'read' or 'edit'?",
     )
     assert (got.calls[0].runnable, d.call_id) == (False, got.calls[0].id)
 

@@ -38,6 +38,7 @@ export function requestMethod(tool: string): string {
 export const OPTION_SETTINGS = {
   max_chars: "maxChars",
   max_nudges: "maxNudges",
+  edits: "edits",
   precision: "precision",
   semantic_servers: "semanticServers",
   semantic_timeout: "semanticTimeout",
