@@ -144,7 +144,8 @@ class Semantic:
         if self.settings.precision == "syntax":
             raise Missing("precision=syntax")
         try:
-            text = self.ws.text(path).line(line)
+            whole = self.ws.text(path)
+            text = whole.line(line) if 1 <= line <= whole.line_count else ""
             hits = scip.lookup(
                 self.ws, self.settings.scip_indexes, method, path, line - 1, text, column - 1, self.report
             )
