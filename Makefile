@@ -21,8 +21,8 @@ test: lint
 	$(PY) -m pytest -q --ignore=tests/servers
 
 # Navigation against real language servers: basedpyright from PyPI and typescript-language-server
-# with TypeScript 5 from npm, and from indexes by the real scip-python and scip-typescript (npm), installed by version into ~/.cache/lsp-agent-ci/servers (not on PATH,
-# so `make test` stays by name). `.ci/run` runs it after `make test`.
+# with TypeScript 5 from npm, and SCIP indexes by the real scip-python and scip-typescript (npm),
+# installed by version into ~/.cache/lsp-agent-ci/servers (not on PATH, so `make test` stays by name). `.ci/run` runs it after `make test`.
 SERVERS ?= $(HOME)/.cache/lsp-agent-ci/servers
 test-servers: $(STAMP)
 	test -x $(SERVERS)/py/bin/basedpyright-langserver || { $(PYTHON) -m venv $(SERVERS)/py && \
