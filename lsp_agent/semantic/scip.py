@@ -305,7 +305,7 @@ class Store:
             return Index(path, table)
         except Damaged as exc:
             return f"{ws.display(path)} is not a readable SCIP index ({exc}): refused"
-        except (OSError, sqlite3.Error, OverflowError) as exc:
+        except (OSError, sqlite3.Error, OverflowError, IndexError) as exc:
             return f"{ws.display(path)} could not be loaded ({exc}): refused"
 
     def covering(
@@ -350,6 +350,16 @@ def lookup(
     """The index's answer to `method` (references, definition, implementation) at a 0-based
     line and character index `column` of `text` (that line); None when no index holds the
     document or no occurrence is there; Stale or Refused with the reason."""
+    try:
+        return answer(ws, named, method, path, line, text, column, report)
+    except sqlite3.Error as exc:  # the table went away or was damaged under us
+        raise Refused(f"the SCIP table could not be read ({exc})") from None
+
+
+def answer(
+    ws: Workspace, named: list[str], method: str, path: Path, line: int, text: str, column: int,
+    report: Callable[[str], None],
+) -> Hits | None:  # fmt: skip
     covered = STORE.covering(ws, named, path, report)
     if covered is None:
         return None
