@@ -219,3 +219,23 @@ def test_precision_syntax_never_reads_an_index(project):
     answer = ask(project, "references", path="app/views.py", line=12, column=11, precision="syntax")
     assert "semantic" not in answer or "unavailable" in answer["semantic"]
     assert not uses(answer, "scip-python 0.6.6 index")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=200))
+def test_loading_any_bytes_answers_or_refuses(tmp_path_factory, data):
+    root = tmp_path_factory.mktemp("random")
+    (root / "index.scip").write_bytes(data)
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(root / "cache")
+    try:
+        index = scip.STORE.index(root / "index.scip", Workspace([root]), lambda message: None)
+    except scip.Refused as exc:
+        assert "index.scip" in str(exc) and "refused" in str(exc)
+    else:
+        assert index.query("SELECT count(*) FROM documents")[0][0] >= 0
+    finally:
+        if before is None:
+            os.environ.pop("XDG_CACHE_HOME")
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
