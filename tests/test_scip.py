@@ -149,6 +149,7 @@ def test_references_come_from_the_index_by_type(project):
     answer = ask(project, "references", path="app/views.py", line=12, column=11)  # cache.get
     assert uses(answer, "scip-python 0.6.6 index") == {("app/views.py", 5), ("app/views.py", 12)}
     assert uses(answer, "name") == {("app/views.py", 11)}  # settings.get: dict.get
+    assert answer["semantic"]["documentation"] == ["```python\ndef get(self, key)\n```"]  # hover-like
 
 
 def test_definition_and_implementations_come_from_the_index(project):

@@ -63,6 +63,7 @@ class Answer:
     invalid: int = 0  # inside, but not a position of a file there
     partial: str | None = None  # why it may be incomplete
     notes: list[str] = field(default_factory=list)  # what else the answer must say (a stale index)
+    documentation: list[str] = field(default_factory=list)  # hover-like lines (a SCIP index's)
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class Semantic:
     def indexed(self, hits: scip.Hits, method: str) -> Answer:
         """A SCIP answer as workspace locations (the same confinement as a server's)."""
         name = f"{hits.tool or 'SCIP'} index"
-        answer = Answer(name)
+        answer = Answer(name, documentation=[d[:500] for d in hits.documentation[:5]])
         for file, (line, start, end_line, end), utf8 in hits.hits:
             span = {"start": {"line": line, "character": start}, "end": {"line": end_line, "character": end}}
             found = self.location(file_uri(file), span, name) if not utf8 else self.utf8_location(file, span)

@@ -41,6 +41,7 @@ class Confirmed:
     unavailable: str | None = None
     missing: bool = False  # unavailable because no server is set up for the language
     notes: list[str] = field(default_factory=list)  # said by the source (a stale SCIP index)
+    documentation: list[str] = field(default_factory=list)  # the symbol's, where the source has it
 
     @property
     def answered(self) -> bool:
@@ -60,6 +61,7 @@ class Confirmed:
                 "invalid": self.invalid,
                 "partial": self.partial,
             }
+            | ({"documentation": self.documentation} if self.documentation else {})
         }
 
 
@@ -120,6 +122,7 @@ def confirmed(
         result.invalid += answer.invalid
         result.partial = result.partial or answer.partial
         result.notes += [n for n in answer.notes if n not in result.notes]
+        result.documentation = result.documentation or answer.documentation
         result.asked += 1
     if fault or not result.asked:
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))

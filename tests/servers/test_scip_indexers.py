@@ -81,6 +81,9 @@ def test_known_facts_of_the_fixtures(indexed):
         ("src/shapes.ts", 12),
     }
     assert answer["source"].startswith("scip-typescript")
+    answer = tool(indexed, "implementations", path="app/models.py", line=2, column=9)  # Base.save
+    assert [(e["path"], e["line"]) for e in answer["entries"]] == [("app/models.py", 7)]  # Order.save
+    assert "def save(" in answer["semantic"]["documentation"][0]  # the indexer's hover text
 
 
 def test_an_edited_file_falls_back_and_says_so(indexed, tmp_path):
