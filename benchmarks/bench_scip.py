@@ -30,7 +30,8 @@ from lsp_agent.semantic import POOL, Semantic
 from lsp_agent.semantic.scip_indexers import run as index_folder
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
-from tests.scip_protobuf import expected, occurrences_of
+from tests.scip_protobuf import expected, occurrences_of, sharing
+from tests.scip_protobuf import truth as truth_of
 
 from .bench_precision import settings as live_settings
 from .bench_precision import warm
@@ -89,13 +90,20 @@ def load(root: Path, cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def sample(index: Path) -> list[tuple[str, int, int, str]]:
-    found = [(d, r[0], r[1], s) for d, r, s, _ in occurrences_of(index) if not s.startswith("local ")]
+def sample(index: Path) -> list[tuple[str, int, int, set]]:
+    """SAMPLE occurrences of global symbols: (document, line, column, the keys of every symbol
+    occurring at that range)."""
+    together = sharing(index)
+    found = [
+        (d, r[0], r[1], together[(d, r)])
+        for d, r, s, _ in occurrences_of(index)
+        if not s.startswith("local ")
+    ]
     return random.Random(25).sample(found, min(SAMPLE, len(found)))
 
 
-def score(ours: set, truth: set) -> tuple[int, int, int]:
-    return len(ours & truth), len(ours), len(truth)
+def score(ours: set, right: set) -> tuple[int, int, int]:
+    return len(ours & right), len(ours), len(right)
 
 
 def queries(root: Path, index: Path, report: Report, tree: str, live: bool, truth: list[Path]) -> None:
@@ -115,17 +123,18 @@ def queries(root: Path, index: Path, report: Report, tree: str, live: bool, trut
     times: dict[str, list[float]] = {k: [] for k in ("refs", "defs", "tool", "syntax", "live")}
     hits = [0, 0, 0, 0, 0, 0]
     points = sample(index)
-    for document, line, column, symbol in points:
+    for document, line, column, keys in points:
+        all_uses, all_definitions = truth_of(uses, definitions, keys)
         path = index.parent / document
         started = time.perf_counter()
         answer = source.locations("references", path, line + 1, column + 1)
         times["refs"].append(time.perf_counter() - started)
-        for i, n in enumerate(score(set(answer.locations), uses.get(symbol, set()))):
+        for i, n in enumerate(score(set(answer.locations), all_uses)):
             hits[i] += n
         started = time.perf_counter()
         answer = source.locations("definition", path, line + 1, column + 1)
         times["defs"].append(time.perf_counter() - started)
-        for i, n in enumerate(score(set(answer.locations), definitions.get(symbol, set()))):
+        for i, n in enumerate(score(set(answer.locations), all_definitions)):
             hits[3 + i] += n
         arguments = {"path": str(path), "line": line + 1, "column": column + 1}
         started = time.perf_counter()

@@ -71,7 +71,7 @@ def expected(path: Path):
     uses, definitions = defaultdict(set), defaultdict(set)
     root = path.parent
     for document, (line, start, end_line, end), symbol, roles in occurrences_of(path):
-        key = (document, symbol) if symbol.startswith("local ") else symbol
+        key = key_of(document, symbol)
         if not (root / document).read_text():
             continue  # a module's occurrence in an empty __init__.py: no line to show it on
         found = Location(root / document, line + 1, start + 1, end_line + 1, end + 1)
@@ -79,3 +79,24 @@ def expected(path: Path):
         if roles & 1:
             definitions[key].add(found)
     return uses, definitions
+
+
+def key_of(document: str, symbol: str) -> object:
+    """A local symbol is one document's; a global one is the same everywhere."""
+    return (document, symbol) if symbol.startswith("local ") else symbol
+
+
+def sharing(path: Path) -> dict[tuple[str, tuple], set]:
+    """(document, range) -> the keys of every symbol occurring at exactly that range: asked
+    there, an answer is about all of them (a property that is a member of two types)."""
+    found: dict[tuple[str, tuple], set] = defaultdict(set)
+    for document, span, symbol, _ in occurrences_of(path):
+        found[(document, span)].add(key_of(document, symbol))
+    return found
+
+
+def truth(uses: dict, definitions: dict, keys: set) -> tuple[set, set]:
+    """The occurrences and definitions of every symbol in `keys`, together."""
+    return set().union(*(uses.get(k, set()) for k in keys)), set().union(
+        *(definitions.get(k, set()) for k in keys)
+    )

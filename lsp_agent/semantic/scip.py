@@ -93,13 +93,15 @@ class Index:
         return (rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
 
     def symbols_at(self, document: int, line: int, column: int) -> list[tuple[int, str]]:
-        """The symbols whose occurrence covers a 0-based position, the narrowest first."""
+        """The symbols of the narrowest occurrence covering a 0-based position: all of them
+        when several share it (a property that is a member of two types)."""
         sql = (
-            "SELECT o.symbol, s.name FROM occurrences o JOIN symbols s ON s.id = o.symbol "
-            "WHERE o.document=? AND o.line=? AND o.col<=? AND (o.end_line>o.line OR o.end_col>=?) "
-            "ORDER BY o.end_col=?, o.end_col-o.col"
+            "SELECT o.symbol, s.name, o.col, o.end_line, o.end_col FROM occurrences o "
+            "JOIN symbols s ON s.id = o.symbol WHERE o.document=? AND o.line=? AND o.col<=? "
+            "AND (o.end_line>o.line OR o.end_col>=?) ORDER BY o.end_col=?, o.end_col-o.col"
         )
-        return [(row[0], row[1]) for row in self.query(sql, document, line, column, column, column)]
+        rows = self.query(sql, document, line, column, column, column)
+        return [(row[0], row[1]) for row in rows if rows and row[2:] == rows[0][2:]]
 
     def occurrences(self, symbol: int, only: int | None, definitions: bool) -> list[tuple]:
         sql = (
@@ -373,17 +375,17 @@ def answer(
     found = index.symbols_at(document, line, units)
     if not found:
         return None
-    symbol, name = found[0]
-    hits = Hits(index.tool, ws.display(index.path), documentation=index.documentation(symbol))
-    local = name.startswith("local ")
-    for other in [index] if local else STORE.every(ws, named, report):
-        sid = symbol if other is index else other.symbol(name)
-        if sid is None:
-            continue
-        targets = other.implementations(sid) if method == "implementation" else [sid]
-        for target in targets:
-            rows = other.occurrences(target, document if local else None, method != "references")
-            add_rows(ws, hits, other.root, rows)
+    hits = Hits(index.tool, ws.display(index.path), documentation=index.documentation(found[0][0]))
+    for symbol, name in found:
+        local = name.startswith("local ")
+        for other in [index] if local else STORE.every(ws, named, report):
+            sid = symbol if other is index else other.symbol(name)
+            if sid is None:
+                continue
+            targets = other.implementations(sid) if method == "implementation" else [sid]
+            for target in targets:
+                rows = other.occurrences(target, document if local else None, method != "references")
+                add_rows(ws, hits, other.root, rows)
     return hits
 
 

@@ -17,7 +17,7 @@ from lsp_agent.config import Settings
 from lsp_agent.semantic import Semantic, scip
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
-from tests.scip_protobuf import expected, occurrences_of
+from tests.scip_protobuf import expected, occurrences_of, sharing, truth
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "semantic"
 CACHE = os.environ.get("LSP_AGENT_TEST_SERVERS")
@@ -50,16 +50,18 @@ def indexed(tmp_path_factory) -> Path:
 def test_every_occurrence_answers_the_indexers_references_and_definitions(indexed, language):
     index = indexed / f"index.{language}.scip"
     uses, definitions = expected(index)
+    together = sharing(index)
     source = Semantic(Workspace([indexed]), Settings())
     asked = 0
-    for document, (line, start, _, _), symbol, _ in occurrences_of(index):
-        key = (document, symbol) if symbol.startswith("local ") else symbol
+    for document, span, symbol, _ in occurrences_of(index):
+        line, start = span[0], span[1]
+        all_uses, all_definitions = truth(uses, definitions, together[(document, span)])
         references = source.locations("references", indexed / document, line + 1, start + 1)
         assert references.server == f"scip-{language} " + references.server.split(" ")[1] + " index"
-        assert set(references.locations) == uses[key], (document, line, symbol)
+        assert set(references.locations) == all_uses, (document, line, symbol)
         definition = source.locations("definition", indexed / document, line + 1, start + 1)
-        assert set(definition.locations) == definitions[key], (document, line, symbol)
-        if not definitions[key]:  # defined outside the workspace (or in an empty file): said, not shown
+        assert set(definition.locations) == all_definitions, (document, line, symbol)
+        if not all_definitions:  # defined outside the workspace (or in an empty file): said, not shown
             assert definition.dropped + definition.invalid == 1
         asked += 1
     assert asked > 30
