@@ -42,6 +42,8 @@ class Document:
 
 
 def varint(data: bytes | memoryview, at: int, end: int) -> tuple[int, int]:
+    if at < end and data[at] < 0x80:  # most numbers of an index fit one byte
+        return data[at], at + 1
     value = shift = 0
     while True:
         if at >= end:
@@ -179,7 +181,10 @@ def read_index(data: bytes | memoryview) -> Iterator[str | Document]:
             yield tool_of(data, a, b)
         elif number == 2:
             length_delimited(wire, number, a)
-            found = document(data, a, b)
+            try:
+                found = document(bytes(data[a:b]), 0, b - a)  # a copy: bytes index faster than a map
+            except Damaged as exc:
+                raise Damaged(f"{exc} of the document at byte {a}") from None
             if not found.path:
                 raise Damaged(f"a document without a relative path at byte {a}")
             yield found
