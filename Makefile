@@ -22,7 +22,8 @@ test: lint
 
 # Navigation against real language servers: basedpyright from PyPI and typescript-language-server
 # with TypeScript 5 from npm, and SCIP indexes by the real scip-python and scip-typescript (npm),
-# installed by version into ~/.cache/lsp-agent-ci/servers (not on PATH, so `make test` stays by name). `.ci/run` runs it after `make test`.
+# installed by version into ~/.cache/lsp-agent-ci/servers (not on PATH, so `make test` stays by
+# name). `.ci/run` runs it after `make test`.
 SERVERS ?= $(HOME)/.cache/lsp-agent-ci/servers
 test-servers: $(STAMP)
 	test -x $(SERVERS)/py/bin/basedpyright-langserver || { $(PYTHON) -m venv $(SERVERS)/py && \
@@ -48,11 +49,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/test_docs.py
+# Rewrite the outputs shown in README.md and docs/*.md from real runs (tests/docs/test_docs.py
 # checks them); run it after a deliberate change of an answer, and commit what it rewrites.
 docs: $(STAMP)
 	if test -x $(SERVERS)/py/bin/basedpyright-langserver; then export LSP_AGENT_TEST_SERVERS=$(SERVERS); fi; \
-	  $(PY) -m tests.docs_examples
+	  $(PY) -m tests.docs.docs_examples
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,ws,bench]'

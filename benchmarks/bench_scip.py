@@ -30,8 +30,8 @@ from lsp_agent.semantic import POOL, Semantic
 from lsp_agent.semantic.scip_indexers import run as index_folder
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
-from tests.scip_protobuf import expected, occurrences_of, sharing
-from tests.scip_protobuf import truth as truth_of
+from tests.support.scip_protobuf import expected, occurrences_of, sharing
+from tests.support.scip_protobuf import truth as truth_of
 
 from .bench_precision import settings as live_settings
 from .bench_precision import warm

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.raw_rpc import RawClient
+from tests.support.raw_rpc import RawClient
 
 from .common import Report
 

@@ -34,7 +34,6 @@ def valid_servers(value: Any) -> bool:
 @dataclass(frozen=True)
 class Settings:
     max_chars: int = 20_000  # default budget of every answer's text
-    search_engine: str = "auto"  # "auto" or "rg": both ripgrep, the one engine
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
     # navigation's source of meaning: "auto" asks the language's server where one is found,
     # "syntax" only ever matches by name (see docs/navigation.md)
@@ -53,10 +52,6 @@ class Settings:
         "max_chars": (
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200,
             "an integer >= 200",
-        ),
-        "search_engine": (
-            lambda v: v in ("auto", "rg"),
-            '"auto" or "rg" (both ripgrep: the pure-Python engine was removed, it answered differently)',
         ),
         "max_nudges": (
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
@@ -77,6 +72,11 @@ class Settings:
             lambda v: isinstance(v, list) and all(isinstance(p, str) and p for p in v),
             "a list of paths of index files in the workspace",
         ),
+    }
+    # option name -> why it is refused (a removed option is named, not silently ignored)
+    _REMOVED: ClassVar[dict[str, str]] = {
+        "search_engine": "the one search engine is ripgrep (its values `auto` and `rg` meant the same, "
+        "and the pure-Python engine was removed, it answered differently)",
     }
 
     @classmethod
@@ -102,6 +102,10 @@ class Settings:
         problems: list[str] = []
         for given, value in options.items():
             name = snake_case(given) if configuration else given
+            if name in self._REMOVED:
+                if value is not None or not configuration:
+                    problems.append(f"option {given}={value!r} is refused: {self._REMOVED[name]}; remove it.")
+                continue
             if name not in known:
                 if not configuration:
                     problems.append(f"unknown option {given!r} ignored (known: {', '.join(sorted(known))}).")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import Cancelled, Refusal
 from ..workspace import Text
-from . import Collector, quoted, strip_eol
+from .collector import Collector, quoted, strip_eol
 from .model import Match, Progress, Query, Target
 from .walk import walk_args
 

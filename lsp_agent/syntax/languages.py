@@ -15,7 +15,6 @@ one language, described by its `language.json`:
 - `opaque`: node types (or supertypes, standing for all their subtypes) whose subtrees never
   hold a definition when they parse without errors, such as Python's expressions: a full
   query skips them (see outline.py) instead of walking every node of the tree;
-- `fixtures`: its test files, beside the queries (they stay out of the wheel).
 
 Adding a language is adding a folder. Grammars are loaded on first use, so importing the
 server loads none of them.
@@ -51,7 +50,6 @@ class Language:
     references: tuple[str, ...]  # the query files of the roles of names (calls, imports, …)
     leading: frozenset[str]
     opaque: frozenset[str]
-    fixtures: tuple[str, ...]
 
 
 def grammars_folder() -> Traversable:
@@ -77,7 +75,6 @@ def _read_table() -> dict[str, Language]:
             references=tuple(posixpath.normpath(f"{folder.name}/{q}") for q in data.get("references", ())),
             leading=frozenset(data.get("leading", ())),
             opaque=frozenset(data.get("opaque", ())),
-            fixtures=tuple(data.get("fixtures", ())),
         )
     return table
 

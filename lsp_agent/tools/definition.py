@@ -17,16 +17,15 @@ from pathlib import Path
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
 from ..paging import page
-from ..search import Query, run_search
+from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
 from ..syntax.outline import Symbol
+from ..syntax.position import UseAt, use_at
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
-from . import MAX_CHARS, Context, tool
 from .precise import BY_NAME, PRECISION, Confirmed, confirmed, source_notes
-from .references import POSITION, UseAt, use_at
-from .search import targets_of
+from .registry import MAX_CHARS, POSITION, Context, tool
 
 MAX_HOPS = 4  # re-exports followed from one import
 
@@ -124,47 +123,6 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
     return found
 
 
-def symbol_at(ws: Workspace, path: Path, line: int, column: int, name: str) -> Found:
-    """The outline symbol a server's location names, or a one-line stand-in for what the
-    outline has no symbol for (an assignment, a parameter)."""
-    text = ws.text(path)
-    symbols = [s for s in walk(outline(path, text)) if s.selection[0] == line - 1]
-    named = [s for s in symbols if s.name == name] or symbols
-    if named:
-        return Found(path, text, named[0])
-    start = (line - 1, 0, line - 1, len(text.line(line).encode("utf-8")))
-    return Found(path, text, Symbol("variable", name, name, line, line, start, start))
-
-
-def typed_definition(ctx: Context, at: UseAt, precision: str | None) -> tuple[list[Found], str, Confirmed]:
-    """(the server's definitions in the workspace, how it was found, its answer)."""
-    typed = confirmed(ctx, "definition", [(at.path, at.line, at.column + 1)], precision)
-    if not typed.answered:
-        return [], "", typed
-    found = [symbol_at(ctx.workspace, loc.path, loc.line, loc.column, at.name) for loc in typed.locations]
-    return found, f"by type, from {typed.server}", typed
-
-
-def by_syntax(ctx: Context, at: UseAt) -> tuple[list[Found], str]:
-    """(definitions, how found) from what the syntax shows: the file's own, its imports,
-    else the workspace's by name, nearest first."""
-    ws, origin, text, identifier, qualifier = ctx.workspace, at.path, at.text, at.name, at.qualifier
-    own = (
-        [] if qualifier not in (None, "self", "this", "cls", "Self") else defined_in(origin, text, identifier)
-    )
-    if own:
-        return own, "defined in the same file"
-    imports, chain = through_imports(ws, origin, text, identifier, qualifier)
-    if imports:
-        return imports, "through " + " → ".join(f"`{c}`" for c in chain)
-    found = workspace_definitions(ctx, identifier)
-    found.sort(key=lambda f: nearness(origin, f))
-    how = "by name, ranked by nearness (same file, same folder, nearest folders)"
-    if chain:
-        how = f"`{chain[-1]}` names no file in the workspace; " + how
-    return found, how
-
-
 def nearness(origin: Path | None, found: Found) -> tuple:
     """Same file, then same folder, then the fewest folders apart; top-level before nested."""
     depth = found.symbol.name_path.count("/")
@@ -192,6 +150,122 @@ def signature_lines(f: Found) -> list[str]:
     return out
 
 
+def from_use(ctx: Context, path: str, line: int, column: int) -> tuple[str, str, list[Found], str]:
+    """(identifier, as asked, the definitions found, how): the file's own, else through its
+    imports, else the workspace's ranked by nearness."""
+    ws = ctx.workspace
+    at = use_at(ws, path, line, column)
+    origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
+    asked = f"{identifier} (from {ws.display(origin)}:{line})"
+    own = (
+        [] if qualifier not in (None, "self", "this", "cls", "Self") else defined_in(origin, text, identifier)
+    )
+    found, chain = through_imports(ws, origin, text, identifier, qualifier)
+    if own:
+        return identifier, asked, own, "defined in the same file"
+    if found:
+        return identifier, asked, found, "through " + " → ".join(f"`{c}`" for c in chain)
+    found = workspace_definitions(ctx, identifier)
+    found.sort(key=lambda f: nearness(origin, f))
+    how = "by name, ranked by nearness (same file, same folder, nearest folders)"
+    if chain:
+        how = f"`{chain[-1]}` names no file in the workspace; " + how
+    return identifier, asked, found, how
+
+
+def symbol_at(ws: Workspace, path: Path, line: int, name: str) -> Found:
+    """The outline symbol a server's location names, or a one-line stand-in for what the
+    outline has no symbol for (an assignment, a parameter)."""
+    text = ws.text(path)
+    symbols = [s for s in walk(outline(path, text)) if s.selection[0] == line - 1]
+    named = [s for s in symbols if s.name == name] or symbols
+    if named:
+        return Found(path, text, named[0])
+    start = (line - 1, 0, line - 1, len(text.line(line).encode("utf-8")))
+    return Found(path, text, Symbol("variable", name, name, line, line, start, start))
+
+
+def typed_definition(ctx: Context, at: UseAt, precision: str | None) -> tuple[list[Found], str, Confirmed]:
+    """(the server's definitions in the workspace, how it was found, its answer)."""
+    typed = confirmed(ctx, "definition", [(at.path, at.line, at.column + 1)], precision)
+    if not typed.answered:
+        return [], "", typed
+    found = [symbol_at(ctx.workspace, loc.path, loc.line, at.name) for loc in typed.locations]
+    return found, f"by type, from {typed.server}", typed
+
+
+def typed_from_use(ctx: Context, path: str, line: int, column: int, precision: str | None):
+    """from_use with the server first: (identifier, as asked, definitions, how, its answer).
+    The syntax source answers only when the server found nothing, inside the workspace or out."""
+    at = use_at(ctx.workspace, path, line, column)
+    found, how, typed = typed_definition(ctx, at, precision)
+    if found or typed.dropped:
+        return at.name, f"{at.name} (from {ctx.workspace.display(at.path)}:{line})", found, how, typed
+    identifier, asked, found, how = from_use(ctx, path, line, column)
+    if typed.answered:
+        how = f"{typed.server} found no definition; {how}" + ("; these are guesses" if found else "")
+    return identifier, asked, found, how, typed
+
+
+def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str]:
+    identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
+    found = workspace_definitions(ctx, identifier, owner_part or None)
+    found.sort(key=lambda f: nearness(None, f))
+    return identifier, name, found, "by name (top-level and non-test definitions first)"
+
+
+def body_stage(
+    ws: Workspace, head: str, best: Found, others: list[Found], budget: int, notes: tuple[str, ...] = ()
+) -> dict | None:
+    """The one definition's lines, paged like read (None when they do not fit)."""
+    s = best.symbol
+    head = "\n".join([head, *(f"note: {n}" for n in notes)])
+    answer = page(
+        best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
+        first=s.start_line, last=s.end_line, part=f"{s.kind} {s.name_path}",
+        notes=[f"also {location(ws, f)}" for f in others[:3]], then=f" symbol=/{s.name_path}",
+    )  # fmt: skip
+    shown = "\n".join([head, answer["text"]])
+    if len(shown) > budget:
+        return None
+    nxt = answer.get("next") and {
+        "path": ws.display(best.path),
+        "symbol": "/" + s.name_path,
+        **answer["next"],
+    }
+    return {"text": shown, "next": nxt or None, "stage": "body"}
+
+
+def listing_stages(
+    ws: Workspace, head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
+) -> dict:
+    """Each candidate's location and signature, as many as fit; else locations alone."""
+    shown = [f"note: {n}" for n in notes]
+
+    def listing(n: int) -> list[str]:
+        lines = [head + " · stage: signatures", *shown]
+        for f in found[:n]:
+            lines += [location(ws, f), *signature_lines(f)]
+        if n < len(found):
+            lines.append(
+                f"[{len(found) - n} more not shown: narrow with a name path (Owner/name) or start from a use]"
+            )
+        return lines
+
+    n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
+    if n:
+        return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures"}
+    locations = [head + " · stage: locations", *shown, *(location(ws, f) for f in found)]
+    top = 1 + len(shown)  # the head and its notes
+    k = largest_fit(
+        0, len(found), lambda k: k == 0 or size([*locations[: k + top], "[99999 more]"]) <= budget
+    )
+    if k == 0:
+        raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer.")
+    lines = locations[: k + top] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
+    return {"text": "\n".join(lines), "next": None, "stage": "locations"}
+
+
 @tool("definition", "Go to definition", SUMMARY, SCHEMA)
 def definition(
     ctx: Context,
@@ -205,29 +279,14 @@ def definition(
     max_chars: int,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars
-    how: str
-    origin = None
     typed = Confirmed(unavailable=BY_NAME)
     if path is not None and line is not None:
-        at = use_at(ws, path, line, column)
-        origin, identifier = at.path, at.name
-        asked = f"{identifier} (from {ws.display(origin)}:{line})"
-        found, how, typed = typed_definition(ctx, at, precision)
-        if not (found or typed.dropped):  # the server's answer, in the workspace or only outside
-            found, how = by_syntax(ctx, at)
-            if typed.answered:
-                how = f"{typed.server} found no definition; {how}" + ("; these are guesses" if found else "")
+        identifier, asked, found, how, typed = typed_from_use(ctx, path, line, column, precision)
     elif name is not None:
-        identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
-        asked = name
-        found = workspace_definitions(ctx, identifier, owner_part or None)
-        found.sort(key=lambda f: nearness(None, f))
-        how = "by name (top-level and non-test definitions first)"
+        identifier, asked, found, how = from_name(ctx, name)
     else:
         raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
-
-    notes = source_notes(typed, "uses")
+    notes = tuple(source_notes(typed, "uses"))
     fields = {
         **typed.fields(),
         "source": typed.server if how.startswith("by type") else "syntax",
@@ -239,51 +298,13 @@ def definition(
             for f in found[:200]
         ],
     }  # fmt: skip
+    if not found:
+        where = "outside the workspace" if typed.dropped else "not found in the workspace"
+        text = f"definition of {asked} · {where} ({how})" + "".join(f"\nnote: {n}" for n in notes)
+        return {"text": text, "next": None, **fields}
     counted = "definition" if how.startswith("by type") else "candidate"
     head = f"definition of {asked} · {plural(len(found), counted)} · {how}"
-    if not found:
-        where = "outside the workspace" if typed.answered and typed.dropped else "not found in the workspace"
-        shown = f"definition of {asked} · {where} ({how or f'by type, from {typed.server}'})"
-        return {"text": shown + "".join(f"\nnote: {n}" for n in notes), "next": None, **fields}
-    if body and (len(found) == 1 or how.startswith(("through", "defined", "by type"))):
-        best = found[0]
-        answer = page(
-            best.text, ws.display(best.path), start=best.symbol.start_line, max_chars=max(budget - len(head) - 1, 200),
-            first=best.symbol.start_line, last=best.symbol.end_line, part=f"{best.symbol.kind} {best.symbol.name_path}",
-            notes=[f"also {location(ws, f)}" for f in found[1:4]], then=f" symbol=/{best.symbol.name_path}",
-        )  # fmt: skip
-        shown = "\n".join([head, *(f"note: {n}" for n in notes), answer["text"]])
-        if len(shown) <= budget:
-            nxt = (
-                {"path": ws.display(best.path), "symbol": "/" + best.symbol.name_path, **answer["next"]}
-                if answer.get("next")
-                else None
-            )
-            return {"text": shown, "next": nxt, "stage": "body", **fields}
-
-    def listing(n: int) -> list[str]:
-        lines = [head + " · stage: signatures", *(f"note: {n}" for n in notes)]
-        for f in found[:n]:
-            lines += [location(ws, f), *signature_lines(f)]
-        if n < len(found):
-            lines.append(
-                f"[{len(found) - n} more not shown: narrow with a name path (Owner/name) or start from a use]"
-            )
-        return lines
-
-    n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
-    if n:
-        return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures", **fields}
-    locations = [
-        head + " · stage: locations",
-        *(f"note: {n}" for n in notes),
-        *(location(ws, f) for f in found),
-    ]
-    top = 1 + len(notes)  # the head and its notes
-    k = largest_fit(
-        0, len(found), lambda k: k == 0 or size([*locations[: k + top], "[99999 more]"]) <= budget
-    )
-    if k == 0:
-        raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer.")
-    lines = locations[: k + top] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
-    return {"text": "\n".join(lines), "next": None, "stage": "locations", **fields}
+    one = len(found) == 1 or how.startswith(("through", "defined", "by type"))
+    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars, notes)) is not None:
+        return answer | fields
+    return listing_stages(ws, head, found, max_chars, notes) | fields

@@ -14,17 +14,14 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..budget import first_stage, largest_fit, plural, size
+from ..budget import cut_line, first_stage, largest_fit, plural, size
 from ..errors import Cancelled, Refusal
 from ..semantic import Missing, RequestCancelled, Unavailable
 from ..syntax import enclosing_symbols, language_for, outline, walk
-from ..syntax.outline import Symbol
+from ..syntax.position import use_at
 from ..syntax.references import classify
-from . import MAX_CHARS, Context, tool
-from .definition import Found, nearness, workspace_definitions
-from .precise import PRECISION, confirmed, semantic, source_notes
-from .references import collect, cut, last_segment, use_at
-from .symbols import subclasses
+from .precise import PRECISION, Confirmed, confirmed, semantic, source_notes
+from .registry import MAX_CHARS, Context, run, tool
 
 MAX_DEPTH = 3
 MAX_ENTRIES = 2000
@@ -76,17 +73,20 @@ def start(ctx: Context, name: str | None, path: str | None, line: int | None, co
         raise Refusal(
             "no_name", "Give name= (`Shape`, `Model/save`), or path=, line= (and column=) of a use."
         )
-    identifier, owner = last_segment(name)
-    found = workspace_definitions(ctx, identifier, owner)
-    found.sort(key=lambda f: nearness(None, f))
-    return identifier, owner, [definition_start(f) for f in found], name
+    owner, _, identifier = name.strip("/").replace(".", "/").rpartition("/")
+    # the definitions by name, as the definition tool finds them (nearest, non-test first)
+    found = run(ctx, "definition", {"name": name, "body": False, "precision": "syntax", "max_chars": 10**6})
+    starts = [definition_start(ctx, d, identifier) for d in found.get("definitions", [])]
+    return identifier, owner or None, [s for s in starts if s is not None], name
 
 
-def definition_start(f: Found) -> tuple[Path, int, int]:
-    row, byte = f.symbol.selection[0], f.symbol.selection[1]
-    line = f.text.line(row + 1)
-    column = len(line.encode("utf-8")[:byte].decode("utf-8", "replace")) + 1
-    return f.path, row + 1, column
+def definition_start(ctx: Context, found: dict, name: str) -> tuple[Path, int, int] | None:
+    """Where the name of a definition (from definition's structured answer) is."""
+    path = ctx.workspace.resolve(found["path"])
+    match = re.search(
+        rf"(?<![\w$]){re.escape(name)}(?![\w$])", ctx.workspace.text(path).line(found["name_line"])
+    )
+    return (path, found["name_line"], match.start() + 1) if match else None
 
 
 def entry_at(ctx: Context, path: Path, line: int, what: str, depth: int = 1) -> Entry:
@@ -103,29 +103,32 @@ def enclosing(ctx: Context, path: Path, line: int) -> str:
 
 
 def implementations_by_name(ctx: Context, identifier: str, owner: str | None, paths) -> list[Entry]:
-    base = owner or identifier
+    """The types inheriting from the name, as find_symbol extends= finds them; for
+    `Owner/method`, those types' own definitions of the method."""
+    arguments = {"extends": owner or identifier, "max_chars": 10**6, **({"path": paths[0]} if paths else {})}
+    found = run(ctx, "find_symbol", arguments).get("matches", [])
     entries = []
-    for sub in subclasses(ctx, base, paths):
+    for sub in found:
+        path = ctx.workspace.resolve(sub["path"])
         if owner is None:
-            entries.append(
-                entry_at(ctx, sub.path, sub.symbol.start_line, f"{sub.symbol.kind} {sub.symbol.name_path}")
-            )
+            entries.append(entry_at(ctx, path, sub["start_line"], f"{sub['kind']} {sub['name_path']}"))
             continue
-        children = sub.symbol.walk() if isinstance(sub.symbol, Symbol) else iter(())
-        for child in children:
-            if child.name == identifier and child is not sub.symbol:
-                entries.append(entry_at(ctx, sub.path, child.start_line, f"{child.kind} {child.name_path}"))
+        for child in walk(outline(path, ctx.workspace.text(path))):
+            if child.name == identifier and child.name_path == f"{sub['name_path']}/{identifier}":
+                entries.append(entry_at(ctx, path, child.start_line, f"{child.kind} {child.name_path}"))
     return entries
 
 
 def callers_by_name(ctx: Context, identifier: str, owner: str | None, paths) -> list[Entry]:
-    refs, _, _ = collect(ctx, identifier, owner, owner is not None, paths)
-    ws = ctx.workspace
-    return [
-        Entry(r.path, r.line, f"caller {r.symbol or '<module>'}", r.text)
-        for r in refs
-        if r.role == "call" and language_for(ws.resolve(r.path))
-    ]
+    """The calls of the name, as references finds them by name, each with its enclosing symbol."""
+    name = f"{owner}/{identifier}" if owner else identifier
+    arguments = {"name": name, "roles": ["call"], "precision": "syntax", "max_chars": 10**6}
+    refs = run(ctx, "references", {**arguments, **({"paths": paths} if paths else {})}).get("references", [])
+    return [Entry(r["path"], r["line"], f"caller {r['symbol'] or '<module>'}", line_of(ctx, r)) for r in refs]
+
+
+def line_of(ctx: Context, found: dict) -> str:
+    return ctx.workspace.text(ctx.workspace.resolve(found["path"])).line(found["line"]).strip()
 
 
 def callees_by_name(ctx: Context, starts: list[tuple[Path, int, int]]) -> list[Entry]:
@@ -159,7 +162,6 @@ def implementations_typed(ctx: Context, starts, precision):
 
 def calls_typed(ctx: Context, starts, direction: str, depth: int, precision):
     """Callers or callees from the call hierarchy; (entries, Confirmed)."""
-    from .precise import Confirmed
 
     if not starts:
         return [], Confirmed(unavailable="no definition to ask the server about", missing=True)
@@ -205,7 +207,7 @@ def lines_of(entries: list[Entry], width: int | None = None) -> list[str]:
             out.append(e.path)
             last = e.path
         indent = "  " * (e.depth - 1)
-        out.append(f"{indent}{e.line} {e.what}: {cut(e.text, width)}")
+        out.append(f"{indent}{e.line} {e.what}: {cut_line(e.text, width)}")
     return out
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..budget import plural
 from ..errors import Cancelled
 from ..semantic import Location, Missing, RequestCancelled, Semantic, Unavailable
-from . import Context
+from .registry import Context
 
 BY_NAME = "a question by name"  # no position to ask a server about: nothing to say
 MAX_STARTS = 8  # definitions of a name asked about, for a question by name

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.docs_examples import DOCS, REPO, Neovim, examples, make_workspace
+from tests.docs.docs_examples import DOCS, REPO, Neovim, examples, make_workspace
 
 from .test_real_servers import pytestmark  # noqa: F401  (the same CI rule: never skipped there)
 

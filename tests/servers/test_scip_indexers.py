@@ -1,7 +1,8 @@
 """The SCIP source on indexes written by the real scip-python and scip-typescript (installed
 by `make test-servers` under LSP_AGENT_TEST_SERVERS/scip), through `lsp-agent index scip`.
-Each index is decoded a second time by the protobuf runtime (tests/scip_protobuf.py), and every occurrence in it is asked about: references are
-exactly the indexer's occurrences of its symbol, definition exactly its definitions."""
+Each index is decoded a second time by the protobuf runtime (tests/support/scip_protobuf.py),
+and every occurrence in it is asked about: references are exactly the indexer's occurrences
+of its symbol, definition exactly its definitions."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from lsp_agent.config import Settings
 from lsp_agent.semantic import Semantic, scip
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
-from tests.scip_protobuf import expected, occurrences_of, sharing, truth
+from tests.support.scip_protobuf import expected, occurrences_of, sharing, truth
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "semantic"
 CACHE = os.environ.get("LSP_AGENT_TEST_SERVERS")

@@ -375,7 +375,7 @@ def test_restart_starts_a_server_that_sees_the_same_buffers(page):
 async def reference_answers(root: Path, documents: list[dict], calls: list[dict]) -> list[str]:
     """What `lspAgent/<tool>` answers, from a server of our own over stdio, told the same
     settings and the same open documents as the one in VS Code."""
-    from tests.lsp_client import SERVER, initialize_params, make_client
+    from tests.support.lsp_client import SERVER, initialize_params, make_client
 
     client = make_client()
     await client.start_io(*SERVER, cwd=root)

@@ -5,7 +5,7 @@
 // VS Code itself cannot run here; this covers everything the extension says to the server.
 // The server is started as the extension starts it with its default settings (command
 // `lsp-agent`, args ["serve"], read from package.json), found next to $LSP_AGENT_PYTHON (set
-// by tests/test_vscode.py; else the repository's .venv/bin/python) or on PATH.
+// by tests/editors/test_vscode.py; else the repository's .venv/bin/python) or on PATH.
 
 import { ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as assert from "node:assert/strict";

@@ -1,0 +1,71 @@
+"""Whatever a language server answers, the semantic source keeps to the workspace: a
+property test over arbitrary JSON where locations belong, and the UTF-16 columns of LSP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_agent.config import Settings
+from lsp_agent.semantic import Answer, Location, Semantic, Unavailable, index_to_utf16, utf16_to_index
+from lsp_agent.workspace import Workspace
+
+ROOT = Path(__file__).parents[1] / "fixtures" / "semantic" / "py"
+INSIDE = (ROOT / "app" / "views.py").resolve()
+SOURCE = Semantic(Workspace([ROOT]), Settings())
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+uris = st.sampled_from(
+    [
+        INSIDE.as_uri(),
+        (ROOT / "app" / "missing.py").as_uri(),
+        (ROOT.parent / "secret.py").as_uri(),
+        INSIDE.as_uri() + "/../../../../etc/passwd",
+        "file:///etc/passwd",
+        "file://host/share/x.py",
+        "untitled:Untitled-1",
+        "file:",
+        "",
+    ]
+) | st.text(max_size=30)
+numbers = st.integers(min_value=-3, max_value=40) | st.just(2**40)
+positions = st.fixed_dictionaries({"line": numbers, "character": numbers}) | json_values
+spans = st.fixed_dictionaries({"start": positions, "end": positions}) | json_values
+locations = (
+    st.fixed_dictionaries({"uri": uris, "range": spans})
+    | st.fixed_dictionaries({"targetUri": uris, "targetSelectionRange": spans, "targetRange": spans})
+    | json_values
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(locations)
+def test_any_answer_is_a_workspace_location_a_count_or_a_reason(item):
+    answer = Answer("fake")
+    try:
+        SOURCE.add(answer, item, "fake")
+    except Unavailable as reason:
+        assert str(reason).startswith("fake ")
+        return
+    assert answer.dropped + answer.invalid + len(answer.locations) == 1
+    for loc in answer.locations:
+        assert isinstance(loc, Location)
+        assert loc.path == INSIDE  # the one file inside the workspace among the URIs
+        assert 1 <= loc.line <= SOURCE.ws.text(loc.path).line_count
+
+
+@given(st.text(max_size=40), st.integers(min_value=0, max_value=45))
+def test_utf16_columns_round_trip(line, index):
+    index = min(index, len(line))
+    assert utf16_to_index(line, index_to_utf16(line, index)) == index
+
+
+def test_a_column_after_an_astral_character_counts_two_units():
+    assert index_to_utf16("😀x", 1) == 2
+    assert utf16_to_index("😀x", 2) == 1
