@@ -189,7 +189,7 @@ def main() -> None:
             cold, again = load(root, cache), load(root, cache)
             table = sum(f.stat().st_size for f in Path(cache).rglob("*.sqlite")) / 2**20
         seconds = root / f".index.{'python' if name == 'Django' else 'typescript'}.seconds"
-        indexer = seconds.read_text() if seconds.exists() else "-"  # the monorepo's are copies
+        indexer = seconds.read_text().strip() if seconds.exists() else "-"  # the monorepo's are copies
         per = cold["added"] / 2**20 / cold["documents"] * 10_000 if cold["documents"] else 0.0
         loads.add(
             name, cold["indexes"], cold["documents"], cold["occurrences"], indexer,
