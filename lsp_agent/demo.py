@@ -61,6 +61,7 @@ async def demo() -> None:
         await demo_reading(agent)
         await demo_symbols(agent)
         await demo_navigation(agent)
+        await demo_hierarchy(agent)
         await demo_text_calls(agent)
         await demo_search_over_budget(agent)
 
@@ -125,6 +126,16 @@ async def demo_navigation(agent: Session) -> None:
     )
     ranked = {"path": "lsp_agent", "max_chars": 1200}
     show("overview: the most used definitions", "overview", ranked, await agent.call("overview", **ranked))
+
+
+async def demo_hierarchy(agent: Session) -> None:
+    """Callers, callees and implementations: the language's server where one runs, else by name."""
+    for tool, arguments in (
+        ("callers", {"name": "Workspace/resolve", "max_chars": 900}),
+        ("callees", {"name": "use_at", "max_chars": 700}),
+        ("implementations", {"name": "Engine", "max_chars": 500}),
+    ):
+        show(f"{tool}: {arguments['name']}", tool, arguments, await agent.call(tool, **arguments))
 
 
 async def demo_text_calls(agent: Session) -> None:

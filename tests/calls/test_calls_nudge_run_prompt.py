@@ -6,7 +6,7 @@ from lsp_agent.calls import ToolSet, decode
 from lsp_agent.calls.dialects import DIALECTS
 from lsp_agent.calls.nudge import Nudger, nudge_for
 from lsp_agent.calls.prompt import render_call, tool_prompt
-from lsp_agent.tools import Context, call, catalog
+from lsp_agent.tools import Context, call
 from lsp_agent.tools.calls import agent_tools
 
 TOOLS = agent_tools()
@@ -75,8 +75,8 @@ def test_run_calls_runs_the_good_and_reports_the_bad(ctx):
     assert first["answer"]["text"].splitlines()[1:] == ["1:alpha", "2:beta"]
     assert second["error"] == {
         "code": "unknown_tool",
-        "message": "there is no tool 'decode_calls'; the tools are "
-        + ", ".join(t["name"] for t in catalog()),
+        # the closest tool names, by spelling (`calls` is in both)
+        "message": "there is no tool 'decode_calls'; did you mean 'callers' or 'callees'?",
     }
     assert [d["kind"] for d in answer["diagnostics"]] == ["malformed", "unknown_tool"]
     assert answer["nudge"]["kind"] == "undecodable" and answer["nudges_left"] == 1

@@ -38,6 +38,11 @@ export function requestMethod(tool: string): string {
 export const OPTION_SETTINGS = {
   max_chars: "maxChars",
   max_nudges: "maxNudges",
+  precision: "precision",
+  semantic_servers: "semanticServers",
+  semantic_timeout: "semanticTimeout",
+  semantic_idle: "semanticIdle",
+  semantic_memory_mb: "semanticMemoryMb",
 } as const;
 
 /** initializationOptions from the settings: those left unset (undefined or null) are not
