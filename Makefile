@@ -22,14 +22,17 @@ test: lint
 	$(PY) -m pytest -q --ignore=tests/servers
 
 # Navigation against real language servers: basedpyright from PyPI and typescript-language-server
-# with TypeScript 5 from npm, installed by version into ~/.cache/lsp-agent-ci/servers (not on PATH,
-# so `make test` stays by name). `.ci/run` runs it after `make test`.
+# with TypeScript 5 from npm, and SCIP indexes by the real scip-python and scip-typescript (npm),
+# installed by version into ~/.cache/lsp-agent-ci/servers (not on PATH, so `make test` stays by
+# name). `.ci/run` runs it after `make test`.
 SERVERS ?= $(HOME)/.cache/lsp-agent-ci/servers
 test-servers: $(STAMP)
 	test -x $(SERVERS)/py/bin/basedpyright-langserver || { $(PYTHON) -m venv $(SERVERS)/py && \
 	  $(SERVERS)/py/bin/pip install --quiet basedpyright==1.40.2; }
 	test -f $(SERVERS)/node/node_modules/typescript/lib/tsserver.js || \
 	  npm install --no-audit --no-fund --prefix $(SERVERS)/node typescript-language-server@5.3.0 typescript@5.9.3
+	test -x $(SERVERS)/scip/node_modules/.bin/scip-typescript || \
+	  npm install --no-audit --no-fund --prefix $(SERVERS)/scip @sourcegraph/scip-python@0.6.6 @sourcegraph/scip-typescript@0.4.0
 	LSP_AGENT_TEST_SERVERS=$(SERVERS) $(PY) -m pytest -q -p no:cacheprovider tests/servers
 
 # The VS Code extension in a real VS Code: code-server from npm (cached by version under

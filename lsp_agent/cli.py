@@ -345,6 +345,21 @@ def build_parser() -> argparse.ArgumentParser:
     settings_flags(doctor)
     doctor.set_defaults(handler=print_doctor, parser=doctor)
 
+    index = sub.add_parser(
+        "index",
+        help="build precise indexes for navigation (index scip: the SCIP indexers)",
+        description="Build precise indexes for navigation: `index scip` runs scip-python and scip-typescript where installed.",
+        epilog=EXIT_CODES,
+    )
+    index.add_argument(
+        "format", choices=["scip"], help="scip: run scip-python, scip-typescript where installed"
+    )
+    index.add_argument("--root", default=".", help="the folder to index (default: the current one)")
+    index.add_argument(
+        "--bin", action="append", default=[], metavar="DIR", help="look for indexers here first"
+    )
+    index.set_defaults(handler=index_scip, parser=index)
+
     tools = sub.add_parser(
         "tools",
         help="print the tool catalog (names, descriptions, JSON Schemas) as JSON",
@@ -459,6 +474,14 @@ def print_doctor(args: argparse.Namespace) -> int:
     for family, source, why in describe(workspace, settings_from(args)):
         print(f"{family:<11} {source:<27} {why}")
     return 0
+
+
+def index_scip(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .semantic.scip_indexers import run
+
+    return run(Path(args.root).resolve(), args.bin, lambda line: print(line, flush=True))
 
 
 def print_catalog(args: argparse.Namespace) -> int:

@@ -45,6 +45,8 @@ class Settings:
     semantic_timeout: float = 10.0  # seconds a question to a language server may take
     semantic_idle: float = 600.0  # seconds unused before a language server is stopped
     semantic_memory_mb: int = 4096  # a language server above this (with its children) restarts
+    # SCIP index files besides those found in the workspace (index.scip, index.NAME.scip)
+    scip_indexes: list = dataclasses.field(default_factory=list)
 
     # option name -> (check, what a good value looks like)
     _RULES: ClassVar[dict[str, Any]] = {
@@ -67,6 +69,10 @@ class Settings:
         "semantic_memory_mb": (
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 64,
             "an integer >= 64",
+        ),
+        "scip_indexes": (
+            lambda v: isinstance(v, list) and all(isinstance(p, str) and p for p in v),
+            "a list of paths of index files in the workspace",
         ),
     }
     # option name -> why it is refused (a removed option is named, not silently ignored)

@@ -19,6 +19,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import Refusal
 from ..workspace import Text, Workspace, uri_to_path
+from . import scip
 from .connection import RequestCancelled, ServerFailed
 from .pool import POOL
 from .servers import KNOWN, family_of, spec_for
@@ -61,6 +62,8 @@ class Answer:
     dropped: int = 0  # outside the workspace roots: never shown
     invalid: int = 0  # inside, but not a position of a file there
     partial: str | None = None  # why it may be incomplete
+    notes: list[str] = field(default_factory=list)  # what else the answer must say (a stale index)
+    documentation: list[str] = field(default_factory=list)  # hover-like lines (a SCIP index's)
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,69 @@ class Semantic:
         return {"line": line - 1, "character": index_to_utf16(text, column - 1)}
 
     def locations(self, method: str, path: Path, line: int, column: int) -> Answer:
+        """references, definition or implementation at a 1-based position: from a SCIP index
+        that holds the file as it is (scip.py), else from the language's server; an index
+        that is stale for the file or damaged is said in the answer's notes."""
+        if self.settings.precision == "syntax":
+            raise Missing("precision=syntax")
+        try:
+            whole = self.ws.text(path)
+            text = whole.line(line) if 1 <= line <= whole.line_count else ""
+            hits = scip.lookup(
+                self.ws, self.settings.scip_indexes, method, path, line - 1, text, column - 1, self.report
+            )
+        except (scip.Stale, scip.Refused) as exc:
+            hits, notes = None, [str(exc)]
+        else:
+            notes = []
+        if hits is not None:
+            return self.indexed(hits, method)
+        try:
+            answer = self.server_locations(method, path, line, column)
+        except Missing:
+            if notes:  # nothing else typed answers: the reason is the index's
+                raise Unavailable("; ".join(notes)) from None
+            raise
+        answer.notes = notes + answer.notes
+        return answer
+
+    def indexed(self, hits: scip.Hits, method: str) -> Answer:
+        """A SCIP answer as workspace locations (the same confinement as a server's)."""
+        name = f"{hits.tool or 'SCIP'} index"
+        answer = Answer(name, documentation=[d[:500] for d in hits.documentation[:5]])
+        for file, (line, start, end_line, end), utf8 in hits.hits:
+            span = {"start": {"line": line, "character": start}, "end": {"line": end_line, "character": end}}
+            found = self.location(file_uri(file), span, name) if not utf8 else self.utf8_location(file, span)
+            answer.dropped += found is None
+            answer.invalid += found == "invalid"
+            if isinstance(found, Location):
+                answer.locations.append(found)
+        if method == "definition" and not hits.hits and not hits.stale:
+            answer.dropped += 1  # a symbol no index here defines: the standard library, a package
+        if hits.stale:
+            shown = ", ".join(self.ws.display(p) for p in hits.stale[:3])
+            more = f" and {len(hits.stale) - 3} more" if len(hits.stale) > 3 else ""
+            answer.notes.append(
+                f"{hits.index} is older than {shown}{more} (changed since it was indexed): uses there are by name"
+            )
+        answer.locations = sorted(set(answer.locations))
+        return answer
+
+    def utf8_location(self, file: Path, span: dict) -> Location | str | None:
+        """A location whose characters are UTF-8 bytes (an index may say so)."""
+        opened = self.file(file_uri(file))
+        if opened is None:
+            return None
+        text = opened[1]
+        for end in ("start", "end"):
+            line = span[end]["line"]
+            if 0 <= line < text.line_count:
+                encoded = text.line(line + 1).encode("utf-8")[: span[end]["character"]]
+                column = len(encoded.decode("utf-8", "ignore"))
+                span[end]["character"] = index_to_utf16(text.line(line + 1), column)
+        return self.location(file_uri(file), span, "SCIP")
+
+    def server_locations(self, method: str, path: Path, line: int, column: int) -> Answer:
         """textDocument/references, /definition or /implementation at a 1-based position."""
         extra = {"context": {"includeDeclaration": True}} if method == "references" else None
         session, result = self._ask(f"textDocument/{method}", path, line, column, extra)

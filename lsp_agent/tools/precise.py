@@ -40,6 +40,8 @@ class Confirmed:
     of: int = 0  # positions there were to ask about
     unavailable: str | None = None
     missing: bool = False  # unavailable because no server is set up for the language
+    notes: list[str] = field(default_factory=list)  # said by the source (a stale SCIP index)
+    documentation: list[str] = field(default_factory=list)  # the symbol's, where the source has it
 
     @property
     def answered(self) -> bool:
@@ -59,6 +61,7 @@ class Confirmed:
                 "invalid": self.invalid,
                 "partial": self.partial,
             }
+            | ({"documentation": self.documentation} if self.documentation else {})
         }
 
 
@@ -118,6 +121,8 @@ def confirmed(
         result.dropped += answer.dropped
         result.invalid += answer.invalid
         result.partial = result.partial or answer.partial
+        result.notes += [n for n in answer.notes if n not in result.notes]
+        result.documentation = result.documentation or answer.documentation
         result.asked += 1
     if fault or not result.asked:
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
@@ -131,7 +136,7 @@ def source_notes(found: Confirmed, what: str) -> list[str]:
         if found.unavailable in ("precision=syntax", BY_NAME) or found.missing:
             return []  # nothing went wrong: `lsp-agent doctor` says which source answers
         return [f"no type-aware answer: {found.unavailable}"]
-    notes = []
+    notes = list(found.notes)
     if found.partial:
         notes.append(f"may be incomplete: {found.partial}")
     if found.dropped:
