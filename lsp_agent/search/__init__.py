@@ -81,6 +81,12 @@ class Collector:
         if entry is not None and not self.skipped(path, from_editor):
             entry.lines, entry.hits = lines, hits
 
+    def withdraw(self, path: Path) -> None:
+        """Forget what was reported of `path` (it failed verification; see RipgrepEngine.verify)."""
+        if (entry := self.files.pop(path, None)) is not None:
+            self.total -= entry.count
+        self.done.discard(path)
+
     def drop_details(self) -> None:
         self.detailed = False
         for entry in self.files.values():

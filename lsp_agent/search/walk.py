@@ -20,14 +20,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Refusal
+from ..workspace import open_beneath
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 WALK_FLAGS = (
@@ -100,20 +104,31 @@ def walk_files(
     check: Callable[[], None] | None = None,
 ) -> Iterator[Path]:
     """list_files' files in the order ripgrep lists them (its threads race), each as soon
-    as it is listed."""
+    as it is listed. Each folder is listed by an rg started in it through its verified
+    descriptor (see `places`); a file given is listed as itself."""
     rg = require_rg()
-    try:
-        proc = subprocess.Popen(
-            [rg, "--files", "--null", *walk_args(rels, globs)],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    except OSError as exc:
-        raise Refusal(
-            "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
-        ) from None
+    with places(root, rels) as opened:
+        for place in opened:
+            if not place.folder:
+                yield place.base
+                continue
+            try:
+                proc = subprocess.Popen(
+                    [rg, "--files", "--null", *walk_args([""], globs)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    **place.popen_args(),
+                )
+            except OSError as exc:
+                raise Refusal(
+                    "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
+                ) from None
+            yield from listed(proc, place.base, check)
+
+
+def listed(proc: subprocess.Popen, base: Path, check: Callable[[], None] | None) -> Iterator[Path]:
+    """The names `rg --files --null` writes, under `base`; rg is killed and reaped at the end."""
     stdout = proc.stdout
     assert stdout is not None  # stdout=PIPE
     try:
@@ -122,11 +137,56 @@ def walk_files(
             if check is not None:
                 check()
             *names, pending = (pending + chunk).split(b"\0")
-            yield from [root / os.fsdecode(n).removeprefix("./") for n in names]
+            yield from [base / os.fsdecode(n).removeprefix("./") for n in names]
     finally:
         proc.kill()
         stdout.close()
         proc.wait()
+
+
+# rg is started in a folder through the descriptor that verified it: the child's own copy of
+# it, named through /proc (no name that a swap could redirect); elsewhere, by its path.
+PROC_FD = "/proc/self/fd"
+HAS_PROC_FD = os.path.isdir(PROC_FD)
+
+
+@dataclass(frozen=True)
+class Place:
+    """A searched path opened beneath its root: a folder (rg runs in it) or a regular file
+    (rg reads it from stdin). `base` is its path, which rg's names are relative to."""
+
+    base: Path
+    fd: int
+    folder: bool
+
+    def popen_args(self) -> dict:
+        if not self.folder:
+            return {"stdin": self.fd}
+        cwd = f"{PROC_FD}/{self.fd}" if HAS_PROC_FD else str(self.base)
+        return {"cwd": cwd, "pass_fds": (self.fd,)}
+
+
+@contextmanager
+def places(root: Path, rels: list[str]) -> Iterator[list[Place]]:
+    """The root-relative `rels` opened beneath `root` without following a link (see
+    open_beneath); those missing, special or reached through a link are left out. The
+    descriptors are closed on leaving."""
+    opened: list[Place] = []
+    try:
+        for rel in rels:
+            try:
+                fd = open_beneath(root, rel)
+            except OSError:
+                continue
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+                opened.append(Place(root / rel if rel else root, fd, stat.S_ISDIR(mode)))
+            else:
+                os.close(fd)
+        yield opened
+    finally:
+        for place in opened:
+            os.close(place.fd)
 
 
 def walk_order(path: Path, root: Path) -> tuple[tuple[int, str], ...]:
