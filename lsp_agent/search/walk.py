@@ -49,16 +49,25 @@ WALK_FLAGS = (
 WHEEL_FOLDERS = (sysconfig.get_path("scripts"), os.path.dirname(sys.executable))
 
 
+RG_NAME = "rg.exe" if os.name == "nt" else "rg"
+
+
 def find_rg() -> str | None:
-    """rg on PATH, else the one the `ripgrep` wheel installed next to this interpreter."""
-    found = shutil.which("rg")
-    if found:
-        return found
+    """Our own rg: `$LSP_AGENT_RG` when it is an absolute path, else the one the `ripgrep`
+    wheel installed next to this interpreter, else rg in an absolute folder of PATH. Never
+    through an empty or relative PATH entry ("", "."): the server often runs in the
+    workspace (VS Code starts it there), where anyone who can write a file can plant `./rg`."""
+    configured = os.environ.get("LSP_AGENT_RG", "")
+    if os.path.isabs(configured) and os.access(configured, os.X_OK):
+        return configured
     for folder in WHEEL_FOLDERS:
-        candidate = os.path.join(folder, "rg.exe" if os.name == "nt" else "rg")
-        if os.access(candidate, os.X_OK):
+        candidate = os.path.join(folder, RG_NAME)
+        if os.path.isabs(candidate) and os.access(candidate, os.X_OK):
             return candidate
-    return None
+    path = os.pathsep.join(
+        f for f in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(f)
+    )
+    return shutil.which(RG_NAME, path=path) if path else None
 
 
 def require_rg() -> str:
@@ -66,7 +75,8 @@ def require_rg() -> str:
     if rg is None:
         raise Refusal(
             "no_ripgrep",
-            "ripgrep (rg) was not found on PATH nor next to this Python (the `ripgrep` wheel); "
+            "ripgrep (rg) was not found next to this Python (the `ripgrep` wheel), at $LSP_AGENT_RG nor in "
+            "an absolute folder of PATH; "
             "search and file listing need it: install the `ripgrep` package from PyPI or rg itself.",
         )
     return rg
