@@ -10,9 +10,11 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 import threading
 import time
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -30,6 +32,49 @@ def content_version(data: bytes) -> str:
     digits: versions are only compared for one file, where two differing texts share one
     with a chance of one in four billion."""
     return hashlib.blake2b(data, digest_size=4).hexdigest()
+
+
+# --- names as data ---------------------------------------------------------------------
+
+# Characters a name may hold that would not read as themselves in an answer: controls (a
+# newline forges an answer line, ESC drives a terminal, CR overwrites), format characters
+# (bidirectional overrides reorder what is shown), lone surrogates (a byte that is not
+# UTF-8, as os.fsdecode keeps it: no front door can encode it) and line separators.
+UNSHOWN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+ESCAPE = re.compile(r"\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|([nrt]))")
+
+
+def escape_name(name: str) -> str:
+    """A file name as shown in an answer: each character that would not read as itself
+    written as an escape (\\n, \\xff for a byte that is not UTF-8, \\u202e), the rest as is.
+    The one escaping of every front door; `resolve` takes the escaped name back."""
+    if name.isprintable():  # the usual case, decided in C
+        return name
+    return "".join(escape_char(c) if unicodedata.category(c) in UNSHOWN else c for c in name)
+
+
+def escape_char(char: str) -> str:
+    if char in SHORT_ESCAPES:
+        return SHORT_ESCAPES[char]
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def unescape_name(shown: str) -> str:
+    """The name `escape_name` showed as `shown` (bytes as os.fsdecode decodes them)."""
+
+    def one(match: re.Match) -> str:
+        if match[1]:
+            code = int(match[1], 16)
+            return chr(code) if code < 0x80 else os.fsdecode(bytes([code]))
+        if match[2]:
+            return chr(int(match[2], 16))
+        return {"n": "\n", "r": "\r", "t": "\t"}[match[3]]
+
+    return ESCAPE.sub(one, shown)
 
 
 def uri_to_path(uri: str) -> Path:
@@ -185,6 +230,8 @@ class Workspace:
         candidate = str(uri_to_path(raw)) if raw.startswith("file:") else os.path.expanduser(raw)
         if not os.path.isabs(candidate):
             candidate = os.path.join(self.roots[0], candidate)
+        if "\\" in candidate and not os.path.lexists(candidate):
+            candidate = unescape_name(candidate)  # a name as an answer showed it (escape_name)
         try:
             real = Path(os.path.realpath(candidate, strict=False))
             # realpath stops resolving at a symlink loop and joins the rest as written, so
@@ -216,9 +263,9 @@ class Workspace:
         name when the workspace has several roots)."""
         root = self.root_of(path)
         if root is None:
-            return str(path)
+            return escape_name(str(path))
         rel = os.path.relpath(path, root).replace(os.sep, "/")
-        return f"{root.name}/{rel}" if len(self.roots) > 1 else rel
+        return escape_name(f"{root.name}/{rel}" if len(self.roots) > 1 else rel)
 
     # --- overlay ----------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import Refusal
-from ..workspace import Workspace
+from ..workspace import Workspace, escape_name
 from .model import Engine, FileMatches, Match, Outcome, Query, Target
 from .walk import find_rg, list_files, require_rg, searched_buffers
 
@@ -45,7 +45,7 @@ class Collector:
     def shown(self, path: Path) -> str:
         raw = str(path)
         if self._prefix and raw.startswith(self._prefix):
-            return raw[len(self._prefix) :]
+            return escape_name(raw[len(self._prefix) :])
         return self.ws.display(path)
 
     def skipped(self, path: Path, from_editor: bool) -> bool:
