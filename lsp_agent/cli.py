@@ -10,6 +10,7 @@ which subcommands have shorter names.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import os
@@ -216,6 +217,10 @@ def run_tool(args: argparse.Namespace) -> int:
     except (ArgumentError, ValueError) as exc:
         print(f"lsp-agent {name}: {exc}", file=sys.stderr)
         return 2
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A lone surrogate (a model's "\\ud800", decoded by JSON) cannot be encoded: written as
+        # that escape again, which keeps the JSON output valid and exact
+        sys.stdout.reconfigure(errors="backslashreplace")
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:

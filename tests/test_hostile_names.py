@@ -115,3 +115,16 @@ def test_hostile_names_through_the_cli(hostile):
         assert done.returncode == 0, done.stderr
         assert_names_as_data(done.stdout.decode("utf-8"))
         assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["decode"], ["decode", "--json"], ["run"]])
+def test_the_cli_prints_lone_surrogates_as_escapes_without_a_traceback(tmp_path, command):
+    reply = '<tool_call>{"name": "read", "arguments": {"path": "\\ud800x"}}</tool_call>'
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_agent", *command], cwd=tmp_path, input=reply.encode(), capture_output=True
+    )
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    out = done.stdout.decode("utf-8")  # strict: what was printed is UTF-8
+    assert "\\ud800x" in out
+    if "--json" in command:  # the escape keeps the JSON valid and the argument exact
+        assert json.loads(out)["calls"][0]["arguments"] == {"path": "\ud800x"}
