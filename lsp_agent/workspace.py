@@ -77,10 +77,24 @@ def unescape_name(shown: str) -> str:
     return ESCAPE.sub(one, shown)
 
 
+LOCAL_HOSTS = ("", "localhost")
+
+
+def is_local_file_uri(uri: str) -> bool:
+    """A file:// URI of this machine: no host or localhost (`file://otherhost/a.py` names
+    another machine's a.py, not ours)."""
+    parsed = urlparse(uri)
+    return parsed.scheme == "file" and parsed.netloc.lower() in LOCAL_HOSTS
+
+
 def uri_to_path(uri: str) -> Path:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
-        raise Refusal("bad_path", f"{uri!r} is not a file:// URI or a path.")
+        raise Refusal("bad_path", f"{escape_name(uri)!r} is not a file:// URI or a path.")
+    if parsed.netloc.lower() not in LOCAL_HOSTS:
+        raise Refusal(
+            "bad_path", f"{escape_name(uri)} names a file on another host; only local files are served."
+        )
     return Path(unquote(parsed.path))
 
 
