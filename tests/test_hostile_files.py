@@ -183,3 +183,15 @@ async def test_the_server_survives_every_hostile_file(hostile):
         assert "still served" in ok["result"]["text"]
     finally:
         assert await client.finish() == 0
+
+
+def test_search_of_an_unsaved_new_buffer_sees_what_read_sees(tmp_path):
+    """A buffer opened in the editor but never saved: read shows it, and a search naming
+    it searches it (it said the file does not exist)."""
+    ws = Workspace([tmp_path])
+    ws.open_document(tmp_path / "new.py", "def fresh():\n    return 'needle'\n")
+    ctx = Context(ws)
+    assert "needle" in call(ctx, "read", {"path": "new.py"})["text"]
+    found = call(ctx, "search", {"pattern": "needle", "paths": ["new.py"]})
+    assert found["total_matches"] == 1 and "new.py" in found["text"], found["text"]
+    assert call(ctx, "search", {"pattern": "needle"})["total_matches"] == 1

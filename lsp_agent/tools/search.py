@@ -14,7 +14,7 @@ from ..budget import most_that_fit, plural
 from ..errors import Refusal
 from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
 from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
-from ..workspace import Workspace, file_identity, is_racy
+from ..workspace import Workspace, escape_name, file_identity, is_racy
 from . import BUDGET, MAX_CHARS, Context, tool
 
 if TYPE_CHECKING:
@@ -131,8 +131,10 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
         except Refusal as refusal:
             left_out.append(refusal.message)
             continue
-        if not real.exists():
-            left_out.append(f"{raw} does not exist.")
+        if (
+            not real.exists() and ws.open_text(real) is None
+        ):  # an unsaved new buffer is searched, as read reads it
+            left_out.append(f"{escape_name(raw)} does not exist.")
             continue
         root = ws.root_of(real)
         assert root is not None  # resolve() keeps paths inside the roots
