@@ -354,6 +354,9 @@ class FrameWriter:
                     select.select([], [self._fd], [])
 
 
+MAX_QUEUED = 64
+
+
 def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, stop: threading.Event) -> int:
     """Serve `protocol` on a byte stream until `exit`, the end of the stream or a frame that
     cannot be followed; the exit code."""
@@ -373,12 +376,24 @@ def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, sto
             except RuntimeError:  # the loop closed: the server is exiting
                 pass
 
+        # Back-pressure: at most MAX_QUEUED messages read and not yet dispatched. The loop
+        # stops dispatching while a write blocks (a client that does not read its answers),
+        # and then the reader stops reading, so the client's writes block in turn.
+        queued = threading.Semaphore(MAX_QUEUED)
+
+        def dispatch(message: Any) -> None:
+            queued.release()
+            protocol.dispatch(message)
+
         def read() -> None:
             try:
                 for message in messages(stdin):
                     if stop.is_set():
                         break
-                    post(protocol.dispatch, message)
+                    while not queued.acquire(timeout=0.5):
+                        if stop.is_set():
+                            return
+                    post(dispatch, message)
             except Oversized as exc:
                 print(
                     f"lsp-agent: a message announced Content-Length {exc.args[0]:,}, over the limit of "

@@ -5,10 +5,14 @@ whole text again; a file:// URI of another host never stands for a local file.""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import select
+import subprocess
 
 import pytest
 
-from .raw_rpc import RawClient
+from .raw_rpc import SERVER, RawClient, frame
 
 DISK = "alpha\nbeta\n"
 
@@ -86,3 +90,58 @@ async def test_a_file_uri_of_another_host_is_not_a_local_file(root):
         assert search["total_matches"] == 0
     finally:
         assert await client.finish() == 0
+
+
+def test_a_client_that_stops_reading_meets_back_pressure(tmp_path):
+    """Requests sent without reading a single answer: once the answers fill the pipe, the
+    server stops reading requests (a bound on what it holds), and answers every one sent
+    once the client reads again."""
+    (tmp_path / "big.txt").write_text("".join(f"line {n:05} {'x' * 70}\n" for n in range(5_000)))
+    server = subprocess.Popen(
+        SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert server.stdin is not None and server.stdout is not None
+    stdin, stdout = server.stdin.fileno(), server.stdout.fileno()
+    try:
+        init = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        server.stdin.write(
+            frame(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
+        )
+        server.stdin.write(frame(json.dumps({"jsonrpc": "2.0", "method": "initialized", "params": {}})))
+        server.stdin.flush()
+        os.set_blocking(stdin, False)
+        sent, total, pending = 0, 3_000, b""
+        while sent < total or pending:
+            if not pending:
+                sent += 1
+                params = {"path": "big.txt", "max_chars": 20_000}
+                pending = frame(
+                    json.dumps({"jsonrpc": "2.0", "id": sent, "method": "lspAgent/read", "params": params})
+                )
+            try:
+                pending = pending[os.write(stdin, pending) :]
+            except BlockingIOError:  # the pipe is full; if the server reads on within 5 s, go on
+                if not select.select([], [stdin], [], 5)[1]:
+                    break
+        assert sent < total, "the server read every request although no answer was read"
+        received, answered = b"", set()
+        while len(answered) < sent + 1:  # initialize's answer too
+            readable, writable, _ = select.select([stdout], [stdin] if pending else [], [], 30)
+            assert readable or writable, f"stuck with {len(answered)} of {sent} answered"
+            if writable:
+                pending = pending[os.write(stdin, pending) :]
+            if readable:
+                received += os.read(stdout, 1 << 20)
+                while (end := received.find(b"\r\n\r\n")) >= 0:
+                    headers = dict(line.split(b":", 1) for line in received[:end].split(b"\r\n"))
+                    length = int(headers[b"Content-Length"])
+                    if len(received) < end + 4 + length:
+                        break
+                    message = json.loads(received[end + 4 : end + 4 + length])
+                    received = received[end + 4 + length :]
+                    if "id" in message and "method" not in message:
+                        answered.add(message["id"])
+        assert answered == set(range(sent + 1))
+    finally:
+        server.kill()
+        server.wait()
