@@ -19,7 +19,6 @@ import re
 import stat
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -28,7 +27,7 @@ from ..errors import Cancelled, Refusal
 from ..workspace import MAX_TEXT_BYTES, Text, open_beneath, read_all
 from . import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
-from .walk import places, walk_args
+from .walk import Watcher, places, walk_args
 
 MATCH_PREFIX = b'{"type":"match"'
 CHUNK = 512  # matches handed to the collector at a time, so a huge file cannot pile up
@@ -238,17 +237,7 @@ class RipgrepEngine:
                 ) from None
             stdout = proc.stdout
             assert stdout is not None  # stdout=PIPE
-            stop = threading.Event()
-
-            def watch() -> None:  # kill rg as soon as the caller cancels
-                while not stop.is_set():
-                    if cancelled():
-                        proc.kill()
-                        return
-                    stop.wait(0.02)
-
-            watcher = threading.Thread(target=watch, daemon=True)
-            watcher.start()
+            watcher = Watcher(proc, cancelled)  # kills rg as soon as the caller cancels
             try:
                 summary = self.parse(stdout, to_path, sink, progress)
             except BaseException:
@@ -257,10 +246,9 @@ class RipgrepEngine:
                     raise Cancelled() from None
                 raise
             finally:
-                stop.set()
                 stdout.close()
                 proc.wait()
-                watcher.join()
+                watcher.stop()
             if cancelled():
                 raise Cancelled()
             errors.seek(0)

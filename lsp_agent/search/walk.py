@@ -25,13 +25,14 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Refusal
-from ..workspace import open_beneath
+from ..workspace import open_beneath, read_all
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 WALK_FLAGS = (
@@ -141,6 +142,7 @@ def listed(proc: subprocess.Popen, base: Path, check: Callable[[], None] | None)
     """The names `rg --files --null` writes, under `base`; rg is killed and reaped at the end."""
     stdout = proc.stdout
     assert stdout is not None  # stdout=PIPE
+    watcher = Watcher(proc)
     try:
         pending = b""
         while chunk := os.read(stdout.fileno(), 65536):
@@ -152,6 +154,59 @@ def listed(proc: subprocess.Popen, base: Path, check: Callable[[], None] | None)
         proc.kill()
         stdout.close()
         proc.wait()
+        watcher.stop()
+
+
+class Watcher:
+    """A thread beside a running rg: kills it when `cancelled` says so (checked every 20 ms)
+    and, every half second, frees it from a FIFO it waits to open (see free_from_fifos)."""
+
+    def __init__(self, proc: subprocess.Popen, cancelled: Callable[[], bool] = lambda: False):
+        self.proc, self.cancelled = proc, cancelled
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+        self.thread.start()
+
+    def watch(self) -> None:
+        rounds = 0
+        while not self.done.wait(0.02):
+            if self.cancelled():
+                self.proc.kill()
+                return
+            rounds += 1
+            if rounds % 25 == 0:
+                free_from_fifos(self.proc.pid)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join()
+
+
+def free_from_fifos(pid: int) -> None:
+    """ripgrep opens each folder's ignore files (.gitignore, …) itself, and opening a FIFO
+    waits for a writer: a FIFO named .gitignore would stop it for good. A thread of rg's
+    waiting so (its wchan is the kernel's `wait_for_partner`) is found in /proc, the path it
+    opens read from its memory (openat's second argument; rg is our child), and the FIFO
+    opened for writing and closed at once: rg's open returns and it reads an empty file."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return  # no /proc, or rg has ended
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/wchan") as wchan:
+                if wchan.read().strip() != "wait_for_partner":
+                    continue
+            with open(f"/proc/{pid}/task/{thread}/syscall") as syscall:
+                address = int(syscall.read().split()[2], 16)
+            with open(f"/proc/{pid}/mem", "rb") as memory:
+                memory.seek(address)
+                name = memory.read(4096).split(b"\0", 1)[0]
+            fifo = os.path.join(os.readlink(f"/proc/{pid}/cwd"), os.fsdecode(name))
+            if stat.S_ISFIFO(os.lstat(fifo).st_mode):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile, or not readable: the next round tries again
 
 
 # rg is started in a folder through the descriptor that verified it: the child's own copy of
@@ -233,12 +288,28 @@ def mirror_folder(folder: Path, copy: Path) -> None:
     """The folder's ignore files (and its .git marker with info/exclude) in `copy`."""
     copy.mkdir(parents=True, exist_ok=True)
     for name in IGNORE_FILES:
-        if (folder / name).is_file() and not (copy / name).exists():
-            shutil.copyfile(folder / name, copy / name)
+        if not (copy / name).exists():
+            copy_regular(folder / name, copy / name)
     git = folder / ".git"
     if git.is_dir():
         (copy / ".git" / "info").mkdir(parents=True, exist_ok=True)
-        if (git / "info" / "exclude").is_file():
-            shutil.copyfile(git / "info" / "exclude", copy / ".git" / "info" / "exclude")
+        copy_regular(git / "info" / "exclude", copy / ".git" / "info" / "exclude")
     elif git.exists():
         (copy / ".git").touch()
+
+
+MAX_IGNORE_FILE = 16 * 1024 * 1024
+
+
+def copy_regular(source: Path, target: Path) -> None:
+    """Copy `source` if it is a regular file (not a link, a FIFO or a device: opened without
+    following a link and without waiting for a writer); at most MAX_IGNORE_FILE bytes."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            target.write_bytes(read_all(fd, MAX_IGNORE_FILE)[:MAX_IGNORE_FILE])
+    finally:
+        os.close(fd)
