@@ -79,6 +79,9 @@ def calls() -> list[tuple[str, dict]]:
         ("list_files", {"path": "pkg"}),
         ("symbols", {"path": "pkg/mod.py"}),
         ("overview", {"path": "pkg"}),
+        ("definition", {"path": "f.py", "line": 2, "column": 12}),
+        ("definition", {"name": "inside"}),
+        ("read", {"path": "f.py", "paths": ["pkg/mod.py"]}),
     ]
 
 
