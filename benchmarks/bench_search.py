@@ -42,8 +42,8 @@ from pathlib import Path
 
 from benchmarks.common import CACHE, OUT, Client, Report, django_tree, stdlib, the_run
 from lsp_agent.search import Query, Target, find_rg, run_search
-from lsp_agent.search.chain import MIN_WIDTH, Search, render
 from lsp_agent.tools import Context, call
+from lsp_agent.tools.chain import MIN_WIDTH, Search, render
 from lsp_agent.tools.search import symbol_provider
 from lsp_agent.workspace import Workspace
 

@@ -1,16 +1,28 @@
-"""Fitting an answer to its budget, for any tool: a writer that stops as soon as the text is
-over the budget, "first stage that fits", "largest count that fits", and the words answers
-share. A tool's own stages live with the tool (search's shortening chain in search/chain.py).
+"""Fitting an answer to its budget, for any tool: the ladder and the pieces its stages share.
+
+The ladder: a tool declares its stages, most detailed first, as a table of callables each
+drawing a whole answer's lines (or None where it does not apply); `first_stage` tries them
+in order and answers with the first that fits (`first_fit` is the same for stages drawn by a
+`Writer`, which stops as soon as the text is over the budget). The shared pieces: one line
+per item cut to a width (`plain`, `cut_line`, `widest_cut`, MIN_WIDTH), line numbers as
+ranges (`numbers`), counts per file (`per_file`), a summary's largest groups (`top_counts`),
+pages (`page_end`, `showing`, `page_size`), rows cut to what fits (`rows_that_fit`), one
+budget shared fairly (`share_fairly`), and the words answers share (`plural`). A tool's own
+stages live with the tool (tools/; search's shortening chain in tools/chain.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from .errors import Refusal
 
 INFINITE = float("inf")
+MIN_WIDTH = 16  # narrower snippets stop telling items apart: go to line numbers instead
+ELLIPSIS = "…"
+TOP_LEVEL = "<module>"  # the "symbol" of an item outside every definition
 
 T = TypeVar("T")
 
@@ -113,3 +125,94 @@ def first_stage(stages: Sequence[Callable[[], list[str] | None]], budget: int) -
         f"max_chars={budget} is too small for this answer; use at least {smallest}.",
         minimum=smallest,
     )
+
+
+# A stage of a ladder: the whole answer's lines, or None where the stage does not apply.
+Stage = Callable[[], "list[str] | None"]
+
+
+def plain(text: str) -> str:
+    """A line shown whole: a literal "…" at its end is escaped, so only cut lines end in one."""
+    return text[:-1] + "\\u2026" if text.endswith(ELLIPSIS) else text
+
+
+def cut_line(text: str, width: int | None) -> str:
+    """One item's line, cut to `width` (None: whole) ending in "…" when cut."""
+    if width is None or len(text) <= width:
+        return plain(text)
+    return text[: width - 1] + ELLIPSIS
+
+
+def widest_cut(draw: Callable[[int], list[str]], widest: int, budget: int) -> int | None:
+    """The widest cut width in MIN_WIDTH..widest-1 (a cut shortens the widest line) whose
+    drawing fits `budget`; None when even MIN_WIDTH does not (the next stage shows no text)."""
+    n = largest_fit(0, widest - MIN_WIDTH, lambda n: n == 0 or fits(draw(MIN_WIDTH + n - 1), budget))
+    return MIN_WIDTH + n - 1 if n else None
+
+
+def numbers(lines: list[int]) -> str:
+    """12, 15-17, 40: consecutive line numbers as a range."""
+    out, i = [], 0
+    while i < len(lines):
+        j = i
+        while j + 1 < len(lines) and lines[j + 1] == lines[j] + 1:
+            j += 1
+        out.append(str(lines[i]) if i == j else f"{lines[i]}-{lines[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def per_file(counts: Mapping[str, str]) -> list[str]:
+    """The counts-per-file stage's rows: `path: counts`, one file a line."""
+    return [f"{path}: {shown}" for path, shown in counts.items()]
+
+
+def top_counts(counts: Counter, most: int = 8, *, rest: bool = True) -> str:
+    """A summary's largest groups: `src 12; tests 4` (with `rest`, then `; 3 more`)."""
+    top = "; ".join(f"{key} {n:,}" for key, n in counts.most_common(most))
+    return top + (f"; {len(counts) - most:,} more" if rest and len(counts) > most else "")
+
+
+def page_end(offset: int, limit: int | None, total: int, unit: str) -> int:
+    """Where the page asked for by offset/limit ends; refuses an offset past the last item."""
+    if offset and offset >= max(total, 1):
+        raise Refusal(
+            "out_of_range",
+            f"offset={offset} is past the last {unit}: there are {total:,}; use offset=0..{max(total - 1, 0)}.",
+        )
+    return total if limit is None else min(total, offset + limit)
+
+
+def showing(start: int, stop: int, total: int) -> str:
+    """A header's `, showing 11-20` when the page is not everything ("" when it is)."""
+    return f", showing {start + 1:,}-{stop:,}" if (start or stop < total) else ""
+
+
+def page_size(draw: Callable[[int], list[str]], most: int, budget: int) -> int:
+    """The most items (1..most) whose page, drawn by draw(n), fits `budget` (at least 1)."""
+    return largest_fit(1, most, lambda n: fits(draw(n), budget))
+
+
+def rows_that_fit(
+    head: str, rows: list[str], budget: int, tail: Callable[[int], str], what: str = "this answer"
+) -> list[str]:
+    """`head`, as many rows as fit, and tail(rows left out); refuses, naming the least
+    budget, when not even the head and tail fit."""
+    kept = largest_fit(0, len(rows), lambda n: fits([head, *rows[:n], tail(len(rows) - n)], budget))
+    lines = [head, *rows[:kept], tail(len(rows) - kept)]
+    if not fits(lines, budget):
+        minimum = size([head, lines[-1]])
+        raise Refusal(
+            "budget_too_small",
+            f"max_chars={budget} is too small for {what}; use at least {minimum}.",
+            minimum=minimum,
+        )
+    return lines
+
+
+def share_fairly(room: int, items: Sequence[T], take: Callable[[T, int], int]) -> None:
+    """Share `room` between `items`, served in order (shortest first): each is offered an
+    equal share of what is left, and take(item, share) says how much it used, so a short
+    item leaves its unused share to the longer ones (read's files, a report's bodies)."""
+    for k, item in enumerate(items):
+        room -= take(item, max(0, room // (len(items) - k)))

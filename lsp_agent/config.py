@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 @dataclass(frozen=True)
 class Settings:
     max_chars: int = 20_000  # default budget of every answer's text
-    search_engine: str = "auto"  # "auto" or "rg": both ripgrep, the one engine
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
 
     # option name -> (check, what a good value looks like)
@@ -25,14 +24,15 @@ class Settings:
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200,
             "an integer >= 200",
         ),
-        "search_engine": (
-            lambda v: v in ("auto", "rg"),
-            '"auto" or "rg" (both ripgrep: the pure-Python engine was removed, it answered differently)',
-        ),
         "max_nudges": (
             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
             "an integer >= 0",
         ),
+    }
+    # option name -> why it is refused (a removed option is named, not silently ignored)
+    _REMOVED: ClassVar[dict[str, str]] = {
+        "search_engine": "the one search engine is ripgrep (its values `auto` and `rg` meant the same, "
+        "and the pure-Python engine was removed, it answered differently)",
     }
 
     @classmethod
@@ -58,6 +58,10 @@ class Settings:
         problems: list[str] = []
         for given, value in options.items():
             name = snake_case(given) if configuration else given
+            if name in self._REMOVED:
+                if value is not None or not configuration:
+                    problems.append(f"option {given}={value!r} is refused: {self._REMOVED[name]}; remove it.")
+                continue
             if name not in known:
                 if not configuration:
                     problems.append(f"unknown option {given!r} ignored (known: {', '.join(sorted(known))}).")

@@ -58,97 +58,111 @@ async def demo() -> None:
     async with Session() as agent:
         catalog = await agent.client.protocol.send_request_async("lspAgent/tools", {})
         print("=== lspAgent/tools: " + ", ".join(t["name"] for t in catalog["tools"]))
+        await demo_reading(agent)
+        await demo_symbols(agent)
+        await demo_navigation(agent)
+        await demo_text_calls(agent)
+        await demo_search_over_budget(agent)
 
-        first = {"path": "lsp_agent/tools/read.py", "max_chars": 1500}
-        page = await agent.call("read", **first)
-        show("read, part 1 (a 1,500-character budget)", "read", first, page)
-        second = {**first, **page["next"]}
-        show("read, part 2 (following `next`)", "read", second, await agent.call("read", **second))
 
-        refused = {"path": "lsp_agent/tools/read.py", "start": 100000}
-        show("read, a start past the end (refused)", "read", refused, await agent.call("read", **refused))
-        outside = {"path": "../../etc/passwd"}
-        show(
-            "read, a path outside the workspace (refused)",
-            "read",
-            outside,
-            await agent.call("read", **outside),
-        )
+async def demo_reading(agent: Session) -> None:
+    """read: pages, their continuation, refusals."""
+    first = {"path": "lsp_agent/tools/read.py", "max_chars": 1500}
+    page = await agent.call("read", **first)
+    show("read, part 1 (a 1,500-character budget)", "read", first, page)
+    second = {**first, **page["next"]}
+    show("read, part 2 (following `next`)", "read", second, await agent.call("read", **second))
 
-        # Symbols: an outline, a definition found by name, then exactly its lines.
-        outline = {"path": "lsp_agent/workspace.py", "max_chars": 1200}
-        show("symbols: the outline of a file", "symbols", outline, await agent.call("symbols", **outline))
-        found = {"name_path": "Workspace/display", "max_chars": 1200}
-        show(
-            "find_symbol: a definition by name path",
-            "find_symbol",
-            found,
-            await agent.call("find_symbol", **found),
-        )
-        body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
-        show("read by symbol: one method, by its name path", "read", body, await agent.call("read", **body))
+    refused = {"path": "lsp_agent/tools/read.py", "start": 100000}
+    show("read, a start past the end (refused)", "read", refused, await agent.call("read", **refused))
+    outside = {"path": "../../etc/passwd"}
+    show(
+        "read, a path outside the workspace (refused)",
+        "read",
+        outside,
+        await agent.call("read", **outside),
+    )
 
-        # Navigation: who calls a method, where a name comes from, files, a ranked map.
-        callers = {"name": "Workspace/resolve", "roles": ["call"], "max_chars": 1200}
-        show(
-            "references: the calls of a method",
-            "references",
-            callers,
-            await agent.call("references", **callers),
-        )
-        use = {"path": "lsp_agent/tools/read.py", "line": 1, "column": 1, "body": False, "max_chars": 800}
-        use["line"], use["column"] = first_use(REPO / "lsp_agent/tools/read.py", "page(")
-        show(
-            "definition: from a use, through its import",
-            "definition",
-            use,
-            await agent.call("definition", **use),
-        )
-        listing = {"path": "lsp_agent/syntax", "max_chars": 800}
-        show(
-            "list_files: files with line counts",
-            "list_files",
-            listing,
-            await agent.call("list_files", **listing),
-        )
-        ranked = {"path": "lsp_agent", "max_chars": 1200}
-        show(
-            "overview: the most used definitions", "overview", ranked, await agent.call("overview", **ranked)
-        )
 
-        # Tool calls written as text: prose, a valid call and a malformed block in one reply.
-        reply = (
-            "Let me check the package metadata.\n"
-            '<tool_call>\n{"name": "read", "arguments": {"path": "pyproject.toml", "max_chars": 400}}\n</tool_call>\n'
-            '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}\n</tool_call>\n'
-        )
-        print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
-        show(
-            "decode_calls: the decoded call, the diagnostic and the nudge",
-            "decode_calls",
-            {"reply": "…"},
-            await agent.call("decode_calls", reply=reply, max_chars=1600),
-        )
-        show(
-            "run_calls: the good call reads a file; the bad block is reported",
-            "run_calls",
-            {"reply": "…"},
-            {
-                k: v
-                for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
-                if k in ("text", "nudges_left")
-            },
-        )
+async def demo_symbols(agent: Session) -> None:
+    """Symbols: an outline, a definition found by name, then exactly its lines."""
+    outline = {"path": "lsp_agent/workspace.py", "max_chars": 1200}
+    show("symbols: the outline of a file", "symbols", outline, await agent.call("symbols", **outline))
+    found = {"name_path": "Workspace/display", "max_chars": 1200}
+    show(
+        "find_symbol: a definition by name path",
+        "find_symbol",
+        found,
+        await agent.call("find_symbol", **found),
+    )
+    body = {"path": "lsp_agent/workspace.py", "symbol": "Workspace/display", "max_chars": 1200}
+    show("read by symbol: one method, by its name path", "read", body, await agent.call("read", **body))
 
-        # A search that overflows its budget: it shrinks, and every line names its symbol.
-        overflow = {"pattern": r"def \w+\(self", "paths": ["lsp_agent/search"], "max_chars": 2000}
-        searched = await agent.call("search", **overflow)
-        show(
-            f"search over budget (stage {searched['stage']}: {searched['stage_name']})",
-            "search",
-            overflow,
-            {k: v for k, v in searched.items() if k in ("text", "stage", "next", "total_matches")},
-        )
+
+async def demo_navigation(agent: Session) -> None:
+    """Navigation: who calls a method, where a name comes from, files, a ranked map."""
+    callers = {"name": "Workspace/resolve", "roles": ["call"], "max_chars": 1200}
+    show(
+        "references: the calls of a method",
+        "references",
+        callers,
+        await agent.call("references", **callers),
+    )
+    use = {"path": "lsp_agent/tools/read.py", "line": 1, "column": 1, "body": False, "max_chars": 800}
+    use["line"], use["column"] = first_use(REPO / "lsp_agent/tools/read.py", "page(")
+    show(
+        "definition: from a use, through its import",
+        "definition",
+        use,
+        await agent.call("definition", **use),
+    )
+    listing = {"path": "lsp_agent/syntax", "max_chars": 800}
+    show(
+        "list_files: files with line counts",
+        "list_files",
+        listing,
+        await agent.call("list_files", **listing),
+    )
+    ranked = {"path": "lsp_agent", "max_chars": 1200}
+    show("overview: the most used definitions", "overview", ranked, await agent.call("overview", **ranked))
+
+
+async def demo_text_calls(agent: Session) -> None:
+    """Tool calls written as text: prose, a valid call and a malformed block in one reply."""
+    reply = (
+        "Let me check the package metadata.\n"
+        '<tool_call>\n{"name": "read", "arguments": {"path": "pyproject.toml", "max_chars": 400}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "read", "arguments": {"path": "README.md"}\n</tool_call>\n'
+    )
+    print(f"\n=== a model's reply, written in text\n{textwrap.indent(reply, '    ')}")
+    show(
+        "decode_calls: the decoded call, the diagnostic and the nudge",
+        "decode_calls",
+        {"reply": "…"},
+        await agent.call("decode_calls", reply=reply, max_chars=1600),
+    )
+    show(
+        "run_calls: the good call reads a file; the bad block is reported",
+        "run_calls",
+        {"reply": "…"},
+        {
+            k: v
+            for k, v in (await agent.call("run_calls", reply=reply, max_chars=1600)).items()
+            if k in ("text", "nudges_left")
+        },
+    )
+
+
+async def demo_search_over_budget(agent: Session) -> None:
+    """A search that overflows its budget: it shrinks, and every line names its symbol."""
+    overflow = {"pattern": r"def \w+\(self", "paths": ["lsp_agent/search"], "max_chars": 2000}
+    searched = await agent.call("search", **overflow)
+    show(
+        f"search over budget (stage {searched['stage']}: {searched['stage_name']})",
+        "search",
+        overflow,
+        {k: v for k, v in searched.items() if k in ("text", "stage", "next", "total_matches")},
+    )
 
 
 def first_use(path: Path, needle: str) -> tuple[int, int]:

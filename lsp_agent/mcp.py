@@ -1,7 +1,8 @@
 """The MCP front door: the registry's agent tools served over MCP stdio.
 
-Thin by design: `tools/list` is the registry's catalog, `tools/call` is `tools.call` run in a
-worker thread of its lane (lanes.py: light calls never queue behind heavy ones). The answer's `text` is the result's one text block, what the model reads. The
+Thin by design: `tools/list` is the registry's catalog, `tools/call` goes through the door kit
+(doors.py: validated, run in a worker thread of its lane — light calls never queue behind heavy
+ones — and told to stop when cancelled); this module only translates. The answer's `text` is the result's one text block, what the model reads. The
 whole answer (`next`, `version`, totals, …) rides along for programs in `_meta` under
 `lsp-agent/answer`, and as `structuredContent` only when asked (`structured_content=True`):
 Claude Code and Copilot CLI show a model `structuredContent` *instead of* the text when both
@@ -33,9 +34,10 @@ from mcp.shared.message import SessionMessage
 
 from . import __version__
 from .config import Settings
+from .doors import Door
 from .errors import ArgumentError
 from .lanes import Lanes
-from .tools import Context, catalog, is_light, run, validate
+from .tools import catalog
 from .workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -65,7 +67,7 @@ def create_server(
     names = [t.name for t in listed]
     # The LSP server's lanes: a burst of calls queues in its lane rather than starting a
     # thread (and a ripgrep) for each, and a read never queues behind a search.
-    lanes = Lanes()
+    door = Door(workspace, Lanes(), lambda: settings)
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -76,20 +78,9 @@ def create_server(
         if params.name not in names:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {', '.join(names)}")
         try:
-            arguments = validate(params.name, params.arguments)
-        except ArgumentError as exc:
-            return tool_error(str(exc))
-        heavy = not is_light(workspace, params.name, arguments)
-        step_aside = lanes.step_aside if heavy else None
-        context = Context(workspace, settings, report=progress_reporter(ctx), step_aside=step_aside)
-        try:
-            # A cancelled call answers at once; the tool's thread stops at its next
-            # check_cancelled (and a search kills its ripgrep process).
-            answer = await lanes.run(heavy, run, context, params.name, arguments)
-        except anyio.get_cancelled_exc_class():
-            context.cancel_event.set()
-            raise
-        except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
+            arguments = door.check(params.name, params.arguments)
+            answer = await door.run(door.open(params.name, arguments, report=progress_reporter(ctx)))
+        except ArgumentError as exc:  # malformed, or arguments only the tool can check
             return tool_error(str(exc))
         return types.CallToolResult(
             content=[types.TextContent(text=answer["text"])],

@@ -31,6 +31,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 
 from . import __version__
 from .config import Settings
+from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
 from .lanes import Lanes
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
@@ -38,7 +39,7 @@ from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import Columns, SymbolIndex
 from .syntax.parsing import PARSES
 from .syntax.store import cache_folder
-from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, is_light, run, validate
+from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog, run
 from .workspace import Workspace, escape_name, is_local_file_uri, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -133,6 +134,8 @@ class AgentServer(LanguageServer):
         self.running: set[Context] = set()
         self._tokens = itertools.count(1)
         self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
+        # The door kit (doors.py): validate, lane, Context, cancel; this class only translates.
+        self.door = Door(self.agent_workspace, self.lanes, lambda: self.settings, self.symbol_index)
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
         self.outline_json = OutlineJson()
         # The background index build; held here because a task nobody holds may be collected.
@@ -174,38 +177,30 @@ class AgentServer(LanguageServer):
         super().shutdown()
         self.lanes.shutdown()
 
-    def context(self, report=None, *, heavy: bool = False) -> Context:
-        step_aside = self.lanes.step_aside if heavy else None
-        return Context(
-            self.agent_workspace, self.settings, report=report, step_aside=step_aside, index=self.symbol_index
-        )
-
     async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):
             token = params.get("workDoneToken", token)
             params = {k: v for k, v in params.items() if k not in PROTOCOL_KEYS}
         try:
-            arguments = validate(name, params)
+            arguments = self.door.check(name, params)
         except ArgumentError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         progress = Progress(self, f"lsp-agent {name}", token)
-        heavy = not is_light(self.agent_workspace, name, arguments)
-        ctx = self.context(report=progress.report, heavy=heavy)
-        self.running.add(ctx)
+        call = self.door.open(name, arguments, report=progress.report)
+        self.running.add(call.context)
         started = time.monotonic()
         outcome = "failed"  # until the call ends another way
         try:
-            answer, outcome = await self.lanes.run(heavy, run_encoded, ctx, name, arguments)
+            answer, outcome = await self.door.run(call, run_encoded)
             return answer
         except ArgumentError as exc:  # arguments only the tool can check (a runtime's tool list)
             outcome = "invalid params"
             raise JsonRpcInvalidParams(str(exc)) from None
         except (asyncio.CancelledError, Cancelled):
-            outcome = "cancelled"
-            ctx.cancel_event.set()  # the tool stops at its next check
+            outcome = "cancelled"  # the door told the tool to stop
             raise
         finally:
-            self.running.discard(ctx)
+            self.running.discard(call.context)
             await progress.finish()
             elapsed = (time.monotonic() - started) * 1000
             self.trace(f"{name}: {outcome} in {elapsed:.0f} ms", lambda: json.dumps(arguments))

@@ -39,8 +39,8 @@ def module_files() -> dict[str, Path]:
 
 
 def imports(modules: dict[str, Path]) -> dict[str, set[str]]:
-    """Module -> the package modules it imports. An import of one of its own enclosing
-    packages (a tool module using its registry) is not an edge: that is one room's inside."""
+    """Module -> the package modules it imports, inside its own package too (a package's
+    __init__ importing its modules, a module importing its package: both are edges)."""
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
@@ -58,7 +58,7 @@ def imports(modules: dict[str, Path]) -> dict[str, set[str]]:
             for target in found:
                 while target and target not in modules:
                     target = target.rpartition(".")[0]
-                if target and target != name and not name.startswith(target + "."):
+                if target and target != name:
                     targets.add(target)
         graph[name] = targets
     return graph
@@ -87,16 +87,30 @@ def test_no_import_from_a_higher_layer():
     assert not upward, "upward imports:\n" + "\n".join(upward)
 
 
-def test_no_import_cycles():
-    graph = imports(module_files())
-    cycles = []
+# Cycles known and owned elsewhere, allowed only until their owners land: calls/ is being
+# reorganised (issue 22 item 6: its dialect records become a subpackage whose __init__ is the
+# registry). Every other cycle, at any level, fails.
+KNOWN_CYCLE_ROOMS = {"lsp_agent.calls"}
+
+# A tool module importing another, allowed only until its owner lands: symbols' ranked-map
+# stage uses overview's `ranked_map`, which moves into syntax/ranking.py (issue 28).
+KNOWN_TOOL_IMPORTS = {("lsp_agent.tools.symbols", "lsp_agent.tools.overview")}
+
+
+def known(cycle: list[str]) -> bool:
+    return any(all(m == r or m.startswith(r + ".") for m in cycle) for r in KNOWN_CYCLE_ROOMS)
+
+
+def cycles_in(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every circle a depth-first walk meets, as the modules on it."""
+    cycles: list[list[str]] = []
     state: dict[str, str] = {}  # "open" while on the current path, "done" after
 
     def visit(module: str, path: list[str]) -> None:
         state[module] = "open"
         for target in sorted(graph[module]):
             if state.get(target) == "open":
-                cycles.append(" -> ".join([*path[path.index(target) :], target]))
+                cycles.append(path[path.index(target) :])
             elif target not in state:
                 visit(target, [*path, target])
         state[module] = "done"
@@ -104,11 +118,52 @@ def test_no_import_cycles():
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
-    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+    return cycles
+
+
+def test_no_import_cycles():
+    cycles = [c for c in cycles_in(imports(module_files())) if not known(c)]
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join([*c, c[0]]) for c in cycles)
 
 
 def test_the_graph_follows_relative_imports():
     graph = imports(module_files())
     assert "lsp_agent.tools" in graph["lsp_agent.server"]
-    assert "lsp_agent.workspace" in graph["lsp_agent.tools"]
-    assert "lsp_agent.tools" not in graph["lsp_agent.tools.read"]  # its own package
+    assert "lsp_agent.workspace" in graph["lsp_agent.tools.registry"]
+    assert "lsp_agent.tools.registry" in graph["lsp_agent.tools.read"]
+    assert "lsp_agent.tools.read" in graph["lsp_agent.tools"]  # a package's own modules count
+
+
+def tool_modules() -> set[str]:
+    """The modules that register a tool (`@tool(...)`)."""
+    found = set()
+    for name, path in module_files().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tool":
+                found.add(name)
+    return found
+
+
+def test_no_tool_module_imports_another():
+    tools = tool_modules()
+    assert {"lsp_agent.tools.read", "lsp_agent.tools.search", "lsp_agent.tools.calls"} <= tools
+    graph = imports(module_files())
+    crossing = sorted(
+        (module, target)
+        for module in tools
+        for target in graph[module]
+        if target in tools and (module, target) not in KNOWN_TOOL_IMPORTS
+    )
+    assert not crossing, "tool modules importing tool modules:\n" + "\n".join(
+        f"{a} -> {b}" for a, b in crossing
+    )
+
+
+def test_the_known_exceptions_still_exist():
+    """An exception stays listed only while it is needed: once its owner lands, drop it."""
+    graph = imports(module_files())
+    rooms = {r for r in KNOWN_CYCLE_ROOMS if any(known(c) and c[0].startswith(r) for c in cycles_in(graph))}
+    assert rooms == KNOWN_CYCLE_ROOMS, f"no circle left in {KNOWN_CYCLE_ROOMS - rooms}: drop the exception"
+    for module, target in KNOWN_TOOL_IMPORTS:
+        assert target in graph.get(module, set()), f"{module} no longer imports {target}: drop the exception"

@@ -272,8 +272,8 @@ def test_line_index_and_versions():
 
 
 def test_settings_keep_defaults_for_bad_options():
-    settings, problems = Settings.from_options({"max_chars": "lots", "search_engine": "rg", "colour": 1})
-    assert settings.max_chars == 20_000 and settings.search_engine == "rg"
+    settings, problems = Settings.from_options({"max_chars": "lots", "max_nudges": 3, "colour": 1})
+    assert settings.max_chars == 20_000 and settings.max_nudges == 3
     assert any("max_chars" in p for p in problems) and any("colour" in p for p in problems)
 
 

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from lsp_agent.budget import Overflow, most_that_fit
 from lsp_agent.errors import Refusal
-from lsp_agent.search import Match, chain
-from lsp_agent.search.chain import MIN_WIDTH, Search, fit, render, widest
+from lsp_agent.search import Match
+from lsp_agent.tools import chain
+from lsp_agent.tools.chain import MIN_WIDTH, Search, fit, render, widest
 
 from .search_helpers import located, outcome, symbols_from
 

@@ -186,10 +186,14 @@ def test_an_rg_that_cannot_start_is_a_clear_refusal_for_search_and_outlines(tree
     assert outline["error"]["code"] == "no_ripgrep" and "could not be started" in outline["text"]
 
 
-def test_the_removed_python_engine_is_refused_as_an_option():
-    settings, problems = Settings.from_options({"search_engine": "python"})
-    assert settings.search_engine == "auto"
-    assert problems and "pure-Python engine was removed" in problems[0]
+@pytest.mark.parametrize("engine", ["python", "rg", "auto"])
+def test_the_removed_search_engine_option_is_refused_with_its_reason(engine):
+    settings, problems = Settings.from_options({"search_engine": engine, "max_chars": 900})
+    assert settings == Settings(max_chars=900)  # the rest applies
+    assert problems == [
+        f"option search_engine={engine!r} is refused: the one search engine is ripgrep (its values `auto` "
+        "and `rg` meant the same, and the pure-Python engine was removed, it answered differently); remove it."
+    ]
 
 
 def test_paths_outside_the_workspace_are_refused(tree):

@@ -83,7 +83,9 @@ async def test_a_refused_option_is_logged_to_the_client_and_the_default_kept(roo
             types.MessageType.Warning,
             "lsp_agent.server: option max_chars=10 is invalid (an integer >= 200 expected); using 20000.",
         ) in logged
-        assert any("option searchEngine='grep' is invalid" in m for _, m in logged)
+        assert any(
+            "option searchEngine='grep' is refused: the one search engine is ripgrep" in m for _, m in logged
+        )
         answer = await request(client, "read", path="long.py")
         assert answer["end"] == 500  # the default budget kept: the whole file, 10,335 characters
     finally:

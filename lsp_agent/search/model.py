@@ -1,5 +1,5 @@
 """What a search is and what it finds: the query, the matches per file, the outcome, and the
-engine protocol. Engines report matches to a sink (the Collector); how many of them an answer
+engine protocol's types (the protocol itself is beside its sink, collector.py). Engines report matches to a sink (the Collector); how many of them an answer
 can show is the shortening chain's business, not theirs."""
 
 from __future__ import annotations
@@ -7,12 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
-
-from ..workspace import Text
-
-if TYPE_CHECKING:
-    from . import Collector
 
 
 @dataclass(frozen=True)
@@ -73,18 +67,3 @@ class Target:
 
 Cancelled = Callable[[], bool]
 Progress = Callable[[str], None]
-
-
-class Engine(Protocol):
-    """A searcher: finds the query's matches and hands them to the sink, file by file."""
-
-    name: str
-
-    def check(self) -> None:
-        """Refuse a query the engine cannot run, before any file is read."""
-
-    def search(self, target: Target, sink: Collector, cancelled: Cancelled, progress: Progress) -> None:
-        """Search the files under `target` (their disk copies)."""
-
-    def search_text(self, path: Path, text: Text, sink: Collector) -> None:
-        """Search an open editor buffer's text as the file at `path`."""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..errors import Cancelled, Refusal
 from ..workspace import MAX_TEXT_BYTES, Text, open_beneath, read_all
-from . import Collector, quoted, strip_eol
+from .collector import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
 from .walk import Watcher, places, walk_args
 

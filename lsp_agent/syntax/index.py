@@ -351,22 +351,9 @@ class SymbolIndex:
             self._loaded = True
             self.load()
             gc.freeze()
-        overlay = self.workspace.open_documents()
-        paths: list[Path] = []
-        opened: list[Path] = []  # to parse from the editor's buffer
-        on_disk: list[Path] = []
         workers = Workers(self.encoding, self.workspace.roots)
         try:
-            for root in self.workspace.roots:
-                for path in source_files(self.workspace, root, in_order=False):
-                    paths.append(path)
-                    if not self.is_current(path):
-                        (opened if path in overlay else on_disk).append(path)
-                        if len(on_disk) >= PROCESS_MIN_FILES and MANY_CORES:
-                            workers.send(on_disk)
-                    between_files(len(paths))
-                    if stopped():
-                        break
+            paths, opened, on_disk = self._walk(workers, stopped, between_files)
             wanted = set(paths)
             with self._lock:  # files no longer under a root (a folder was removed) are dropped
                 if stopped():  # the walk may have stopped part way
@@ -375,23 +362,7 @@ class SymbolIndex:
                     del self.files[path]
                     self._names.put(path, None)
             reporter = Reporter(report, len(paths), len(paths) - len(opened) - len(on_disk))
-            for path in opened:
-                self.update(path, build)
-                reporter.step()
-            if workers.started:
-                workers.send(on_disk, last=True)
-                for n, (path, record) in enumerate(workers.records(stopped), 1):
-                    if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
-                        self._put(path, record, build)
-                    reporter.step()
-                    between_files(n)
-            else:
-                for n, path in enumerate(on_disk, 1):
-                    if stopped():
-                        break
-                    self.update(path, build)
-                    reporter.step()
-                    between_files(n)
+            self._parse(workers, opened, on_disk, build, reporter, stopped, between_files)
         finally:
             workers.close()
         reporter.done()
@@ -401,6 +372,57 @@ class SymbolIndex:
             if self.cache is not None and (opened or on_disk):
                 self.save()
         return len(paths)
+
+    def _walk(
+        self, workers: Workers, stopped: Callable[[], bool], between_files: Callable[[int], None]
+    ) -> tuple[list[Path], list[Path], list[Path]]:
+        """(every source file under the roots, the stale ones open in the editor, the stale
+        ones on disk): the workers start on those on disk while the walk goes on."""
+        overlay = self.workspace.open_documents()
+        paths: list[Path] = []
+        opened: list[Path] = []  # to parse from the editor's buffer
+        on_disk: list[Path] = []
+        for root in self.workspace.roots:
+            for path in source_files(self.workspace, root, in_order=False):
+                paths.append(path)
+                if not self.is_current(path):
+                    (opened if path in overlay else on_disk).append(path)
+                    if len(on_disk) >= PROCESS_MIN_FILES and MANY_CORES:
+                        workers.send(on_disk)
+                between_files(len(paths))
+                if stopped():
+                    break
+        return paths, opened, on_disk
+
+    def _parse(
+        self,
+        workers: Workers,
+        opened: list[Path],
+        on_disk: list[Path],
+        build: int,
+        reporter: Reporter,
+        stopped: Callable[[], bool],
+        between_files: Callable[[int], None],
+    ) -> None:
+        """Index the stale files: open ones from their buffers, the rest by the workers
+        (when started) or here."""
+        for path in opened:
+            self.update(path, build)
+            reporter.step()
+        if workers.started:
+            workers.send(on_disk, last=True)
+            for n, (path, record) in enumerate(workers.records(stopped), 1):
+                if self.workspace.open_text(path) is None:  # opened since: its buffer is indexed
+                    self._put(path, record, build)
+                reporter.step()
+                between_files(n)
+        else:
+            for n, path in enumerate(on_disk, 1):
+                if stopped():
+                    break
+                self.update(path, build)
+                reporter.step()
+                between_files(n)
 
     def update(self, path: Path, build: int | None = None) -> None:
         """(Re-)index one file from the workspace's current text (the editor's buffer when

@@ -25,7 +25,7 @@ from ..calls.run import run_calls as run_reply
 from ..calls.scrubber import Scrubber
 from ..calls.toolset import ToolSet, ToolSpec
 from ..errors import Refusal
-from . import MAX_CHARS, REGISTRY, Context, call, tool
+from .registry import MAX_CHARS, REGISTRY, Context, call, tool
 
 MAX_SESSIONS = 32
 SESSION_IDLE = 600.0  # seconds

@@ -17,15 +17,14 @@ from pathlib import Path
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
 from ..paging import page
-from ..search import Query, run_search
+from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
 from ..syntax.outline import Symbol
+from ..syntax.position import use_at
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
-from . import MAX_CHARS, Context, tool
-from .references import POSITION, use_at
-from .search import targets_of
+from .registry import MAX_CHARS, POSITION, Context, tool
 
 MAX_HOPS = 4  # re-exports followed from one import
 
@@ -148,76 +147,57 @@ def signature_lines(f: Found) -> list[str]:
     return out
 
 
-@tool("definition", "Go to definition", SUMMARY, SCHEMA)
-def definition(
-    ctx: Context,
-    *,
-    name: str | None = None,
-    path: str | None = None,
-    line: int | None = None,
-    column: int = 1,
-    body: bool = True,
-    max_chars: int,
-) -> dict:
+def from_use(ctx: Context, path: str, line: int, column: int) -> tuple[str, str, list[Found], str]:
+    """(identifier, as asked, the definitions found, how): the file's own, else through its
+    imports, else the workspace's ranked by nearness."""
     ws = ctx.workspace
-    budget = max_chars
-    how: str
-    origin = None
-    if path is not None and line is not None:
-        at = use_at(ws, path, line, column)
-        origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
-        asked = f"{identifier} (from {ws.display(origin)}:{line})"
-        own = (
-            []
-            if qualifier not in (None, "self", "this", "cls", "Self")
-            else defined_in(origin, text, identifier)
-        )
-        found, chain = through_imports(ws, origin, text, identifier, qualifier)
-        if own:
-            found, how = own, "defined in the same file"
-        elif found:
-            how = "through " + " → ".join(f"`{c}`" for c in chain)
-        else:
-            found = workspace_definitions(ctx, identifier)
-            found.sort(key=lambda f: nearness(origin, f))
-            how = "by name, ranked by nearness (same file, same folder, nearest folders)"
-            if chain:
-                how = f"`{chain[-1]}` names no file in the workspace; " + how
-    elif name is not None:
-        identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
-        asked = name
-        found = workspace_definitions(ctx, identifier, owner_part or None)
-        found.sort(key=lambda f: nearness(None, f))
-        how = "by name (top-level and non-test definitions first)"
-    else:
-        raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
+    at = use_at(ws, path, line, column)
+    origin, text, identifier, qualifier = at.path, at.text, at.name, at.qualifier
+    asked = f"{identifier} (from {ws.display(origin)}:{line})"
+    own = (
+        [] if qualifier not in (None, "self", "this", "cls", "Self") else defined_in(origin, text, identifier)
+    )
+    found, chain = through_imports(ws, origin, text, identifier, qualifier)
+    if own:
+        return identifier, asked, own, "defined in the same file"
+    if found:
+        return identifier, asked, found, "through " + " → ".join(f"`{c}`" for c in chain)
+    found = workspace_definitions(ctx, identifier)
+    found.sort(key=lambda f: nearness(origin, f))
+    how = "by name, ranked by nearness (same file, same folder, nearest folders)"
+    if chain:
+        how = f"`{chain[-1]}` names no file in the workspace; " + how
+    return identifier, asked, found, how
 
-    fields = {
-        "name": identifier,
-        "definitions": [
-            {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
-             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line}
-            for f in found[:200]
-        ],
-    }  # fmt: skip
-    head = f"definition of {asked} · {plural(len(found), 'candidate')} · {how}"
-    if not found:
-        return {"text": f"definition of {asked} · not found in the workspace ({how})", "next": None, **fields}
-    if body and (len(found) == 1 or how.startswith(("through", "defined"))):
-        best = found[0]
-        answer = page(
-            best.text, ws.display(best.path), start=best.symbol.start_line, max_chars=max(budget - len(head) - 1, 200),
-            first=best.symbol.start_line, last=best.symbol.end_line, part=f"{best.symbol.kind} {best.symbol.name_path}",
-            notes=[f"also {location(ws, f)}" for f in found[1:4]], then=f" symbol=/{best.symbol.name_path}",
-        )  # fmt: skip
-        shown = "\n".join([head, answer["text"]])
-        if len(shown) <= budget:
-            nxt = (
-                {"path": ws.display(best.path), "symbol": "/" + best.symbol.name_path, **answer["next"]}
-                if answer.get("next")
-                else None
-            )
-            return {"text": shown, "next": nxt, "stage": "body", **fields}
+
+def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str]:
+    identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
+    found = workspace_definitions(ctx, identifier, owner_part or None)
+    found.sort(key=lambda f: nearness(None, f))
+    return identifier, name, found, "by name (top-level and non-test definitions first)"
+
+
+def body_stage(ws: Workspace, head: str, best: Found, others: list[Found], budget: int) -> dict | None:
+    """The one definition's lines, paged like read (None when they do not fit)."""
+    s = best.symbol
+    answer = page(
+        best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
+        first=s.start_line, last=s.end_line, part=f"{s.kind} {s.name_path}",
+        notes=[f"also {location(ws, f)}" for f in others[:3]], then=f" symbol=/{s.name_path}",
+    )  # fmt: skip
+    shown = "\n".join([head, answer["text"]])
+    if len(shown) > budget:
+        return None
+    nxt = answer.get("next") and {
+        "path": ws.display(best.path),
+        "symbol": "/" + s.name_path,
+        **answer["next"],
+    }
+    return {"text": shown, "next": nxt or None, "stage": "body"}
+
+
+def listing_stages(ws: Workspace, head: str, found: list[Found], budget: int) -> dict:
+    """Each candidate's location and signature, as many as fit; else locations alone."""
 
     def listing(n: int) -> list[str]:
         lines = [head + " · stage: signatures"]
@@ -231,10 +211,45 @@ def definition(
 
     n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
     if n:
-        return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures", **fields}
+        return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures"}
     locations = [head + " · stage: locations", *(location(ws, f) for f in found)]
     k = largest_fit(0, len(found), lambda k: k == 0 or size([*locations[: k + 1], "[99999 more]"]) <= budget)
     if k == 0:
         raise Refusal("budget_too_small", f"max_chars={budget} is too small for this answer.")
     lines = locations[: k + 1] + ([f"[{len(found) - k} more not shown]"] if k < len(found) else [])
-    return {"text": "\n".join(lines), "next": None, "stage": "locations", **fields}
+    return {"text": "\n".join(lines), "next": None, "stage": "locations"}
+
+
+@tool("definition", "Go to definition", SUMMARY, SCHEMA)
+def definition(
+    ctx: Context,
+    *,
+    name: str | None = None,
+    path: str | None = None,
+    line: int | None = None,
+    column: int = 1,
+    body: bool = True,
+    max_chars: int,
+) -> dict:
+    ws = ctx.workspace
+    if path is not None and line is not None:
+        identifier, asked, found, how = from_use(ctx, path, line, column)
+    elif name is not None:
+        identifier, asked, found, how = from_name(ctx, name)
+    else:
+        raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
+    fields = {
+        "name": identifier,
+        "definitions": [
+            {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
+             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line}
+            for f in found[:200]
+        ],
+    }  # fmt: skip
+    if not found:
+        return {"text": f"definition of {asked} · not found in the workspace ({how})", "next": None, **fields}
+    head = f"definition of {asked} · {plural(len(found), 'candidate')} · {how}"
+    one = len(found) == 1 or how.startswith(("through", "defined"))
+    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars)) is not None:
+        return answer | fields
+    return listing_stages(ws, head, found, max_chars) | fields

@@ -14,12 +14,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..budget import first_stage, largest_fit, plural, size
+from ..budget import Stage, first_stage, page_end, page_size, plural, showing, size, top_counts
 from ..errors import Refusal
 from ..search import Query, check_query
 from ..search.walk import list_files as list_rg_files
 from ..workspace import Workspace
-from . import MAX_CHARS, Context, tool
+from .registry import MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -117,25 +117,9 @@ def folder_lines(entries: list[Entry], depth: int) -> list[str]:
     return [f"{key}  {plural(files[key], 'file')}  {plural(lines[key], 'line')}" for key in sorted(files)]
 
 
-@tool("list_files", "List files", SUMMARY, SCHEMA)
-def list_files(
-    ctx: Context,
-    *,
-    path: str = ".",
-    glob: str | list[str] | None = None,
-    offset: int = 0,
-    limit: int | None = None,
-    max_chars: int,
-) -> dict:
+def entries_under(ctx: Context, folder: Path, globs: tuple[str, ...]) -> tuple[str, list[Entry]]:
+    """(the folder's path relative to its root, "" for the root; its files, by path)."""
     ws = ctx.workspace
-    budget = max_chars
-    globs = tuple([glob] if isinstance(glob, str) else glob or [])
-    check_query(Query("list_files", globs=globs))  # the globs ripgrep can be given
-    folder = ws.resolve(path)
-    if not folder.is_dir():
-        raise Refusal(
-            "not_a_folder", f"{ws.display(folder)} is not a folder; list_files takes a folder (and glob=)."
-        )
     root = ws.root_of(folder)
     assert root is not None
     rel = folder.relative_to(root).as_posix()
@@ -150,74 +134,100 @@ def list_files(
                 entries.append(Entry(ws.display(full), *count_file_lines(ws, full)))
         except (OSError, Refusal):
             continue
+    return rel, entries
 
-    shown = ws.display(folder) if rel else "."
-    options = f" (glob {', '.join(globs)})" if globs else ""
-    total_lines = sum(e.lines or 0 for e in entries)
-    fields = {"path": shown, "total_files": len(entries), "total_lines": total_lines}
-    if not entries:
-        return {
-            "text": f"list_files {shown}{options} · no files (hidden files and those .gitignore, .ignore or .rgignore exclude are not listed)",
-            "next": None,
-            "stage": "files",
-            **fields,
-        }
-    if offset and offset >= len(entries):
-        raise Refusal(
-            "out_of_range",
-            f"offset={offset} is past the last file: there are {len(entries):,}; use offset=0..{len(entries) - 1}.",
-        )
-    end = len(entries) if limit is None else min(len(entries), offset + limit)
-    page = entries[offset:end]
 
-    def head(start: int, stop: int, stage: str) -> str:
-        showing = f", showing {start + 1:,}-{stop:,}" if (start or stop < len(entries)) else ""
-        return f"list_files {shown}{options} · {plural(len(entries), 'file')}, {plural(total_lines, 'line')}{showing} · stage: {stage}"
+def kinds_of(entries: list[Entry]) -> str:
+    """The summary's file types: `*.py 40; *.md 3; other 1`."""
+    kinds = Counter(
+        "*." + e.path.rsplit(".", 1)[-1] if "." in e.path.rsplit("/", 1)[-1] else "other" for e in entries
+    )
+    return top_counts(kinds, rest=False)
 
-    def files_page(start: int, n: int, more: str | None) -> list[str]:
+
+@dataclass
+class Listing:
+    """The ladder of a list_files answer: the files, the page asked for, the header's words."""
+
+    title: str  # `list_files src (glob *.py)`
+    entries: list[Entry]
+    offset: int
+    end: int
+    budget: int
+
+    def head(self, start: int, stop: int, stage: str) -> str:
+        total_lines = sum(e.lines or 0 for e in self.entries)
+        return f"{self.title} · {plural(len(self.entries), 'file')}, {plural(total_lines, 'line')}{showing(start, stop, len(self.entries))} · stage: {stage}"
+
+    def files_page(self, start: int, n: int, more: str | None) -> list[str]:
         return [
-            head(start, start + n, "files"),
+            self.head(start, start + n, "files"),
             *([more] if more else []),
-            *(describe(e) for e in entries[start : start + n]),
+            *(describe(e) for e in self.entries[start : start + n]),
         ]
 
-    def page_size(start: int, most: int) -> int:
-        more = f"more: the next page with offset={len(entries)} limit={len(entries)}"
-        return largest_fit(1, most, lambda n: size(files_page(start, n, more)) <= budget)
+    def page_size(self, start: int, most: int) -> int:
+        more = f"more: the next page with offset={len(self.entries)} limit={len(self.entries)}"
+        return page_size(lambda n: self.files_page(start, n, more), most, self.budget)
 
-    full_next = {"offset": end, "limit": page_size(end, len(entries) - end)} if end < len(entries) else None
-    short_next = {"offset": offset, "limit": page_size(offset, len(page))}
-    hint = f"more: each file with offset={offset} limit={short_next['limit']}, or a narrower path= or glob="
+    def stages(self, after: dict | None, hint: str) -> list[Stage]:
+        page, offset, end = self.entries[self.offset : self.end], self.offset, self.end
 
-    def files_stage() -> list[str]:
-        more = f"more: the next page with offset={end} limit={full_next['limit']}" if full_next else None
-        return files_page(offset, len(page), more)
+        def files_stage() -> list[str]:
+            more = f"more: the next page with offset={end} limit={after['limit']}" if after else None
+            return self.files_page(offset, len(page), more)
 
-    deepest = max(e.path.count("/") for e in page)
+        def folders_stage() -> list[str] | None:
+            for depth in range(max(e.path.count("/") for e in page), 0, -1):
+                lines = [self.head(offset, end, f"folders (depth {depth})"), hint, *folder_lines(page, depth)]
+                if size(lines) <= self.budget:
+                    return lines
+            return None
 
-    def folders_stage() -> list[str] | None:
-        for depth in range(deepest, 0, -1):
-            lines = [head(offset, end, f"folders (depth {depth})"), hint, *folder_lines(page, depth)]
-            if size(lines) <= budget:
-                return lines
-        return None
+        def summary_stage() -> list[str]:
+            return [self.head(offset, end, "summary"), hint, f"by type: {kinds_of(page)}"]
 
-    def summary_stage() -> list[str]:
-        kinds = Counter(
-            "*." + e.path.rsplit(".", 1)[-1] if "." in e.path.rsplit("/", 1)[-1] else "other" for e in page
+        return [files_stage, folders_stage, summary_stage]
+
+
+@tool("list_files", "List files", SUMMARY, SCHEMA)
+def list_files(
+    ctx: Context,
+    *,
+    path: str = ".",
+    glob: str | list[str] | None = None,
+    offset: int = 0,
+    limit: int | None = None,
+    max_chars: int,
+) -> dict:
+    ws = ctx.workspace
+    globs = tuple([glob] if isinstance(glob, str) else glob or [])
+    check_query(Query("list_files", globs=globs))  # the globs ripgrep can be given
+    folder = ws.resolve(path)
+    if not folder.is_dir():
+        raise Refusal(
+            "not_a_folder", f"{ws.display(folder)} is not a folder; list_files takes a folder (and glob=)."
         )
-        top = "; ".join(f"{k} {n:,}" for k, n in kinds.most_common(8))
-        return [head(offset, end, "summary"), hint, f"by type: {top}"]
-
-    index, lines = first_stage([files_stage, folders_stage, summary_stage], budget)
-    stage = lines[0].rsplit("stage: ", 1)[1]
-    answer = {
-        "text": "\n".join(lines),
-        "stage": stage,
-        "next": full_next if index == 0 else short_next,
-        **fields,
-    }
-    answer["files"] = (
-        [{"path": e.path, "lines": e.lines, "size": e.size} for e in page[:500]] if index == 0 else None
+    rel, entries = entries_under(ctx, folder, globs)
+    shown = ws.display(folder) if rel else "."
+    title = f"list_files {shown}" + (f" (glob {', '.join(globs)})" if globs else "")
+    fields = {"path": shown, "total_files": len(entries), "total_lines": sum(e.lines or 0 for e in entries)}
+    if not entries:
+        text = f"{title} · no files (hidden files and those .gitignore, .ignore or .rgignore exclude are not listed)"
+        return {"text": text, "next": None, "stage": "files", **fields}
+    end = page_end(offset, limit, len(entries), "file")
+    listing = Listing(title, entries, offset, end, max_chars)
+    after = (
+        {"offset": end, "limit": listing.page_size(end, len(entries) - end)} if end < len(entries) else None
     )
-    return answer
+    this = {"offset": offset, "limit": listing.page_size(offset, end - offset)}
+    hint = f"more: each file with offset={offset} limit={this['limit']}, or a narrower path= or glob="
+    index, lines = first_stage(listing.stages(after, hint), max_chars)
+    files = [{"path": e.path, "lines": e.lines, "size": e.size} for e in entries[offset:end][:500]]
+    return {
+        "text": "\n".join(lines),
+        "stage": lines[0].rsplit("stage: ", 1)[1],
+        "next": after if index == 0 else this,
+        **fields,
+        "files": files if index == 0 else None,
+    }

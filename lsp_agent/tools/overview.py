@@ -13,7 +13,7 @@ from ..syntax.files import source_files
 from ..syntax.ranking import rank_definitions
 from ..syntax.references import signature
 from ..workspace import Text
-from . import MAX_CHARS, Context, tool
+from .registry import MAX_CHARS, Context, tool
 
 SIGNATURE_WIDTH = 160
 

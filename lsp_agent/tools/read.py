@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..budget import share_fairly
 from ..errors import Refusal
 from ..paging import page, symbol_label
 from ..syntax import language_for, outline
 from ..syntax.index import named
 from ..workspace import Text
-from . import BUDGET, MAX_CHARS, Context, tool
+from .registry import BUDGET, MAX_CHARS, Context, tool
 
 SCHEMA = {
     "type": "object",
@@ -157,20 +158,20 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
             f"max_chars={budget} is too small for {len(paths)} files; use at least {minimum}, or fewer paths.",
             minimum=minimum,
         )
-    left = budget - minimum
     files: list[dict] = [{"path": raw, "error": blocks[n]} for n, raw in enumerate(paths)]
-    order = sorted(texts, key=lambda n: len(texts[n][0].content))
-    for k, n in enumerate(order):
+
+    def take(n: int, share: int) -> int:
+        """File n's first page in its place's room plus `share`; the characters it used."""
         text, shown = texts[n]
-        room = len(blocks[n]) + left // (len(order) - k)
+        room = len(blocks[n]) + share
         files[n] = {"path": shown, "next": {"start": 1}}
         if room < MIN_PAGE:
-            continue
+            return 0
         try:
             part = page(text, shown, max_chars=room, then=f" path={shown}")
         except Refusal:
-            continue
-        left -= len(part["text"]) - len(blocks[n])
+            return 0
+        used = len(part["text"]) - len(blocks[n])
         blocks[n] = part["text"]
         files[n] = {
             "path": shown,
@@ -178,4 +179,7 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
             "version": part["version"],
             "total_lines": part["total_lines"],
         }
+        return used
+
+    share_fairly(budget - minimum, sorted(texts, key=lambda n: len(texts[n][0].content)), take)
     return {"text": "\n".join([head, *blocks]), "files": files}  # each file's header starts its part

@@ -14,16 +14,27 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
-from ..budget import first_stage, largest_fit, plural, size
+from ..budget import (
+    TOP_LEVEL,
+    Stage,
+    cut_line,
+    first_stage,
+    page_end,
+    page_size,
+    per_file,
+    plural,
+    showing,
+    top_counts,
+    widest_cut,
+)
 from ..errors import Refusal
-from ..search import Query, run_search
+from ..search import Query, run_search, targets_of
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
+from ..syntax.position import use_at
 from ..syntax.references import CODE_ROLES, ROLES, TEXT_ROLES, Use, classify
-from ..workspace import Text, Workspace
-from . import MAX_CHARS, Context, tool
-from .search import targets_of
+from ..workspace import Workspace
+from .registry import MAX_CHARS, POSITION, Context, tool
 
 # Languages where a method or field is only ever reached through a receiver (`self.x`,
 # `this.x`, `s.x`): there a bare name is not the member. (In Java, C++ or C# a method calls
@@ -42,20 +53,6 @@ STAGES = (
     "counts per file",
     "summary",
 )
-MIN_WIDTH = 16
-TOP_LEVEL = "<module>"
-
-# Where a use is, for the tools that start from one (references, definition).
-POSITION = {
-    "path": {"type": "string", "description": "With line (and column): the file of a use to start from."},
-    "line": {"type": "integer", "minimum": 1, "description": "With path: the line of the use (1-based)."},
-    "column": {
-        "type": "integer",
-        "minimum": 1,
-        "default": 1,
-        "description": "With path and line: a column (1-based) inside the name; default the line's first name.",
-    },
-}
 
 SCHEMA = {
     "type": "object",
@@ -117,38 +114,6 @@ def last_segment(name: str) -> tuple[str, str | None]:
     return last, owner
 
 
-@dataclass(frozen=True)
-class UseAt:
-    """The name at a position of a file, and the name before it (`m.get`: "m")."""
-
-    path: Path
-    text: Text
-    line: int
-    column: int  # 0-based start of the name
-    name: str
-    qualifier: str | None
-
-
-def use_at(ws: Workspace, path: str, line: int, column: int) -> UseAt:
-    """The name at (or after) a 1-based column of a line; refuses a line out of range or
-    holding no name there."""
-    resolved = ws.resolve(path)
-    text = ws.text(resolved)
-    if not 1 <= line <= text.line_count:
-        raise Refusal(
-            "out_of_range", f"line={line} is outside {ws.display(resolved)} (1..{text.line_count})."
-        )
-    content = text.line(line)
-    words = list(re.finditer(r"[A-Za-z_$][\w$]*", content))
-    chosen = next((m for m in words if m.start() < column <= m.end()), None)
-    if chosen is None:
-        chosen = next((m for m in words if m.start() >= column - 1), None)
-    if chosen is None:
-        raise Refusal("no_name", f"{ws.display(resolved)}:{line} has no name at or after column {column}.")
-    before = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\.|::|->)\s*$", content[: chosen.start()])
-    return UseAt(resolved, text, line, chosen.start(), chosen.group(), before.group(1) if before else None)
-
-
 def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, bool]:
     """The name at a position and whether it is a member there (reached through a dot or
     defined as a method)."""
@@ -208,12 +173,6 @@ def collect(ctx: Context, name: str, owner: str | None, member: bool, paths: lis
     return refs, bare, other
 
 
-def cut(text: str, width: int | None) -> str:
-    if width is None or len(text) <= width:
-        return text[:-1] + "\\u2026" if text.endswith("…") else text
-    return text[: width - 1] + "…"
-
-
 def label(ref: Reference) -> str:
     return ref.symbol or (TOP_LEVEL if language_for(ref.path) else "")
 
@@ -240,7 +199,7 @@ def one_line(refs: list[Reference], width: int | None = None) -> list[str]:
             out.append(path)
             for r in file_refs:
                 where = f" {label(r)}" if label(r) else ""
-                out.append(f"{r.line} {r.role}{where}: {cut(r.text, width)}")
+                out.append(f"{r.line} {r.role}{where}: {cut_line(r.text, width)}")
     return out
 
 
@@ -266,15 +225,105 @@ def counts(refs: list[Reference]) -> list[str]:
     out = []
     for title, chosen in sections(refs):
         out.append(f"── {title}")
-        out += [f"{path}: {role_counts(file_refs)}" for path, file_refs in by_file(chosen).items()]
+        out += per_file({path: role_counts(file_refs) for path, file_refs in by_file(chosen).items()})
     return out
 
 
 def summary(refs: list[Reference]) -> list[str]:
     folders = Counter(r.path.rsplit("/", 1)[0] if "/" in r.path else "." for r in refs)
-    top = "; ".join(f"{folder} {n:,}" for folder, n in folders.most_common(8))
-    more = f"; {len(folders) - 8:,} more" if len(folders) > 8 else ""
-    return [f"by role: {role_counts(refs)}", f"by folder: {top}{more}"]
+    return [f"by role: {role_counts(refs)}", f"by folder: {top_counts(folders)}"]
+
+
+def asked_for(ctx: Context, name: str | None, path: str | None, line: int | None, column: int):
+    """(identifier, owner or None, whether it is a member, the name as the header shows it)."""
+    if name is not None:
+        identifier, owner = last_segment(name)
+        return identifier, owner, owner is not None, name
+    if path is not None and line is not None:
+        identifier, member = name_at(ctx.workspace, path, line, column)
+        return identifier, None, member, f"{identifier} (from {path}:{line})"
+    raise Refusal(
+        "no_name",
+        "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",
+    )
+
+
+def notes_of(identifier: str, owner: str | None, bare: int, other: int, roles: list[str] | None, hidden: int):
+    notes = ["matched by name, not by type: a use of another thing with this name is listed too"]
+    if bare:
+        notes.append(
+            f"left out: {plural(bare, 'bare use')} of a local `{identifier}` (a member is reached through a receiver: obj.{identifier})"
+        )
+    if other:
+        notes.append(f"left out: {plural(other, 'definition')} of `{identifier}` outside {owner}")
+    if roles:
+        notes.append(f"roles: {', '.join(roles)} ({plural(hidden, 'other use')} not shown)")
+    return notes
+
+
+@dataclass
+class Uses:
+    """The ladder of a references answer: the chosen uses, the page asked for, its notes."""
+
+    asked: str
+    chosen: list[Reference]
+    notes: list[str]
+    offset: int
+    end: int
+    budget: int
+
+    @property
+    def page(self) -> list[Reference]:
+        return self.chosen[self.offset : self.end]
+
+    def render(self, start: int, stop: int, stage: str, body: list[str], more: str | None) -> list[str]:
+        total, files = len(self.chosen), len({r.path for r in self.chosen})
+        head = f"references {self.asked} · {plural(total, 'use')} in {plural(files, 'file')}{showing(start, stop, total)} · stage: {stage}"
+        return [head, *(f"note: {n}" for n in self.notes), *([more] if more else []), *body]
+
+    def page_size(self, start: int, most: int) -> int:
+        """The most uses from `start` whose one-line page fits, its "more" line included."""
+        more = f"more: the next page with offset={len(self.chosen)} limit={len(self.chosen)}"
+
+        def draw(n: int) -> list[str]:
+            return self.render(start, start + n, STAGES[0], one_line(self.chosen[start : start + n]), more)
+
+        return page_size(draw, most, self.budget)
+
+    def next_pages(self) -> tuple[dict | None, dict]:
+        """(the page after this one, this page as one line per use)."""
+        after = {"offset": self.end, "limit": self.page_size(self.end, len(self.chosen) - self.end)}
+        return (after if self.end < len(self.chosen) else None), {
+            "offset": self.offset,
+            "limit": self.page_size(self.offset, len(self.page)),
+        }
+
+    def stages(self, after: dict | None, this: dict) -> list[Stage]:
+        page, offset, end = self.page, self.offset, self.end
+
+        def full() -> list[str]:
+            more = f"more: the next page with offset={end} limit={after['limit']}" if after else None
+            return self.render(offset, end, STAGES[0], one_line(page), more)
+
+        def shortened(stage: str, body: list[str]) -> list[str]:
+            more = f"more: one line per use with offset={offset} limit={this['limit']}"
+            more += f"; after this page, offset={end}" if end < len(self.chosen) else ""
+            return self.render(offset, end, stage, body, more)
+
+        def cut_stage() -> list[str] | None:
+            def draw(width: int) -> list[str]:
+                return shortened(STAGES[1].format(width=width), one_line(page, width))
+
+            width = widest_cut(draw, max(len(r.text) for r in page), self.budget)
+            return None if width is None else draw(width)
+
+        return [
+            full,
+            cut_stage,
+            lambda: shortened(STAGES[2], numbers(page)),
+            lambda: shortened(STAGES[3], counts(page)),
+            lambda: shortened(STAGES[4], summary(page)),
+        ]
 
 
 @tool("references", "Find references", SUMMARY, SCHEMA)
@@ -291,112 +340,26 @@ def references(
     limit: int | None = None,
     max_chars: int,
 ) -> dict:
-    budget = max_chars
-    if name is not None:
-        identifier, owner = last_segment(name)
-        member = owner is not None
-        asked = name
-    elif path is not None and line is not None:
-        identifier, member = name_at(ctx.workspace, path, line, column)
-        owner, asked = None, f"{identifier} (from {path}:{line})"
-    else:
-        raise Refusal(
-            "no_name",
-            "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",
-        )
-
+    identifier, owner, member, asked = asked_for(ctx, name, path, line, column)
     found, bare, other = collect(ctx, identifier, owner, member, paths)
     chosen = [r for r in found if roles is None or r.role in roles]
-    total = len(chosen)
-    if offset and offset >= max(total, 1):
-        raise Refusal(
-            "out_of_range",
-            f"offset={offset} is past the last use: there are {total:,}; use offset=0..{max(total - 1, 0)}.",
-        )
-    end = total if limit is None else min(total, offset + limit)
-    page = chosen[offset:end]
-    files = len({r.path for r in chosen})
-
-    notes = ["matched by name, not by type: a use of another thing with this name is listed too"]
-    if bare:
-        notes.append(
-            f"left out: {plural(bare, 'bare use')} of a local `{identifier}` (a member is reached through a receiver: obj.{identifier})"
-        )
-    if other:
-        notes.append(f"left out: {plural(other, 'definition')} of `{identifier}` outside {owner}")
-    if roles:
-        notes.append(f"roles: {', '.join(roles)} ({plural(len(found) - total, 'other use')} not shown)")
+    end = page_end(offset, limit, len(chosen), "use")
+    notes = notes_of(identifier, owner, bare, other, roles, len(found) - len(chosen))
     fields = {
         "name": identifier,
-        "total": total,
-        "files": files,
+        "total": len(chosen),
+        "files": len({r.path for r in chosen}),
         "by_role": dict(Counter(r.role for r in chosen)),
         "references": [
             {"path": r.path, "line": r.line, "column": r.column, "role": r.role, "symbol": r.symbol}
-            for r in page[:500]
+            for r in chosen[offset:end][:500]
         ],
     }
-    if total == 0:
+    if not chosen:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)
         return {"text": text, "stage": STAGES[0], "next": None, **fields}
-
-    def render(start: int, stop: int, stage: str, body: list[str], more: str | None) -> list[str]:
-        shown = f", showing {start + 1:,}-{stop:,}" if (start or stop < total) else ""
-        head = (
-            f"references {asked} · {plural(total, 'use')} in {plural(files, 'file')}{shown} · stage: {stage}"
-        )
-        return [head, *(f"note: {n}" for n in notes), *([more] if more else []), *body]
-
-    def page_size(start: int, most: int) -> int:
-        """The most uses from `start` whose one-line page fits, its "more" line included."""
-
-        def fits(n: int) -> bool:
-            refs = chosen[start : start + n]
-            more = f"more: the next page with offset={total} limit={total}"
-            return size(render(start, start + n, STAGES[0], one_line(refs), more)) <= budget
-
-        return largest_fit(1, most, fits)
-
-    full_next = None
-    if end < total:
-        full_next = {"offset": end, "limit": page_size(end, total - end)}
-    short_next = {"offset": offset, "limit": page_size(offset, len(page))}
-
-    def full() -> list[str]:
-        more = f"more: the next page with offset={end} limit={full_next['limit']}" if full_next else None
-        return render(offset, end, STAGES[0], one_line(page), more)
-
-    def shortened(stage: str, body: list[str]) -> list[str]:
-        more = f"more: one line per use with offset={offset} limit={short_next['limit']}"
-        if end < total:
-            more += f"; after this page, offset={end}"
-        return render(offset, end, stage, body, more)
-
-    def cut_stage() -> list[str] | None:
-        widest = max(len(r.text) for r in page)
-
-        def fits(n: int) -> bool:
-            width = MIN_WIDTH + n - 1
-            return size(shortened(STAGES[1].format(width=width), one_line(page, width))) <= budget
-
-        n = largest_fit(0, widest - MIN_WIDTH, lambda n: n == 0 or fits(n))
-        if n == 0:
-            return None
-        width = MIN_WIDTH + n - 1
-        return shortened(STAGES[1].format(width=width), one_line(page, width))
-
-    stages = [
-        full,
-        cut_stage,
-        lambda: shortened(STAGES[2], numbers(page)),
-        lambda: shortened(STAGES[3], counts(page)),
-        lambda: shortened(STAGES[4], summary(page)),
-    ]
-    index, lines = first_stage(stages, budget)
+    uses = Uses(asked, chosen, notes, offset, end, max_chars)
+    after, this = uses.next_pages()
+    index, lines = first_stage(uses.stages(after, this), max_chars)
     stage = lines[0].rsplit("stage: ", 1)[1]
-    return {
-        "text": "\n".join(lines),
-        "stage": stage,
-        "next": full_next if index == 0 else short_next,
-        **fields,
-    }
+    return {"text": "\n".join(lines), "stage": stage, "next": after if index == 0 else this, **fields}

@@ -1,5 +1,5 @@
 """search: ripgrep-style search whose over-budget answers shrink through the shortening chain
-(`lsp_agent/search/chain.py`), every shortened line naming its enclosing symbol."""
+(`lsp_agent/tools/chain.py`), every shortened line naming its enclosing symbol."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..budget import most_that_fit, plural
 from ..errors import Refusal
-from ..search import FileMatches, Match, Outcome, Query, Target, run_search, shorten
-from ..search.chain import Enclosing, Search, Symbols, fit, keep_details, unit
-from ..workspace import Workspace, escape_name, file_identity, is_racy
-from . import BUDGET, MAX_CHARS, Context, tool
+from ..search import FileMatches, Match, Outcome, Query, run_search, shorten, targets_of
+from ..workspace import Workspace, file_identity, is_racy
+from .chain import Enclosing, Search, Symbols, fit, keep_details, unit
+from .registry import BUDGET, MAX_CHARS, Context, tool
 
 if TYPE_CHECKING:
     from ..syntax import LineSymbols
@@ -107,7 +107,7 @@ SCHEMA = {
 
 SUMMARY = (
     "Search file contents with ripgrep (Rust regex; .gitignore, hidden and binary files skipped; open "
-    "editor buffers searched as their unsaved text; a Python engine where no rg is found). Use it for text: "
+    "editor buffers searched as their unsaved text). Use it for text: "
     "calls, strings, uses of a name; find_symbol finds where something is defined, symbols outlines a file. "
     "Matches come under each file's path as `LINE[ SYMBOL]:TEXT`, like `rg -n`, the enclosing symbol "
     "(Class/method) named when it changes from the previous match's; context lines are `LINE-TEXT`. "
@@ -117,42 +117,6 @@ SUMMARY = (
     "and `more:` gives the next calls (offset/limit pages the full matches, paths narrows). "
     'Example: {"pattern": "def save", "paths": ["src/models"], "context_after": 2}.'
 )
-
-
-def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], list[str]]:
-    """The searched paths grouped by root, and a note for each path left out."""
-    if not paths:
-        return [Target(root, [""]) for root in ws.roots], []
-    chosen: dict[Path, list[str]] = {}
-    left_out: list[str] = []
-    for raw in paths:
-        try:
-            real = ws.resolve(raw)
-        except Refusal as refusal:
-            left_out.append(refusal.message)
-            continue
-        if (
-            not real.exists() and ws.open_text(real) is None
-        ):  # an unsaved new buffer is searched, as read reads it
-            left_out.append(f"{escape_name(raw)} does not exist.")
-            continue
-        root = ws.root_of(real)
-        assert root is not None  # resolve() keeps paths inside the roots
-        rel = real.relative_to(root).as_posix()
-        chosen.setdefault(root, []).append("" if rel == "." else rel)
-    targets = []
-    for root, rels in chosen.items():
-        # all given to rg, as a user would: a path inside another is searched as named (an ignored
-        # folder named explicitly is searched); a file reached twice is reported once
-        targets.append(Target(root, sorted(set(rels))))
-    if not targets:
-        raise Refusal(
-            "no_paths",
-            "None of the paths is inside the workspace: "
-            + " ".join(left_out)
-            + " Give paths relative to the workspace root.",
-        )
-    return targets, left_out
 
 
 class LineSymbolsCache:
@@ -271,45 +235,44 @@ def search(
     within: str | None = None,
     **structure: str,
 ) -> dict:
-    budget = max_chars
-    where = structure.get("in")  # `in` is a Python keyword: it comes through **structure
+    budget, where = max_chars, structure.get("in")  # `in` is a Python keyword: it comes through **structure
     globs = tuple([glob] if isinstance(glob, str) else glob or [])
     targets, left_out = targets_of(ctx.workspace, paths)
     query = Query(
         pattern, fixed_strings, ignore_case, multiline, globs, context_before, context_after, count_binary
     )
-    paged = offset > 0 or limit is not None
+    keep = None if offset > 0 or limit is not None or where or within else keep_details(budget)
     outcome = run_search(
         ctx.workspace,
         query,
         targets,
-        keep_details=None
-        if paged or where or within
-        else keep_details(budget)
-        if output == "content"
-        else no_details,
+        keep_details=keep if output == "content" or keep is None else no_details,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )
     filtered: list[str] = []
     if where or within:
         outcome, filtered = restrict(ctx, outcome, where, within, context_before, context_after)
+    notes = filtered + [f"left out: {m}" for m in left_out]
     if output != "content":
-        return file_list(
-            outcome, pattern, output, offset, limit, budget, filtered + [f"left out: {m}" for m in left_out]
-        )
-    if offset and offset >= outcome.total:
-        raise Refusal(
-            "out_of_range",
-            f"offset={offset} is past the last match: the search has {outcome.total:,} {unit(outcome)}; "
-            f"use offset=0..{max(outcome.total - 1, 0)}.",
-            total_matches=outcome.hits,
-            total_lines=outcome.lines,
-        )
-    s = Search(
-        outcome, symbol_provider(ctx.workspace, ctx.index), context_before, context_after, offset, limit
-    )
-    s.extra_notes = filtered + [f"left out: {m}" for m in left_out]
+        return file_list(outcome, pattern, output, offset, limit, budget, notes)
+    return matches_answer(ctx, outcome, context_before, context_after, offset, limit, budget, notes)
+
+
+def matches_answer(
+    ctx: Context,
+    outcome: Outcome,
+    before: int,
+    after: int,
+    offset: int,
+    limit: int | None,
+    budget: int,
+    notes: list[str],
+) -> dict:
+    """The matches shown through the shortening chain, with the search's totals and locations."""
+    check_offset(offset, outcome)
+    s = Search(outcome, symbol_provider(ctx.workspace, ctx.index), before, after, offset, limit)
+    s.extra_notes = notes
     answer = fit(s, budget)
     answer.update(
         total_matches=outcome.hits,
@@ -320,6 +283,17 @@ def search(
         locations=locations_of(outcome, s.offset, s.shown_matches if s.paging else None),
     )
     return answer
+
+
+def check_offset(offset: int, outcome: Outcome) -> None:
+    if offset and offset >= outcome.total:
+        raise Refusal(
+            "out_of_range",
+            f"offset={offset} is past the last match: the search has {outcome.total:,} {unit(outcome)}; "
+            f"use offset=0..{max(outcome.total - 1, 0)}.",
+            total_matches=outcome.hits,
+            total_lines=outcome.lines,
+        )
 
 
 def no_details(file: FileMatches, matches: list[Match], new: bool) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..budget import fits, largest_fit, plural
+from ..budget import fits, per_file, plural, rows_that_fit
 from ..errors import Refusal
 from ..paging import number_lines, page, symbol_label
 from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher, outline, walk
@@ -22,7 +22,7 @@ from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import TYPE_KINDS, last_segment
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
-from . import BUDGET, MAX_CHARS, Context, one_small_file, tool
+from .registry import BUDGET, MAX_CHARS, Context, one_small_file, tool
 
 SIGNATURES_PROPERTY = {
     "type": "boolean",
@@ -173,79 +173,82 @@ def kind_counts(symbols: list[Symbol]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-@tool("symbols", "Outline symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA, light=one_small_file)
-def symbols(
-    ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None, signatures: bool = False
-) -> dict:
+@dataclass
+class Outlined:
+    """What a symbols answer outlines: the files with symbols and the sources they came from."""
+
+    shown: str
+    folder: bool
+    files: list[tuple[str, list[Symbol]]]  # (file as shown, its outline), files with symbols
+    sources: dict[str, tuple[Path, Text]]
+    every: list[tuple[Path, Text]]  # every source file read, for the ranked map
+    scanned: int
+    version: str | None = None  # of the one file outlined
+
+    @property
+    def total(self) -> int:
+        return sum(count(s) for _, s in self.files)
+
+    @property
+    def what(self) -> str:
+        return plural(self.total, "symbol") + (
+            f" in {plural(len(self.files), 'file')}" if self.folder else ""
+        )
+
+    @property
+    def empty(self) -> str:
+        left = self.scanned - len(self.files)
+        return f"; {plural(left, 'file')} without symbols not listed" if self.folder and left > 0 else ""
+
+    def body(self, d: int, signed: bool = False) -> list[str]:
+        def sign(name: str) -> Signer | None:
+            return signer(*self.sources[name]) if signed else None
+
+        if not self.folder:
+            return tree_lines(self.files[0][1], d, sign=sign(self.files[0][0]))
+        out = []
+        for name, file_symbols in self.files:
+            out.append(f"{name}  ({plural(count(file_symbols), 'symbol')})")
+            out += tree_lines(file_symbols, d, "  ", sign=sign(name))
+        return out
+
+
+def outlined(ctx: Context, path: str) -> Outlined:
+    """The outline of one source file, or of every source file under a folder."""
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
-    budget = max_chars
-    folder = target.is_dir()
-    if not folder:
+    if not target.is_dir():
         text = ws.text(target)  # refuses missing and binary files
         if language_for(target) is None:
             raise Refusal(
                 "no_grammar",
                 f"{shown}: no symbols for this kind of file; outlines cover {', '.join(sorted(EXTENSIONS))}.",
             )
-        files = [(shown, outline(target, text))]
-        sources = {shown: (target, text)}
-        scanned = 1
-    else:
-        files, sources, every = [], {}, []
-        paths = list(source_files(ws, target, check=ctx.check_cancelled))
-        scanned = len(paths)
-        for n, file in enumerate(paths, 1):
-            ctx.check_cancelled()
-            ctx.progress_of(n, scanned, "outlining")
-            try:
-                file_text = ws.text(file)
-            except Refusal:
-                continue
-            every.append((file, file_text))
-            if file_symbols := outline(file, file_text):
-                files.append((ws.display(file), file_symbols))
-                sources[ws.display(file)] = (file, file_text)
-
-    total = sum(count(s) for _, s in files)
-    deepest = max((depth_of(s) for _, s in files), default=0)
-    fields = {
-        "path": shown,
-        "files": len(files),
-        "files_scanned": scanned,
-        "symbols": total,
-        "max_depth": deepest,
-    }
-    what = plural(total, "symbol") + (f" in {plural(len(files), 'file')}" if folder else "")
-    if not folder:
-        fields["version"] = text.version
-    empty = (
-        f"; {plural(scanned - len(files), 'file')} without symbols not listed"
-        if folder and scanned > len(files)
-        else ""
-    )
-
-    if total == 0:
-        where = (
-            f"no definitions found in {plural(scanned, 'source file')}" if folder else "no definitions found"
+        return Outlined(
+            shown, False, [(shown, outline(target, text))], {shown: (target, text)}, [], 1, text.version
         )
-        return {"text": f"{shown} · {where}", "stage": "full tree", "depth": 0, **fields}
+    found = Outlined(shown, True, [], {}, [], 0)
+    paths = list(source_files(ws, target, check=ctx.check_cancelled))
+    found.scanned = len(paths)
+    for n, file in enumerate(paths, 1):
+        ctx.check_cancelled()
+        ctx.progress_of(n, found.scanned, "outlining")
+        try:
+            file_text = ws.text(file)
+        except Refusal:
+            continue
+        found.every.append((file, file_text))
+        if file_symbols := outline(file, file_text):
+            found.files.append((ws.display(file), file_symbols))
+            found.sources[ws.display(file)] = (file, file_text)
+    return found
 
-    def body(d: int, signed: bool = False) -> list[str]:
-        def sign(name: str) -> Signer | None:
-            return signer(*sources[name]) if signed else None
 
-        if not folder:
-            return tree_lines(files[0][1], d, sign=sign(files[0][0]))
-        out = []
-        for name, file_symbols in files:
-            out.append(f"{name}  ({plural(count(file_symbols), 'symbol')})")
-            out += tree_lines(file_symbols, d, "  ", sign=sign(name))
-        return out
-
-    limit = min(depth or deepest, deepest)
-    for d in range(limit, 0, -1):
+def depth_stages(ctx: Context, o: Outlined, depth: int | None, signatures: bool, budget: int) -> dict | None:
+    """The outline at the deepest depth that fits (with signatures where they fit too)."""
+    deepest = max((depth_of(s) for _, s in o.files), default=0)
+    for d in range(min(depth or deepest, deepest), 0, -1):
         ctx.check_cancelled()
         if d == deepest:
             stage, trailer = "full tree", None
@@ -257,73 +260,90 @@ def symbols(
                 f"(and a larger max_chars) or a narrower path=FILE]"
             )
         named = "" if trailer is None else f" · stage: {stage}"  # the full tree needs no stage
-        lines = [f"{shown} · {what}{named}{empty}", *body(d)]
-        if trailer:
-            lines.append(trailer)
+        lines = [f"{o.shown} · {o.what}{named}{o.empty}", *o.body(d), *([trailer] if trailer else [])]
         if not fits(lines, budget):
             continue
         if signatures:  # signatures are longer than names: only where the names fit
-            signed = [f"{shown} · {what} · stage: {stage}, with signatures{empty}", *body(d, True)]
+            signed = [f"{o.shown} · {o.what} · stage: {stage}, with signatures{o.empty}", *o.body(d, True)]
             signed += [trailer] if trailer else []
             if fits(signed, budget):
-                return {"text": "\n".join(signed), "stage": f"{stage}, with signatures", "depth": d, **fields}
+                return {"text": "\n".join(signed), "stage": f"{stage}, with signatures", "depth": d}
             if d > 1:
                 continue
-        return {"text": "\n".join(lines), "stage": stage, "depth": d, **fields}
+        return {"text": "\n".join(lines), "stage": stage, "depth": d}
+    return None
 
-    if folder:  # the most used definitions, ranked, rather than every folder's counts
-        from .overview import ranked_map
 
-        head = (
-            f"{shown} · {what} · stage: ranked map, the most used definitions (the outline at depth 1 is "
-            f"over max_chars={budget}: outline one file with path=FILE){empty}"
-        )
-        try:
-            ranked = ranked_map(ctx, shown, every, 0, budget, head)  # the files overview ranks
-        except Refusal:
-            ranked = {"shown": []}
-        if ranked["shown"]:
-            return {
-                "text": ranked["text"],
-                "stage": "ranked map",
-                "depth": 0,
-                "next": ranked["next"],
-                **fields,
-            }
+def ranked_stage(ctx: Context, o: Outlined, budget: int) -> dict | None:
+    """The most used definitions, ranked, rather than every folder's counts."""
+    from .overview import ranked_map  # moves into syntax/ranking.py with issue 28
 
-    # Counts by kind: per file, then per folder, then as many folders as fit.
+    head = (
+        f"{o.shown} · {o.what} · stage: ranked map, the most used definitions (the outline at depth 1 is "
+        f"over max_chars={budget}: outline one file with path=FILE){o.empty}"
+    )
+    try:
+        ranked = ranked_map(ctx, o.shown, o.every, 0, budget, head)  # the files overview ranks
+    except Refusal:
+        return None
+    if not ranked["shown"]:
+        return None
+    return {"text": ranked["text"], "stage": "ranked map", "depth": 0, "next": ranked["next"]}
+
+
+def count_stages(o: Outlined, budget: int) -> dict:
+    """Counts by kind: per file, then per folder, then as many folders as fit."""
     hint = "outline one file with path=FILE, or a subfolder with path=FOLDER"
     lines = [
-        f"{shown} · {what} · stage: counts by kind per file (the outline at depth 1 is over max_chars={budget}){empty}"
+        f"{o.shown} · {o.what} · stage: counts by kind per file (the outline at depth 1 is over max_chars={budget}){o.empty}",
+        *per_file({name: kind_counts(s) for name, s in o.files}),
+        f"[{hint}]",
     ]
-    lines += [f"{name}: {kind_counts(s)}" for name, s in files]
-    lines.append(f"[{hint}]")
     if fits(lines, budget):
-        return {"text": "\n".join(lines), "stage": "counts per file", "depth": 0, **fields}
-
+        return {"text": "\n".join(lines), "stage": "counts per file", "depth": 0}
     folders: dict[str, list[Symbol]] = {}
-    for name, file_symbols in files:
+    for name, file_symbols in o.files:
         folders.setdefault(name.rsplit("/", 1)[0] + "/" if "/" in name else "./", []).extend(file_symbols)
-    head = f"{shown} · {what} · stage: counts by kind per folder (counts per file are over max_chars={budget}){empty}"
-    rows = [f"{name}: {kind_counts(s)}" for name, s in folders.items()]
+    head = f"{o.shown} · {o.what} · stage: counts by kind per folder (counts per file are over max_chars={budget}){o.empty}"
+    rows = per_file({name: kind_counts(s) for name, s in folders.items()})
     lines = [head, *rows, f"[{hint}]"]
     if fits(lines, budget):
-        return {"text": "\n".join(lines), "stage": "counts per folder", "depth": 0, **fields}
+        return {"text": "\n".join(lines), "stage": "counts per folder", "depth": 0}
+    lines = rows_that_fit(
+        head,
+        rows,
+        budget,
+        lambda left: f"[{left} more folders not listed: {hint}]",
+        f"an outline of {o.shown}",
+    )
+    return {"text": "\n".join(lines), "stage": "counts per folder, cut", "depth": 0}
 
-    def listed(n: int) -> bool:
-        return fits([head, *rows[:n], f"[{len(rows) - n} more folders not listed: {hint}]"], budget)
 
-    kept = rows[: largest_fit(0, len(rows), listed)]
-    tail = f"[{len(rows) - len(kept)} more folders not listed: {hint}]"
-    lines = [head, *kept, tail]
-    if not fits(lines, budget):
-        minimum = len(f"{head}\n{tail}")
-        raise Refusal(
-            "budget_too_small",
-            f"max_chars={budget} is too small for an outline of {shown}; use at least {minimum}.",
-            minimum=minimum,
+@tool("symbols", "Outline symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA, light=one_small_file)
+def symbols(
+    ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None, signatures: bool = False
+) -> dict:
+    o = outlined(ctx, path)
+    fields = {
+        "path": o.shown,
+        "files": len(o.files),
+        "files_scanned": o.scanned,
+        "symbols": o.total,
+        "max_depth": max((depth_of(s) for _, s in o.files), default=0),
+    }
+    if not o.folder:
+        fields["version"] = o.version
+    if o.total == 0:
+        where = (
+            f"no definitions found in {plural(o.scanned, 'source file')}"
+            if o.folder
+            else "no definitions found"
         )
-    return {"text": "\n".join(lines), "stage": "counts per folder, cut", "depth": 0, **fields}
+        return {"text": f"{o.shown} · {where}", "stage": "full tree", "depth": 0, **fields}
+    answer = depth_stages(ctx, o, depth, signatures, max_chars) or (
+        o.folder and ranked_stage(ctx, o, max_chars)
+    )
+    return (answer or count_stages(o, max_chars)) | fields
 
 
 # --- find_symbol ----------------------------------------------------------------------
@@ -366,6 +386,59 @@ def locations(found: list[Found]) -> list[str]:
     return lines
 
 
+def matching(
+    ctx: Context,
+    name_path: str | None,
+    path: str | None,
+    targets: list[Path],
+    kinds: list[str] | None,
+    extends: str | None,
+    substring: bool,
+) -> list[Found]:
+    """The definitions asked for: subclasses of `extends` (named `name_path` when given), or
+    those `name_path` names, under `targets` (`path`, or the workspace's roots)."""
+    if extends is not None:
+        found = subclasses(ctx, extends, [path] if path is not None else None)
+        if name_path is not None:
+            matches = name_path_matcher(name_path, substring=substring)
+            found = [f for f in found if matches(f.symbol.name_path)]
+        return [f for f in found if not kinds or f.symbol.kind in kinds]
+    if name_path is not None:
+        return find_definitions(ctx, targets, name_path, substring=substring, kinds=kinds)
+    raise Refusal("no_name", "Give name_path= (a name or Class/method), or extends= (a base class) or both.")
+
+
+def signed_stage(header: str, found: list[Found]) -> list[str]:
+    """Each match's signature (which names the symbol; a member's owner is named before it)."""
+    signed = [header + " · stage: locations with signatures"]
+    for f in found:
+        first, *doc = signer(f.path, f.text)(f.outlined())
+        owner = f.symbol.name_path.rpartition("/")[0]
+        signed.append(f"{f.shown}:{span(f.symbol)}  {owner + ': ' if owner else ''}{first}")
+        signed += [f"  {line}" for line in doc]
+    return signed
+
+
+def match_stages(found: list[Found], include_body: bool, signatures: bool, budget: int) -> dict:
+    """Signatures or bodies where asked and they fit, else locations, else counts per file."""
+    header = f"{plural(len(found), 'match')} in {plural(len({f.shown for f in found}), 'file')}"
+    trailer = None
+    if signatures and not include_body and fits(signed := signed_stage(header, found), budget):
+        return {"text": "\n".join(signed), "stage": "locations with signatures"}
+    if include_body:
+        if fits(blocks := bodies(header, found), budget):
+            return {"text": "\n".join(blocks), "stage": "bodies"}
+        header += " · stage: locations"
+        trailer = (
+            "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
+            "or narrow this search to one match to page its body]"
+        )
+    lines = [header, *locations(found)] + ([trailer] if trailer else [])
+    if fits(lines, budget):
+        return {"text": "\n".join(lines), "stage": "locations"}
+    return {"text": counts_per_file(header, found, budget), "stage": "counts per file"}
+
+
 @tool("find_symbol", "Find symbol definitions", FIND_SUMMARY, FIND_SCHEMA, light=one_small_file)
 def find_symbol(
     ctx: Context,
@@ -381,23 +454,9 @@ def find_symbol(
     start: int | None = None,
 ) -> dict:
     ws = ctx.workspace
-    budget = max_chars
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
-    if extends is not None:
-        found = subclasses(ctx, extends, [path] if path is not None else None)
-        if name_path is not None:
-            matches = name_path_matcher(name_path, substring=substring)
-            found = [f for f in found if matches(f.symbol.name_path)]
-        found = [f for f in found if not kinds or f.symbol.kind in kinds]
-        signatures = True  # a subclass's header shows what it inherits from
-    elif name_path is not None:
-        found = find_definitions(ctx, targets, name_path, substring=substring, kinds=kinds)
-    else:
-        raise Refusal(
-            "no_name", "Give name_path= (a name or Class/method), or extends= (a base class) or both."
-        )
-
+    found = matching(ctx, name_path, path, targets, kinds, extends, substring)
     what = f'find_symbol "{name_path or "*"}"' + (f" ({', '.join(kinds)})" if kinds else "")
     what += (f" extends {extends}" if extends else "") + f" in {scope}"
     fields = {"matches": [{"path": f.shown, "name_path": f.symbol.name_path, "kind": f.symbol.kind,
@@ -410,34 +469,12 @@ def find_symbol(
             **fields,
         }
     if include_body and len(found) == 1:
-        return body_page(found[0], name_path or "", start, budget) | {"stage": "body"} | fields
-
-    file_count = len({f.shown for f in found})
-    header = f"{plural(len(found), 'match')} in {plural(file_count, 'file')}"
-    trailer = None
-    if signatures and not include_body:
-        signed = [header + " · stage: locations with signatures"]
-        for f in found:  # the signature names the symbol; a member's owner is named before it
-            first, *doc = signer(f.path, f.text)(f.outlined())
-            owner = f.symbol.name_path.rpartition("/")[0]
-            signed.append(f"{f.shown}:{span(f.symbol)}  {owner + ': ' if owner else ''}{first}")
-            signed += [f"  {line}" for line in doc]
-        if fits(signed, budget):
-            return {"text": "\n".join(signed), "stage": "locations with signatures", **fields}
-    if include_body:
-        blocks = bodies(header, found)
-        if fits(blocks, budget):
-            return {"text": "\n".join(blocks), "stage": "bodies", **fields}
-        header += " · stage: locations"
-        trailer = (
-            "[the bodies are over max_chars: read one with read path=FILE symbol=NAME_PATH, "
-            "or narrow this search to one match to page its body]"
-        )
-    lines = [header, *locations(found)] + ([trailer] if trailer else [])
-    if fits(lines, budget):
-        return {"text": "\n".join(lines), "stage": "locations", **fields}
-    del fields["matches"][200:]  # structured matches stay bounded too
-    return {"text": counts_per_file(header, found, budget), "stage": "counts per file", **fields}
+        return body_page(found[0], name_path or "", start, max_chars) | {"stage": "body"} | fields
+    # a subclass's header shows what it inherits from
+    answer = match_stages(found, include_body, signatures or extends is not None, max_chars)
+    if answer["stage"] == "counts per file":
+        del fields["matches"][200:]  # structured matches stay bounded too
+    return answer | fields
 
 
 def find_definitions(
@@ -518,32 +555,17 @@ def bodies(header: str, found: list[Found]) -> list[str]:
 
 def counts_per_file(header: str, found: list[Found], budget: int) -> str:
     """Match counts per file, as many files as fit."""
-    per_file = Counter(f.shown for f in found)
     hint = "narrow with path=FOLDER or FILE, kinds=, or a longer name path"
     head = f"{header} · stage: counts per file (the locations are over max_chars={budget})"
-    rows = [f"{name}: {plural(n, 'match')}" for name, n in per_file.items()]
-
-    def listed(n: int) -> bool:
-        return fits([head, *rows[:n], f"[{len(rows) - n} more files not listed: {hint}]"], budget)
-
-    kept = rows[: largest_fit(0, len(rows), listed)]
-    left = len(rows) - len(kept)
-    lines = [head, *kept, f"[{left} more files not listed: {hint}]" if left else f"[{hint}]"]
-    if not fits(lines, budget):
-        minimum = len("\n".join([head, lines[-1]]))
-        raise Refusal(
-            "budget_too_small",
-            f"max_chars={budget} is too small for this answer; use at least {minimum}.",
-            minimum=minimum,
-        )
-    return "\n".join(lines)
+    rows = per_file({name: plural(n, "match") for name, n in Counter(f.shown for f in found).items()})
+    tail = lambda left: f"[{left} more files not listed: {hint}]" if left else f"[{hint}]"  # noqa: E731
+    return "\n".join(rows_that_fit(head, rows, budget, tail))
 
 
 def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[Found]:
     """Types inheriting from `base` (its last name), directly or through each other: ripgrep
     finds the files naming a base, their outlines and headers say which types inherit."""
-    from ..search import Query, run_search
-    from .search import targets_of
+    from ..search import Query, run_search, targets_of
 
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)

@@ -37,7 +37,6 @@ export function requestMethod(tool: string): string {
  * setting `lspAgent.<name>` that sets it. */
 export const OPTION_SETTINGS = {
   max_chars: "maxChars",
-  search_engine: "searchEngine",
   max_nudges: "maxNudges",
 } as const;
 

@@ -16,7 +16,7 @@ local defaults = {
   root_markers = { ".git", "pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "go.mod", ".hg" },
   -- nil: every filetype (tools see every open buffer's unsaved text).
   filetypes = nil,
-  -- Sent as initializationOptions, e.g. { max_chars = 8000, search_engine = "rg" }.
+  -- Sent as initializationOptions, e.g. { max_chars = 8000, max_nudges = 2 }.
   init_options = {},
   -- How an answer's scratch buffer is opened when no window shows it yet.
   open = "botright split",

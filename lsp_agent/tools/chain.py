@@ -1,4 +1,6 @@
 """The shortening chain: a search answer that fits its budget and still locates every match.
+The answer's shaping, beside every tool's (the engine in search/ only finds and counts);
+its stage pieces shared with the other ladders come from budget.py.
 
 Seven stages, each a complete answer covering every match (or every match of the requested
 page); the first whose text fits `max_chars` is returned:
@@ -31,10 +33,22 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ..budget import INFINITE, Overflow, Writer, first_fit, largest_fit, plural
+from ..budget import (
+    ELLIPSIS,
+    INFINITE,
+    MIN_WIDTH,
+    TOP_LEVEL,
+    Overflow,
+    Writer,
+    first_fit,
+    largest_fit,
+    numbers,
+    plain,
+    plural,
+)
 from ..errors import Refusal
-from . import KeepDetails
-from .model import FileMatches, Match, Outcome
+from ..search.collector import KeepDetails
+from ..search.model import FileMatches, Match, Outcome
 
 STAGE_NAMES = {
     1: "full matches",
@@ -45,9 +59,6 @@ STAGE_NAMES = {
     6: "match counts per file",
     7: "summary",
 }
-MIN_WIDTH = 16  # narrower snippets stop telling matches apart; go to line numbers instead
-ELLIPSIS = "…"
-TOP_LEVEL = "<module>"  # the "symbol" of a match outside every definition
 DEFAULT_BUDGET = 20_000
 
 # The innermost symbol around a line (its name path, None outside every definition), and
@@ -168,11 +179,6 @@ def page(
 # --- text helpers ----------------------------------------------------------------------------
 
 
-def plain(text: str) -> str:
-    """A line shown whole: a literal "…" at its end is escaped, so only cut lines end in one."""
-    return text[:-1] + "\\u2026" if text.endswith(ELLIPSIS) else text
-
-
 def snippet(m: Match, width: int | None) -> str:
     """The matched line without indentation, cut to `width` around the match if needed."""
     line = m.lines[0]
@@ -186,18 +192,6 @@ def snippet(m: Match, width: int | None) -> str:
         return text[: width - 1] + ELLIPSIS
     start = max(1, min(col - 3, len(text) - width + 1))  # else a window from just before it
     return ELLIPSIS + text[start : start + width - 2] + ELLIPSIS
-
-
-def numbers(lines: list[int]) -> str:
-    """12, 15-17, 40: consecutive line numbers as a range."""
-    out, i = [], 0
-    while i < len(lines):
-        j = i
-        while j + 1 < len(lines) and lines[j + 1] == lines[j] + 1:
-            j += 1
-        out.append(str(lines[i]) if i == j else f"{lines[i]}-{lines[j]}")
-        i = j + 1
-    return ", ".join(out)
 
 
 def span(m: Match) -> str:

@@ -1,0 +1,46 @@
+"""The paths a call names, as ripgrep targets: grouped by workspace root, each refused path
+noted. Shared by every tool that searches (search, references, definition, find_symbol)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import Refusal
+from ..workspace import Workspace, escape_name
+from .model import Target
+
+
+def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], list[str]]:
+    """The searched paths grouped by root, and a note for each path left out."""
+    if not paths:
+        return [Target(root, [""]) for root in ws.roots], []
+    chosen: dict[Path, list[str]] = {}
+    left_out: list[str] = []
+    for raw in paths:
+        try:
+            real = ws.resolve(raw)
+        except Refusal as refusal:
+            left_out.append(refusal.message)
+            continue
+        if (
+            not real.exists() and ws.open_text(real) is None
+        ):  # an unsaved new buffer is searched, as read reads it
+            left_out.append(f"{escape_name(raw)} does not exist.")
+            continue
+        root = ws.root_of(real)
+        assert root is not None  # resolve() keeps paths inside the roots
+        rel = real.relative_to(root).as_posix()
+        chosen.setdefault(root, []).append("" if rel == "." else rel)
+    targets = []
+    for root, rels in chosen.items():
+        # all given to rg, as a user would: a path inside another is searched as named (an ignored
+        # folder named explicitly is searched); a file reached twice is reported once
+        targets.append(Target(root, sorted(set(rels))))
+    if not targets:
+        raise Refusal(
+            "no_paths",
+            "None of the paths is inside the workspace: "
+            + " ".join(left_out)
+            + " Give paths relative to the workspace root.",
+        )
+    return targets, left_out

@@ -1,0 +1,270 @@
+"""The one registry of agent tools (the package's __init__ imports every tool module into it).
+
+A tool is a plain function `handler(ctx, **arguments) -> answer` plus its name, a title, a
+description and the JSON Schema of its arguments, and the hints clients use to decide how to
+run it (MCP's tool annotations: every tool here only reads, within the workspace). Every front door (LSP requests and commands,
+the CLI, text-dialect call dispatch) goes through `call`, so a tool is written once and
+behaves the same everywhere. Tools know nothing of LSP.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+
+from ..config import Settings
+from ..errors import ArgumentError, Cancelled, Refusal
+from ..workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from ..syntax.index import SymbolIndex
+
+
+@dataclass(eq=False)  # compared and hashed by identity: the server keeps a set of running ones
+class Context:
+    """What a tool may use besides its arguments."""
+
+    workspace: Workspace
+    settings: Settings = field(default_factory=Settings)
+    # report(message, percentage or None); the server turns it into $/progress
+    report: Callable[[str, int | None], None] | None = None
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+    # A heavy call's checkpoint lets light calls run first (see lanes.py); None: no lanes.
+    step_aside: Callable[[], None] | None = None
+    # The server's workspace symbol index; without one (CLI, MCP) symbols are found by
+    # searching the text for the name and parsing the files that contain it.
+    index: SymbolIndex | None = None
+    _last_report: float = 0.0
+
+    def check_cancelled(self) -> None:
+        """A checkpoint of long work: stop if cancelled, step aside for light calls."""
+        if self.cancel_event.is_set():
+            raise Cancelled()
+        if self.step_aside is not None:
+            self.step_aside()
+
+    def progress(self, message: str, percentage: int | None = None, *, every: float = 0.2) -> None:
+        """Report progress, at most once per `every` seconds (a checkpoint too: long work
+        reports as it goes, so it steps aside for light calls here)."""
+        if self.step_aside is not None:
+            self.step_aside()
+        now = time.monotonic()
+        if self.report is not None and now - self._last_report >= every:
+            self._last_report = now
+            self.report(message, percentage)
+
+    def progress_of(self, done: int, total: int, doing: str) -> None:
+        """Progress that says how far: "outlining 120 of 2,800 files", with its percentage."""
+        self.progress(f"{doing} {done:,} of {total:,} files", done * 100 // max(total, 1))
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str  # for people: "Read file"
+    summary: str
+    schema: dict
+    handler: Callable[..., dict]
+    # False for tools meant for agent runtimes rather than models (decoding replies, …):
+    # they are served as requests but left out of the catalog a model is shown.
+    for_agents: bool = True
+    # Same arguments, same effect: true of every tool that only reads; a streaming session's
+    # calls are not (each feed moves the session on).
+    idempotent: bool = True
+    # True (or true of the call's arguments) for calls that take milliseconds whatever the
+    # workspace: front doors run them in the light lane, never queued behind heavy calls.
+    light: bool | Callable[[Workspace, dict], bool] = False
+
+    @cached_property
+    def validator(self) -> jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator(self.schema)
+
+    @property
+    def annotations(self) -> dict:
+        """MCP's tool annotations. Clients act on them: Claude Code runs read-only tools in
+        parallel and in plan mode, Codex runs MCP tools in parallel only when marked
+        read-only. No tool writes, and none reaches past the workspace (closed world)."""
+        return {
+            "title": self.title,
+            "readOnlyHint": True,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": False,
+        }
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.summary,
+            "inputSchema": self.schema,
+            "annotations": self.annotations,
+        }
+
+
+REGISTRY: dict[str, Tool] = {}
+
+# The budget argument every answering tool takes; `run` fills in the server's default.
+BUDGET = f"max_chars (default {Settings.max_chars:,})"  # as tool descriptions state it
+MAX_CHARS = {
+    "type": "integer",
+    "minimum": 200,
+    "description": f"Budget for the answer's text in characters, header included (default {Settings.max_chars:,}, "
+    "the server's max_chars).",
+}
+
+
+# Where a use is, for the tools that start from one (references, definition).
+POSITION = {
+    "path": {"type": "string", "description": "With line (and column): the file of a use to start from."},
+    "line": {"type": "integer", "minimum": 1, "description": "With path: the line of the use (1-based)."},
+    "column": {
+        "type": "integer",
+        "minimum": 1,
+        "default": 1,
+        "description": "With path and line: a column (1-based) inside the name; default the line's first name.",
+    },
+}
+
+
+def tool(
+    name: str,
+    title: str,
+    summary: str,
+    schema: dict,
+    *,
+    for_agents: bool = True,
+    idempotent: bool = True,
+    light: bool | Callable[[Workspace, dict], bool] = False,
+) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
+    """Register `handler` as the tool `name`. The schema is an object schema of its arguments."""
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+    def register(handler: Callable[..., dict]) -> Callable[..., dict]:
+        if name in REGISTRY:
+            raise ValueError(f"tool {name!r} registered twice")
+        REGISTRY[name] = Tool(name, title, summary, schema, handler, for_agents, idempotent, light)
+        return handler
+
+    return register
+
+
+def catalog(*, include_runtime: bool = False) -> list[dict]:
+    """Each agent tool's name, title, description, JSON Schema and MCP annotations, in registration order
+    (with `include_runtime`, the runtime-only tools too, marked `"forAgents": false`)."""
+    return [
+        t.describe() | ({} if t.for_agents else {"forAgents": False})
+        for t in REGISTRY.values()
+        if t.for_agents or include_runtime
+    ]
+
+
+def validate(name: str, arguments: Any) -> dict:
+    """The arguments of a call to `name`, checked against its schema.
+
+    Raises ArgumentError (a message naming the argument) for anything malformed.
+    """
+    if name not in REGISTRY:
+        raise ArgumentError(f"unknown tool {name!r}; known tools: {', '.join(REGISTRY)}")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ArgumentError(f"{name}: arguments must be an object, got {type(arguments).__name__}")
+    if (where := out_of_range(arguments)) is not None:
+        raise ArgumentError(f"{name}: argument {where!r}: a number out of range (at most ±{SAFE_INTEGER:,})")
+    errors = sorted(REGISTRY[name].validator.iter_errors(arguments), key=lambda e: list(e.path))
+    if errors:
+        raise ArgumentError(f"{name}: {describe_schema_error(errors[0])}")
+    return arguments
+
+
+SAFE_INTEGER = 2**53  # JSON's exact integers; a client can send 10^400, which no tool can use
+
+
+def out_of_range(arguments: Any) -> str | None:
+    """Where in `arguments` a number lies past SAFE_INTEGER (or is not finite), if anywhere;
+    a loop, not a recursion: arguments may nest as deep as the JSON parser allows."""
+    stack: list[tuple[str, Any]] = [("", arguments)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if not -SAFE_INTEGER <= value <= SAFE_INTEGER:  # NaN compares false too
+                return where
+        elif isinstance(value, dict | list):
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((f"{where}/{key}" if where else str(key), item) for key, item in items)
+    return None
+
+
+def describe_schema_error(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path)
+    if error.validator == "additionalProperties":
+        return f"{error.message}"
+    if error.validator == "required":
+        return error.message
+    return f"argument {where!r}: {error.message}" if where else error.message
+
+
+def is_light(workspace: Workspace, name: str, arguments: dict) -> bool:
+    """Whether a validated call runs in the light lane."""
+    light = REGISTRY[name].light
+    return light(workspace, arguments) if callable(light) else light
+
+
+# Outlines of one file this small parse in a few milliseconds.
+SMALL_FILE_BYTES = 256 * 1024
+
+
+def one_small_file(workspace: Workspace, arguments: dict) -> bool:
+    """For tools whose `path` may be a folder: light when it is one small file."""
+    try:
+        path = workspace.resolve(arguments.get("path", "."))
+        return path.is_file() and path.stat().st_size <= SMALL_FILE_BYTES
+    except (Refusal, OSError):
+        return True  # refused at once by the tool itself
+
+
+def call(ctx: Context, name: str, arguments: Any) -> dict:
+    """Validate and run one tool call. Refusals come back as answers with `error`;
+    malformed arguments raise ArgumentError; cancellation raises Cancelled."""
+    return run(ctx, name, validate(name, arguments))
+
+
+def run(ctx: Context, name: str, arguments: dict) -> dict:
+    """Run a call whose arguments `validate` has already accepted (front doors validate
+    first, to answer malformed calls in their own protocol). A tool that takes `max_chars`
+    always gets one: the call's, else the server's default."""
+    tool = REGISTRY[name]
+    if "max_chars" in tool.schema.get("properties", {}) and "max_chars" not in arguments:
+        arguments = {**arguments, "max_chars": ctx.settings.max_chars}
+    try:
+        return tool.handler(ctx, **arguments)
+    except Refusal as refusal:
+        return refusal.answer()
+    except (ArgumentError, Cancelled):
+        raise
+    except Exception as exc:  # a bug: an answer the agent can read, the traceback to the log
+        log.exception("%s failed on %.500s", name, arguments)  # a reply to run_calls may be long
+        return internal_error(name, exc)
+
+
+def internal_error(name: str, exc: Exception) -> dict:
+    """The answer to a call a tool failed on by a defect of its own. As an answer rather
+    than a protocol error: an MCP client shows the model a tool result (a JSON-RPC error it
+    may not), a batch of calls keeps the others' answers, and no traceback leaves the server."""
+    cause = f"{type(exc).__name__}: {exc}"
+    if len(cause) > 300:
+        cause = cause[:300] + "…"
+    return Refusal(
+        "internal_error",
+        f"lsp-agent failed on this {name} call ({cause}). This is a bug in lsp-agent, not in the "
+        "call; the server logged it and keeps serving. Another call, or the same one again, may work.",
+    ).answer()
