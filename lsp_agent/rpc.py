@@ -357,6 +357,16 @@ class FrameWriter:
 MAX_QUEUED = 64
 
 
+def report_oversized(length: int) -> None:
+    print(
+        f"lsp-agent: a message announced Content-Length {length:,}, over the limit of "
+        f"{MAX_MESSAGE_BYTES:,} bytes; the stream cannot be followed past it. "
+        f"Exiting with code {EXIT_OVERSIZED}.",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, stop: threading.Event) -> int:
     """Serve `protocol` on a byte stream until `exit`, the end of the stream or a frame that
     cannot be followed; the exit code."""
@@ -395,13 +405,7 @@ def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, sto
                             return
                     post(dispatch, message)
             except Oversized as exc:
-                print(
-                    f"lsp-agent: a message announced Content-Length {exc.args[0]:,}, over the limit of "
-                    f"{MAX_MESSAGE_BYTES:,} bytes; the stream cannot be followed past it. "
-                    f"Exiting with code {EXIT_OVERSIZED}.",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                report_oversized(exc.args[0])
                 post(finish, EXIT_OVERSIZED)
                 return
             except (OSError, ValueError):  # the stream was closed under us
