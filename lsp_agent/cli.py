@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import io
 import json
 import logging
 import os
@@ -457,6 +458,12 @@ def run_tool(args: argparse.Namespace) -> int:
         answer = call(ctx, name, tool_arguments(args))
     except ArgumentError as exc:
         args.parser.error(in_cli_words(name, str(exc)))
+    except ValueError as exc:
+        args.parser.error(str(exc))
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A lone surrogate (a model's "\\ud800", decoded by JSON) cannot be encoded: written as
+        # that escape again, which keeps the JSON output valid and exact
+        sys.stdout.reconfigure(errors="backslashreplace")
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:

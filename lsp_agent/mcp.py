@@ -14,8 +14,11 @@ a protocol error. Needs the optional extra `mcp` (the MCP Python SDK).
 
 from __future__ import annotations
 
+import io
 import itertools
+import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from . import __version__
 from .config import Settings
@@ -131,8 +135,99 @@ def serve(
     server = create_server(settings, roots, structured_content=structured_content)
 
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        admission = Admission(claimed_stdin())
+        async with stdio_server(stdin=admission) as (read_stream, write_stream):  # type: ignore[arg-type]
+            outgoing, to_write = anyio.create_memory_object_stream[SessionMessage](0)
+            admission.errors = outgoing.clone()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(admission.relay, to_write, write_stream)
+                async with outgoing:
+                    await server.run(read_stream, outgoing, server.create_initialization_options())
 
     anyio.run(run)
     return 0
+
+
+# --- the transport's gate: params checked, requests admitted only while few are in flight ---
+
+MAX_IN_FLIGHT = 64  # requests read and not answered yet; then stdin is not read until one is
+
+
+def claimed_stdin() -> anyio.AsyncFile[str]:
+    """stdin for the transport alone: fd 0 then points at the null device, so no child (a
+    worker, ripgrep) reads the client's requests."""
+    wire = os.dup(0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return anyio.wrap_file(io.TextIOWrapper(os.fdopen(wire, "rb"), encoding="utf-8", errors="replace"))
+
+
+class Admission:
+    """The lines of stdin as the MCP SDK's transport reads them, with two checks it lacks.
+
+    A request whose params are not an object (MCP's params are named) is answered with
+    InvalidParams here: the SDK could not parse it, and it went unanswered. And a client that
+    stops reading its answers must not make the server pile them up: once MAX_IN_FLIGHT
+    requests are unanswered, no further line is read until an answer is written (or a
+    request cancelled), so the client's writes block instead of the server's memory growing."""
+
+    def __init__(self, stdin: anyio.AsyncFile[str], limit: int = MAX_IN_FLIGHT):
+        self.stdin = stdin
+        self.limit = limit
+        self.in_flight: set[str] = set()
+        self.changed = anyio.Condition()
+        self.errors: Any = None  # a send stream to the writer, set before serving
+
+    def __aiter__(self) -> Admission:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            async with self.changed:
+                while len(self.in_flight) >= self.limit:
+                    await self.changed.wait()
+            line = await self.stdin.readline()
+            if not line:
+                if self.errors is not None:
+                    self.errors.close()
+                raise StopAsyncIteration
+            refusal = self.admit(line)
+            if refusal is None:
+                return line
+            await self.errors.send(refusal)
+
+    def admit(self, line: str) -> SessionMessage | None:
+        """None to pass the line on (counted when a request), else the error to answer."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return None  # the SDK's to refuse
+        if not isinstance(message, dict):
+            return None
+        if "method" in message and isinstance(message.get("id"), int | str):
+            params = message.get("params")
+            if params is not None and not isinstance(params, dict):
+                error = types.ErrorData(
+                    code=types.INVALID_PARAMS,
+                    message=f"{message['method']}: params must be an object, got {type(params).__name__}",
+                )
+                return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message["id"], error=error))
+            self.in_flight.add(repr(message["id"]))
+        elif message.get("method") == "notifications/cancelled":  # a cancelled request gets no answer
+            params = message.get("params")
+            if isinstance(params, dict):
+                self.in_flight.discard(repr(params.get("requestId")))
+        return None
+
+    async def relay(self, outgoing: Any, write_stream: Any) -> None:
+        """Hand the server's messages (and the gate's errors) to the SDK's writer; each
+        answer frees its request's place."""
+        async with write_stream, outgoing:
+            async for session_message in outgoing:
+                await write_stream.send(session_message)
+                message = session_message.message
+                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                    async with self.changed:
+                        self.in_flight.discard(repr(message.id))
+                        self.changed.notify_all()

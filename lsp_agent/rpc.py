@@ -40,6 +40,7 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
+from pygls.workspace import TextDocument
 
 log = logging.getLogger(__name__)
 
@@ -223,6 +224,26 @@ class StrictProtocol(LanguageServerProtocol):
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcInternalError)
 
+    def change_out_of_range(self, params: Any) -> str | None:
+        """Why a didChange cannot apply to the buffer as the server has it (a range on a line
+        past its end: the editor's buffer is another), or None. Checked on a copy, change
+        by change, since each range is in the text the ones before it made."""
+        document = self._server.workspace.text_documents.get(params.text_document.uri)
+        if document is None:
+            return None
+        copy = TextDocument(document.uri, document.source, position_codec=document.position_codec)
+        for change in params.content_changes:
+            if (bad := getattr(change, "range", None)) is not None:
+                lines = len(copy.lines)
+                if max(bad.start.line, bad.end.line) > lines or (bad.start.line, bad.start.character) > (bad.end.line, bad.end.character):  # fmt: skip
+                    return f"a change at lines {bad.start.line + 1}-{bad.end.line + 1} of a buffer of {lines} lines"
+            copy.apply_change(change)
+        return None
+
+    def document_lost(self, uri: str, why: str) -> None:
+        """A change could not be applied: the server's copy of the buffer is no longer the
+        editor's. The server overrides this to stop serving the copy (see AgentServer)."""
+
     def send_error(self, msg_id: Any, code: int, message: str) -> None:
         # A plain dict: the converter would drop an id of null, which JSON-RPC requires.
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
@@ -283,11 +304,23 @@ class StrictProtocol(LanguageServerProtocol):
                 self.send_error(msg_id, INVALID_PARAMS, f"{method}: invalid params")
             else:
                 log.warning("dropped a notification with invalid params: %s", method)
+                if method == "textDocument/didChange" and isinstance(uri := document_uri(message), str):
+                    self.document_lost(uri, "a change with positions that are not valid")
+            return
+        if method == "textDocument/didChange" and (why := self.change_out_of_range(structured.params)):
+            self.document_lost(structured.params.text_document.uri, why)
             return
         try:
             super().handle_message(structured)
         except Exception:  # pygls answers handler errors itself; this is a bug of ours
             log.exception("unhandled error handling %s", method)
+
+
+def document_uri(message: dict) -> Any:
+    """params.textDocument.uri of a raw message, None where it has none."""
+    params = message.get("params")
+    document = params.get("textDocument") if isinstance(params, dict) else None
+    return document.get("uri") if isinstance(document, dict) else None
 
 
 class FrameWriter:
@@ -321,6 +354,19 @@ class FrameWriter:
                     select.select([], [self._fd], [])
 
 
+MAX_QUEUED = 64
+
+
+def report_oversized(length: int) -> None:
+    print(
+        f"lsp-agent: a message announced Content-Length {length:,}, over the limit of "
+        f"{MAX_MESSAGE_BYTES:,} bytes; the stream cannot be followed past it. "
+        f"Exiting with code {EXIT_OVERSIZED}.",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, stop: threading.Event) -> int:
     """Serve `protocol` on a byte stream until `exit`, the end of the stream or a frame that
     cannot be followed; the exit code."""
@@ -340,20 +386,26 @@ def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, sto
             except RuntimeError:  # the loop closed: the server is exiting
                 pass
 
+        # Back-pressure: at most MAX_QUEUED messages read and not yet dispatched. The loop
+        # stops dispatching while a write blocks (a client that does not read its answers),
+        # and then the reader stops reading, so the client's writes block in turn.
+        queued = threading.Semaphore(MAX_QUEUED)
+
+        def dispatch(message: Any) -> None:
+            queued.release()
+            protocol.dispatch(message)
+
         def read() -> None:
             try:
                 for message in messages(stdin):
                     if stop.is_set():
                         break
-                    post(protocol.dispatch, message)
+                    while not queued.acquire(timeout=0.5):
+                        if stop.is_set():
+                            return
+                    post(dispatch, message)
             except Oversized as exc:
-                print(
-                    f"lsp-agent: a message announced Content-Length {exc.args[0]:,}, over the limit of "
-                    f"{MAX_MESSAGE_BYTES:,} bytes; the stream cannot be followed past it. "
-                    f"Exiting with code {EXIT_OVERSIZED}.",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                report_oversized(exc.args[0])
                 post(finish, EXIT_OVERSIZED)
                 return
             except (OSError, ValueError):  # the stream was closed under us

@@ -40,7 +40,7 @@ from .syntax.index import Columns, SymbolIndex
 from .syntax.parsing import PARSES
 from .syntax.store import cache_folder
 from .tools import REGISTRY, SMALL_FILE_BYTES, Context, catalog
-from .workspace import Text, Workspace, uri_to_path
+from .workspace import Text, Workspace, escape_name, is_local_file_uri, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,25 @@ class AgentProtocol(StrictProtocol):
             )
         return await self._server.run_tool(name, arguments[0] if arguments else {}, params.work_done_token)
 
+    def document_lost(self, uri: str, why: str) -> None:
+        """A didChange that cannot apply (rpc.py): the buffer the server has is no longer the
+        editor's. Tools serve the saved file instead (an answer from a buffer that differs
+        from the editor's would be silently wrong) until the editor sends the whole text again
+        (didOpen, or a change without a range), and the editor shows the error."""
+        ls = self._server
+        ls.lost_documents.add(uri)
+        if is_local_file_uri(uri):
+            ls.agent_workspace.close_document(uri)
+            ls.reindex_soon(real_path(uri))
+        shown = escape_name(uri)
+        ls.window_show_message(
+            types.ShowMessageParams(
+                types.MessageType.Error,
+                f"lsp-agent: {shown} is out of sync ({why}); its saved text is served until the editor "
+                "sends it whole: close and reopen the file.",
+            )
+        )
+
 
 class AgentServer(LanguageServer):
     protocol: AgentProtocol
@@ -123,6 +142,7 @@ class AgentServer(LanguageServer):
         self.outline_json = OutlineJson()
         # The background index build; held here because a task nobody holds may be collected.
         self.index_task: asyncio.Future[None] | None = None
+        self.lost_documents: set[str] = set()  # URIs whose buffer is not known (document_lost)
 
     def start_io(self, stdin=None, stdout=None) -> int:
         """Serve stdio with strict framing (see rpc.py); the process's exit code."""
@@ -780,7 +800,7 @@ def real_path(uri: str) -> Path:
 
 def watched_files_changed(ls: AgentServer, params: types.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
-        if not change.uri.startswith("file:"):
+        if not is_local_file_uri(change.uri):
             continue
         path = real_path(change.uri)
         if change.type == types.FileChangeType.Deleted:
@@ -842,7 +862,7 @@ def folders_changed(ls: AgentServer, params: types.DidChangeWorkspaceFoldersPara
     roots: list[str | Path] = list(ls.agent_workspace.roots)
     for removed in params.event.removed:
         roots = [r for r in roots if r != real_path(removed.uri)]
-    roots += [uri_to_path(added.uri) for added in params.event.added]
+    roots += [uri_to_path(a.uri) for a in params.event.added if is_local_file_uri(a.uri)]
     if roots:
         ls.agent_workspace.set_roots([r for r in roots if Path(r).is_dir()])
         ls.index_task = asyncio.ensure_future(ls.build_index())  # files of new roots, none of old ones
@@ -851,7 +871,7 @@ def folders_changed(ls: AgentServer, params: types.DidChangeWorkspaceFoldersPara
 # The overlay: pygls applies full and incremental changes (in the negotiated position
 # encoding); tools then see the buffer's text instead of the disk.
 def sync(ls: AgentServer, uri: str) -> None:
-    if not uri.startswith("file:"):
+    if not is_local_file_uri(uri):  # another scheme, or a file of another host
         return
     document = ls.workspace.get_text_document(uri)
     path = real_path(uri)
@@ -872,11 +892,17 @@ def same_as_disk(path: Path, source: str) -> bool:
 
 
 def did_open(ls: AgentServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.lost_documents.discard(params.text_document.uri)
     sync(ls, params.text_document.uri)
 
 
 def did_change(ls: AgentServer, params: types.DidChangeTextDocumentParams) -> None:
-    sync(ls, params.text_document.uri)
+    uri = params.text_document.uri
+    if uri in ls.lost_documents:  # only the whole text makes the buffer known again
+        if not any(getattr(c, "range", None) is None for c in params.content_changes):
+            return
+        ls.lost_documents.discard(uri)
+    sync(ls, uri)
 
 
 def did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -884,7 +910,7 @@ def did_save(ls: AgentServer, params: types.DidSaveTextDocumentParams) -> None:
 
 
 def did_close(ls: AgentServer, params: types.DidCloseTextDocumentParams) -> None:
-    if params.text_document.uri.startswith("file:"):
+    if is_local_file_uri(params.text_document.uri):
         ls.agent_workspace.close_document(params.text_document.uri)
         ls.reindex_soon(real_path(params.text_document.uri))  # back to the disk's text
 

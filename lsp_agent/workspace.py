@@ -10,9 +10,11 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 import threading
 import time
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -32,10 +34,67 @@ def content_version(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=4).hexdigest()
 
 
+# --- names as data ---------------------------------------------------------------------
+
+# Characters a name may hold that would not read as themselves in an answer: controls (a
+# newline forges an answer line, ESC drives a terminal, CR overwrites), format characters
+# (bidirectional overrides reorder what is shown), lone surrogates (a byte that is not
+# UTF-8, as os.fsdecode keeps it: no front door can encode it) and line separators.
+UNSHOWN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+ESCAPE = re.compile(r"\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|([nrt]))")
+
+
+def escape_name(name: str) -> str:
+    """A file name as shown in an answer: each character that would not read as itself
+    written as an escape (\\n, \\xff for a byte that is not UTF-8, \\u202e), the rest as is.
+    The one escaping of every front door; `resolve` takes the escaped name back."""
+    if name.isprintable():  # the usual case, decided in C
+        return name
+    return "".join(escape_char(c) if unicodedata.category(c) in UNSHOWN else c for c in name)
+
+
+def escape_char(char: str) -> str:
+    if char in SHORT_ESCAPES:
+        return SHORT_ESCAPES[char]
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def unescape_name(shown: str) -> str:
+    """The name `escape_name` showed as `shown` (bytes as os.fsdecode decodes them)."""
+
+    def one(match: re.Match) -> str:
+        if match[1]:
+            code = int(match[1], 16)
+            return chr(code) if code < 0x80 else os.fsdecode(bytes([code]))
+        if match[2]:
+            return chr(int(match[2], 16))
+        return {"n": "\n", "r": "\r", "t": "\t"}[match[3]]
+
+    return ESCAPE.sub(one, shown)
+
+
+LOCAL_HOSTS = ("", "localhost")
+
+
+def is_local_file_uri(uri: str) -> bool:
+    """A file:// URI of this machine: no host or localhost (`file://otherhost/a.py` names
+    another machine's a.py, not ours)."""
+    parsed = urlparse(uri)
+    return parsed.scheme == "file" and parsed.netloc.lower() in LOCAL_HOSTS
+
+
 def uri_to_path(uri: str) -> Path:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
-        raise Refusal("bad_path", f"{uri!r} is not a file:// URI or a path.")
+        raise Refusal("bad_path", f"{escape_name(uri)!r} is not a file:// URI or a path.")
+    if parsed.netloc.lower() not in LOCAL_HOSTS:
+        raise Refusal(
+            "bad_path", f"{escape_name(uri)} names a file on another host; only local files are served."
+        )
     return Path(unquote(parsed.path))
 
 
@@ -185,6 +244,8 @@ class Workspace:
         candidate = str(uri_to_path(raw)) if raw.startswith("file:") else os.path.expanduser(raw)
         if not os.path.isabs(candidate):
             candidate = os.path.join(self.roots[0], candidate)
+        if "\\" in candidate and not os.path.lexists(candidate):
+            candidate = unescape_name(candidate)  # a name as an answer showed it (escape_name)
         try:
             real = Path(os.path.realpath(candidate, strict=False))
             # realpath stops resolving at a symlink loop and joins the rest as written, so
@@ -216,9 +277,9 @@ class Workspace:
         name when the workspace has several roots)."""
         root = self.root_of(path)
         if root is None:
-            return str(path)
+            return escape_name(str(path))
         rel = os.path.relpath(path, root).replace(os.sep, "/")
-        return f"{root.name}/{rel}" if len(self.roots) > 1 else rel
+        return escape_name(f"{root.name}/{rel}" if len(self.roots) > 1 else rel)
 
     # --- overlay ----------------------------------------------------------------------
 
@@ -248,18 +309,24 @@ class Workspace:
 
         Refuses folders, missing files and binary files (NUL in the first 8 KiB).
         Disk texts are cached so repeated pages reuse the line index; see `Cached` for
-        why a cached text is never served after the file changed.
+        why a cached text is never served after the file changed. The file is opened by
+        `open_beneath` and read through that descriptor only: a name swapped for a symlink
+        after `resolve` checked it is refused, never followed.
         """
         if (open_text := self._overlay.get(path)) is not None:
             return open_text
         read_at = time.time_ns()  # before the stat: a write after it makes the entry racy
-        info = self._stat_file(path)
-        identity = file_identity(info)
-        with self._cache_lock:
-            cached = self._disk_cache.get(path)
-        if cached is not None and cached.identity == identity and not cached.racy:
-            return cached.text
-        text = self._read_text(path)
+        fd = self.open_file(path)
+        try:
+            info = self._check_file(path, os.fstat(fd))
+            identity = file_identity(info)
+            with self._cache_lock:
+                cached = self._disk_cache.get(path)
+            if cached is not None and cached.identity == identity and not cached.racy:
+                return cached.text
+            text = self._read_text(path, fd)
+        finally:
+            os.close(fd)
         if cached is not None and cached.identity == identity and cached.text.version == text.version:
             text = cached.text  # verified by content: keep the text whose line index is built
         with self._cache_lock:
@@ -269,13 +336,19 @@ class Workspace:
             self._disk_cache[path] = Cached(identity, text, racy=is_racy(info, read_at))
         return text
 
-    def _stat_file(self, path: Path) -> os.stat_result:
+    def open_file(self, path: Path) -> int:
+        """A descriptor of the resolved `path`, opened beneath its root (see `open_beneath`)."""
+        root = self.root_of(path)
+        if root is None:
+            raise Refusal("outside_workspace", f"{self.display(path)} is outside the workspace.")
         try:
-            info = os.stat(path)
+            return open_beneath(root, path.relative_to(root))
         except FileNotFoundError:
             raise Refusal("not_found", f"{self.display(path)} does not exist.") from None
         except OSError as exc:
-            raise Refusal("unreadable", f"{self.display(path)}: {exc.strerror}.") from None
+            raise opening_refusal(self.display(path), exc) from None
+
+    def _check_file(self, path: Path, info: os.stat_result) -> os.stat_result:
         if stat.S_ISDIR(info.st_mode):
             raise Refusal("is_directory", f"{self.display(path)} is a directory; give a file path.")
         if not stat.S_ISREG(info.st_mode):
@@ -290,9 +363,9 @@ class Workspace:
             )
         return info
 
-    def _read_text(self, path: Path) -> Text:
+    def _read_text(self, path: Path, fd: int) -> Text:
         try:
-            data = path.read_bytes()
+            data = read_all(fd, MAX_TEXT_BYTES)
         except OSError as exc:
             raise Refusal("unreadable", f"{self.display(path)}: {exc.strerror}.") from None
         if b"\x00" in data[:BINARY_SNIFF_BYTES]:
@@ -301,6 +374,55 @@ class Workspace:
                 f"{self.display(path)} is a binary file ({len(data):,} bytes); it is not shown as text.",
             )
         return Text.from_bytes(data)
+
+
+# --- confined opening ---------------------------------------------------------------------
+
+FOLLOWS_NO_LINK = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_beneath(root: Path, rel: str | Path) -> int:
+    """A descriptor of `root/rel`, opened one name at a time from the root, each relative to
+    the folder opened before it and none through a symlink (as openat(2) with O_NOFOLLOW).
+    What a name is can change between a check and an open (a process in the workspace swaps
+    a file for a link out); what is opened this way is inside the root whatever it became.
+    The last name is opened non-blocking, so a FIFO is opened (to be refused by its stat)
+    without waiting for a writer. Raises OSError: ELOOP or ENOTDIR for a link on the way."""
+    parts = [p for p in Path(rel).parts if p not in ("", ".")]
+    if ".." in parts:
+        raise OSError(errno.EACCES, "a '..' in a confined path", str(rel))
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for n, part in enumerate(parts):
+            last = n == len(parts) - 1
+            flags = FOLLOWS_NO_LINK | (os.O_NONBLOCK if last else os.O_DIRECTORY)
+            opened = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = opened
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def opening_refusal(shown: str, exc: OSError) -> Refusal:
+    """Why `open_beneath` could not open a path, as a refusal."""
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return Refusal(
+            "outside_workspace",
+            f"{shown} is a symlink or has one on the way (it changed after it was checked); "
+            "only files inside the workspace roots are read.",
+        )
+    return Refusal("unreadable", f"{shown}: {exc.strerror}.")
+
+
+def read_all(fd: int, limit: int) -> bytes:
+    """At most `limit` + 1 bytes from `fd`, to its end (the caller refuses more than limit)."""
+    chunks, size = [], 0
+    while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 DISK_CACHE_SIZE = 64

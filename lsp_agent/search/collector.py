@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from ..workspace import Text, Workspace
+from ..workspace import Text, Workspace, escape_name
 from .model import Cancelled, FileMatches, Match, Outcome, Progress, Target
 
 # keep_details(file, matches just added, file is new) -> may the matches still be shown?
@@ -33,7 +33,7 @@ class Collector:
     def shown(self, path: Path) -> str:
         raw = str(path)
         if self._prefix and raw.startswith(self._prefix):
-            return raw[len(self._prefix) :]
+            return escape_name(raw[len(self._prefix) :])
         return self.ws.display(path)
 
     def skipped(self, path: Path, from_editor: bool) -> bool:
@@ -68,6 +68,12 @@ class Collector:
         entry = self.files.get(path)
         if entry is not None and not self.skipped(path, from_editor):
             entry.lines, entry.hits = lines, hits
+
+    def withdraw(self, path: Path) -> None:
+        """Forget what was reported of `path` (it failed verification; see RipgrepEngine.verify)."""
+        if (entry := self.files.pop(path, None)) is not None:
+            self.total -= entry.count
+        self.done.discard(path)
 
     def drop_details(self) -> None:
         self.detailed = False

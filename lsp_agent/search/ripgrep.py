@@ -14,18 +14,20 @@ from __future__ import annotations
 import base64
 import errno
 import json
+import os
 import re
+import stat
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from ..errors import Cancelled, Refusal
-from ..workspace import Text
+from ..workspace import MAX_TEXT_BYTES, Text, open_beneath, read_all
 from .collector import Collector, quoted, strip_eol
-from .model import Match, Progress, Query, Target
-from .walk import walk_args
+from .model import FileMatches, Match, Progress, Query, Target
+from .walk import Watcher, places, walk_args
 
 MATCH_PREFIX = b'{"type":"match"'
 CHUNK = 512  # matches handed to the collector at a time, so a huge file cannot pile up
@@ -108,6 +110,28 @@ def record(data: dict) -> Match:
     return Match(data["line_number"], lines, min(col, width), min(end, width))
 
 
+def under(base: Path, name: str) -> Path:
+    return base / name.removeprefix("./")
+
+
+def itself(base: Path, _name: str) -> Path:
+    return base  # rg read the file from stdin
+
+
+def agrees(entry: FileMatches, data: bytes) -> bool:
+    """Whether every line ripgrep showed of a file (its matches and context) is the line of
+    `data` at that number."""
+    text = Text.from_bytes(data)
+
+    def line(n: int) -> str | None:
+        return text.line(n).removesuffix("\r") if 1 <= n <= text.line_count else None
+
+    for m in entry.matches:
+        if any(line(m.line + k) != shown for k, shown in enumerate(m.lines)):
+            return False
+    return all(line(n) == shown for n, shown in entry.context.items())
+
+
 def regex_refusal(pattern: str, message: str) -> Refusal:
     """rg refused the pattern: quoted as written, with rg's own error line and a hint."""
     lines = [line.strip() for line in message.splitlines() if line.strip()]
@@ -151,17 +175,59 @@ class RipgrepEngine:
     def search(
         self, target: Target, sink: Collector, cancelled: Callable[[], bool], progress: Progress
     ) -> None:
-        args = [*self.match_args(), *walk_args(target.rels, self.query.globs)]
-        self.run(args, target.root, sink, cancelled, progress)
+        """Search each of the target's paths as opened beneath its root (walk.places): a
+        folder by an rg started in it, a file through rg's stdin. rg still walks a folder by
+        names, so a subfolder swapped for a link while it walks could be followed: each file
+        it reports is checked after (see `verify`)."""
+        with places(target.root, target.rels) as opened:
+            for place in opened:
+                before = set(sink.done)
+                if place.folder:
+                    args = [*self.match_args(), *walk_args([""], self.query.globs)]
+                    to_path = partial(under, place.base)
+                else:
+                    args, to_path = [*self.match_args(), "--", "-"], partial(itself, place.base)
+                self.run(args, place.popen_args(), to_path, sink, cancelled, progress)
+                if place.folder:
+                    self.verify(target.root, sink.done - before, sink, cancelled)
+
+    def verify(self, root: Path, paths: set[Path], sink: Collector, cancelled: Callable[[], bool]) -> None:
+        """Keep only what ripgrep reported of files that are beneath `root` now, opened
+        without following a link; a file whose shown lines are not its text read that way
+        (rg reached another file through a swapped link) is searched again through that
+        descriptor."""
+        for path in sorted(paths):
+            try:
+                fd = open_beneath(root, path.relative_to(root))
+            except (OSError, ValueError):
+                sink.withdraw(path)
+                continue
+            try:
+                entry = sink.files.get(path)
+                if entry is None or not entry.matches:
+                    continue
+                if not stat.S_ISREG(os.fstat(fd).st_mode) or not agrees(entry, read_all(fd, MAX_TEXT_BYTES)):
+                    sink.withdraw(path)
+                    os.lseek(fd, 0, os.SEEK_SET)
+                    args = [*self.match_args(), "--", "-"]
+                    self.run(args, {"stdin": fd}, partial(itself, path), sink, cancelled, None)
+            finally:
+                os.close(fd)
 
     def run(
-        self, args: list[str], root: Path, sink: Collector, cancelled: Callable[[], bool], progress: Progress
+        self,
+        args: list[str],
+        where: dict,
+        to_path: Callable[[str], Path],
+        sink: Collector,
+        cancelled: Callable[[], bool],
+        progress: Progress | None,
     ) -> None:
+        """Run rg with `args` (`where`: its cwd or stdin) and parse what it writes."""
         with tempfile.TemporaryFile() as errors:
+            where = {"stdin": subprocess.DEVNULL, **where}
             try:
-                proc = subprocess.Popen(
-                    args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
-                )
+                proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=errors, **where)
             except OSError as exc:
                 way = (
                     "search fewer paths at once" if exc.errno == errno.E2BIG else f"check that {self.rg} runs"
@@ -171,27 +237,18 @@ class RipgrepEngine:
                 ) from None
             stdout = proc.stdout
             assert stdout is not None  # stdout=PIPE
-            stop = threading.Event()
-
-            def watch() -> None:  # kill rg as soon as the caller cancels
-                while not stop.is_set():
-                    if cancelled():
-                        proc.kill()
-                        return
-                    stop.wait(0.02)
-
-            watcher = threading.Thread(target=watch, daemon=True)
-            watcher.start()
+            watcher = Watcher(proc, cancelled)  # kills rg as soon as the caller cancels
             try:
-                summary = self.parse(stdout, lambda p: root / p.removeprefix("./"), sink, progress)
+                summary = self.parse(stdout, to_path, sink, progress)
             except BaseException:
                 proc.kill()
+                if cancelled():  # killed while writing: the half line it left is no error
+                    raise Cancelled() from None
                 raise
             finally:
-                stop.set()
                 stdout.close()
                 proc.wait()
-                watcher.join()
+                watcher.stop()
             if cancelled():
                 raise Cancelled()
             errors.seek(0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import Refusal
-from ..workspace import Workspace
+from ..workspace import Workspace, escape_name
 from .model import Target
 
 
@@ -22,8 +22,10 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
         except Refusal as refusal:
             left_out.append(refusal.message)
             continue
-        if not real.exists():
-            left_out.append(f"{raw} does not exist.")
+        if (
+            not real.exists() and ws.open_text(real) is None
+        ):  # an unsaved new buffer is searched, as read reads it
+            left_out.append(f"{escape_name(raw)} does not exist.")
             continue
         root = ws.root_of(real)
         assert root is not None  # resolve() keeps paths inside the roots

@@ -20,14 +20,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Refusal
+from ..workspace import open_beneath, read_all
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 WALK_FLAGS = (
@@ -45,16 +50,25 @@ WALK_FLAGS = (
 WHEEL_FOLDERS = (sysconfig.get_path("scripts"), os.path.dirname(sys.executable))
 
 
+RG_NAME = "rg.exe" if os.name == "nt" else "rg"
+
+
 def find_rg() -> str | None:
-    """rg on PATH, else the one the `ripgrep` wheel installed next to this interpreter."""
-    found = shutil.which("rg")
-    if found:
-        return found
+    """Our own rg: `$LSP_AGENT_RG` when it is an absolute path, else the one the `ripgrep`
+    wheel installed next to this interpreter, else rg in an absolute folder of PATH. Never
+    through an empty or relative PATH entry ("", "."): the server often runs in the
+    workspace (VS Code starts it there), where anyone who can write a file can plant `./rg`."""
+    configured = os.environ.get("LSP_AGENT_RG", "")
+    if os.path.isabs(configured) and os.access(configured, os.X_OK):
+        return configured
     for folder in WHEEL_FOLDERS:
-        candidate = os.path.join(folder, "rg.exe" if os.name == "nt" else "rg")
-        if os.access(candidate, os.X_OK):
+        candidate = os.path.join(folder, RG_NAME)
+        if os.path.isabs(candidate) and os.access(candidate, os.X_OK):
             return candidate
-    return None
+    path = os.pathsep.join(
+        f for f in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(f)
+    )
+    return shutil.which(RG_NAME, path=path) if path else None
 
 
 def require_rg() -> str:
@@ -62,7 +76,8 @@ def require_rg() -> str:
     if rg is None:
         raise Refusal(
             "no_ripgrep",
-            "ripgrep (rg) was not found on PATH nor next to this Python (the `ripgrep` wheel); "
+            "ripgrep (rg) was not found next to this Python (the `ripgrep` wheel), at $LSP_AGENT_RG nor in "
+            "an absolute folder of PATH; "
             "search and file listing need it: install the `ripgrep` package from PyPI or rg itself.",
         )
     return rg
@@ -100,33 +115,143 @@ def walk_files(
     check: Callable[[], None] | None = None,
 ) -> Iterator[Path]:
     """list_files' files in the order ripgrep lists them (its threads race), each as soon
-    as it is listed."""
+    as it is listed. Each folder is listed by an rg started in it through its verified
+    descriptor (see `places`); a file given is listed as itself."""
     rg = require_rg()
-    try:
-        proc = subprocess.Popen(
-            [rg, "--files", "--null", *walk_args(rels, globs)],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    except OSError as exc:
-        raise Refusal(
-            "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
-        ) from None
+    with places(root, rels) as opened:
+        for place in opened:
+            if not place.folder:
+                yield place.base
+                continue
+            try:
+                proc = subprocess.Popen(
+                    [rg, "--files", "--null", *walk_args([""], globs)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    **place.popen_args(),
+                )
+            except OSError as exc:
+                raise Refusal(
+                    "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
+                ) from None
+            yield from listed(proc, place.base, check)
+
+
+def listed(proc: subprocess.Popen, base: Path, check: Callable[[], None] | None) -> Iterator[Path]:
+    """The names `rg --files --null` writes, under `base`; rg is killed and reaped at the end."""
     stdout = proc.stdout
     assert stdout is not None  # stdout=PIPE
+    watcher = Watcher(proc)
     try:
         pending = b""
         while chunk := os.read(stdout.fileno(), 65536):
             if check is not None:
                 check()
             *names, pending = (pending + chunk).split(b"\0")
-            yield from [root / os.fsdecode(n).removeprefix("./") for n in names]
+            yield from [base / os.fsdecode(n).removeprefix("./") for n in names]
     finally:
         proc.kill()
         stdout.close()
         proc.wait()
+        watcher.stop()
+
+
+class Watcher:
+    """A thread beside a running rg: kills it when `cancelled` says so (checked every 20 ms)
+    and, every half second, frees it from a FIFO it waits to open (see free_from_fifos)."""
+
+    def __init__(self, proc: subprocess.Popen, cancelled: Callable[[], bool] = lambda: False):
+        self.proc, self.cancelled = proc, cancelled
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+        self.thread.start()
+
+    def watch(self) -> None:
+        rounds = 0
+        while not self.done.wait(0.02):
+            if self.cancelled():
+                self.proc.kill()
+                return
+            rounds += 1
+            if rounds % 25 == 0:
+                free_from_fifos(self.proc.pid)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join()
+
+
+def free_from_fifos(pid: int) -> None:
+    """ripgrep opens each folder's ignore files (.gitignore, …) itself, and opening a FIFO
+    waits for a writer: a FIFO named .gitignore would stop it for good. A thread of rg's
+    waiting so (its wchan is the kernel's `wait_for_partner`) is found in /proc, the path it
+    opens read from its memory (openat's second argument; rg is our child), and the FIFO
+    opened for writing and closed at once: rg's open returns and it reads an empty file."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return  # no /proc, or rg has ended
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/wchan") as wchan:
+                if wchan.read().strip() != "wait_for_partner":
+                    continue
+            with open(f"/proc/{pid}/task/{thread}/syscall") as syscall:
+                address = int(syscall.read().split()[2], 16)
+            with open(f"/proc/{pid}/mem", "rb") as memory:
+                memory.seek(address)
+                name = memory.read(4096).split(b"\0", 1)[0]
+            fifo = os.path.join(os.readlink(f"/proc/{pid}/cwd"), os.fsdecode(name))
+            if stat.S_ISFIFO(os.lstat(fifo).st_mode):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile, or not readable: the next round tries again
+
+
+# rg is started in a folder through the descriptor that verified it: the child's own copy of
+# it, named through /proc (no name that a swap could redirect); elsewhere, by its path.
+PROC_FD = "/proc/self/fd"
+HAS_PROC_FD = os.path.isdir(PROC_FD)
+
+
+@dataclass(frozen=True)
+class Place:
+    """A searched path opened beneath its root: a folder (rg runs in it) or a regular file
+    (rg reads it from stdin). `base` is its path, which rg's names are relative to."""
+
+    base: Path
+    fd: int
+    folder: bool
+
+    def popen_args(self) -> dict:
+        if not self.folder:
+            return {"stdin": self.fd}
+        cwd = f"{PROC_FD}/{self.fd}" if HAS_PROC_FD else str(self.base)
+        return {"cwd": cwd, "pass_fds": (self.fd,)}
+
+
+@contextmanager
+def places(root: Path, rels: list[str]) -> Iterator[list[Place]]:
+    """The root-relative `rels` opened beneath `root` without following a link (see
+    open_beneath); those missing, special or reached through a link are left out. The
+    descriptors are closed on leaving."""
+    opened: list[Place] = []
+    try:
+        for rel in rels:
+            try:
+                fd = open_beneath(root, rel)
+            except OSError:
+                continue
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+                opened.append(Place(root / rel if rel else root, fd, stat.S_ISDIR(mode)))
+            else:
+                os.close(fd)
+        yield opened
+    finally:
+        for place in opened:
+            os.close(place.fd)
 
 
 def walk_order(path: Path, root: Path) -> tuple[tuple[int, str], ...]:
@@ -163,12 +288,28 @@ def mirror_folder(folder: Path, copy: Path) -> None:
     """The folder's ignore files (and its .git marker with info/exclude) in `copy`."""
     copy.mkdir(parents=True, exist_ok=True)
     for name in IGNORE_FILES:
-        if (folder / name).is_file() and not (copy / name).exists():
-            shutil.copyfile(folder / name, copy / name)
+        if not (copy / name).exists():
+            copy_regular(folder / name, copy / name)
     git = folder / ".git"
     if git.is_dir():
         (copy / ".git" / "info").mkdir(parents=True, exist_ok=True)
-        if (git / "info" / "exclude").is_file():
-            shutil.copyfile(git / "info" / "exclude", copy / ".git" / "info" / "exclude")
+        copy_regular(git / "info" / "exclude", copy / ".git" / "info" / "exclude")
     elif git.exists():
         (copy / ".git").touch()
+
+
+MAX_IGNORE_FILE = 16 * 1024 * 1024
+
+
+def copy_regular(source: Path, target: Path) -> None:
+    """Copy `source` if it is a regular file (not a link, a FIFO or a device: opened without
+    following a link and without waiting for a writer); at most MAX_IGNORE_FILE bytes."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            target.write_bytes(read_all(fd, MAX_IGNORE_FILE)[:MAX_IGNORE_FILE])
+    finally:
+        os.close(fd)

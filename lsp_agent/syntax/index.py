@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Refusal
 from ..search.walk import walk_order as walk_order_in
-from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace
+from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace, open_beneath, read_all
 from .files import source_files
 from .languages import language_for
 from .outline import (
@@ -352,7 +352,7 @@ class SymbolIndex:
             self._loaded = True
             self.load()
             gc.freeze()
-        workers = Workers(self.encoding)
+        workers = Workers(self.encoding, self.workspace.roots)
         try:
             paths, opened, on_disk = self._walk(workers, stopped, between_files)
             wanted = set(paths)
@@ -595,16 +595,23 @@ def trusted_stat(info: os.stat_result, read_at: int, *, from_editor: bool = Fals
     return info.st_size, info.st_mtime_ns
 
 
-def read_record(path: str, language: str, encoding: str) -> FileRecord | None:
+def read_record(path: str, language: str, encoding: str, roots: list[str]) -> FileRecord | None:
     """The record of a file read from disk once (a worker's), parsed without the caches;
-    None when it is gone, unreadable, binary or too large (as Workspace.text refuses it)."""
+    None when it is gone, unreadable, binary or too large (as Workspace.text refuses it),
+    or not beneath one of `roots` by a path without symlinks (see open_beneath)."""
     read_at = time.time_ns()
+    root = next((r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)), None)
+    if root is None:
+        return None
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > INDEX_MAX_BYTES:
-            return None
-        with open(path, "rb") as file:
-            data = file.read(INDEX_MAX_BYTES + 1)
+        fd = open_beneath(Path(root), os.path.relpath(path, root))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > INDEX_MAX_BYTES:
+                return None
+            data = read_all(fd, INDEX_MAX_BYTES)
+        finally:
+            os.close(fd)
     except OSError:
         return None
     if len(data) > INDEX_MAX_BYTES or b"\0" in data[:BINARY_SNIFF_BYTES]:
@@ -668,8 +675,9 @@ class Workers:
     """One worker process per core (at most 8), started when a build first hands them files,
     parsing them CHUNK at a time: parsing holds the GIL, threads would not run in parallel."""
 
-    def __init__(self, encoding: str):
+    def __init__(self, encoding: str, roots: list[Path]):
         self.encoding = encoding
+        self.roots = [str(r) for r in roots]  # a worker opens files only beneath them
         self.pool: ProcessPoolExecutor | None = None
         self.tasks: list[Future] = []
         self.sent = 0  # how many of the paths handed in are in tasks
@@ -690,7 +698,7 @@ class Workers:
             self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
         while len(paths) - self.sent >= CHUNK or (last and self.sent < len(paths)):
             chunk = [str(p) for p in paths[self.sent : self.sent + CHUNK]]
-            self.tasks.append(self.pool.submit(_index_files, chunk, self.encoding))
+            self.tasks.append(self.pool.submit(_index_files, chunk, self.encoding, self.roots))
             self.sent += len(chunk)
 
     def records(self, cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
@@ -720,14 +728,14 @@ def _start_worker() -> None:
     os.close(devnull)
 
 
-def _index_files(paths: list[str], encoding: str) -> list[tuple[str, FileRecord | None]]:
+def _index_files(paths: list[str], encoding: str, roots: list[str]) -> list[tuple[str, FileRecord | None]]:
     """Records of files read from disk, parsed without the caches (each file once)."""
     if os.getppid() == 1:  # the server is gone: nobody wants these
         os._exit(0)
     out = []
     for path in paths:
         language = language_for(path)
-        out.append((path, read_record(path, language, encoding) if language else None))
+        out.append((path, read_record(path, language, encoding, roots) if language else None))
     return out
 
 

@@ -8,8 +8,15 @@ grammar version (the grammar wheel's version and the query text) is the one that
 
 Writing is atomic (a temporary file renamed over the old one), so concurrent servers never
 see half a file: the last writer wins. The payload is a pickle of plain values only (loading
-refuses any class) under a checksum; a file that is corrupt, truncated or of another format
-is ignored, and the index is built afresh.
+refuses any class) under a checksum keyed by a per-user secret (`secret`, a file only its
+owner can read): anyone else who can write the cache folder cannot make a file this server
+takes, so a forged record (a kind code past the table, rows in the billions, invented
+names) is refused before it is unpickled. A file over MAX_FILE bytes is not read at all;
+each record is checked against its bounds too. Any failure means the index is built afresh.
+
+A record also keeps its file's ctime and inode when saved: after a restart, a file rewritten
+with its size and mtime kept (`touch -r`, a checkout within the second) has another ctime,
+and its record is not loaded (as Workspace.text decides a text's identity).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import io
 import logging
 import os
 import pickle
+import stat
 import tempfile
 from array import array
 from functools import cache
@@ -27,12 +35,16 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .languages import GRAMMARS, query_source
+from .outline import KINDS
 from .records import FileRecord
 
 log = logging.getLogger(__name__)
 
-FORMAT = b"lsp-agent symbol index 2\n"  # 2: versions of 8 hex digits
+FORMAT = b"lsp-agent symbol index 3\n"  # 3: keyed checksum, ctime and inode per record
 DIGEST = 32
+SECRET_BYTES = 32
+MAX_FILE = 1 << 30  # a larger index file is not read (an index of 1,000,000 files is ~300 MB)
+MAX_ROW = 1 << 28  # rows and columns in a range beyond this are no file's (256 MiB texts at most)
 
 
 def cache_folder() -> Path:
@@ -40,6 +52,31 @@ def cache_folder() -> Path:
         return Path(folder)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "lsp-agent"
+
+
+def secret(folder: Path) -> bytes:
+    """This user's key for the index files' checksums: made once (random, in a file only its
+    owner can read or write), then read. A key that cannot be read or made is None-like (b""):
+    nothing is loaded, and nothing saved can be loaded."""
+    path = folder / "secret"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as out:
+                out.write(os.urandom(SECRET_BYTES))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as file:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+                return b""  # another's, or readable by others: not a secret
+            key = file.read(SECRET_BYTES + 1)
+    except OSError:
+        return b""
+    return key if len(key) == SECRET_BYTES else b""
 
 
 def index_file(folder: Path, roots: list[Path], encoding: str) -> Path:
@@ -60,9 +97,14 @@ def grammar_version(language: str) -> str:
 
 def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileRecord]) -> None:
     target = index_file(folder, roots, encoding)
+    key = secret(folder)
+    if not key:
+        log.warning("symbol index not saved: no secret in %s", folder)
+        return
     rows = [
         (
             str(path),
+            *identity_of(path),
             r.size,
             r.mtime_ns,
             r.version,
@@ -82,7 +124,7 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(FORMAT + bytes(DIGEST))  # the checksum follows the payload's last frame
-                payload = _Frames(out)
+                payload = _Frames(out, key)
                 pickle.dump(saved, payload, protocol=pickle.HIGHEST_PROTOCOL)
                 out.seek(len(FORMAT))
                 out.write(payload.checksum.digest())
@@ -99,9 +141,9 @@ class _Frames:
     a call, each call Python code where other threads may take the GIL. In one call, the
     pickle of a monorepo's index held it for 70 ms, the server's requests waiting."""
 
-    def __init__(self, file: BinaryIO):
+    def __init__(self, file: BinaryIO, key: bytes = b""):
         self.file = file
-        self.checksum = hashlib.blake2b(digest_size=DIGEST)
+        self.checksum = hashlib.blake2b(digest_size=DIGEST, key=key)
 
     def write(self, data: bytes) -> int:
         self.checksum.update(data)
@@ -119,41 +161,83 @@ class _PlainValues(pickle.Unpickler):
         raise pickle.UnpicklingError(f"the index file holds a {module}.{name}: refused")
 
 
-def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecord]:
-    """The saved records whose grammar is unchanged; {} when there is no usable file."""
-    source = index_file(folder, roots, encoding)
+def identity_of(path: Path | str) -> tuple[int, int]:
+    """(ctime_ns, inode) of a file, (-1, -1) when it cannot be stat'ed."""
     try:
-        data = source.read_bytes()
+        info = os.stat(path)
     except OSError:
+        return -1, -1
+    return info.st_ctime_ns, info.st_ino
+
+
+def read_index(source: Path) -> bytes | None:
+    """The index file's bytes, if it is a regular file of at most MAX_FILE bytes (checked
+    before reading: a 2 GiB sparse file is not read whole to find it is not an index)."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE:
+            log.warning(
+                "symbol index %s is not a regular file under %d bytes: rebuilding it", source, MAX_FILE
+            )
+            return None
+        return file.read(MAX_FILE + 1)
+
+
+def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecord]:
+    """The saved records whose grammar is unchanged and whose file is the one indexed;
+    {} when there is no usable file."""
+    source = index_file(folder, roots, encoding)
+    data = read_index(source)
+    key = secret(folder)
+    if data is None or not key:
         return {}
     head, digest, payload = (
         data[: len(FORMAT)],
         data[len(FORMAT) : len(FORMAT) + DIGEST],
         data[len(FORMAT) + DIGEST :],
     )
-    if head != FORMAT or hashlib.blake2b(payload, digest_size=DIGEST).digest() != digest:
+    if head != FORMAT or hashlib.blake2b(payload, digest_size=DIGEST, key=key).digest() != digest:
         log.warning("symbol index %s is not usable: rebuilding it", source)
         return {}
     try:
-        saved = _PlainValues(_Frames(io.BytesIO(payload))).load()
-        current = {
-            lang
-            for lang, version in saved["grammars"].items()
-            if lang in GRAMMARS and grammar_version(lang) == version
-        }
-        records = {}
-        for path, size, mtime, version, language, names, containers, kinds, ranges in saved["files"]:
-            record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges))
-            if language in current and _whole(record):
-                records[Path(path)] = record
-        return records
+        return records_of(_PlainValues(_Frames(io.BytesIO(payload))).load())
     except Exception as exc:  # a valid checksum over a payload of another shape
         log.warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
         return {}
 
 
+def records_of(saved: dict) -> dict[Path, FileRecord]:
+    current = {
+        lang
+        for lang, version in saved["grammars"].items()
+        if lang in GRAMMARS and grammar_version(lang) == version
+    }
+    records = {}
+    for path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges in saved[
+        "files"
+    ]:
+        if language not in current or identity_of(path) != (ctime, inode):
+            continue  # another grammar, or the file changed in a way its size and mtime hide
+        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges))
+        if _whole(record):
+            records[Path(path)] = record
+    return records
+
+
 def _whole(record: FileRecord) -> bool:
-    """Whether a record's parts agree on its number of definitions."""
+    """Whether a record's parts agree on its number of definitions and stay in bounds."""
     n = len(record.kinds)
     lines = record.names.count("\n") + 1 if n else 0
-    return len(record.ranges) == 8 * n and lines == n and record.containers.count("\n") + 1 == max(n, 1)
+    return (
+        isinstance(record.names, str)
+        and isinstance(record.containers, str)
+        and isinstance(record.version, str)
+        and len(record.ranges) == 8 * n
+        and lines == n
+        and record.containers.count("\n") + 1 == max(n, 1)
+        and (not n or (max(record.kinds) < len(KINDS) and max(record.ranges) <= MAX_ROW))
+    )

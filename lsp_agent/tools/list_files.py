@@ -8,6 +8,8 @@ counts (as deep as fits), then a summary; `offset`/`limit` page the file lines.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,7 @@ from ..budget import Stage, first_stage, page_end, page_size, plural, showing, s
 from ..errors import Refusal
 from ..search import Query, check_query
 from ..search.walk import list_files as list_rg_files
+from ..workspace import Workspace
 from .registry import MAX_CHARS, Context, tool
 
 SCHEMA = {
@@ -75,6 +78,26 @@ def count_lines(data: bytes) -> int | None:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+def count_file_lines(ws: Workspace, path: Path) -> tuple[int | None, int]:
+    """(lines or None for a binary file, size) of a file read through a confined descriptor
+    a MiB at a time: a huge file is never held whole."""
+    fd = ws.open_file(path)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refusal("not_a_file", "not a regular file")
+        lines, size, last = 0, 0, b"\n"
+        while chunk := os.read(fd, 1 << 20):
+            if not size and b"\x00" in chunk[:8192]:
+                return None, info.st_size
+            lines += chunk.count(b"\n")
+            size += len(chunk)
+            last = chunk[-1:]
+        return lines + (last != b"\n"), size
+    finally:
+        os.close(fd)
+
+
 def describe(entry: Entry) -> str:
     lines = "binary" if entry.lines is None else plural(entry.lines, "line")
     return f"{entry.path}  {lines}  {human(entry.size)}"
@@ -105,14 +128,13 @@ def entries_under(ctx: Context, folder: Path, globs: tuple[str, ...]) -> tuple[s
     entries = []
     for full in sorted(list_rg_files(root, [rel], globs, check=ctx.check_cancelled)):
         try:
-            data = (
-                ws.text(full).content.encode("utf-8", "surrogatepass")
-                if full in ws.open_documents()
-                else full.read_bytes()
-            )
+            if full in ws.open_documents():
+                data = ws.text(full).content.encode("utf-8", "surrogatepass")
+                entries.append(Entry(ws.display(full), count_lines(data), len(data)))
+            else:
+                entries.append(Entry(ws.display(full), *count_file_lines(ws, full)))
         except (OSError, Refusal):
             continue
-        entries.append(Entry(ws.display(full), count_lines(data), len(data)))
     return rel, entries
 
 

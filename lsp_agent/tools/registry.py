@@ -192,10 +192,30 @@ def validate(name: str, arguments: Any) -> dict:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ArgumentError(f"{name}: arguments must be an object, got {type(arguments).__name__}")
+    if (where := out_of_range(arguments)) is not None:
+        raise ArgumentError(f"{name}: argument {where!r}: a number out of range (at most ±{SAFE_INTEGER:,})")
     errors = sorted(REGISTRY[name].validator.iter_errors(arguments), key=lambda e: list(e.path))
     if errors:
         raise ArgumentError(f"{name}: {describe_schema_error(errors[0])}")
     return arguments
+
+
+SAFE_INTEGER = 2**53  # JSON's exact integers; a client can send 10^400, which no tool can use
+
+
+def out_of_range(arguments: Any) -> str | None:
+    """Where in `arguments` a number lies past SAFE_INTEGER (or is not finite), if anywhere;
+    a loop, not a recursion: arguments may nest as deep as the JSON parser allows."""
+    stack: list[tuple[str, Any]] = [("", arguments)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if not -SAFE_INTEGER <= value <= SAFE_INTEGER:  # NaN compares false too
+                return where
+        elif isinstance(value, dict | list):
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((f"{where}/{key}" if where else str(key), item) for key, item in items)
+    return None
 
 
 def describe_schema_error(error: jsonschema.ValidationError) -> str:

@@ -9,7 +9,7 @@ what it prints (stdout and stderr, as a terminal shows them). The workspace's ab
 shown as /home/me/project, so the docs read the same everywhere. A block right under the
 comment `<!-- console: repository -->` runs in this repository instead (shown as
 /home/me/lsp-agent). A page says where its examples run before the first one: that sentence
-names `make docs-project` (tests/test_docs.py checks it).
+names `make docs-project` (tests/docs/test_docs.py checks it).
 
 An editor example is a fenced block right under a comment `<!-- nvim: STEPS -->`: STEPS,
 separated by ` | `, are typed into one headless Neovim (tests/support/nvim_editor.py) with the plugin

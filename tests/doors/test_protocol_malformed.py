@@ -117,6 +117,29 @@ CASES = [
         27,
     ),
     ("didOpen sent as a request", request(28, "textDocument/didOpen", {}), INVALID_PARAMS, 28),
+    (
+        "max_chars of 10^400",
+        frame(
+            '{"jsonrpc": "2.0", "id": 29, "method": "lspAgent/read", "params": {"path": "a.txt", "max_chars": 1%s}}'
+            % ("0" * 400)
+        ),
+        INVALID_PARAMS,
+        29,
+    ),
+    (
+        "start of 1e400 (infinite)",
+        frame(
+            '{"jsonrpc": "2.0", "id": 30, "method": "lspAgent/read", "params": {"path": "a.txt", "start": 1e400}}'
+        ),
+        INVALID_PARAMS,
+        30,
+    ),
+    (
+        "search with offset 2^64",
+        request(31, "lspAgent/search", {"pattern": "a", "offset": 2**64}),
+        INVALID_PARAMS,
+        31,
+    ),
 ]
 
 

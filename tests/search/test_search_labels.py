@@ -75,7 +75,7 @@ def test_a_records_labels_are_the_outlines(tmp_path_factory, source, encoding):
     path.write_bytes(data)
     language = language_for(path)
     assert language is not None
-    record = read_record(str(path), language, encoding)
+    record = read_record(str(path), language, encoding, [str(path.parent)])
     assert record is not None
     text = Workspace([path.parent]).text(path)
     from_record, from_outline = record.line_symbols(), line_symbols(path, text)

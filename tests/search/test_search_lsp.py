@@ -75,14 +75,13 @@ async def index_built(client: LanguageClient, timeout: float = 60) -> None:
 
 
 def rg_processes_in(root: Path) -> list[int]:
-    """ripgrep processes working in `root` (their cwd), from /proc."""
+    """ripgrep processes working in `root` or a folder under it (their cwd), from /proc."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if (
-                os.readlink(f"/proc/{pid}/exe").endswith("/rg")
-                and Path(os.readlink(f"/proc/{pid}/cwd")) == root
-            ):
+            if os.readlink(f"/proc/{pid}/exe").endswith("/rg") and Path(
+                os.readlink(f"/proc/{pid}/cwd")
+            ).is_relative_to(root):
                 found.append(int(pid))
         except OSError:
             continue

@@ -28,9 +28,9 @@ def reads(monkeypatch):
     counted = []
     original = Workspace._read_text
 
-    def counting(self, path):
+    def counting(self, path, *through):  # through: the descriptor it reads
         counted.append(path)
-        return original(self, path)
+        return original(self, path, *through)
 
     monkeypatch.setattr(Workspace, "_read_text", counting)
     return counted

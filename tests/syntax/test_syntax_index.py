@@ -379,7 +379,7 @@ def _both_records(path: Path, encoding: str) -> tuple:
     OUTLINES._entries.pop(path, None)
     PARSES._trees.pop(path, None)
     in_process = index_module.index_file(Workspace([path.parent]), path, language, encoding)
-    return index_module.read_record(str(path), language, encoding), in_process
+    return index_module.read_record(str(path), language, encoding, [str(path.parent)]), in_process
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])

@@ -182,3 +182,47 @@ async def test_the_server_survives_every_hostile_file(hostile):
         assert "still served" in ok["result"]["text"]
     finally:
         assert await client.finish() == 0
+
+
+def test_search_of_an_unsaved_new_buffer_sees_what_read_sees(tmp_path):
+    """A buffer opened in the editor but never saved: read shows it, and a search naming
+    it searches it (it said the file does not exist)."""
+    ws = Workspace([tmp_path])
+    ws.open_document(tmp_path / "new.py", "def fresh():\n    return 'needle'\n")
+    ctx = Context(ws)
+    assert "needle" in call(ctx, "read", {"path": "new.py"})["text"]
+    found = call(ctx, "search", {"pattern": "needle", "paths": ["new.py"]})
+    assert found["total_matches"] == 1 and "new.py" in found["text"], found["text"]
+    assert call(ctx, "search", {"pattern": "needle"})["total_matches"] == 1
+
+
+def test_fifo_ignore_files_do_not_stop_any_walker(tmp_path):
+    """ripgrep opens each folder's ignore files itself; a FIFO named .gitignore (or .ignore,
+    .rgignore, .git/info/exclude) waited for a writer forever, and search, symbols, find_symbol
+    and list_files never answered. Every walker now answers, the FIFO read as empty."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    (tmp_path / "sub" / "deep").mkdir(parents=True)
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / "sub" / "a.py").write_text("def walked():\n    return 'needle'\n")
+    (tmp_path / "sub" / "deep" / "b.py").write_text("def deeper():\n    return 'needle'\n")
+    for fifo in ("sub/.gitignore", "sub/deep/.ignore", ".rgignore", ".git/info/exclude"):
+        os.mkfifo(tmp_path / fifo)
+    ws = Workspace([tmp_path])
+    ws.open_document(tmp_path / "sub" / "open.py", "def buffered():\n    return 'needle'\n")
+    ctx = Context(ws)
+    calls = [
+        ("search", {"pattern": "needle"}),
+        ("search", {"pattern": "needle", "paths": ["sub"]}),
+        ("symbols", {"path": "."}),
+        ("find_symbol", {"name_path": "deeper"}),
+        ("list_files", {}),
+        ("references", {"name": "walked"}),
+    ]
+    with ThreadPoolExecutor(len(calls)) as pool:
+        futures = [pool.submit(call, ctx, tool, arguments) for tool, arguments in calls]
+        answers = [f.result(timeout=60) for f in futures]
+    for (tool, _), answer in zip(calls, answers, strict=True):
+        assert "error" not in answer, (tool, answer["text"])
+    assert answers[0]["total_matches"] == 3 and answers[1]["total_matches"] == 3
+    assert "deeper" in answers[3]["text"] and "b.py" in answers[4]["text"]

@@ -1,4 +1,4 @@
-;;; lsp_mode.el --- lsp-mode with lsp-agent as an add-on server, for tests/test_emacs.py  -*- lexical-binding: t; -*-
+;;; lsp_mode.el --- lsp-mode with lsp-agent as an add-on server, for tests/editors/test_emacs.py  -*- lexical-binding: t; -*-
 ;; Run as: emacs --batch -q -l tests/editors/emacs/lsp_mode.el SNIPPET FILE OUT
 ;; SNIPPET is docs/editors.md's lsp-mode block, loaded as a user would have it in their init.
 

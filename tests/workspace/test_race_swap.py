@@ -1,0 +1,113 @@
+"""Confinement under a race: a thread swaps a workspace file (and a folder) between a real
+one and a symlink out of the workspace while every path-taking tool is called on it. A path
+checked and then opened again by name would follow the link in the window between the two;
+no answer may ever hold the outside file's text or names.
+
+`make test` runs a few hundred calls (`RACE_CALLS`, default 400); the acceptance run of
+10,000 is `RACE_CALLS=10000 pytest tests/workspace/test_race_swap.py` (a few minutes, see
+docs/reliability.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from lsp_agent.tools import Context, call
+from lsp_agent.workspace import Workspace
+
+SECRET = "OUTSIDE_SECRET_7731"
+CALLS = int(os.environ.get("RACE_CALLS", "400"))
+
+
+def file_swapper(path: Path, body: str, target: Path, stop: threading.Event) -> None:
+    """`path` becomes a symlink to `target`, then a real file again, each by one rename."""
+    spare_link, spare_file = path.with_name(".swap-link"), path.with_name(".swap-file")
+    while not stop.is_set():
+        spare_link.unlink(missing_ok=True)
+        spare_link.symlink_to(target)
+        os.rename(spare_link, path)
+        spare_file.write_text(body)
+        os.rename(spare_file, path)
+
+
+def folder_swapper(folder: Path, target: Path, stop: threading.Event) -> None:
+    """`folder` becomes a symlink to the folder `target`, then the real folder again."""
+    parked, spare_link = folder.with_name(".parked"), folder.with_name(".swap-dir-link")
+    while not stop.is_set():
+        spare_link.unlink(missing_ok=True)
+        spare_link.symlink_to(target, target_is_directory=True)
+        os.rename(folder, parked)
+        os.rename(spare_link, folder)
+        os.unlink(folder)
+        os.rename(parked, folder)
+
+
+@pytest.fixture
+def arena(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.py").write_text(f"def {SECRET}():\n    return inside()  # {SECRET}\n")
+    (outside / "mod.py").write_text(f"def {SECRET}():\n    return inside()  # {SECRET}\n")
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    body = "def inside():\n    return 'INSIDE'\n"
+    (root / "f.py").write_text(body)
+    (root / "pkg" / "mod.py").write_text(body)
+    return root, outside, body
+
+
+def calls() -> list[tuple[str, dict]]:
+    return [
+        ("read", {"path": "f.py"}),
+        ("symbols", {"path": "f.py"}),
+        ("find_symbol", {"name_path": "SECRET_77", "substring": True, "path": "f.py", "include_body": True}),
+        ("find_symbol", {"name_path": "inside", "path": "f.py", "include_body": True}),
+        ("search", {"pattern": "return", "paths": ["f.py"]}),
+        ("references", {"path": "f.py", "line": 1, "column": 5}),
+        ("references", {"name": "inside", "paths": ["pkg", "f.py"]}),
+        ("overview", {"path": "f.py"}),
+        ("read", {"path": "pkg/mod.py"}),
+        ("symbols", {"path": "pkg"}),
+        ("find_symbol", {"name_path": "SECRET_77", "substring": True, "path": "pkg", "include_body": True}),
+        ("search", {"pattern": "return", "paths": ["pkg"]}),
+        ("search", {"pattern": "return"}),
+        ("list_files", {"path": "pkg"}),
+        ("symbols", {"path": "pkg/mod.py"}),
+        ("overview", {"path": "pkg"}),
+        ("definition", {"path": "f.py", "line": 2, "column": 12}),
+        ("definition", {"name": "inside"}),
+        ("read", {"path": "f.py", "paths": ["pkg/mod.py"]}),
+    ]
+
+
+def test_no_tool_reads_outside_while_a_file_and_a_folder_are_swapped(arena):
+    root, outside, body = arena
+    ctx = Context(Workspace([root]))
+    stop = threading.Event()
+    threads = [
+        threading.Thread(target=file_swapper, args=(root / "f.py", body, outside / "f.py", stop)),
+        threading.Thread(target=folder_swapper, args=(root / "pkg", outside, stop)),
+    ]
+    for thread in threads:
+        thread.start()
+    leaks, answered = [], 0
+    try:
+        plan = calls()
+        for n in range(CALLS):
+            tool, arguments = plan[n % len(plan)]
+            answer = call(ctx, tool, arguments)
+            answered += 1
+            if SECRET in json.dumps(answer):
+                leaks.append((tool, arguments, answer["text"][:200]))
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert answered == CALLS
+    by_tool = Counter(f"{tool} {sorted(arguments.items())}" for tool, arguments, _ in leaks)
+    assert leaks == [], f"{len(leaks)} leaks in {CALLS} calls: {dict(by_tool)}; first: {leaks[:2]}"
