@@ -383,9 +383,11 @@ def provenance(typed: Confirmed, refs: list[Reference]) -> list[str]:
         first = "matched by name, not by type: a use of another thing with this name is listed too"
         return [first, *source_notes(typed, "definitions")]
     sure = sum(r.source != "name" for r in refs)
-    first = (
-        f"{plural(sure, 'use')} confirmed by type, from {typed.server}; {plural(len(refs) - sure, 'more use')} "
-        "by name only, not confirmed: candidates (an untyped receiver's use is real, another thing's is not)"
+    first = f"{plural(sure, 'use')} confirmed by type, from {typed.server}; " + (
+        f"{plural(len(refs) - sure, 'more use')} by name only, not confirmed: candidates (an untyped "
+        "receiver's use is real, another thing's is not)"
+        if len(refs) > sure
+        else "no other use by name"
     )
     return [first, *source_notes(typed, "definitions")]
 
