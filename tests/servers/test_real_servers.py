@@ -57,15 +57,20 @@ def uses(answer: dict, source: str) -> set[tuple[str, int]]:
 def test_a_common_method_name_is_split_into_confirmed_uses_and_candidates():
     answer = ask("py", "references", path="app/views.py", line=12, column=11)  # cache.get
     assert uses(answer, "basedpyright") == {("app/views.py", 5), ("app/views.py", 12)}
-    assert uses(answer, "name") == {("app/views.py", 11)}  # settings.get: dict.get, not Cache.get
+    # settings.get is a dict's: the syntax shows its receiver, so it is left out, and said
+    assert uses(answer, "name") == set()
     text = answer["text"]
-    assert text.index("── by type, from basedpyright") < text.index("── by name, not confirmed")
+    assert "no other use by name" in text and "── by name, not confirmed" not in text
+    assert "left out: 1 use on receivers whose `get` is not Cache's by the syntax (dict 1)" in text
 
 
 def test_references_to_an_override_are_confirmed_by_type():
     answer = ask("py", "references", path="app/views.py", line=10, column=11)  # order.save()
     assert uses(answer, "basedpyright") == {("app/models.py", 7), ("app/views.py", 10)}
-    assert ("app/models.py", 2) in uses(answer, "name")  # Base.save: by name only
+    # Base.save is no candidate: the syntax shows `order: Order`, and super().save() in Order
+    # is Base's, left out and counted
+    assert uses(answer, "name") == set()
+    assert "(super() in Order 1)" in answer["text"]
 
 
 def test_a_builtin_look_alike_is_not_a_workspace_definition():
