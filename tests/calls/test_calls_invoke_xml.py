@@ -26,9 +26,10 @@ def test_bare_invoke():
 
 
 def test_unknown_tool_names_the_closest():
-    # A tool set of its own, so that tools added to the registry do not change the answer:
-    # 'list_files' shares no more than letters with 'raed'.
-    tools = ToolSet.from_list([{"name": "read"}, {"name": "list_files"}])
+    # A tool set of its own, so that tools added to the registry do not change the answer.
+    # 'edit' shares 'ed' with 'raed' (half alike by difflib's ratio) but every letter differs:
+    # far less alike than 'read', it is not named beside it; 'list_files' is not near at all.
+    tools = ToolSet.from_list([{"name": "read"}, {"name": "edit"}, {"name": "list_files"}])
     reply = '<invoke name="raed"><parameter name="path">a.py</parameter></invoke>'
     got = check(reply, tools=tools)
     d = got.diagnostics[0]
@@ -43,6 +44,13 @@ def test_unknown_tool_names_the_closest():
     d = check(reply).diagnostics[0]
     assert (d.kind, d.closest[0]) == ("unknown_tool", "read")
     assert d.reason.startswith("there is no tool 'raed'; did you mean 'read'")
+
+
+def test_names_nearly_as_alike_as_the_best_are_all_suggested():
+    tools = ToolSet.from_list([{"name": n} for n in ("callers", "callees", "read", "edit")])
+    assert tools.closest("caller") == ["callers", "callees"]  # one letter off, and two
+    assert tools.closest("Raed") == ["read"]
+    assert tools.closest("overview") == []
 
 
 def test_missing_invoke_closer():
