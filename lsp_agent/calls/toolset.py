@@ -20,6 +20,7 @@ from ..errors import ArgumentError
 from .jsoncall import MAX_DEPTH, depth, load
 
 ANY_OBJECT = {"type": "object"}
+CLOSEST_MARGIN = 0.2  # closest(): how much less alike than the best a suggestion may be
 
 
 @dataclass(frozen=True)
@@ -134,10 +135,17 @@ class ToolSet:
         return list(self.specs)
 
     def closest(self, name: str) -> list[str]:
-        """Known names nearest to `name`, best first (up to three)."""
+        """Known names nearest to `name`, best first (up to three): at least half alike by
+        spelling, and nearly as alike as the best one, so that a name sharing two letters
+        ('edit' for 'raed': every letter differs) does not stand beside the evident one ('read')."""
         lowered = {n.lower(): n for n in self.specs}
         near = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.5)
-        return [lowered[n] for n in near]
+
+        def alike(known: str) -> float:  # as get_close_matches scores it
+            return difflib.SequenceMatcher(None, known, name.lower()).ratio()
+
+        best = alike(near[0]) if near else 0.0
+        return [lowered[n] for n in near if alike(n) >= best - CLOSEST_MARGIN]
 
     def types_of(self, tool: str, argument: str) -> set[str]:
         spec = self.specs.get(tool)

@@ -1,5 +1,6 @@
 """Invoke XML: <invoke name="…"><parameter name="…">…</parameter></invoke>, optionally in <function_calls>."""
 
+from lsp_agent.calls import ToolSet
 from lsp_agent.tools import REGISTRY
 from tests.support.callcheck import calls, check, diags
 
@@ -25,8 +26,12 @@ def test_bare_invoke():
 
 
 def test_unknown_tool_names_the_closest():
+    # A tool set of its own, so that tools added to the registry do not change the answer.
+    # 'edit' shares 'ed' with 'raed' (half alike by difflib's ratio) but every letter differs:
+    # far less alike than 'read', it is not named beside it; 'list_files' is not near at all.
+    tools = ToolSet.from_list([{"name": "read"}, {"name": "edit"}, {"name": "list_files"}])
     reply = '<invoke name="raed"><parameter name="path">a.py</parameter></invoke>'
-    got = check(reply)
+    got = check(reply, tools=tools)
     d = got.diagnostics[0]
     assert (d.kind, d.name, d.closest, d.reason) == (
         "unknown_tool",
@@ -35,6 +40,17 @@ def test_unknown_tool_names_the_closest():
         "there is no tool 'raed'; did you mean 'read' or 'edit'?",
     )
     assert (got.calls[0].runnable, d.call_id) == (False, got.calls[0].id)
+    # With the agent's own tools, whatever they are, 'read' is the best guess and named first.
+    d = check(reply).diagnostics[0]
+    assert (d.kind, d.closest[0]) == ("unknown_tool", "read")
+    assert d.reason.startswith("there is no tool 'raed'; did you mean 'read'")
+
+
+def test_names_nearly_as_alike_as_the_best_are_all_suggested():
+    tools = ToolSet.from_list([{"name": n} for n in ("callers", "callees", "read", "edit")])
+    assert tools.closest("caller") == ["callers", "callees"]  # one letter off, and two
+    assert tools.closest("Raed") == ["read"]
+    assert tools.closest("overview") == []
 
 
 def test_missing_invoke_closer():

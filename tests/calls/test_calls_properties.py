@@ -13,7 +13,7 @@ import json
 import re
 from itertools import pairwise
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.calls import Scrubber, decode
@@ -274,6 +274,15 @@ def test_visible_text_is_the_reply_minus_the_blocks(generated):
 
 @SETTINGS
 @given(reply(), st.sampled_from([None, "stop", "length", "max_tokens", "tool_calls"]))
+@example(  # the cut block's opener sat in a string still open at its line's end: it was missed
+    (
+        '<tool_call>{"name": "read", "arguments": {"path": "x}}</tool_call><tool_call>{"name": "read"'
+        "<tool_call>\n<function=read>\n<parameter=path>\na",
+        [0, 66, 92],
+        True,
+    ),
+    None,
+)
 def test_a_reply_ending_inside_a_block_is_truncated_only_by_the_length_limit(generated, finish_reason):
     text, starts, cut_short = generated
     got = decode(text, finish_reason, tools=AGENT_TOOLS, dialects=ALL)

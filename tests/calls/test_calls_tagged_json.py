@@ -159,6 +159,47 @@ def test_unclosed_string_holding_the_closer_ends_the_block_at_that_closer():
     assert got.visible_text == "Then I will summarise."
 
 
+def test_unclosed_string_holding_an_opener_ends_the_block_where_the_next_one_starts():
+    # The string opened at "a.py is still open when its line ends, so its quotes are out of
+    # step: the <tool_call> in it opens the next block, whole (not cut at <function=read>).
+    first = '<tool_call>{"name": "read", "arguments": {"path": "a.py'
+    reply = f"{first}<tool_call>\n<function=read>\n<parameter=path>\nb.py\n</parameter>\n</function>\n</tool_call>"
+    got = check(reply)
+    assert calls(got) == [("read", {"path": "b.py"})]
+    assert reply[got.calls[0].span[0] :].startswith("<tool_call>\n<function=read>")
+    assert diags(got, reply) == [
+        (
+            "malformed",
+            "tagged_json",
+            first,
+            "no </tool_call> before the next opener <tool_call> (a JSON string was still open when its line ended)",
+        )
+    ]
+
+
+def test_the_first_of_closer_and_opener_in_an_unclosed_string_ends_the_block():
+    closer_first = (
+        '<tool_call>{"name": "read", "arguments": {"path": "a.py}}</tool_call><tool_call>{}</tool_call>'
+    )
+    opener_first = (
+        '<tool_call>{"name": "read", "arguments": {"path": "a.py<tool_call>{}</tool_call>}}</tool_call>'
+    )
+    closes = "a JSON string was still open when its line ended; the </tool_call> inside it closes the block"
+    opens = "no </tool_call> before the next opener <tool_call> (a JSON string was still open when its line ended)"
+    no_name = ("<tool_call>{}</tool_call>", 'the object has no "name"')
+    got = check(closer_first + "\nok")
+    assert [(d[2], d[3]) for d in diags(got, closer_first)] == [
+        (closer_first.removesuffix(no_name[0]), closes),
+        no_name,
+    ]
+    got = check(opener_first + "\nok")
+    assert [(d[2], d[3]) for d in diags(got, opener_first)] == [
+        ('<tool_call>{"name": "read", "arguments": {"path": "a.py', opens),
+        no_name,
+        ("</tool_call>", "</tool_call> with no open block before it (a call whose opener is missing?)"),
+    ]
+
+
 def test_raw_line_break_in_a_string_is_malformed():
     reply = '<tool_call>{"name": "read", "arguments": {"path": "a\nb"}}</tool_call>'
     got = check(reply)

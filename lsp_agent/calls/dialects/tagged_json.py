@@ -7,8 +7,9 @@ function_xml); otherwise it is prose that mentions the tag.
 
 The closer is found by a JSON-aware scan: a `</tool_call>` inside a JSON string is part of
 the string. A raw line break ends a string (JSON strings cannot hold one); if a string is
-still open at the end of its line and held a closer, that closer ends the block (malformed),
-and for the rest of that line quotes are out of step, so closers count wherever they are.
+still open at the end of its line and held a closer or an opener, the first of them ends the
+block (malformed: a closer closes it, an opener starts the next block), and for the rest of
+that line quotes are out of step, so closers count wherever they are.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..scan import (
     EndsAt,
     Finder,
     HidesFences,
+    Openers,
     Opening,
     match_tag,
     skip_ws,
@@ -88,6 +90,8 @@ class TaggedJsonFinder(HidesFences):
         self.expects = self.closer
         self.in_string = False
         self.suspect: int | None = None  # end of the first closer seen inside the open string
+        # (start, token) of an opener seen inside the open string before any closer
+        self.opener_inside: tuple[int, str] | None = None
         self.literal_until = literal_until or 0
         self.cut_string = False  # a raw line break cut a string: say so, it is the likely cause
 
@@ -137,19 +141,46 @@ class TaggedJsonFinder(HidesFences):
                 # An escape pair; a raw line break after "\" still cuts the string.
                 i = j + 2 if text[j + 1] != "\n" else j + 1
             elif c == '"':
-                self.in_string, self.suspect, i = False, None, j + 1
+                self.in_string, self.suspect, self.opener_inside, i = False, None, None, j + 1
             elif c == "\n":
-                if self.suspect is not None:
-                    return j, self._string_left_open(base + j, "its line ended")
+                cut = self._line_ended_in_string(base + j)
+                if cut is not None:
+                    return j, cut
                 # A cut string (invalid JSON); the break is seen again outside.
                 self.in_string, self.cut_string, i = False, True, j
             else:  # "<"
-                r = starts(text, j, closer, final)
-                if r is PARTIAL:
+                if not self._note_tag_in_string(text, j, base, final, openers):
                     return j, None
-                if r and self.suspect is None:
-                    self.suspect = base + j + len(closer)
                 i = j + 1
+
+    def _note_tag_in_string(self, text: str, j: int, base: int, final: bool, openers: Openers) -> bool:
+        """Note the first closer, or an opener before it, at text[j] inside a string: they
+        count if the string's line ends with the string still open. False: cannot tell yet."""
+        r = starts(text, j, self.closer, final)
+        if r is PARTIAL:
+            return False
+        if r:
+            if self.suspect is None:
+                self.suspect = base + j + len(self.closer)
+            return True
+        if self.suspect is None and self.opener_inside is None:
+            o = openers.opening_at(text, j, base, final)
+            if o is PARTIAL:
+                return False
+            if o is not None:
+                self.opener_inside = (base + j, o.token)
+        return True
+
+    def _line_ended_in_string(self, at: int) -> End | None:
+        """A string still open at a raw line break (at): the end its first closer or opener
+        gives the block, or None (no tag in it: the string is merely cut)."""
+        if self.opener_inside is not None:  # noted only before any closer: it comes first
+            start, token = self.opener_inside
+            why = f"no {self.closer} before the next opener {token} (a JSON string was still open when its line ended)"
+            return End(start, MALFORMED, why)
+        if self.suspect is not None:
+            return self._string_left_open(at, "its line ended")
+        return None
 
     def _string_left_open(self, at: int, how: str) -> End:
         if self.suspect is None:
