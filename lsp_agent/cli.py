@@ -337,6 +337,16 @@ def build_parser() -> argparse.ArgumentParser:
     settings_flags(mcp)
     mcp.set_defaults(handler=serve_mcp, parser=mcp)
 
+    add_other_commands(sub)
+
+    for name in REGISTRY:
+        if name not in NO_COMMAND:
+            add_tool_command(sub, name)
+    return parser
+
+
+def add_other_commands(sub) -> None:
+    """doctor, index and tools: the commands that are neither a server nor a tool."""
     doctor = sub.add_parser(
         "doctor",
         help="say per language which source answers navigation, and why",
@@ -371,11 +381,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--edits", dest="edits_setting", choices=["on", "off"], help="off: without the edit tools"
     )
     tools.set_defaults(handler=print_catalog, parser=tools)
-
-    for name in REGISTRY:
-        if name not in NO_COMMAND:
-            add_tool_command(sub, name)
-    return parser
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -37,8 +37,8 @@ class Editing(Protocol):
 PATH = {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."}
 IF_VERSION = {
     "type": "string",
-    "description": "The version of the read the edit was made against (required for line ranges): if the file "
-    "changed since, the edit is refused with the current version and the lines that changed.",
+    "description": "The version of the read the edit is made against (needed for line ranges); a stale one "
+    "is refused with what changed.",
 }
 
 

@@ -34,10 +34,9 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Create a file with the given content (missing folders are made, inside the workspace). An existing file is "
-    "refused, unless overwrite=true with if_version= the version a read of it returned. Written atomically; in "
-    f"an editor, through the editor. The answer gives the version and the first lines, within {BUDGET}. To "
-    'change part of a file use edit or edit_symbol. Example: {"path": "pkg/util.py", "content": "def f():\\n    pass\\n"}.'
+    "Create a file with the given content (missing folders made); an existing one is refused unless "
+    "overwrite=true with if_version= from a read. Use it for a new file; edit or edit_symbol change one. "
+    f"The answer gives the version and the first lines, within {BUDGET}."
 )
 
 

@@ -54,11 +54,9 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Go to the definition of a name: from a use (path, line, column) through the file's imports "
-    "(Python from/relative imports, JS/TS imports, Go packages, Rust use), else the workspace's "
-    "definitions of that name ranked by nearness. Answers the definition's lines (paged like read) "
-    "or, with several candidates, each one's signature. From a use, the language's server answers where "
-    "one runs (by type); by-name candidates only when it has none, marked as guesses. Use it to go from a "
+    "Go to the definition of a name from a use (path, line, column) or by name: the language's server "
+    "where one runs (by type), else through the file's imports, else by name ranked by nearness, marked "
+    "as guesses. Answers the definition's lines (paged like read) or each candidate's signature. Use it to go from a "
     "name you are reading to what it names; find_symbol finds a definition you know the name of."
 )
 

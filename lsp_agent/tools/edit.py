@@ -4,6 +4,8 @@ guarded by the version that read returned; all of a call's edits land together o
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..budget import plural
 from ..editing import (
     IF_VERSION,
@@ -20,33 +22,32 @@ from ..errors import Refusal
 from ..syntax import enclosing_symbols, language_for
 from .registry import BUDGET, MAX_CHARS, Context, tool
 
-CHANGE = {
+CHANGE: dict[str, dict[str, Any]] = {
     "old_text": {
         "type": "string",
         "minLength": 1,
-        "description": "The exact text to replace, as a read showed it (without line numbers); it must occur "
-        "once, or name which with occurrence= or symbol=.",
+        "description": "The exact text to replace, as read shows it (without line numbers).",
     },
-    "new_text": {"type": "string", "description": "The text to put in its place (or in place of the lines)."},
+    "new_text": {"type": "string", "description": "The text to put in its place."},
     "occurrence": {
         "type": "integer",
         "minimum": 1,
-        "description": "Which occurrence of old_text to replace (1 = the first in the file, or in symbol=).",
+        "description": "Which occurrence of old_text (1: the first, in the file or in symbol=).",
     },
     "symbol": {
         "type": "string",
         "minLength": 1,
-        "description": "Look for old_text only inside this symbol, by name path (`Model/save`).",
+        "description": "Look for old_text only in this symbol (`Model/save`).",
     },
     "start": {
         "type": "integer",
         "minimum": 1,
-        "description": "First line to replace (with end=, from a read).",
+        "description": "First line to replace (with end=).",
     },
     "end": {
         "type": "integer",
         "minimum": 0,
-        "description": "Last line to replace, inclusive; end=start-1 inserts new_text before line start.",
+        "description": "Last line, inclusive; end=start-1 inserts before start.",
     },
 }
 SCHEMA = {
@@ -60,12 +61,14 @@ SCHEMA = {
             "maxItems": 100,
             "items": {
                 "type": "object",
-                "properties": CHANGE,
+                "properties": {
+                    k: {n: v for n, v in p.items() if n != "description"} for k, p in CHANGE.items()
+                },
                 "required": ["new_text"],
                 "additionalProperties": False,
             },
-            "description": "Several edits of this file, each as above, applied together or not at all; each "
-            "locates its text in the file as it is before any of them (they must not overlap).",
+            "description": "Several edits of this file, each as above, all or none; each against the file "
+            "as it was before them (no overlaps).",
         },
         "if_version": IF_VERSION,
         "max_chars": MAX_CHARS,
@@ -75,15 +78,11 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Replace text in a file. Give old_text (exact, as read shows it, without the `N:` numbers) and new_text: "
-    "old_text must occur once, else the refusal lists every occurrence with its line and enclosing symbol; "
-    "choose with occurrence=K or symbol=NAME_PATH. Or give start=/end= lines from a read with new_text and that "
-    "read's if_version= (a stale version is refused with the lines changed since). edits=[…] applies several "
-    "edits to one file together or not at all. The file's line endings, encoding, mode and final newline "
-    "are kept; in an editor the change goes to its buffer (undoable), else atomically to disk. The answer gives "
-    f"the new version (for the next edit's if_version) and the diff, within {BUDGET}. To replace or add a whole "
-    "function or class use edit_symbol. "
-    'Example: {"path": "app.py", "old_text": "return a", "new_text": "return a + b", "symbol": "total"}.'
+    "Replace text in a file: old_text (exact, as read shows it, without the `N:` numbers) must occur once, "
+    "else the refusal lists each occurrence with its line and symbol (choose with occurrence= or symbol=); "
+    "or start=/end= lines with the read's if_version= (a stale version is refused with what changed). "
+    "edits=[…] apply together or not at all. Use it for a change inside a file you have read; edit_symbol "
+    f"replaces a whole function or class. The answer gives the new version and the diff, within {BUDGET}."
 )
 
 

@@ -26,9 +26,7 @@ SCHEMA = {
         "action": {
             "enum": ["replace", "insert_before", "insert_after"],
             "default": "replace",
-            "description": "replace: the symbol's whole text (decorators, attributes and doc comments "
-            "included) becomes new_text; insert_before / insert_after: new_text goes above or below it, at its "
-            "indentation, separated as its neighbours are.",
+            "description": "replace its whole text, or insert new_text above or below it.",
         },
         "new_text": {
             "type": "string",
@@ -47,14 +45,10 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Replace a function, method or class whole, or insert one before or after it, by name path "
-    "(`Model/save`, from symbols or find_symbol): no need to copy its old text. action=replace (default) puts "
-    "new_text in place of the symbol's whole text, decorators, attributes and the doc comment above it included "
-    "(so give them in new_text if they should stay); insert_before / insert_after add new_text beside it. "
-    "new_text is re-indented to the symbol's indentation. The answer shows the new lines numbered, and the new "
-    f"version, within {BUDGET}. For a change inside a body use edit with old_text and symbol=. "
-    'Example: {"path": "models.py", "symbol": "Model/save", "action": "insert_after", '
-    '"new_text": "def delete(self):\\n    pass"}.'
+    "Replace a function, method or class whole (decorators, attributes and the doc comment above it "
+    "included), or insert new_text before or after it (action=insert_before|insert_after), by name path "
+    "(`Model/save`), re-indented to its place. Use it to rewrite or add a whole definition without copying "
+    f"its old text; edit changes a part of one. The answer shows the new lines and version, within {BUDGET}."
 )
 
 # Lines above a definition that belong to it: doc comments and attributes (a decorator the

@@ -291,7 +291,8 @@ def labelled(typed, by_name: str) -> tuple[str, list[str]]:
 
 IMPLEMENTATIONS = (
     "Implementations of an interface, abstract method or trait (by name or from a use), from the "
-    "language's server; else by name: the types inheriting from it. Paged like references."
+    "language's server; else by name: the types inheriting from it. Use it to find the code that runs "
+    "for an interface's method."
 )
 
 
@@ -322,11 +323,11 @@ def implementations(ctx: Context, *, name=None, path=None, line=None, column=1, 
 
 CALLERS = (
     "Who calls a function (by name or from a use): each call site, `depth` levels up, from the "
-    "language's server; else by name (depth 1). Paged like references."
+    "language's server; else by name (depth 1). Use it to see what a change to a function affects."
 )
 CALLEES = (
     "What a function calls (by name or from a use), `depth` levels down, from the language's server; "
-    "else by name: the names its body calls. Paged like references."
+    "else by name: the names its body calls. Use it to learn what a function depends on."
 )
 
 

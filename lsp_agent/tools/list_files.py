@@ -47,8 +47,8 @@ SCHEMA = {
 
 SUMMARY = (
     "List the files under a folder (or matching glob), each with its line count and size, by the same "
-    "rules as search (.gitignore honoured, hidden files skipped). Over the budget it shortens to folders "
-    "with file and line counts, then a summary, and says how to page (offset/limit) or narrow (path, glob). "
+    "rules as search. Over the budget it shortens to folders with counts, then a summary, and says how "
+    "to page (offset/limit) or narrow (path, glob). "
     "Use it to see what a folder holds, and how large each file is, before reading or searching it."
 )
 

@@ -54,12 +54,10 @@ SCHEMA = {
 
 SUMMARY = (
     f"Read a file as numbered whole lines (`N:text`, every line, an empty one as `N:`) within {BUDGET}. "
-    "The header gives the lines shown, the total and the version (`lines 1-120 of 300 · version V`); when there "
-    "is more, the last line says `read on with start=N` (and col=C for a line longer than the budget) and `next` holds those "
-    "arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
+    "The header gives the lines shown, the total and the version; when there is more, the last line says "
+    "`read on with start=N` and `next` holds those arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
     "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
-    "file. Binary files are refused with their size. With paths=, more files are read along with path, one "
-    "budget split between them, each with its own continuation. Use it once you know which file (and "
+    "file. With paths=, more files share one budget. Use it once you know which file (and "
     "which lines or definition) to read; search, symbols and find_symbol say where to look. "
     'Example: {"path": "src/app.py", "start": 120}.'
 )

@@ -100,9 +100,8 @@ SUMMARY = (
     "Every use of a name across the workspace (by `name`, or from a use at path+line+column), each "
     "with file, line, enclosing symbol and role from the syntax tree: definition, import, inheritance, "
     "call, attribute, type, use, comment, string. Definitions first, then code, then comments and "
-    "strings; `roles` filters. Where the language's server runs (basedpyright, typescript-language-server, …) "
-    "the uses it confirms by type come first, then by-name candidates it did not confirm. Over the budget it shortens like "
-    "search and says how to page (offset/limit). Use it before changing a definition, to find "
+    "strings; `roles` filters. Where the language's server runs, the uses it confirms by type come first, "
+    "then by-name candidates. Over the budget it shortens like search. Use it before changing a definition, to find "
     "every call, import and subclass of it; search finds text that is not a name."
 )
 

@@ -129,8 +129,7 @@ BUDGET = f"max_chars (default {Settings.max_chars:,})"  # as tool descriptions s
 MAX_CHARS = {
     "type": "integer",
     "minimum": 200,
-    "description": f"Budget for the answer's text in characters, header included (default {Settings.max_chars:,}, "
-    "the server's max_chars).",
+    "description": f"Budget of the answer's text in characters (default {Settings.max_chars:,}).",
 }
 
 

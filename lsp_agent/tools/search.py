@@ -110,11 +110,10 @@ SUMMARY = (
     "editor buffers searched as their unsaved text). Use it for text: "
     "calls, strings, uses of a name; find_symbol finds where something is defined, symbols outlines a file. "
     "Matches come under each file's path as `LINE[ SYMBOL]:TEXT`, like `rg -n`, the enclosing symbol "
-    "(Class/method) named when it changes from the previous match's; context lines are `LINE-TEXT`. "
-    f"The answer fits {BUDGET}: when the full matches do not, it shortens stage by stage to one line "
-    "per match, lines cut to a stated width (a cut line ends with …), line numbers with symbols, line "
-    "numbers per file, counts per file, a summary; the header then names the stage and what it dropped, "
-    "and `more:` gives the next calls (offset/limit pages the full matches, paths narrows). "
+    "named when it changes; context lines are `LINE-TEXT`. "
+    f"The answer fits {BUDGET}: over it, it shortens (one line per match, cut lines ending with …, line "
+    "numbers, counts per file, a summary); the header names the stage and what it dropped, and `more:` "
+    "gives the next calls (offset/limit pages, paths narrows). "
     'Example: {"pattern": "def save", "paths": ["src/models"], "context_after": 2}.'
 )
 

@@ -54,9 +54,8 @@ SYMBOLS_SCHEMA = {
 SYMBOLS_SUMMARY = (
     "Outline a file or folder (recursive, .gitignore honoured): each definition's kind, name and line range "
     "(`method save  40-62`), nested. Use it to see what a file or package defines before reading it, then "
-    f"read path=FILE symbol=NAME for one definition. Over {BUDGET} it shortens to a shallower depth "
-    "(hidden children counted as (+N inside)), then to counts by kind per file and per folder, and says "
-    'how to see more (a narrower path=, depth=). Example: {"path": "src/models.py"}.'
+    f"read path=FILE symbol=NAME for one definition. Over {BUDGET} it shortens to a shallower depth, "
+    'then to counts by kind, and says how to see more. Example: {"path": "src/models.py"}.'
 )
 
 FIND_SCHEMA = {
@@ -107,9 +106,8 @@ FIND_SCHEMA = {
 FIND_SUMMARY = (
     "Find definitions by name or name path (`save`, `Model/save`, `/Model` at the top level; substring=true "
     "for part of a name, kinds= to filter) in the workspace or under path: each match's file, line range, "
-    "kind and full name path (`src/models.py:40-62  method Model/save`). Use it rather than search to find "
-    "where something is defined; include_body=true adds the source (one match is paged like read); signatures=true each match's "
-    "signature and doc line; extends=Base the subclasses of Base, directly or not. Over "
+    "kind and full name path. Use it rather than search to find where something is defined; "
+    "include_body=true adds the source, signatures=true each signature, extends=Base the subclasses. Over "
     f'{BUDGET} it counts matches per file. Example: {{"name_path": "Model/save", "include_body": true}}.'
 )
 
