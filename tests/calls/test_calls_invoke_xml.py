@@ -36,8 +36,8 @@ def test_unknown_tool_names_the_closest():
     assert (d.kind, d.name, d.closest, d.reason) == (
         "unknown_tool",
         "raed",
-        ["read", "edit"],  # both one letter-swap away
-        "there is no tool 'raed'; did you mean 'read' or 'edit'?",
+        ["read"],
+        "there is no tool 'raed'; did you mean 'read'?",
     )
     assert (got.calls[0].runnable, d.call_id) == (False, got.calls[0].id)
     # With the agent's own tools, whatever they are, 'read' is the best guess and named first.
