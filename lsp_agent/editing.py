@@ -228,7 +228,7 @@ def commit(
                           "Its buffer is unchanged.")  # fmt: skip
         ctx.workspace.open_document(source.path, after)  # the editor's didChange will say the same
         by = "editor"
-    elif source.text.from_editor:
+    elif ctx.workspace.in_editor(source.path):  # its buffer unsaved or the disk's: either way open
         raise Refusal(
             "open_in_editor",
             f"{source.shown} is open in an editor that cannot apply edits (it did not announce "

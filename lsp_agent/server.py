@@ -101,7 +101,7 @@ class AgentProtocol(StrictProtocol):
         ls = self._server
         ls.lost_documents.add(uri)
         if is_local_file_uri(uri):
-            ls.agent_workspace.close_document(uri)
+            ls.agent_workspace.hold_document(uri)  # the disk is served; the editor still has it open
             ls.reindex_soon(real_path(uri))
         shown = escape_name(uri)
         ls.window_show_message(
@@ -876,7 +876,7 @@ def sync(ls: AgentServer, uri: str) -> None:
     document = ls.workspace.get_text_document(uri)
     path = real_path(uri)
     if same_as_disk(path, document.source):  # opened and not edited, or saved: nothing unsaved
-        ls.agent_workspace.close_document(uri)
+        ls.agent_workspace.hold_document(uri)  # but still open: edits must not go behind it
     else:
         ls.agent_workspace.open_document(uri, document.source)
     ls.reindex_soon(path)

@@ -202,6 +202,7 @@ class Workspace:
     def __init__(self, roots: Sequence[str | Path] | None = None):
         self.roots: list[Path] = []
         self._overlay: dict[Path, Text] = {}
+        self._in_editor: set[Path] = set()  # open in an editor, its buffer unsaved or not
         self._disk_cache: dict[Path, Cached] = {}
         self._cache_lock = threading.Lock()
         self.set_roots(roots or [Path.cwd()])
@@ -285,10 +286,25 @@ class Workspace:
 
     def open_document(self, path: str | Path, content: str) -> None:
         """Serve `content` for `path` until it is closed (an editor's buffer, opened or changed)."""
-        self._overlay[self._key(path)] = Text.from_str(content)
+        key = self._key(path)
+        self._overlay[key] = Text.from_str(content)
+        self._in_editor.add(key)
+
+    def hold_document(self, path: str | Path) -> None:
+        """`path` is open in an editor but its buffer adds nothing to the disk (the same text,
+        or one no longer known): the disk is served, and edits still must not go behind it."""
+        key = self._key(path)
+        self._overlay.pop(key, None)
+        self._in_editor.add(key)
 
     def close_document(self, path: str | Path) -> None:
-        self._overlay.pop(self._key(path), None)
+        key = self._key(path)
+        self._overlay.pop(key, None)
+        self._in_editor.discard(key)
+
+    def in_editor(self, path: Path) -> bool:
+        """Whether a resolved path is open in an editor (its buffer unsaved or not)."""
+        return path in self._in_editor
 
     def open_documents(self) -> dict[Path, Text]:
         return dict(self._overlay)
