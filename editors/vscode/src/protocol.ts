@@ -44,6 +44,7 @@ export const OPTION_SETTINGS = {
   semantic_timeout: "semanticTimeout",
   semantic_idle: "semanticIdle",
   semantic_memory_mb: "semanticMemoryMb",
+  scip_indexes: "scipIndexes",
 } as const;
 
 /** initializationOptions from the settings: those left unset (undefined or null) are not
