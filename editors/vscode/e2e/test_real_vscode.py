@@ -435,7 +435,10 @@ def test_language_model_tools_answer_as_the_server_does(page, code_server, works
     for tool in result["tools"]:
         served = tools[tool["name"].removeprefix("lspAgent_")]
         assert tool["inputSchema"] == served["inputSchema"]
-        assert tool["description"].startswith(served["description"]) and "Read-only" in tool["description"]
+        assert tool["description"].startswith(served["description"])
+        read_only = served["annotations"]["readOnlyHint"]
+        assert ("Read-only: it changes no file" in tool["description"]) == read_only, tool["name"]
+        assert ("read-only" in tool["tags"]) == read_only, tool["name"]
 
     # Each invocation's text is the server's answer to lspAgent/<tool>, unsaved edits included.
     for call in result["calls"]:

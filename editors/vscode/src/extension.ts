@@ -134,7 +134,8 @@ function registerLanguageModelTools(context: vscode.ExtensionContext): string[] 
     const tool = catalogToolName(contribution.name);
     if (tool) {
       names.push(tool);
-      context.subscriptions.push(vscode.lm.registerTool(contribution.name, new AgentTool(tool)));
+      const readOnly = contribution.tags.includes("read-only");
+      context.subscriptions.push(vscode.lm.registerTool(contribution.name, new AgentTool(tool, readOnly)));
     }
   }
   return names;
@@ -155,12 +156,16 @@ function offeredTools(tools: string[]): Set<string> {
  * to the running server (which sees the unsaved buffers), and its result is the answer's text,
  * exactly what the model would read over MCP or the CLI. */
 class AgentTool implements vscode.LanguageModelTool<Record<string, unknown>> {
-  constructor(private readonly tool: string) {}
+  constructor(
+    private readonly tool: string,
+    private readonly readOnly: boolean,
+  ) {}
 
   prepareInvocation(
     options: vscode.LanguageModelToolInvocationPrepareOptions<Record<string, unknown>>,
   ): vscode.PreparedToolInvocation {
-    return { invocationMessage: `lsp-agent ${answerTitle({ tool: this.tool, arguments: options.input })} (read-only)` };
+    const title = `lsp-agent ${answerTitle({ tool: this.tool, arguments: options.input })}`;
+    return { invocationMessage: this.readOnly ? `${title} (read-only)` : title };
   }
 
   async invoke(

@@ -44,6 +44,7 @@ export const OPTION_SETTINGS = {
   semantic_timeout: "semanticTimeout",
   semantic_idle: "semanticIdle",
   semantic_memory_mb: "semanticMemoryMb",
+  scip_indexes: "scipIndexes",
 } as const;
 
 /** initializationOptions from the settings: those left unset (undefined or null) are not
@@ -103,6 +104,8 @@ export interface CatalogTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** MCP's tool annotations: `readOnlyHint` is true for the tools that change no file. */
+  annotations?: { readOnlyHint?: boolean };
 }
 
 /** An entry of package.json's `contributes.languageModelTools`. */
@@ -119,6 +122,13 @@ export interface LanguageModelToolContribution {
 }
 
 const READ_ONLY = "Read-only: it changes no file, and it sees the unsaved text of files open in the editor.";
+const WRITES = "It changes files in the workspace, and it sees the unsaved text of files open in the editor.";
+
+/** Whether catalog tool `tool` only reads (its annotation says so; a tool without one is not
+ * taken to be read-only). */
+export function isReadOnly(tool: CatalogTool): boolean {
+  return tool.annotations?.readOnlyHint === true;
+}
 
 /** The Language Model Tool that serves catalog tool `tool.name`: `lspAgent_<tool>`. */
 export function languageModelToolName(tool: string): string {
@@ -140,15 +150,16 @@ export function toolContextKey(tool: string): string {
  * server states them, so the model reads the same tool in VS Code as over MCP or the CLI. */
 export function languageModelTool(tool: CatalogTool): LanguageModelToolContribution {
   const firstSentence = tool.description.split(/(?<=\.)\s/)[0];
+  const readOnly = isReadOnly(tool);
   return {
     name: languageModelToolName(tool.name),
     displayName: `lsp-agent ${tool.name.replace(/_/g, " ")}`,
     toolReferenceName: languageModelToolName(tool.name),
     canBeReferencedInPrompt: true,
-    userDescription: `${firstSentence} (read-only)`,
-    modelDescription: `${tool.description} ${READ_ONLY}`,
+    userDescription: readOnly ? `${firstSentence} (read-only)` : firstSentence,
+    modelDescription: `${tool.description} ${readOnly ? READ_ONLY : WRITES}`,
     inputSchema: tool.inputSchema,
-    tags: ["lsp-agent", "read-only"],
+    tags: readOnly ? ["lsp-agent", "read-only"] : ["lsp-agent", "edits"],
     when: toolContextKey(tool.name),
   };
 }

@@ -265,7 +265,7 @@ describe("the Language Model Tools", () => {
   // The server's own catalog, as the package script reads it.
   const catalog = JSON.parse(execFileSync(PYTHON, ["-m", "lsp_agent", "tools"], { encoding: "utf8", cwd: REPO })) as CatalogTool[];
 
-  it("are the catalog's tools, described and shaped as the server states them, read-only", () => {
+  it("are the catalog's tools, described and shaped as the server states them, read-only where they only read", () => {
     for (const tool of catalog) {
       const contribution = languageModelTool(tool);
       assert.equal(contribution.name, `lspAgent_${tool.name}`);
@@ -273,10 +273,23 @@ describe("the Language Model Tools", () => {
       assert.equal(catalogToolName(contribution.name), tool.name);
       assert.deepEqual(contribution.inputSchema, tool.inputSchema);
       assert.ok(contribution.modelDescription.startsWith(tool.description));
-      assert.match(contribution.modelDescription, /Read-only: it changes no file/);
-      assert.match(contribution.userDescription, /\(read-only\)$/);
+      // The catalog's annotation decides: only a tool that changes no file is labelled read-only.
+      if (tool.annotations?.readOnlyHint === true) {
+        assert.match(contribution.modelDescription, /Read-only: it changes no file/);
+        assert.match(contribution.userDescription, /\(read-only\)$/);
+        assert.deepEqual(contribution.tags, ["lsp-agent", "read-only"]);
+      } else {
+        assert.equal(tool.annotations?.readOnlyHint, false, `${tool.name} has no readOnlyHint annotation`);
+        assert.doesNotMatch(contribution.modelDescription, /Read-only: it changes no file/);
+        assert.match(contribution.modelDescription, /It changes files in the workspace/);
+        assert.doesNotMatch(contribution.userDescription, /\(read-only\)$/);
+        assert.deepEqual(contribution.tags, ["lsp-agent", "edits"]);
+      }
       assert.equal(contribution.when, `lspAgent.languageModelTool.${tool.name}`);
     }
+    // Both kinds are in the catalog, so both branches above ran.
+    const readOnly = catalog.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name);
+    assert.ok(readOnly.includes("read") && !readOnly.includes("edit"), `read-only tools: ${readOnly.join(", ")}`);
     assert.equal(catalogToolName("copilot_searchCodebase"), undefined);
   });
 
