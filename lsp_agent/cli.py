@@ -29,6 +29,7 @@ from . import __version__
 from .config import Settings
 from .errors import ArgumentError
 from .tools import REGISTRY, Context, call, catalog
+from .tools.registry import RUNS_OTHERS
 from .workspace import Workspace
 
 # Subcommands whose name is not the tool's (otherwise `find_symbol` is `find-symbol`).
@@ -476,11 +477,24 @@ def in_cli_words(name: str, message: str) -> str:
     return f"argument '{found['name']}' must be {kind}, got {value}"
 
 
+def asked(name: str, args: argparse.Namespace, arguments: dict[str, Any]) -> dict | None:
+    """A running server's answer for the same roots (local.py), for a call that only reads
+    and sets no setting (the server has its own); None: answer alone."""
+    tool = REGISTRY[name]
+    if tool.writes or name in RUNS_OTHERS or settings_from(args) != Settings():
+        return None
+    from .local import ask
+
+    if "max_chars" in tool.schema.get("properties", {}):  # the default a command's answer has
+        arguments = {"max_chars": Settings.max_chars, **arguments}
+    return ask(Workspace(args.root).roots, name, arguments)
+
+
 def run_tool(args: argparse.Namespace) -> int:
     name = args.tool_name
-    ctx = tool_context(name, args)
     try:
-        answer = call(ctx, name, tool_arguments(args))
+        arguments = tool_arguments(args)
+        answer = asked(name, args, arguments) or call(tool_context(name, args), name, arguments)
     except ArgumentError as exc:
         args.parser.error(in_cli_words(name, str(exc)))
     except ValueError as exc:
