@@ -90,7 +90,9 @@ def test_commands_ask_a_running_server_of_the_same_roots(tmp_path, index_cache, 
             uri = (root / "shop.py").as_uri()
             text = "class Basket:\n    pass\n"
             client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})  # fmt: skip
-            await client.call("textDocument/documentSymbol", {"textDocument": {"uri": uri}})  # the buffer is in
+            await client.call(
+                "textDocument/documentSymbol", {"textDocument": {"uri": uri}}
+            )  # the buffer is in
             opened = await asyncio.to_thread(one_shot, root, "search", "Cart")
             assert "lsp_agent.syntax.store" in opened["modules"] and "shop.py" in opened["text"]
         finally:
