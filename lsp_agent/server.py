@@ -269,7 +269,7 @@ class AgentServer(LanguageServer):
         assert self.loop is not None
         self.running.add(call.context)
         try:
-            return asyncio.run_coroutine_threadsafe(self.door.run(call), self.loop).result()
+            return asyncio.run_coroutine_threadsafe(self.door.run(call, run_tool), self.loop).result()
         finally:
             self.running.discard(call.context)
 
