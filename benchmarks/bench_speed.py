@@ -5,9 +5,12 @@ interpreter's standard library).
 - overview over a warm server against `ctags -R` (Debian's universal-ctags): its first call
   (ranking every file) beside one ctags run, then asked again (the ranking remembered, each
   file's stat checked) alternating with ctags; the server's peak memory;
-- CLI one-shots (after a server saved its index, which `find-symbol` uses): `search` against
-  `rg -n`, `find-symbol` against `rg -nw`, runs alternating (medians of each, and of the ratio
-  pair by pair);
+- CLI one-shots (after a server saved its index, whose records `search` and `find-symbol`
+  take): `search` against `rg -n`, `find-symbol` against `rg -nw`, runs alternating (medians of
+  each, and of the ratio pair by pair); alone (no server running), and asking the server that
+  is running for the same roots (local.py); the interpreter's own start beside them. The
+  package's modules are compiled to bytecode first, as an install from a wheel has them (with
+  PYTHONDONTWRITEBYTECODE set, an editable install would compile every module at each start);
 - search over a warm server against `rg -n` in a subprocess, per pattern class;
 - a read and a documentSymbol after an edit while 8 heavy calls run, against the same idle;
 - definition by name over a warm server;
@@ -29,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import lsp_agent
 from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
 from benchmarks.common import Client, Report, the_run
 from lsp_agent.search import find_rg
@@ -165,8 +169,11 @@ async def server_figures(root: Path, cache: str) -> dict:
         f"{busy_p50:.0f} / {busy_p99:.0f} (idle p50 {idle_p50:.0f}; {len(busy)} reads)"
     )
     figures[f"documentSymbol after an edit ({BIG_FILE_LINES:,} lines) while 8 heavy calls run, p50 / p99 ms"] = await typing_under_load(client, root)  # fmt: skip
+    asked = await asyncio.get_running_loop().run_in_executor(
+        None, cli_figures, root, cache, "asking the server"
+    )
     await client.stop()
-    return figures
+    return figures | asked
 
 
 async def typing_under_load(client: Client, root: Path) -> str:
@@ -191,12 +198,25 @@ async def typing_under_load(client: Client, root: Path) -> str:
     return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
 
 
-def cli_figures(root: Path, cache: str) -> dict:
-    """One-shot commands with the index the server saved, against ripgrep."""
+def cli_figures(root: Path, cache: str, how: str = "alone") -> dict:
+    """One-shot commands with the index the server saved, against ripgrep: `alone`, or
+    asking the server running for the same roots."""
     rg = find_rg()
     assert rg is not None
-    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache}
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(lsp_agent.__file__).parent)], check=True
+    )
+    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache} | (
+        {"LSP_AGENT_NO_SERVER": "1"} if how == "alone" else {}
+    )
     figures = {}
+    if how == "alone":
+        for start in (["-c", "pass"], ["-S", "-c", "pass"]):
+            a, b, ratio = alternating(
+                lambda start=start: wall([sys.executable, *start], root),
+                lambda: wall([rg, "-n", NAME, "."], root),
+            )
+            figures[f"floor: python {' '.join(start)} / rg -n {NAME}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
     for name, ours, theirs in [
         ("search", [*CLI, "search", NAME], [rg, "-n", NAME, "."]),
         ("search", [*CLI, "search", "self\\.assert"], [rg, "-n", "self\\.assert", "."]),
@@ -205,7 +225,7 @@ def cli_figures(root: Path, cache: str) -> dict:
         a, b, ratio = alternating(
             lambda ours=ours: wall(ours, root, env), lambda theirs=theirs: wall(theirs, root)
         )
-        figures[f"CLI {name} {ours[-1]!r} / {' '.join(theirs[1:3])}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+        figures[f"CLI {name} {ours[-1]!r} ({how}) / {' '.join(theirs[1:3])}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
     return figures
 
 

@@ -13,8 +13,6 @@ command's usage, never a traceback: EXIT_CODES below are what `--help` documents
 from __future__ import annotations
 
 import argparse
-import ast
-import difflib
 import io
 import json
 import logging
@@ -31,6 +29,7 @@ from . import __version__
 from .config import Settings
 from .errors import ArgumentError
 from .tools import REGISTRY, Context, call, catalog
+from .tools.registry import RUNS_OTHERS
 from .workspace import Workspace
 
 # Subcommands whose name is not the tool's (otherwise `find_symbol` is `find-symbol`).
@@ -98,6 +97,8 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message}{self.suggestion(message)}\n")
 
     def suggestion(self, message: str) -> str:
+        import difflib
+
         if found := re.search(r"invalid choice: '([^']*)'", message):
             choices = [c for a in self._actions if a.choices for c in a.choices]
             near = difflib.get_close_matches(found[1], [str(c) for c in choices], n=1)
@@ -294,7 +295,9 @@ def add_tool_command(sub: Any, name: str) -> None:
     command.set_defaults(handler=run_tool, tool_name=name, parser=command)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with `only` (a tool's name), of that tool's alone
+    among the tools (a one-shot command imports no other tool's module)."""
     parser = Parser(
         prog="lsp-agent",
         description="A language server that serves tools to AI coding agents.\n"
@@ -339,10 +342,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_other_commands(sub)
 
-    for name in REGISTRY:
+    for name in REGISTRY if only is None else [only]:
         if name not in NO_COMMAND:
             add_tool_command(sub, name)
     return parser
+
+
+def tool_of_command(command: str) -> str | None:
+    """The tool a subcommand runs, known without importing any tool's module."""
+    return next(
+        (
+            n
+            for n in REGISTRY.names()
+            if COMMAND_NAMES.get(n, n.replace("_", "-")) == command and n not in NO_COMMAND
+        ),
+        None,
+    )
 
 
 def add_other_commands(sub) -> None:
@@ -418,16 +433,20 @@ def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
 # Tools that answer from the symbol index a server saved for the roots, brought up to date
 # first (see saved_index): they look in every file. Others would spend more loading it (a
 # monorepo's: half a second) than they save.
-INDEXED = {"find_symbol", "definition", "overview"}
+INDEXED = {"definition", "overview"}
+# Tools that take from the saved index the records of the files they look in (those whose
+# stat vouches for them), made one at a time: search's enclosing symbols, find_symbol's
+# definitions in the files holding the name, without parsing them.
+RECORDS = {"search", "find_symbol"}
 
 
 def tool_context(name: str, args: argparse.Namespace) -> Context:
     workspace = Workspace(args.root)
     index = None
-    if name in INDEXED:
+    if name in INDEXED or name in RECORDS:
         from .syntax.index import saved_index
 
-        index = saved_index(workspace, current=True)
+        index = saved_index(workspace, current=name in INDEXED, lazily=True)
     return Context(workspace, settings_from(args), index=index)
 
 
@@ -448,6 +467,8 @@ def in_cli_words(name: str, message: str) -> str:
     found = PYTHON_VALUE.fullmatch(message)
     if found is None:
         return message
+    import ast
+
     try:
         value = json.dumps(ast.literal_eval(found["value"]))
     except (ValueError, SyntaxError):
@@ -456,11 +477,24 @@ def in_cli_words(name: str, message: str) -> str:
     return f"argument '{found['name']}' must be {kind}, got {value}"
 
 
+def asked(name: str, args: argparse.Namespace, arguments: dict[str, Any]) -> dict | None:
+    """A running server's answer for the same roots (local.py), for a call that only reads
+    and sets no setting (the server has its own); None: answer alone."""
+    tool = REGISTRY[name]
+    if tool.writes or name in RUNS_OTHERS or settings_from(args) != Settings():
+        return None
+    from .local import ask
+
+    if "max_chars" in tool.schema.get("properties", {}):  # the default a command's answer has
+        arguments = {"max_chars": Settings.max_chars, **arguments}
+    return ask(Workspace(args.root).roots, name, arguments)
+
+
 def run_tool(args: argparse.Namespace) -> int:
     name = args.tool_name
-    ctx = tool_context(name, args)
     try:
-        answer = call(ctx, name, tool_arguments(args))
+        arguments = tool_arguments(args)
+        answer = asked(name, args, arguments) or call(tool_context(name, args), name, arguments)
     except ArgumentError as exc:
         args.parser.error(in_cli_words(name, str(exc)))
     except ValueError as exc:
@@ -547,8 +581,8 @@ def serve_mcp(args: argparse.Namespace) -> int:
 def parse(argv: list[str] | None) -> argparse.Namespace:
     """The arguments; a flag unknown to the subcommand is an error of the subcommand's own
     (argparse would hand it up and print the top-level usage)."""
-    parser = build_parser()
     given = sys.argv[1:] if argv is None else argv
+    parser = build_parser(tool_of_command(given[0]) if given else None)
     if given and given[0].startswith("-") and given[0] not in ("-h", "--help", "--version"):
         parser.error(f"unrecognized arguments: {given[0]}")  # else: 'COMMAND is required'
     args, unknown = parser.parse_known_args(given)

@@ -34,6 +34,7 @@ from .config import Settings
 from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
 from .lanes import Lanes, run_tool
+from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import Columns, SymbolIndex
@@ -143,6 +144,8 @@ class AgentServer(LanguageServer):
         # The background index build; held here because a task nobody holds may be collected.
         self.index_task: asyncio.Future[None] | None = None
         self.lost_documents: set[str] = set()  # URIs whose buffer is not known (document_lost)
+        # One-shot commands of the same roots ask this server once its index is built (local.py).
+        self.commands = Listener(self.answer_command)
 
     def start_io(self, stdin=None, stdout=None) -> int:
         """Serve stdio with strict framing (see rpc.py); the process's exit code."""
@@ -175,6 +178,7 @@ class AgentServer(LanguageServer):
             ctx.cancel_event.set()
 
     def shutdown(self) -> None:
+        self.commands.close()
         self.stop_work()
         super().shutdown()
         self.lanes.shutdown()
@@ -246,8 +250,28 @@ class AgentServer(LanguageServer):
                 ),
             )
             log.info("symbol index: %d files", count)
+            if not self.stopping.is_set():
+                self.commands.listen(self.agent_workspace.roots)
         finally:
             await progress.finish()
+
+    def answer_command(self, name: str, params: Any) -> dict:
+        """A one-shot command's call (from local.py's thread), run in the lanes as a client's;
+        refused while files are open here or settings are the client's own (the command's
+        answer would then not be the one it gives alone, from the files with the defaults)."""
+        if self.agent_workspace.open_documents() or self.settings != Settings():
+            return {"invalid": "this server's answers are its client's (open files, settings)"}
+        try:
+            arguments = self.door.check(name, params)
+        except ArgumentError as exc:
+            return {"invalid": str(exc)}
+        call = self.door.open(name, arguments)
+        assert self.loop is not None
+        self.running.add(call.context)
+        try:
+            return asyncio.run_coroutine_threadsafe(self.door.run(call, run_tool), self.loop).result()
+        finally:
+            self.running.discard(call.context)
 
     def reindex_soon(self, path: Path, delay: float = 0.25) -> None:
         """Re-index one file after a pause in typing: the re-parse is incremental (the parse

@@ -53,6 +53,8 @@ from .records import Entry, FileRecord, Range
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from .store import SavedRecords
+
 log = logging.getLogger(__name__)
 
 # Larger files (bundles, generated code) are left out of the background index: a 9 MB
@@ -314,6 +316,7 @@ class SymbolIndex:
         self.ready = threading.Event()
         self._lock = threading.Lock()
         self._loaded = False
+        self._saved: SavedRecords | None = None  # saved records not asked for yet (load lazily)
         self._names = Names()
         self._builds = 0  # builds started: only the latest may drop or put records
 
@@ -462,7 +465,7 @@ class SymbolIndex:
     def current(self, path: Path) -> FileRecord | None:
         """The record of `path` if it was made from its current text (the editor's buffer
         when open, else the file on disk, by size and mtime), else None."""
-        record = self.files.get(path)
+        record = self._record(path)
         if record is None:
             return None
         if (open_text := self.workspace.open_text(path)) is not None:
@@ -475,11 +478,16 @@ class SymbolIndex:
 
     # --- persistence ---------------------------------------------------------------------
 
-    def load(self) -> None:
+    def load(self, *, lazily: bool = False) -> None:
+        """The saved records; `lazily`: each made when first asked for (a one-shot command
+        asks for a few of thousands), a build after it loading the others."""
         assert self.cache is not None
-        self._loaded = True
         from . import store  # here: pickle and the grammars' metadata are for loading and saving
 
+        if lazily:
+            self._saved = store.load_lazily(self.cache, self.workspace.roots, self.encoding)
+            return
+        self._loaded, self._saved = True, None
         records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
             for path, record in records.items():
@@ -565,8 +573,19 @@ class SymbolIndex:
 
     def record_of(self, path: Path, text: Text) -> FileRecord | None:
         """The record of `path` if it was made from `text`, else None."""
-        record = self.files.get(path)
+        record = self._record(path)
         return record if record is not None and record.version == text.version else None
+
+    def _record(self, path: Path) -> FileRecord | None:
+        """The record of `path`, taken from the saved ones on first ask when loaded lazily."""
+        record = self.files.get(path)
+        if record is None and self._saved is not None and (saved := self._saved.take(path)) is not None:
+            with self._lock:
+                if path not in self.files:
+                    self.files[path] = saved
+                    self._names.put(path, saved)
+                record = self.files[path]
+        return record
 
 
 def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -> FileRecord | None:
@@ -759,13 +778,14 @@ def named(
 
 
 def saved_index(
-    workspace: Workspace, *, current: bool = False, encoding: str = "utf-16"
+    workspace: Workspace, *, current: bool = False, lazily: bool = False, encoding: str = "utf-16"
 ) -> SymbolIndex | None:
     """The index a server (or an earlier command) saved for these roots, for a one-shot
     command or the MCP door: None when none was saved (a cold build would cost a command more
     than looking in the files). Its records serve where their files' stat vouches for them;
     with `current` it is first brought up to date (new and changed files parsed, the result
-    saved) and answers whole, as a built index does."""
+    saved) and answers whole, as a built index does; `lazily`, each record is made when
+    first asked for."""
     from . import store
 
     folder = store.cache_folder()
@@ -775,7 +795,7 @@ def saved_index(
     if current:
         index.build()
     else:
-        index.load()
+        index.load(lazily=lazily)
     return index
 
 

@@ -190,11 +190,24 @@ def read_index(source: Path) -> bytes | None:
 def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecord]:
     """The saved records whose grammar is unchanged and whose file is the one indexed;
     {} when there is no usable file."""
+    saved = saved_payload(folder, roots, encoding)
+    return {} if saved is None else records_of(saved)
+
+
+def load_lazily(folder: Path, roots: list[Path], encoding: str) -> SavedRecords | None:
+    """The saved records as `load` would give them, each checked and made when first asked
+    for (a one-shot command looks at a few files of thousands); None without a usable file."""
+    saved = saved_payload(folder, roots, encoding)
+    return None if saved is None else SavedRecords(saved)
+
+
+def saved_payload(folder: Path, roots: list[Path], encoding: str) -> dict | None:
+    """The saved index's plain values, if its file is whole and keyed by this user's secret."""
     source = index_file(folder, roots, encoding)
     data = read_index(source)
     key = secret(folder)
     if data is None or not key:
-        return {}
+        return None
     head, digest, payload = (
         data[: len(FORMAT)],
         data[len(FORMAT) : len(FORMAT) + DIGEST],
@@ -202,30 +215,62 @@ def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecor
     )
     if head != FORMAT or hashlib.blake2b(payload, digest_size=DIGEST, key=key).digest() != digest:
         log.warning("symbol index %s is not usable: rebuilding it", source)
-        return {}
+        return None
     try:
-        return records_of(_PlainValues(_Frames(io.BytesIO(payload))).load())
+        saved = _PlainValues(_Frames(io.BytesIO(payload))).load()
+        return saved if isinstance(saved["grammars"], dict) and isinstance(saved["files"], list) else None
     except Exception as exc:  # a valid checksum over a payload of another shape
         log.warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
-        return {}
+        return None
 
 
-def records_of(saved: dict) -> dict[Path, FileRecord]:
-    current = {
+def current_grammars(saved: dict) -> set[str]:
+    """The languages whose grammar made the saved records as it would make them now."""
+    return {
         lang
         for lang, version in saved["grammars"].items()
         if lang in GRAMMARS and grammar_version(lang) == version
     }
+
+
+def records_of(saved: dict) -> dict[Path, FileRecord]:
+    current = current_grammars(saved)
     records = {}
-    for path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges in saved[
-        "files"
-    ]:
-        if language not in current or identity_of(path) != (ctime, inode):
-            continue  # another grammar, or the file changed in a way its size and mtime hide
-        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges))
-        if _whole(record):
-            records[Path(path)] = record
+    for row in saved["files"]:
+        try:
+            record = record_of(row, current)
+        except Exception as exc:  # a valid checksum over a row of another shape
+            log.warning("symbol index not usable (%s): rebuilding it", exc)
+            return {}
+        if record is not None:
+            records[Path(row[0])] = record
     return records
+
+
+def record_of(row: tuple, current: set[str]) -> FileRecord | None:
+    """A saved row's record, if its grammar is current, its file the one indexed and its
+    parts whole."""
+    path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges = row
+    if language not in current or identity_of(path) != (ctime, inode):
+        return None  # another grammar, or the file changed in a way its size and mtime hide
+    record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges))
+    return record if _whole(record) else None
+
+
+class SavedRecords:
+    """A saved index's rows by path, made into records one at a time (see load_lazily)."""
+
+    def __init__(self, saved: dict):
+        self.current = current_grammars(saved)
+        self.rows = {row[0]: row for row in saved["files"] if isinstance(row, tuple) and row}
+
+    def take(self, path: Path) -> FileRecord | None:
+        """The record of `path`, once (the caller keeps it); None when none is usable."""
+        row = self.rows.pop(str(path), None)
+        try:
+            return None if row is None else record_of(row, self.current)
+        except Exception:  # a valid checksum over a row of another shape
+            return None
 
 
 def _whole(record: FileRecord) -> bool:

@@ -372,11 +372,14 @@ def listing_stages(
 ) -> dict:
     """Each candidate's location and signature, as many as fit; else locations alone."""
     shown = [f"note: {n}" for n in notes]
+    blocks: dict[int, list[str]] = {}  # each candidate's lines, made once for every count tried
 
     def listing(n: int) -> list[str]:
         lines = [head + " · stage: signatures", *shown]
-        for f in found[:n]:
-            lines += [location(ws, f), *signature_lines(f)]
+        for i, f in enumerate(found[:n]):
+            if i not in blocks:
+                blocks[i] = [location(ws, f), *signature_lines(f)]
+            lines += blocks[i]
         if n < len(found):
             lines.append(
                 f"[{len(found) - n} more not shown: narrow with a name path (Owner/name) or start from a use]"

@@ -1,4 +1,6 @@
-"""The one registry of agent tools (the package's __init__ imports every tool module into it).
+"""The one registry of agent tools. It knows each tool's module (MODULES) and imports it
+when the tool is first looked up, so a one-shot command imports only the tool it runs
+(iterating the registry imports them all); a module registers its tools on import.
 
 A tool is a plain function `handler(ctx, **arguments) -> answer` plus its name, a title, a
 description and the JSON Schema of its arguments, and the hints clients use to decide how to
@@ -9,16 +11,15 @@ behaves the same everywhere. Tools know nothing of LSP.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import jsonschema
 
 from ..config import Settings
 from ..errors import ArgumentError, Cancelled, Refusal
@@ -27,6 +28,8 @@ from ..workspace import Text, Workspace
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    import jsonschema
+
     from ..syntax.index import SymbolIndex
 
 
@@ -93,6 +96,9 @@ class Tool:
 
     @cached_property
     def validator(self) -> jsonschema.Draft202012Validator:
+        import jsonschema  # 0.1 s to import: only for a call the quick check cannot pass
+
+        jsonschema.Draft202012Validator.check_schema(self.schema)
         return jsonschema.Draft202012Validator(self.schema)
 
     @property
@@ -121,7 +127,61 @@ class Tool:
         }
 
 
-REGISTRY: dict[str, Tool] = {}
+# Each tool's module under lsp_agent.tools, in catalog order.
+MODULES = {
+    "read": "read",
+    "search": "search",
+    "symbols": "symbols",
+    "find_symbol": "symbols",
+    "references": "references",
+    "definition": "definition",
+    "list_files": "list_files",
+    "overview": "overview",
+    **dict.fromkeys(
+        ["decode_calls", "run_calls", "tool_prompt", "stream_open", "stream_feed", "stream_flush"], "calls"
+    ),
+    **dict.fromkeys(["implementations", "callers", "callees"], "hierarchy"),
+    "edit": "edit",
+    "edit_symbol": "edit_symbol",
+    "create_file": "create_file",
+}
+
+
+class Registry(MutableMapping[str, Tool]):
+    """Tool name -> Tool, importing a tool's module on its first lookup. Iteration is in
+    catalog order (MODULES', then tools registered from elsewhere, as tests do)."""
+
+    def __init__(self) -> None:
+        self.tools: dict[str, Tool] = {}
+
+    def names(self) -> list[str]:
+        """Every tool's name, in catalog order, without importing any module."""
+        return [*MODULES, *(name for name in self.tools if name not in MODULES)]
+
+    def __getitem__(self, name: str) -> Tool:
+        if name not in self.tools and name in MODULES:
+            importlib.import_module(f"{__package__}.{MODULES[name]}")
+        return self.tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in MODULES or name in self.tools
+
+    def __iter__(self) -> Iterator[str]:
+        for module in dict.fromkeys(MODULES.values()):
+            importlib.import_module(f"{__package__}.{module}")
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+    def __setitem__(self, name: str, tool: Tool) -> None:
+        self.tools[name] = tool
+
+    def __delitem__(self, name: str) -> None:
+        del self.tools[name]
+
+
+REGISTRY = Registry()
 RUNS_OTHERS = frozenset({"run_calls"})  # tools that dispatch calls to the others
 
 # The budget argument every answering tool takes; `run` fills in the server's default.
@@ -157,11 +217,11 @@ def tool(
     light: bool | Callable[[Workspace, dict], bool] = False,
     writes: bool = False,
 ) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
-    """Register `handler` as the tool `name`. The schema is an object schema of its arguments."""
-    jsonschema.Draft202012Validator.check_schema(schema)
+    """Register `handler` as the tool `name`. The schema is an object schema of its arguments
+    (checked against JSON Schema's metaschema when the tool's validator is first made)."""
 
     def register(handler: Callable[..., dict]) -> Callable[..., dict]:
-        if name in REGISTRY:
+        if name in REGISTRY.tools:
             raise ValueError(f"tool {name!r} registered twice")
         REGISTRY[name] = Tool(name, title, summary, schema, handler, for_agents, idempotent, light, writes)
         return handler
@@ -193,10 +253,80 @@ def validate(name: str, arguments: Any) -> dict:
         raise ArgumentError(f"{name}: arguments must be an object, got {type(arguments).__name__}")
     if (where := out_of_range(arguments)) is not None:
         raise ArgumentError(f"{name}: argument {where!r}: a number out of range (at most ±{SAFE_INTEGER:,})")
+    if surely_valid(REGISTRY[name].schema, arguments):
+        return arguments
     errors = sorted(REGISTRY[name].validator.iter_errors(arguments), key=lambda e: list(e.path))
     if errors:
         raise ArgumentError(f"{name}: {describe_schema_error(errors[0])}")
     return arguments
+
+
+# The keywords surely_valid understands; `default` and `description` only annotate.
+QUICK_KEYWORDS = frozenset(
+    [
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "enum",
+        "items",
+        "anyOf",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "default",
+        "description",
+    ]
+)
+QUICK_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "null": lambda v: v is None,
+}
+
+
+def surely_valid(schema: Any, value: Any) -> bool:
+    """True only if `value` is valid against `schema` (JSON Schema 2020-12); False when it
+    is not or when unsure (a keyword or type outside the few the tools use), and then the
+    full validator decides and words the error. Spares the CLI importing jsonschema."""
+    if not isinstance(schema, dict) or not schema.keys() <= QUICK_KEYWORDS:
+        return False
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if kinds and not any(kind in QUICK_TYPES and QUICK_TYPES[kind](value) for kind in kinds):
+        return False
+    if "enum" in schema and not (isinstance(value, str) and value in schema["enum"]):
+        return False
+    if "anyOf" in schema and not any(surely_valid(s, value) for s in schema["anyOf"]):
+        return False
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and not schema.get("minimum", value) <= value <= schema.get("maximum", value):
+        return False
+    if isinstance(value, str | list):
+        low, high = ("minLength", "maxLength") if isinstance(value, str) else ("minItems", "maxItems")
+        if not schema.get(low, 0) <= len(value) <= schema.get(high, len(value)):
+            return False
+    if isinstance(value, list) and "items" in schema:
+        return all(surely_valid(schema["items"], item) for item in value)
+    if isinstance(value, dict):
+        return object_surely_valid(schema, value)
+    return True
+
+
+def object_surely_valid(schema: dict, value: dict) -> bool:
+    properties = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    if not isinstance(properties, dict) or not isinstance(extra, bool):
+        return False
+    if not all(key in value for key in schema.get("required", [])):
+        return False
+    return all(surely_valid(properties[k], v) if k in properties else extra for k, v in value.items())
 
 
 SAFE_INTEGER = 2**53  # JSON's exact integers; a client can send 10^400, which no tool can use

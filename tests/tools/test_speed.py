@@ -184,13 +184,15 @@ def test_commands_use_the_index_a_server_saved(tmp_path, index_cache, capsys, mo
     assert main(["find-symbol", "run", *root]) == 0
     with_index = capsys.readouterr().out
     assert "a.py" in with_index and "b.py" in with_index
+    # find-symbol takes the records it needs and saves nothing; definition brings it up to date
+    assert set(saved_index(Workspace([tmp_path])).files) == {tmp_path / "a.py"}
+    assert main(["definition", "run", *root]) == 0
+    defined = capsys.readouterr().out
+    assert "2 candidates" in defined
     assert set(saved_index(Workspace([tmp_path])).files) == {
         tmp_path / "a.py",
         tmp_path / "b.py",
     }  # saved again
-    assert main(["definition", "run", *root]) == 0
-    defined = capsys.readouterr().out
-    assert "2 candidates" in defined
     monkeypatch.setenv("LSP_AGENT_CACHE_DIR", str(tmp_path / "no-cache"))
     assert main(["find-symbol", "run", *root]) == 0
     assert capsys.readouterr().out == with_index
