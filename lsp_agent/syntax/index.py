@@ -49,6 +49,7 @@ from .outline import (
 )
 from .parsing import encode
 from .records import Entry, FileRecord, Range
+from .uses import file_uses, generated
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -122,7 +123,8 @@ class Columns:
 Row = tuple[str, str, str, tuple[int, int, int, int], tuple[int, int, int, int]]
 
 
-def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int) -> FileRecord:  # fmt: skip
+def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, file_name: str = "") -> FileRecord:  # fmt: skip
+    """The record of `text` (the file `file_name`): its definitions and the names it uses."""
     names, containers, kinds, ranges = [], [], bytearray(), array("I")
     convert = Columns(text, encoding).convert
     for kind, name, container, points, selection in rows:
@@ -131,7 +133,9 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
         kinds.append(KIND_CODES[kind])
         ranges.extend(convert(points))
         ranges.extend(convert(selection))
-    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges)  # fmt: skip
+    uses, counts = file_uses(text.content)
+    bundle = generated(file_name, text.content, text.line_count)
+    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, counts, bundle)  # fmt: skip
 
 
 def outline_rows(path: Path, text: Text) -> Iterator[Row]:
@@ -625,7 +629,7 @@ def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], 
     """make_record, or None when the parser fails on the file (one bad file must not stop
     the index)."""
     try:
-        return make_record(text, language, rows, encoding, size, mtime_ns)
+        return make_record(text, language, rows, encoding, size, mtime_ns, os.path.basename(path))
     except Exception:
         log.exception("symbol index: cannot outline %s", path)
         return None

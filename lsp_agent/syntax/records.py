@@ -47,6 +47,13 @@ class FileRecord:
     containers: str  # one line per definition
     kinds: bytes  # KINDS codes
     ranges: array  # 8 unsigned ints per definition: its range and the range of its name
+    # The names the text uses (see uses.file_uses), one a line, with two counts per name (16
+    # bits each: every use, then those as a member); whether it is generated (a bundle).
+    # Overview ranks from these without reading the file. A record made before they were
+    # kept has None (its file is read instead).
+    uses: str | None = None
+    use_counts: array = field(default_factory=lambda: array("H"))
+    generated: bool = False
 
     def entry(self, i: int, names: list[str], containers: list[str]) -> Entry:
         r = self.ranges[8 * i : 8 * i + 8]

@@ -40,7 +40,7 @@ from .records import FileRecord
 
 log = logging.getLogger(__name__)
 
-FORMAT = b"lsp-agent symbol index 3\n"  # 3: keyed checksum, ctime and inode per record
+FORMAT = b"lsp-agent symbol index 4\n"  # 3: keyed checksum, ctime and inode; 4: the names used
 DIGEST = 32
 SECRET_BYTES = 32
 MAX_FILE = 1 << 30  # a larger index file is not read (an index of 1,000,000 files is ~300 MB)
@@ -113,6 +113,9 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
             r.containers,
             r.kinds,
             r.ranges.tobytes(),
+            r.uses,
+            r.use_counts.tobytes(),
+            r.generated,
         )
         for path, r in files.items()
     ]
@@ -217,12 +220,12 @@ def records_of(saved: dict) -> dict[Path, FileRecord]:
         if lang in GRAMMARS and grammar_version(lang) == version
     }
     records = {}
-    for path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges in saved[
-        "files"
-    ]:
+    for row in saved["files"]:
+        path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges, *used = row
         if language not in current or identity_of(path) != (ctime, inode):
             continue  # another grammar, or the file changed in a way its size and mtime hide
-        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges))
+        uses, counts, generated = used
+        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges), uses, array("H", counts), generated)  # fmt: skip
         if _whole(record):
             records[Path(path)] = record
     return records
@@ -240,4 +243,7 @@ def _whole(record: FileRecord) -> bool:
         and lines == n
         and record.containers.count("\n") + 1 == max(n, 1)
         and (not n or (max(record.kinds) < len(KINDS) and max(record.ranges) <= MAX_ROW))
+        and isinstance(record.uses, str)
+        and len(record.use_counts) == 2 * (record.uses.count("\n") + 1 if record.uses else 0)
+        and isinstance(record.generated, bool)
     )

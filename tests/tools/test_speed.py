@@ -30,7 +30,8 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "navigation"
 
 def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int], float]:
     """PageRank as first written: an edge from each user of a name to each other file
-    defining it, dicts keyed by path; (path, name path, line) -> rank."""
+    defining it (its weight split between all of them), dicts keyed by path; (path, name
+    path, line) -> rank."""
     defined: dict[tuple, set[Path]] = defaultdict(set)
     symbols: dict[tuple[Path, str], list] = defaultdict(list)
     uses = {}
@@ -49,11 +50,9 @@ def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int],
                 definers = defined.get((ranking.family(path), name, member))
                 if not definers or (member and not dotted[name]):
                     continue
-                w = (
-                    ranking.weight(name, len(definers))
-                    * math.sqrt(dotted[name] if member else n)
-                    / len(definers)
-                )
+                # issue 23: split between every file defining the name, top level or member
+                every = sum(len(defined.get((ranking.family(path), name, m), ())) for m in (False, True))
+                w = ranking.weight(name, every) * math.sqrt(dotted[name] if member else n) / every
                 for target in definers - {path}:
                     edges[path][target] += w
                     carried[path].append((target, name, w))
