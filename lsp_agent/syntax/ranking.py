@@ -33,7 +33,7 @@ from ..workspace import Text, Workspace, file_identity, is_racy
 from .languages import language_for
 from .outline import Symbol, outline
 from .records import FileRecord
-from .references import signature
+from .references import Signature, header_lines, signature
 from .uses import BUILTINS, IDENTIFIER, MEMBER, MIN_NAME, file_uses, rankable
 from .uses import generated as generated_text
 
@@ -67,6 +67,13 @@ class Ranked:
     path: Path
     symbol: Definition
     rank: float
+    # From an index record: where its header ends (see references.header_end; NO_HEAD: the
+    # first line) and the version of the text it was made from; None: found by parsing.
+    head: tuple[int, int] | None = None
+    version: str | None = None
+
+
+NO_HEAD = (-1, -1)
 
 
 def definitions(symbols: list[Symbol], depth: int = MEMBER_DEPTH) -> Iterable[Symbol]:
@@ -352,24 +359,31 @@ def rank_definitions(graph: Graph) -> list[Ranked]:
     for file, values in by_file.items():
         source = graph.sources[file]
         shown = str(source.path)
-        for s, value in ranked_in(source, values):
-            ranked.append((-float(f"{value:.12g}"), shown, s.start_line, Ranked(source.path, s, value)))
+        for r in ranked_in(source, values):
+            ranked.append((-float(f"{r.rank:.12g}"), shown, r.symbol.start_line, r))
     ranked.sort(key=lambda r: r[:3])
     return [r[3] for r in ranked]
 
 
-def ranked_in(source: Source, values: dict[str, float]) -> Iterator[tuple[Definition, float]]:
+def ranked_in(source: Source, values: dict[str, float]) -> Iterator[Ranked]:
     """The definitions of a file whose names scored (`values`), one per overloaded name path."""
     found: dict[str, list[Definition]] = defaultdict(list)
+    heads: dict[int, tuple[int, int]] = {}  # by id of an entry
     rows = [(name, d) for name, _, d in source.rows() if name in values]
-    if source.record is not None and rows:
-        names, containers = source.record.names.split("\n"), source.record.containers.split("\n")
-        rows = [(name, source.record.entry(i, names, containers)) for name, i in rows]  # type: ignore[arg-type]
-    for name, d in rows:
-        found[name].append(d)  # type: ignore[arg-type]
+    if (record := source.record) is not None and rows:
+        names, containers = record.names.split("\n"), record.containers.split("\n")
+        for name, i in rows:
+            entry = record.entry(i, names, containers)  # type: ignore[arg-type]
+            found[name].append(entry)
+            if record.heads:
+                heads[id(entry)] = (record.heads[2 * i], record.heads[2 * i + 1])  # type: ignore[operator]
+    else:
+        for name, d in rows:
+            found[name].append(d)  # type: ignore[arg-type]
+    version = record.version if record is not None else None
     for name, ds in found.items():
         for s in overloads(ds):
-            yield s, values[name]
+            yield Ranked(source.path, s, values[name], heads.get(id(s)), version)
 
 
 def ranked_graph(
@@ -418,6 +432,8 @@ class Signs:
                 text = self.texts[r.path] = self.workspace.text(r.path)
             except Refusal:
                 return cut(r.symbol.name)  # gone since it was ranked
+        if r.head is not None and r.version == text.version:  # the record's text: no parse
+            return cut(Signature(header_lines(text, r.symbol.start_line, None if r.head == NO_HEAD else r.head), None, []).one_line())  # fmt: skip
         symbol = r.symbol if isinstance(r.symbol, Symbol) else self.outlined(r.path, text, r.symbol)
         if symbol is None:  # an index entry the outline no longer has (the file changed)
             return cut(text.line(r.symbol.start_line).strip()) if r.symbol.start_line <= text.line_count else cut(r.symbol.name)  # fmt: skip

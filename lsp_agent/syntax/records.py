@@ -54,6 +54,9 @@ class FileRecord:
     uses: str | None = None
     use_counts: array = field(default_factory=lambda: array("H"))
     generated: bool = False
+    # Per definition, where its header ends (row and UTF-8 column, see references.header_end;
+    # -1, -1: none found), so that overview shows signatures without a parse; empty: not kept.
+    heads: array = field(default_factory=lambda: array("i"))
 
     def entry(self, i: int, names: list[str], containers: list[str]) -> Entry:
         r = self.ranges[8 * i : 8 * i + 8]

@@ -116,6 +116,7 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
             r.uses,
             r.use_counts.tobytes(),
             r.generated,
+            r.heads.tobytes(),
         )
         for path, r in files.items()
     ]
@@ -224,8 +225,8 @@ def records_of(saved: dict) -> dict[Path, FileRecord]:
         path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges, *used = row
         if language not in current or identity_of(path) != (ctime, inode):
             continue  # another grammar, or the file changed in a way its size and mtime hide
-        uses, counts, generated = used
-        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges), uses, array("H", counts), generated)  # fmt: skip
+        uses, counts, generated, heads = used
+        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges), uses, array("H", counts), generated, array("i", heads))  # fmt: skip
         if _whole(record):
             records[Path(path)] = record
     return records
@@ -246,4 +247,6 @@ def _whole(record: FileRecord) -> bool:
         and isinstance(record.uses, str)
         and len(record.use_counts) == 2 * (record.uses.count("\n") + 1 if record.uses else 0)
         and isinstance(record.generated, bool)
+        and len(record.heads) in (0, 2 * n)
+        and (not record.heads or max(record.heads) <= MAX_ROW)
     )
