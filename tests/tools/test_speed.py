@@ -60,6 +60,7 @@ def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int],
     rank = dict.fromkeys(nodes, 1 / len(nodes))
     out = {u: sum(t.values()) for u, t in edges.items()}
     for _ in range(ranking.ITERATIONS):
+        before = rank
         dangling = sum(rank[u] for u in nodes if not out.get(u))
         new = dict.fromkeys(
             nodes, (1 - ranking.DAMPING) / len(nodes) + ranking.DAMPING * dangling / len(nodes)
@@ -68,6 +69,8 @@ def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int],
             for v, w in targets.items():
                 new[v] += ranking.DAMPING * rank[u] / out[u] * w
         rank = new
+        if sum(abs(rank[u] - before[u]) for u in nodes) < ranking.TOLERANCE:
+            break
     score: dict[tuple[Path, str], float] = defaultdict(float)
     for source, flows in carried.items():
         for target, name, w in flows:
