@@ -52,7 +52,7 @@ from .outline import (
 from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 from .records import Entry, FileRecord, Range
 from .references import header_end
-from .uses import file_uses, generated
+from .uses import file_uses, generated, pack
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -139,9 +139,9 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
         ranges.extend(convert(selection))
         if parsed is not None:
             heads.extend(header_end(parsed, _Spot(points, selection)) or NO_HEAD)
-    uses, counts = file_uses(text.content)
+    uses = pack(*file_uses(text.content))
     bundle = generated(file_name, text.content, text.line_count)
-    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, counts, bundle, heads)  # fmt: skip
+    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads)  # fmt: skip
 
 
 NO_HEAD = (-1, -1)  # a definition whose node the tree lacks: shown by its first line

@@ -147,8 +147,9 @@ class Source:
         """The names the file uses and their counts (see uses.file_uses)."""
         if self.uses is not None:
             return self.uses
-        assert self.record is not None and self.record.uses is not None
-        return self.record.uses, self.record.use_counts
+        used = self.record.used() if self.record is not None else None
+        assert used is not None  # a source without uses of its own has a record holding them
+        return used
 
 
 def source_of(path: Path, text: Text | None, workspace: Workspace, index: SymbolIndex | None, kin: int) -> tuple[bool, Source | None]:  # fmt: skip
@@ -241,7 +242,7 @@ class Graph:
         for code, key in keys.items():
             total[key] = m[key] + m[keys[code ^ 1]] if code ^ 1 in keys else m[key]
         share = [weight(names[w], t) / t for w, t in zip(self.key_word, total, strict=True)]
-        flows = Flows(len(self.sources), len(self.key_word))
+        flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
         shift = FAMILY_BITS + 1
         for f, source in enumerate(self.sources):
             uses, counts = source.used()
@@ -252,13 +253,14 @@ class Graph:
                 continue
             codes = list(map(or_, map(lshift, found, repeat(shift)), repeat(source.family << 1)))
             positions = list(compress(range(len(ids)), present))
-            own = set(self.pair_key[self.file_pairs[f] : self.file_pairs[f + 1]])
+            first = self.file_pairs[f]  # the file's pairs, by key: where its own uses go
+            own = {key: first + n for n, key in enumerate(self.pair_key[first : self.file_pairs[f + 1]])}
             for member in (0, 1):  # the uses of top-level keys (any use), then of members
                 used = list(map(keys.get, map(or_, codes, repeat(member))))
                 numbers = map(counts[member::2].__getitem__, positions)
                 for key, n in compress(zip(used, numbers, strict=False), map(is_not, used, repeat(None))):  # type: ignore[assignment]
                     if n and m[key] > (mine := key in own):
-                        flows.add(f, key, share[key] * math.sqrt(n), mine, m[key])
+                        flows.add(f, key, share[key] * math.sqrt(n), own[key] if mine else -1, m[key])
         return flows
 
 
@@ -268,23 +270,24 @@ class Flows:
     file's total weight sent (a use's weight times the definers it reaches), `mine` the
     weight of its uses of keys it defines itself (which it sends to the other definers)."""
 
-    def __init__(self, files: int, keys: int):
+    def __init__(self, files: int, keys: int, pairs: int):
         self.files, self.keys = files, keys
         self.file = array("i")
         self.key = array("i")
         self.weight = array("d")
-        self.own: dict[int, int] = {}  # key * files + file -> the file's use of a key it defines
+        self.own = array("i", [-1]) * pairs  # per pair (file, key): the file's own use of the key
         self.out = [0.0] * files
         self.mine = [0.0] * files
 
-    def add(self, file: int, key: int, weight: float, own: bool, definers: int) -> None:
-        if own:
-            self.own[key * self.files + file] = len(self.key)
+    def add(self, file: int, key: int, weight: float, pair: int, definers: int) -> None:
+        """A use; `pair`: the file's pair of the key when it defines it too, else -1."""
+        if pair >= 0:
+            self.own[pair] = len(self.key)
             self.mine[file] += weight
         self.file.append(file)
         self.key.append(key)
         self.weight.append(weight)
-        self.out[file] += weight * (definers - own)
+        self.out[file] += weight * (definers - (pair >= 0))
 
     def arrange(self, graph: Graph) -> None:
         """Once all uses are added: the uses in key order, with each key's run of them, and
@@ -341,11 +344,10 @@ class Flows:
         inflow = self.inflow(share)
         bounds, own = self.key_bounds, self.own
         for t in range(self.files):
-            for key in self.pair_key[self.pair_bounds[t] : self.pair_bounds[t + 1]]:
-                users = bounds[key + 1] - bounds[key]
-                mine = own.get(key * self.files + t)
-                if users > (mine is not None):  # a user besides the definer
-                    sent = 0.0 if mine is None else share[t] * self.weight_of[self.slot[mine]]
+            for pair in range(self.pair_bounds[t], self.pair_bounds[t + 1]):
+                key, mine = self.pair_key[pair], own[pair]
+                if bounds[key + 1] - bounds[key] > (mine >= 0):  # a user besides the definer
+                    sent = 0.0 if mine < 0 else share[t] * self.weight_of[self.slot[mine]]
                     yield t, key, inflow[key] - sent
 
 

@@ -114,7 +114,6 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
             r.kinds,
             r.ranges.tobytes(),
             r.uses,
-            r.use_counts.tobytes(),
             r.generated,
             r.heads.tobytes(),
         )
@@ -225,8 +224,8 @@ def records_of(saved: dict) -> dict[Path, FileRecord]:
         path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges, *used = row
         if language not in current or identity_of(path) != (ctime, inode):
             continue  # another grammar, or the file changed in a way its size and mtime hide
-        uses, counts, generated, heads = used
-        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges), uses, array("H", counts), generated, array("i", heads))  # fmt: skip
+        uses, generated, heads = used
+        record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges), uses, generated, array("i", heads))  # fmt: skip
         if _whole(record):
             records[Path(path)] = record
     return records
@@ -244,8 +243,7 @@ def _whole(record: FileRecord) -> bool:
         and lines == n
         and record.containers.count("\n") + 1 == max(n, 1)
         and (not n or (max(record.kinds) < len(KINDS) and max(record.ranges) <= MAX_ROW))
-        and isinstance(record.uses, str)
-        and len(record.use_counts) == 2 * (record.uses.count("\n") + 1 if record.uses else 0)
+        and isinstance(record.uses, bytes)
         and isinstance(record.generated, bool)
         and len(record.heads) in (0, 2 * n)
         and (not record.heads or max(record.heads) <= MAX_ROW)

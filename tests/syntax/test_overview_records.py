@@ -61,7 +61,7 @@ def test_record_uses_are_the_rankable_words_of_the_text(corpus):
         text = ws.text(path)
         record = read_record(str(path), language_for(path), "utf-16", [str(corpus)])
         assert record is not None
-        assert (record.uses, record.use_counts) == file_uses(text.content)
+        assert record.used() == file_uses(text.content)
 
 
 @settings(max_examples=80, deadline=None)
@@ -93,12 +93,7 @@ def test_uses_and_heads_survive_a_save_and_an_old_format_is_rebuilt(tmp_path, in
         if record.size < 0:
             continue  # just written: its stat does not vouch for it, not saved
         assert again is not None
-        assert (again.uses, again.use_counts, again.heads, again.generated) == (
-            record.uses,
-            record.use_counts,
-            record.heads,
-            record.generated,
-        )
+        assert (again.used(), again.heads, again.generated) == (record.used(), record.heads, record.generated)
     # the same file under the previous format's header: not read as this one
     target = store.index_file(index_cache, [tmp_path], "utf-16")
     data = target.read_bytes()
