@@ -20,12 +20,12 @@ import threading
 import time
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
 from operator import is_not, lshift, mul, or_, sub, truediv
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, overload
 
 from ..budget import plural, size
 from ..errors import Refusal
@@ -48,6 +48,7 @@ ITERATIONS = 40  # at most; fewer once a step moves the ranks by less than TOLER
 # (they sum to 1): on Django after 24 steps, when the first 300 files are in their final order
 TOLERANCE = 1e-5
 MEMBER_DEPTH = 2  # definitions ranked: top level and one level in (a class's methods)
+SPLIT_RECORDS = 256  # records whose names a ranked list keeps split, for the pages asked for
 FAMILY_BITS = 5  # a key packs (name, family, member) in one int: at most 32 families
 
 
@@ -128,15 +129,15 @@ class Source:
     path: Path
     family: int
     record: FileRecord | None
-    symbols: list[Symbol] | None = None
+    symbols: list[Symbol] | None = None  # the definitions ranked, when there is no record
     uses: tuple[str, array] | None = None
 
-    def rows(self) -> Iterator[tuple[str, bool, Definition | int]]:
-        """(name, whether a member, the definition: an outline symbol or a record's row) of
-        each definition ranked."""
+    def rows(self) -> Iterator[tuple[str, bool, int]]:
+        """(name, whether a member, its row: in the record, else in `symbols`) of each
+        definition ranked."""
         if self.record is None:
-            for s in definitions(self.symbols or []):
-                yield s.name, "/" in s.name_path, s
+            for i, s in enumerate(self.symbols or []):
+                yield s.name, "/" in s.name_path, i
         elif self.record.kinds:
             containers = self.record.containers.split("\n")
             for i, name in enumerate(self.record.names.split("\n")):
@@ -150,6 +151,18 @@ class Source:
         used = self.record.used() if self.record is not None else None
         assert used is not None  # a source without uses of its own has a record holding them
         return used
+
+    def start_line(self, row: int) -> int:
+        return self.record.ranges[8 * row] + 1 if self.record is not None else self.symbols[row].start_line  # type: ignore[index]  # fmt: skip
+
+    def ranked(self, row: int, rank: float, lines: tuple[list[str], list[str]] | None = None) -> Ranked:
+        """The definition of a row, ranked (`lines`: the record's names and containers split)."""
+        record = self.record
+        if record is None:
+            return Ranked(self.path, self.symbols[row], rank)  # type: ignore[index]
+        names, containers = lines or (record.names.split("\n"), record.containers.split("\n"))
+        head = (record.heads[2 * row], record.heads[2 * row + 1]) if record.heads else None
+        return Ranked(self.path, record.entry(row, names, containers), rank, head, record.version)
 
 
 def source_of(path: Path, text: Text | None, workspace: Workspace, index: SymbolIndex | None, kin: int) -> tuple[bool, Source | None]:  # fmt: skip
@@ -171,7 +184,7 @@ def source_of(path: Path, text: Text | None, workspace: Workspace, index: Symbol
         return True, None
     if index is not None and (record := index.record_of(path, text)) is not None:
         return True, Source(path, kin, record, uses=file_uses(text.content))
-    return True, Source(path, kin, None, outline(path, text), file_uses(text.content))
+    return True, Source(path, kin, None, list(definitions(outline(path, text))), file_uses(text.content))
 
 
 class Graph:
@@ -351,7 +364,7 @@ class Flows:
                     yield t, key, inflow[key] - sent
 
 
-def rank_definitions(graph: Graph) -> list[Ranked]:
+def rank_definitions(graph: Graph) -> Sequence[Ranked]:
     """Every ranked definition, best first. A member (a method, a field) is used as `.name`,
     a top-level definition by its bare name too; a use's weight is split between the files
     that define its name."""
@@ -367,37 +380,66 @@ def rank_definitions(graph: Graph) -> list[Ranked]:
     by_file: dict[int, dict[str, float]] = defaultdict(dict)
     for (file, word), value in score.items():
         by_file[file][graph.names[word]] = value
+    del score
     # Sorted by rank to 12 digits: ranks equal but for rounding (two files used alike) are
     # ordered by path and line, not by the order in which floating-point sums were taken
-    ranked = []
+    order = []
     for file, values in by_file.items():
         source = graph.sources[file]
         shown = str(source.path)
-        for r in ranked_in(source, values):
-            ranked.append((-float(f"{r.rank:.12g}"), shown, r.symbol.start_line, r))
-    ranked.sort(key=lambda r: r[:3])
-    return [r[3] for r in ranked]
+        for row, value in ranked_in(source, values):
+            order.append((-float(f"{value:.12g}"), shown, source.start_line(row), file, row, value))
+    order.sort(key=lambda r: r[:3])
+    for source in graph.sources:
+        source.uses = None  # ranked: only the definitions are needed from here
+    return RankedList(graph.sources, order)
 
 
-def ranked_in(source: Source, values: dict[str, float]) -> Iterator[Ranked]:
-    """The definitions of a file whose names scored (`values`), one per overloaded name path."""
-    found: dict[str, list[Definition]] = defaultdict(list)
-    heads: dict[int, tuple[int, int]] = {}  # by id of an entry
-    rows = [(name, d) for name, _, d in source.rows() if name in values]
-    if (record := source.record) is not None and rows:
-        names, containers = record.names.split("\n"), record.containers.split("\n")
-        for name, i in rows:
-            entry = record.entry(i, names, containers)  # type: ignore[arg-type]
-            found[name].append(entry)
-            if record.heads:
-                heads[id(entry)] = (record.heads[2 * i], record.heads[2 * i + 1])  # type: ignore[operator]
-    else:
-        for name, d in rows:
-            found[name].append(d)  # type: ignore[arg-type]
-    version = record.version if record is not None else None
-    for name, ds in found.items():
-        for s in overloads(ds) if len(ds) > 1 else ds:
-            yield Ranked(source.path, s, values[name], heads.get(id(s)), version)
+def ranked_in(source: Source, values: dict[str, float]) -> Iterator[tuple[int, float]]:
+    """(row, score) of each definition of a file whose name scored (`values`), one per
+    overloaded name path."""
+    found: dict[str, list[int]] = defaultdict(list)
+    for name, _, row in source.rows():
+        if name in values:
+            found[name].append(row)
+    for name, rows in found.items():
+        if len(rows) > 1:  # overloads: the widest of each name path
+            symbols = [source.ranked(row, 0.0).symbol for row in rows]
+            widest = {id(s) for s in overloads(symbols)}
+            rows = [row for row, s in zip(rows, symbols, strict=True) if id(s) in widest]
+        for row in rows:
+            yield row, values[name]
+
+
+class RankedList(Sequence[Ranked]):
+    """The ranked definitions as flat arrays (a monorepo has hundreds of thousands), each
+    made a Ranked only when asked for (a page of the map)."""
+
+    def __init__(self, sources: list[Source], order: list[tuple]):
+        self.sources = sources
+        self.file = array("i", (r[3] for r in order))
+        self.row = array("i", (r[4] for r in order))
+        self.rank = array("d", (r[5] for r in order))
+        self.lines: dict[int, tuple[list[str], list[str]]] = {}  # a few records' names split
+
+    def __len__(self) -> int:
+        return len(self.file)
+
+    @overload
+    def __getitem__(self, i: int) -> Ranked: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Ranked]: ...
+    def __getitem__(self, i: int | slice) -> Ranked | list[Ranked]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        file = self.file[i]
+        source = self.sources[file]
+        lines = None
+        if source.record is not None and (lines := self.lines.get(file)) is None:
+            if len(self.lines) >= SPLIT_RECORDS:
+                self.lines.clear()
+            lines = self.lines[file] = source.record.names.split("\n"), source.record.containers.split("\n")
+        return source.ranked(self.row[i], self.rank[i], lines)
 
 
 def ranked_graph(
@@ -468,13 +510,13 @@ class Remembered:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.stamp: tuple | None = None
-        self.ranking: tuple[list[Ranked], int] | None = None
+        self.ranking: tuple[Sequence[Ranked], int] | None = None
 
-    def get(self, stamp: tuple | None) -> tuple[list[Ranked], int] | None:
+    def get(self, stamp: tuple | None) -> tuple[Sequence[Ranked], int] | None:
         with self.lock:
             return self.ranking if stamp is not None and stamp == self.stamp else None
 
-    def put(self, stamp: tuple | None, ranking: tuple[list[Ranked], int]) -> None:
+    def put(self, stamp: tuple | None, ranking: tuple[Sequence[Ranked], int]) -> None:
         with self.lock:
             self.stamp, self.ranking = (stamp, ranking) if stamp is not None else (None, None)
 
@@ -565,7 +607,7 @@ def ranked_map(
 
 
 def fitted(
-    ranked: list[Ranked],
+    ranked: Sequence[Ranked],
     offset: int,
     budget: int,
     frame: Callable[[int], list[str]],
@@ -578,7 +620,7 @@ def fitted(
     naming the size of one, when not even one fits."""
     lines: list[str] = []
     body, seen = 0, set()  # characters of the lines after the frame, each with its newline
-    for r in ranked[offset:]:
+    for r in map(ranked.__getitem__, range(offset, len(ranked))):  # made one at a time
         shown = line(r)
         grows = len(shown) + 1 + (len(display(r.path)) + 1 if r.path not in seen else 0)
         if size(frame(offset + len(lines) + 1)) + body + grows > budget:
@@ -596,7 +638,7 @@ def fitted(
     return lines
 
 
-def grouped(chosen: list[Ranked], lines: list[str], frame: list[str], display: Callable[[Path], str]) -> list[str]:  # fmt: skip
+def grouped(chosen: Sequence[Ranked], lines: list[str], frame: list[str], display: Callable[[Path], str]) -> list[str]:  # fmt: skip
     """The frame, then each file (in the order of its best definition) with its definitions'
     lines in line order."""
     by_file: dict[Path, list[int]] = {}
