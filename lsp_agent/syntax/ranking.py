@@ -47,7 +47,7 @@ DAMPING = 0.85
 ITERATIONS = 40  # at most; fewer once a step moves the ranks by less than TOLERANCE in all
 # (they sum to 1): on Django after 24 steps, when the first 300 files are in their final order
 TOLERANCE = 1e-5
-MEMBER_DEPTH = 2  # definitions ranked: top level and one level in (a class's methods)
+MEMBER_DEPTH = 2  # definitions ranked: top level and one level in (a class's methods; Source.rows)
 SPLIT_RECORDS = 256  # records whose names a ranked list keeps split, for the pages asked for
 FAMILY_BITS = 5  # a key packs (name, family, member) in one int: at most 32 families
 
@@ -138,11 +138,13 @@ class Source:
         if self.record is None:
             for i, s in enumerate(self.symbols or []):
                 yield s.name, "/" in s.name_path, i
-        elif self.record.kinds:
+        elif self.record.kinds:  # top level (no container) and one level in (no "/" in it)
             containers = self.record.containers.split("\n")
-            for i, name in enumerate(self.record.names.split("\n")):
-                if containers[i].count("/") < MEMBER_DEPTH - 1:
-                    yield name, bool(containers[i]), i
+            for i, (name, container) in enumerate(
+                zip(self.record.names.split("\n"), containers, strict=True)
+            ):
+                if "/" not in container:
+                    yield name, bool(container), i
 
     def used(self) -> tuple[str, array]:
         """The names the file uses and their counts (see uses.file_uses)."""
@@ -256,7 +258,7 @@ class Graph:
             total[key] = m[key] + m[keys[code ^ 1]] if code ^ 1 in keys else m[key]
         share = [weight(names[w], t) / t for w, t in zip(self.key_word, total, strict=True)]
         flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
-        shift = FAMILY_BITS + 1
+        add, sqrt, shift = flows.add, math.sqrt, FAMILY_BITS + 1
         for f, source in enumerate(self.sources):
             uses, counts = source.used()
             ids = list(map(words.get, uses.split("\n"))) if uses else []  # None: defined nowhere
@@ -273,7 +275,7 @@ class Graph:
                 numbers = map(counts[member::2].__getitem__, positions)
                 for key, n in compress(zip(used, numbers, strict=False), map(is_not, used, repeat(None))):  # type: ignore[assignment]
                     if n and m[key] > (mine := key in own):
-                        flows.add(f, key, share[key] * math.sqrt(n), own[key] if mine else -1, m[key])
+                        add(f, key, share[key] * sqrt(n), own[key] if mine else -1, m[key])
         return flows
 
 
@@ -297,10 +299,11 @@ class Flows:
         if pair >= 0:
             self.own[pair] = len(self.key)
             self.mine[file] += weight
+            definers -= 1
         self.file.append(file)
         self.key.append(key)
         self.weight.append(weight)
-        self.out[file] += weight * (definers - (pair >= 0))
+        self.out[file] += weight * definers
 
     def arrange(self, graph: Graph) -> None:
         """Once all uses are added: the uses in key order, with each key's run of them, and
