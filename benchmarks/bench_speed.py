@@ -218,7 +218,11 @@ def descendants_peak_mib(pid: int) -> float:
     while stack:
         parent = stack.pop()
         try:
-            children = [c for task in Path(f"/proc/{parent}/task").iterdir() for c in (task / "children").read_text().split()]
+            children = [
+                c
+                for task in Path(f"/proc/{parent}/task").iterdir()
+                for c in (task / "children").read_text().split()
+            ]
         except OSError:
             continue
         for child in map(int, children):
