@@ -27,6 +27,7 @@ import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ from .languages import language_for
 from .outline import (
     KINDS,
     Symbol,
+    definitions,
     find_in_file,
     fresh_definitions,
     last_segment,
@@ -47,8 +49,10 @@ from .outline import (
     outline,
     walk,
 )
-from .parsing import encode
+from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 from .records import Entry, FileRecord, Range
+from .references import header_end
+from .uses import file_uses, generated, pack
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -124,8 +128,10 @@ class Columns:
 Row = tuple[str, str, str, tuple[int, int, int, int], tuple[int, int, int, int]]
 
 
-def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int) -> FileRecord:  # fmt: skip
-    names, containers, kinds, ranges = [], [], bytearray(), array("I")
+def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, file_name: str = "", parsed: Parsed | None = None) -> FileRecord:  # fmt: skip
+    """The record of `text` (the file `file_name`, `parsed` its tree): its definitions,
+    where their headers end, and the names it uses."""
+    names, containers, kinds, ranges, heads = [], [], bytearray(), array("I"), array("i")
     convert = Columns(text, encoding).convert
     for kind, name, container, points, selection in rows:
         names.append(name)
@@ -133,7 +139,22 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
         kinds.append(KIND_CODES[kind])
         ranges.extend(convert(points))
         ranges.extend(convert(selection))
-    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges)  # fmt: skip
+        if parsed is not None:
+            heads.extend(header_end(parsed, _Spot(points, selection)) or NO_HEAD)
+    uses = pack(*file_uses(text.content))
+    bundle = generated(file_name, text.content, text.line_count)
+    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads)  # fmt: skip
+
+
+NO_HEAD = (-1, -1)  # a definition whose node the tree lacks: shown by its first line
+
+
+@dataclass(frozen=True, slots=True)
+class _Spot:
+    """A definition's range and its name's (UTF-8 columns), as header_end reads a symbol."""
+
+    range: tuple[int, int, int, int]
+    selection: tuple[int, int, int, int]
 
 
 def outline_rows(path: Path, text: Text) -> Iterator[Row]:
@@ -143,11 +164,19 @@ def outline_rows(path: Path, text: Text) -> Iterator[Row]:
         yield s.kind, s.name, container, s.range, s.selection
 
 
-def fresh_rows(language: str, data: bytes) -> Iterator[Row]:
-    """The rows of the outline of `data` parsed afresh, without the caches nor Symbol
-    objects (for files read once), parents first."""
-    for d, kind, prefix, _ in nested(fresh_definitions(language, data)):
+def fresh_rows(language: str, data: bytes, parsed: Parsed | None = None) -> Iterator[Row]:
+    """The rows of the outline of `data` parsed afresh (or `parsed`, its tree), without the
+    caches nor Symbol objects (for files read once), parents first."""
+    found = fresh_definitions(language, data) if parsed is None else definitions(parsed)
+    for d, kind, prefix, _ in nested(found):
         yield kind, d.name, prefix[:-1], (*d.start_point, *d.end_point), d.selection
+
+
+def fresh_parse(language: str, data: bytes) -> Parsed | None:
+    """The tree of `data` parsed afresh, without the caches; None for a text too large."""
+    if len(data) > MAX_PARSE_BYTES:
+        return None
+    return Parsed(language, "", data, PARSES.parser(language).parse(data))
 
 
 def rank(query: str, name: str) -> int | None:
@@ -600,7 +629,8 @@ def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -
     if text.size > INDEX_MAX_BYTES:
         return None
     size, mtime = trusted_stat(info, read_at, from_editor=text.from_editor)
-    return _recorded(path, text, language, outline_rows(path, text), encoding, size, mtime)
+    rows = outline_rows(path, text)  # the cached outline, and its cached tree
+    return _recorded(path, text, language, rows, encoding, size, mtime, PARSES.parse(path, text, language))
 
 
 def trusted_stat(info: os.stat_result, read_at: int, *, from_editor: bool = False) -> tuple[int, int]:
@@ -636,15 +666,17 @@ def read_record(path: str, language: str, encoding: str, roots: list[str]) -> Fi
     if len(data) > INDEX_MAX_BYTES or b"\0" in data[:BINARY_SNIFF_BYTES]:
         return None
     text = Text.from_bytes(data)
-    rows = fresh_rows(language, data if text.utf8 else encode(text))  # valid UTF-8: the same bytes
-    return _recorded(path, text, language, rows, encoding, *trusted_stat(info, read_at))
+    utf8 = data if text.utf8 else encode(text)  # valid UTF-8: the same bytes
+    parsed = fresh_parse(language, utf8)
+    rows = fresh_rows(language, utf8, parsed) if parsed is not None else iter(())
+    return _recorded(path, text, language, rows, encoding, *trusted_stat(info, read_at), parsed)
 
 
-def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int) -> FileRecord | None:  # fmt: skip
+def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, parsed: Parsed | None = None) -> FileRecord | None:  # fmt: skip
     """make_record, or None when the parser fails on the file (one bad file must not stop
     the index)."""
     try:
-        return make_record(text, language, rows, encoding, size, mtime_ns)
+        return make_record(text, language, rows, encoding, size, mtime_ns, os.path.basename(path), parsed)
     except Exception:
         log.exception("symbol index: cannot outline %s", path)
         return None

@@ -2,32 +2,30 @@
 whose edges go from a file that uses a name to the files that define it; PageRank over that
 graph ranks files, and each file's rank flows along its edges to the definitions it uses.
 
-Definitions come from the symbol index where it holds a file's text, else from its outline
-(top-level symbols and their members); uses are the identifiers of a file's text (comments
-and strings included: a cheap, parse-free reading, enough to rank). Matching is by name, as
-everywhere here. A name defined in many files (a method every class has) or private (`_x`)
-weighs less, a long distinctive name more. Files and names are integer ids in flat lists, so
-that ranking takes time linear in the uses and definitions and memory for names only (the
-texts are read one at a time).
+Definitions and uses come from the symbol index's records where they are current (made when
+a record is, see uses.py: ranking reads no file then), else from the file's outline and text.
+Matching is by name, as everywhere here, so a use of a name is split between every file that
+defines it, as a top-level name or a member alike (a use of `add` says little about which of
+40 `add`s it is); a name defined in many files or private (`_x`) weighs less, a long
+distinctive name more. Files, names and uses are integer ids in flat arrays, so that ranking
+takes time linear in the uses and definitions, and memory for the names defined (no object
+per use: the records are read one at a time, twice).
 """
 
 from __future__ import annotations
 
-import builtins
-import keyword
 import math
 import os
-import re
 import threading
 import time
 from array import array
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, compress, islice, repeat
-from operator import mul, sub, truediv
+from itertools import accumulate, compress, repeat
+from operator import is_not, lshift, mul, or_, sub, truediv
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, overload
 
 from ..budget import plural, size
 from ..errors import Refusal
@@ -35,76 +33,23 @@ from ..workspace import Text, Workspace, file_identity, is_racy
 from .languages import language_for
 from .outline import Symbol, outline
 from .records import FileRecord
-from .references import signature
+from .references import Signature, header_lines, signature
+from .uses import BUILTINS, IDENTIFIER, MEMBER, MIN_NAME, file_uses, rankable
+from .uses import generated as generated_text
 
 if TYPE_CHECKING:
     from .index import SymbolIndex
 
-IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
-MEMBER = re.compile(r"(?:\.|->)\s*([A-Za-z_$][\w$]*)")
-# Names every program uses without defining them (list, type, super, …): not evidence.
-# Keywords are words of the text too (`import { x } from './y'` is no use of a function `from`).
-BUILTINS = (
-    frozenset(dir(builtins))
-    | frozenset(keyword.kwlist)
-    | frozenset(
-        [
-            "from",
-            "import",
-            "export",
-            "function",
-            "const",
-            "let",
-            "var",
-            "return",
-            "new",
-            "class",
-            "extends",
-            "implements",
-            "interface",
-            "type",
-            "this",
-            "typeof",
-            "instanceof",
-            "void",
-            "null",
-            "undefined",
-            "true",
-            "false",
-            "default",
-            "async",
-            "await",
-            "yield",
-            "static",
-            "public",
-            "private",
-            "protected",
-            "readonly",
-            "package",
-            "func",
-            "struct",
-            "impl",
-            "trait",
-            "use",
-            "mod",
-            "pub",
-            "self",
-            "super",
-            "enum",
-            "namespace",
-            "using",
-            "include",
-            "define",
-        ]
-    )
-)
+__all__ = ["BUILTINS", "IDENTIFIER", "MEMBER", "MIN_NAME"]  # ranking's reading of a text, from uses.py
+
 FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
 DAMPING = 0.85
-ITERATIONS = 40
-MEMBER_DEPTH = 2  # definitions ranked: top level and one level in (a class's methods)
-MIN_NAME = 3  # shorter names (`a`, `s`, `id`) say nothing about where they come from
-# Minified or generated files (one long line of a bundle) are left out of the map.
-MAX_LINE_MEAN = 200
+ITERATIONS = 40  # at most; fewer once a step moves the ranks by less than TOLERANCE in all
+# (they sum to 1): on Django after 24 steps, when the first 300 files are in their final order
+TOLERANCE = 1e-5
+MEMBER_DEPTH = 2  # definitions ranked: top level and one level in (a class's methods; Source.rows)
+SPLIT_RECORDS = 256  # records whose names a ranked list keeps split, for the pages asked for
+FAMILY_BITS = 5  # a key packs (name, family, member) in one int: at most 32 families
 
 
 class Definition(Protocol):
@@ -125,6 +70,13 @@ class Ranked:
     path: Path
     symbol: Definition
     rank: float
+    # From an index record: where its header ends (see references.header_end; NO_HEAD: the
+    # first line) and the version of the text it was made from; None: found by parsing.
+    head: tuple[int, int] | None = None
+    version: str | None = None
+
+
+NO_HEAD = (-1, -1)
 
 
 def definitions(symbols: list[Symbol], depth: int = MEMBER_DEPTH) -> Iterable[Symbol]:
@@ -134,29 +86,9 @@ def definitions(symbols: list[Symbol], depth: int = MEMBER_DEPTH) -> Iterable[Sy
             yield from definitions(s.children, depth - 1)
 
 
-# A file's definitions for ranking: (name, whether a member, the definition); from an index
-# record, the definition is its row, made an Entry only if ranked (most never are).
-Rows = list[tuple[str, bool, "Definition | int"]]
-
-
-def file_definitions(path: Path, text: Text, index: SymbolIndex | None) -> tuple[FileRecord | None, Rows]:
-    """The definitions ranked in a file, and the record they are rows of: from the index when
-    it holds this very text (no parse), else from the outline (no record)."""
-    record = index.record_of(path, text) if index is not None else None
-    if record is None:
-        return None, [(s.name, "/" in s.name_path, s) for s in definitions(outline(path, text))]
-    if not record.kinds:
-        return record, []
-    containers = record.containers.split("\n")
-    return record, [
-        (name, bool(container), i)
-        for i, (name, container) in enumerate(zip(record.names.split("\n"), containers, strict=True))
-        if container.count("/") < MEMBER_DEPTH - 1
-    ]
-
-
 def weight(name: str, definers: int) -> float:
-    """How much a use of `name` says about the files that define it."""
+    """How much a use of `name` says about the files that define it (`definers`: as a
+    top-level name or a member)."""
     w = 1.0
     if len(name) >= 8 and ("_" in name.strip("_") or (name != name.lower() and name != name.upper())):
         w *= 10  # a long, distinctive name
@@ -186,202 +118,331 @@ def family(path: Path) -> str | None:
 
 def generated(path: Path, text: Text) -> bool:
     """A minified bundle or generated file: `x.min.js`, or lines far longer than code's."""
-    return ".min." in path.name or len(text.content) / max(text.line_count, 1) > MAX_LINE_MEAN
+    return generated_text(path.name, text.content, text.line_count)
 
 
-def segment_sums(values: array, bounds: list[int]) -> list[float]:
-    """The sum of each run values[bounds[i]:bounds[i + 1]], each summed in order."""
-    return [sum(values[a:b]) for a, b in zip(bounds, islice(bounds, 1, None), strict=False)]
+@dataclass(slots=True)
+class Source:
+    """One file of the graph: its record when current (definitions and uses from it), else
+    its outline's symbols and the uses read from its text."""
+
+    path: Path
+    family: int
+    record: FileRecord | None
+    symbols: list[Symbol] | None = None  # the definitions ranked, when there is no record
+    uses: tuple[str, array] | None = None
+
+    def rows(self) -> Iterator[tuple[str, bool, int]]:
+        """(name, whether a member, its row: in the record, else in `symbols`) of each
+        definition ranked."""
+        if self.record is None:
+            for i, s in enumerate(self.symbols or []):
+                yield s.name, "/" in s.name_path, i
+        elif self.record.kinds:  # top level (no container) and one level in (no "/" in it)
+            containers = self.record.containers.split("\n")
+            for i, (name, container) in enumerate(
+                zip(self.record.names.split("\n"), containers, strict=True)
+            ):
+                if "/" not in container:
+                    yield name, bool(container), i
+
+    def used(self) -> tuple[str, array]:
+        """The names the file uses and their counts (see uses.file_uses)."""
+        if self.uses is not None:
+            return self.uses
+        used = self.record.used() if self.record is not None else None
+        assert used is not None  # a source without uses of its own has a record holding them
+        return used
+
+    def start_line(self, row: int) -> int:
+        return self.record.ranges[8 * row] + 1 if self.record is not None else self.symbols[row].start_line  # type: ignore[index]  # fmt: skip
+
+    def ranked(self, row: int, rank: float, lines: tuple[list[str], list[str]] | None = None) -> Ranked:
+        """The definition of a row, ranked (`lines`: the record's names and containers split)."""
+        record = self.record
+        if record is None:
+            return Ranked(self.path, self.symbols[row], rank)  # type: ignore[index]
+        names, containers = lines or (record.names.split("\n"), record.containers.split("\n"))
+        head = (record.heads[2 * row], record.heads[2 * row + 1]) if record.heads else None
+        return Ranked(self.path, record.entry(row, names, containers), rank, head, record.version)
 
 
-def runs(keys: array, count: int) -> tuple[list[int], list[int]]:
-    """The positions that sort `keys` (stable) and where each key's run starts in that order
-    (count + 1 bounds: key k's run is bounds[k]:bounds[k + 1])."""
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    sizes = [0] * count
-    for k in keys:
-        sizes[k] += 1
-    return order, list(accumulate(sizes, initial=0))
+def source_of(path: Path, text: Text | None, workspace: Workspace, index: SymbolIndex | None, kin: int) -> tuple[bool, Source | None]:  # fmt: skip
+    """Whether the file could be read, and the file as ranking reads it: from its record
+    when current and holding its uses (no read), else from its text (`text`, or read now);
+    None when it cannot be read or is generated."""
+    record = None
+    text = text or workspace.open_text(path)  # an editor's buffer, whatever the index's workspace
+    if index is not None:
+        record = index.current(path) if text is None else index.record_of(path, text)
+    if record is not None and record.uses is not None:
+        return True, None if record.generated else Source(path, kin, record)
+    if text is None:
+        try:
+            text = workspace.text(path)
+        except Refusal:
+            return False, None
+    if generated(path, text):
+        return True, None
+    if index is not None and (record := index.record_of(path, text)) is not None:
+        return True, Source(path, kin, record, uses=file_uses(text.content))
+    return True, Source(path, kin, None, list(definitions(outline(path, text))), file_uses(text.content))
 
 
 class Graph:
-    """Files and the names they define and use, as integer ids and flat lists: file f uses
-    key k (a family, a name and whether as a member) with weight w; a key's definers are the
-    files defining it. A use's weight flows evenly to the key's definers but the user itself,
-    so the work of a PageRank step is linear in the uses and definitions, where edges from
-    each user to each definer would grow as their product (`get`: thousands of each)."""
+    """Files and the names they define and use, as integer ids in flat arrays. A key is a
+    (name, family, whether a member) packed in one int; its definers are the files that
+    define it, the pairs (file, key), numbered in file order. A use of a name by a file
+    flows evenly to every file defining the name in its family (top level or member) but
+    the user itself, so the work of a PageRank step is linear in the uses and definitions,
+    where edges from each user to each definer would grow as their product (`get`:
+    thousands of each)."""
 
     def __init__(self) -> None:
-        self.paths: list[Path] = []
-        self.vocabulary: defaultdict[str, int] = defaultdict()  # every name, to its id
-        self.vocabulary.default_factory = self.vocabulary.__len__  # a new name: the next id
+        self.sources: list[Source] = []
         self.families: dict[str | None, int] = {}
-        # per file: its family, and the ids and counts of its words, then of those after . or ->
-        self.uses: list[tuple[int, array, array, array, array]] = []
-        self.keys: dict[tuple[int, int, bool], int] = {}
-        self.definers: list[list[int]] = []  # per key
-        self.own: list[set[int]] = []  # per file: the keys it defines
-        self.records: list[FileRecord | None] = []  # per file: the record its rows are of
-        self.lines: dict[int, tuple[list[str], list[str]]] = {}  # records' names split, when ranked
-        self.defined: dict[tuple[int, int], list[Definition | int]] = {}  # (file, name) -> its definitions
+        self.words: dict[str, int] = {}  # every name defined somewhere, to its id
+        self.names: list[str] = []  # by id
+        self.keys: dict[int, int] = {}  # packed key -> key id
+        self.key_word = array("i")  # by key id
+        self.pair_key = array("i")  # by pair, in file order
+        self.file_pairs = array("i", [0])  # file f's pairs: file_pairs[f]:file_pairs[f + 1]
 
-    def add(self, path: Path, content: str, found: tuple[FileRecord | None, Rows]) -> None:
-        # every word, short and builtin ones too: no definition has their names, and a
-        # filter would cost a Python step per word where the ids cost none (map in C)
-        bare = Counter(IDENTIFIER.findall(content))
-        dotted = Counter(MEMBER.findall(content))  # each of them a word of `bare` too
-        ids, dotted_ids = (array("i", map(self.vocabulary.__getitem__, words)) for words in (bare, dotted))
+    @property
+    def paths(self) -> list[Path]:
+        return [s.path for s in self.sources]
+
+    def family_of(self, path: Path) -> int:
         kin = self.families.setdefault(family(path), len(self.families))
-        self.uses.append((kin, ids, array("i", bare.values()), dotted_ids, array("i", dotted.values())))
-        self.paths.append(path)
-        self.own.append(set())
-        self.records.append(found[0])
-        self.define(len(self.paths) - 1, kin, found[1])
+        if kin >= 1 << FAMILY_BITS:
+            raise ValueError("more families than a key holds")
+        return kin
 
-    def define(self, file: int, kin: int, rows: Rows) -> None:
-        for name, member, definition in rows:
-            if len(name) < MIN_NAME or name in BUILTINS:
+    def add(self, source: Source) -> None:
+        """A file's definitions (its uses are read once all files are in: see flows)."""
+        words, keys, own = self.words, self.keys, set()
+        for name, member, _ in source.rows():
+            if not rankable(name):
                 continue
-            word = self.vocabulary[name]
-            key = self.keys.setdefault((kin, word, member), len(self.keys))
-            if key == len(self.definers):
-                self.definers.append([])
-            if key not in self.own[file]:
-                self.own[file].add(key)
-                self.definers[key].append(file)
-            self.defined.setdefault((file, word), []).append(definition)
+            word = words.get(name)
+            if word is None:
+                word = words[name] = len(self.names)
+                self.names.append(name)
+            code = (word << FAMILY_BITS | source.family) << 1 | member
+            key = keys.get(code)
+            if key is None:
+                key = keys[code] = len(self.key_word)
+                self.key_word.append(word)
+            if key not in own:
+                own.add(key)
+                self.pair_key.append(key)
+        self.sources.append(source)
+        self.file_pairs.append(len(self.pair_key))
 
-    def definitions(self, file: int, name: int) -> list[Definition]:
-        """The definitions of a name in a file, as entries (rows of its record made so)."""
-        found = self.defined[(file, name)]
-        record = self.records[file]
-        if record is None:
-            return found  # type: ignore[return-value]  # outline symbols
-        if (lines := self.lines.get(file)) is None:
-            lines = self.lines[file] = record.names.split("\n"), record.containers.split("\n")
-        return [record.entry(i, *lines) for i in found]  # type: ignore[arg-type]
+    def definers(self) -> array:
+        """Per key, how many files define it."""
+        count = array("i", bytes(4 * len(self.key_word)))
+        for key in self.pair_key:
+            count[key] += 1
+        return count
 
     def flows(self) -> Flows:
-        """Each use of a defined key by a file: (file, key, weight, whether the file defines
-        it too), in the order of the files, then of their names' first uses, bare names
-        before members."""
-        flows = Flows(len(self.paths), len(self.keys))
-        names = list(self.vocabulary)
-        weights = [weight(names[name], len(self.definers[k])) for (_, name, _), k in self.keys.items()]
-        keys, definers = self.keys, self.definers
-        defined = {name for _, name, _ in keys}
-        for file, (kin, bare, counts, dotted, dotted_counts) in enumerate(self.uses):
-            for member, ids, numbers in ((False, bare, counts), (True, dotted, dotted_counts)):
-                # most words of a file (locals, parameters, words of comments) are defined nowhere
-                for name, uses in compress(zip(ids, numbers, strict=True), map(defined.__contains__, ids)):
-                    key = keys.get((kin, name, member))
-                    if key is None:
-                        continue
-                    own, m = key in self.own[file], len(definers[key])
-                    if m > own:
-                        flows.add(file, key, weights[key] * math.sqrt(uses) / m, own)
+        """Each use of a defined key by a file (file, key, weight), file by file; a use of
+        a name reaches the keys of its family: the top-level one by any use, the member one
+        by a use after `.` or `->`."""
+        m = self.definers()
+        keys, names, words = self.keys, self.names, self.words
+        # a name's definers, as a top-level name and as a member: a use is split between them
+        total = [0] * len(self.key_word)
+        for code, key in keys.items():
+            total[key] = m[key] + m[keys[code ^ 1]] if code ^ 1 in keys else m[key]
+        share = [weight(names[w], t) / t for w, t in zip(self.key_word, total, strict=True)]
+        flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
+        add, sqrt, shift = flows.add, math.sqrt, FAMILY_BITS + 1
+        for f, source in enumerate(self.sources):
+            uses, counts = source.used()
+            ids = list(map(words.get, uses.split("\n"))) if uses else []  # None: defined nowhere
+            present = list(map(is_not, ids, repeat(None)))
+            found = list(compress(ids, present))
+            if not found:
+                continue
+            codes = list(map(or_, map(lshift, found, repeat(shift)), repeat(source.family << 1)))
+            positions = list(compress(range(len(ids)), present))
+            first = self.file_pairs[f]  # the file's pairs, by key: where its own uses go
+            own = {key: first + n for n, key in enumerate(self.pair_key[first : self.file_pairs[f + 1]])}
+            for member in (0, 1):  # the uses of top-level keys (any use), then of members
+                used = list(map(keys.get, map(or_, codes, repeat(member))))
+                numbers = map(counts[member::2].__getitem__, positions)
+                for key, n in compress(zip(used, numbers, strict=False), map(is_not, used, repeat(None))):  # type: ignore[assignment]
+                    if n and m[key] > (mine := key in own):
+                        add(f, key, share[key] * sqrt(n), own[key] if mine else -1, m[key])
         return flows
 
 
 class Flows:
     """The uses of defined keys, as flat arrays (a monorepo has millions of uses: Python
     lists of int and float objects would take several times the memory); `out` is each
-    file's total weight sent (a use's weight times the definers it reaches)."""
+    file's total weight sent (a use's weight times the definers it reaches), `mine` the
+    weight of its uses of keys it defines itself (which it sends to the other definers)."""
 
-    def __init__(self, files: int, keys: int):
+    def __init__(self, files: int, keys: int, pairs: int):
         self.files, self.keys = files, keys
         self.file = array("i")
         self.key = array("i")
         self.weight = array("d")
-        self.own: dict[int, int] = {}  # key * files + file -> the file's use of a key it defines
+        self.own = array("i", [-1]) * pairs  # per pair (file, key): the file's own use of the key
         self.out = [0.0] * files
+        self.mine = [0.0] * files
 
-    def add(self, file: int, key: int, weight: float, own: bool) -> None:
-        if own:
-            self.own[key * self.files + file] = len(self.key)
+    def add(self, file: int, key: int, weight: float, pair: int, definers: int) -> None:
+        """A use; `pair`: the file's pair of the key when it defines it too, else -1."""
+        if pair >= 0:
+            self.own[pair] = len(self.key)
+            self.mine[file] += weight
+            definers -= 1
         self.file.append(file)
         self.key.append(key)
         self.weight.append(weight)
+        self.out[file] += weight * definers
 
-    def arrange(self, definers: list[list[int]]) -> None:
-        """Once all uses are added: the uses in key order and each (definer, key) pair, in
-        definer order, with its definer's own use of the key (a use's weight flows to each
-        definer but its user)."""
-        own, n = self.own, self.files
-        for file, key, w in zip(self.file, self.key, self.weight, strict=True):
-            self.out[file] += w * (len(definers[key]) - (key * n + file in own))
-        self.used = list(dict.fromkeys(self.key))  # the keys used, numbered densely
-        dense = {k: i for i, k in enumerate(self.used)}
-        by_key, self.key_bounds = runs(array("i", map(dense.__getitem__, self.key)), len(self.used))
-        self.file_of = array("i", map(self.file.__getitem__, by_key))
-        self.weight_of = array("d", map(self.weight.__getitem__, by_key))
-        slot = array("i", bytes(4 * len(by_key)))  # a use's place in key order
-        for place, use in enumerate(by_key):
-            slot[use] = place
-        del by_key
-        pairs = sorted(((t, i) for i, k in enumerate(self.used) for t in definers[k]), key=lambda p: p[0])
-        self.pairs = pairs
-        self.pair_key = array("i", (i for _, i in pairs))
-        # the slot of the definer's own use, or one past the last (where a 0.0 is appended)
-        none = len(slot)
-        self.pair_own = array("i", (slot[u] if (u := own.get(self.used[i] * n + t)) is not None else none for t, i in pairs))  # fmt: skip
-        _, self.node_bounds = runs(array("i", (t for t, _ in pairs)), self.files)
+    def arrange(self, graph: Graph) -> None:
+        """Once all uses are added: the uses in key order, with each key's run of them, and
+        the keys each file defines, in file order."""
+        order = sorted(range(len(self.key)), key=self.key.__getitem__)
+        self.file_of = array("i", map(self.file.__getitem__, order))
+        self.weight_of = array("d", map(self.weight.__getitem__, order))
+        self.slot = array("i", bytes(4 * len(order)))  # a use's place in key order
+        for place, use in enumerate(order):
+            self.slot[use] = place
+        sizes = [0] * self.keys
+        for k in self.key:
+            sizes[k] += 1
+        self.key_bounds = list(accumulate(sizes, initial=0))
+        self.starts, self.ends = self.key_bounds[:-1], self.key_bounds[1:]
+        del order, self.file, self.weight
+        self.pair_key, self.pair_bounds = graph.pair_key, graph.file_pairs
+
+    def inflow(self, share: list[float]) -> list[float]:
+        """Per key, the rank its users send along it (each user's share times its weight),
+        from prefix sums over the uses in key order (all in C)."""
+        sent = accumulate(map(mul, map(share.__getitem__, self.file_of), self.weight_of), initial=0.0)
+        prefix = list(sent)
+        return list(map(sub, map(prefix.__getitem__, self.ends), map(prefix.__getitem__, self.starts)))
 
     def pagerank(self) -> list[float]:
         """Weighted PageRank over the files, a use of key k by file f being an edge from f to
-        each other definer of k; a file without outgoing edges spreads its rank evenly. Each
-        step is a few passes over flat lists in C (map, sums over runs)."""
+        each other definer of k; a file without outgoing edges spreads its rank evenly. A
+        file receives the inflow of each key it defines, less what it sent itself. Each
+        step is a few passes over flat arrays in C (map, prefix sums)."""
         n = self.files
         dangling_files = [f for f in range(n) if not self.out[f]]
         out = [o or math.inf for o in self.out]  # a dangling file sends nothing along edges
+        ends, starts = self.pair_bounds[1:], self.pair_bounds[:-1]
         rank = [1.0 / n] * n
         for _ in range(ITERATIONS):
+            before = rank
             dangling = sum(map(rank.__getitem__, dangling_files))
             base = (1 - DAMPING) / n + DAMPING * dangling / n
             share = list(map(truediv, map(mul, repeat(DAMPING), rank), out))
-            sent = array("d", map(mul, map(share.__getitem__, self.file_of), self.weight_of))
-            inflow = segment_sums(sent, self.key_bounds)
-            sent.append(0.0)
-            received = array("d", map(sub, map(inflow.__getitem__, self.pair_key), map(sent.__getitem__, self.pair_own)))  # fmt: skip
-            rank = [base + r for r in segment_sums(received, self.node_bounds)]
+            inflow = self.inflow(share)
+            prefix = list(accumulate(map(inflow.__getitem__, self.pair_key), initial=0.0))
+            received = map(sub, map(prefix.__getitem__, ends), map(prefix.__getitem__, starts))
+            rank = list(map(sub, map(base.__add__, received), map(mul, share, self.mine)))
+            if sum(map(abs, map(sub, rank, before))) < TOLERANCE:
+                break
         return rank
 
     def scores(self, rank: list[float]) -> Iterator[tuple[int, int, float]]:
         """(definer, key, score) of each pair some other file uses: the rank the users send
         along the use, summed."""
         out = [o or math.inf for o in self.out]
-        sent = array("d", (rank[f] * w / out[f] for f, w in zip(self.file_of, self.weight_of, strict=True)))
-        inflow = segment_sums(sent, self.key_bounds)
-        sent.append(0.0)
-        bounds, none = self.key_bounds, len(sent) - 1
-        for (t, i), own in zip(self.pairs, self.pair_own, strict=True):
-            if bounds[i + 1] - bounds[i] > (own != none):  # a user besides the definer
-                yield t, self.used[i], inflow[i] - sent[own]
+        share = list(map(truediv, rank, out))
+        inflow = self.inflow(share)
+        bounds, own = self.key_bounds, self.own
+        for t in range(self.files):
+            for pair in range(self.pair_bounds[t], self.pair_bounds[t + 1]):
+                key, mine = self.pair_key[pair], own[pair]
+                if bounds[key + 1] - bounds[key] > (mine >= 0):  # a user besides the definer
+                    sent = 0.0 if mine < 0 else share[t] * self.weight_of[self.slot[mine]]
+                    yield t, key, inflow[key] - sent
 
 
-def rank_definitions(graph: Graph) -> list[Ranked]:
+def rank_definitions(graph: Graph) -> Sequence[Ranked]:
     """Every ranked definition, best first. A member (a method, a field) is used as `.name`,
-    a top-level definition by its bare name too; a name's weight is split between the files
-    that define it."""
-    if not graph.paths:
+    a top-level definition by its bare name too; a use's weight is split between the files
+    that define its name."""
+    if not graph.sources:
         return []
     flows = graph.flows()
-    flows.arrange(graph.definers)
+    flows.arrange(graph)
     rank = flows.pagerank()
-    key_names = [name for _, name, _ in graph.keys]  # by key id: keys were numbered in order
     score: dict[tuple[int, int], float] = defaultdict(float)
     for file, key, value in flows.scores(rank):
-        score[(file, key_names[key])] += value
-    shown = [str(path) for path in graph.paths]
+        score[(file, graph.key_word[key])] += value
+    del flows
+    by_file: dict[int, dict[str, float]] = defaultdict(dict)
+    for (file, word), value in score.items():
+        by_file[file][graph.names[word]] = value
+    del score
     # Sorted by rank to 12 digits: ranks equal but for rounding (two files used alike) are
     # ordered by path and line, not by the order in which floating-point sums were taken
-    ranked = [
-        (-float(f"{value:.12g}"), shown[file], s.start_line, Ranked(graph.paths[file], s, value))
-        for (file, name), value in score.items()
-        for s in overloads(graph.definitions(file, name))
-    ]
-    ranked.sort(key=lambda r: r[:3])
-    return [r[3] for r in ranked]
+    order = []
+    for file, values in by_file.items():
+        source = graph.sources[file]
+        shown = str(source.path)
+        for row, value in ranked_in(source, values):
+            order.append((-float(f"{value:.12g}"), shown, source.start_line(row), file, row, value))
+    order.sort(key=lambda r: r[:3])
+    for source in graph.sources:
+        source.uses = None  # ranked: only the definitions are needed from here
+    return RankedList(graph.sources, order)
+
+
+def ranked_in(source: Source, values: dict[str, float]) -> Iterator[tuple[int, float]]:
+    """(row, score) of each definition of a file whose name scored (`values`), one per
+    overloaded name path."""
+    found: dict[str, list[int]] = defaultdict(list)
+    for name, _, row in source.rows():
+        if name in values:
+            found[name].append(row)
+    for name, rows in found.items():
+        if len(rows) > 1:  # overloads: the widest of each name path
+            symbols = [source.ranked(row, 0.0).symbol for row in rows]
+            widest = {id(s) for s in overloads(symbols)}
+            rows = [row for row, s in zip(rows, symbols, strict=True) if id(s) in widest]
+        for row in rows:
+            yield row, values[name]
+
+
+class RankedList(Sequence[Ranked]):
+    """The ranked definitions as flat arrays (a monorepo has hundreds of thousands), each
+    made a Ranked only when asked for (a page of the map)."""
+
+    def __init__(self, sources: list[Source], order: list[tuple]):
+        self.sources = sources
+        self.file = array("i", (r[3] for r in order))
+        self.row = array("i", (r[4] for r in order))
+        self.rank = array("d", (r[5] for r in order))
+        self.lines: dict[int, tuple[list[str], list[str]]] = {}  # a few records' names split
+
+    def __len__(self) -> int:
+        return len(self.file)
+
+    @overload
+    def __getitem__(self, i: int) -> Ranked: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Ranked]: ...
+    def __getitem__(self, i: int | slice) -> Ranked | list[Ranked]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        file = self.file[i]
+        source = self.sources[file]
+        lines = None
+        if source.record is not None and (lines := self.lines.get(file)) is None:
+            if len(self.lines) >= SPLIT_RECORDS:
+                self.lines.clear()
+            lines = self.lines[file] = source.record.names.split("\n"), source.record.containers.split("\n")
+        return source.ranked(self.row[i], self.rank[i], lines)
 
 
 def ranked_graph(
@@ -390,19 +451,15 @@ def ranked_graph(
     index: SymbolIndex | None = None,
     check: Callable[[Path], None] = lambda path: None,
 ) -> tuple[Graph, int]:
-    """The graph of `files` (a text None: read it now, and let it go) and how many were
-    read; generated files are left out of it. Only names are kept of each file."""
+    """The graph of `files` (a text None: from its current record, else read now and let
+    go) and how many were read; generated files are left out of it."""
     graph, read = Graph(), 0
     for path, text in files:
         check(path)
-        if text is None:
-            try:
-                text = workspace.text(path)
-            except Refusal:
-                continue
-        read += 1
-        if not generated(path, text):
-            graph.add(path, text.content, file_definitions(path, text, index))
+        found, source = source_of(path, text, workspace, index, graph.family_of(path))
+        read += found
+        if source is not None:
+            graph.add(source)
     return graph, read
 
 
@@ -434,6 +491,8 @@ class Signs:
                 text = self.texts[r.path] = self.workspace.text(r.path)
             except Refusal:
                 return cut(r.symbol.name)  # gone since it was ranked
+        if r.head is not None and r.version == text.version:  # the record's text: no parse
+            return cut(Signature(header_lines(text, r.symbol.start_line, None if r.head == NO_HEAD else r.head), None, []).one_line())  # fmt: skip
         symbol = r.symbol if isinstance(r.symbol, Symbol) else self.outlined(r.path, text, r.symbol)
         if symbol is None:  # an index entry the outline no longer has (the file changed)
             return cut(text.line(r.symbol.start_line).strip()) if r.symbol.start_line <= text.line_count else cut(r.symbol.name)  # fmt: skip
@@ -454,13 +513,13 @@ class Remembered:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.stamp: tuple | None = None
-        self.ranking: tuple[list[Ranked], int] | None = None
+        self.ranking: tuple[Sequence[Ranked], int] | None = None
 
-    def get(self, stamp: tuple | None) -> tuple[list[Ranked], int] | None:
+    def get(self, stamp: tuple | None) -> tuple[Sequence[Ranked], int] | None:
         with self.lock:
             return self.ranking if stamp is not None and stamp == self.stamp else None
 
-    def put(self, stamp: tuple | None, ranking: tuple[list[Ranked], int]) -> None:
+    def put(self, stamp: tuple | None, ranking: tuple[Sequence[Ranked], int]) -> None:
         with self.lock:
             self.stamp, self.ranking = (stamp, ranking) if stamp is not None else (None, None)
 
@@ -551,7 +610,7 @@ def ranked_map(
 
 
 def fitted(
-    ranked: list[Ranked],
+    ranked: Sequence[Ranked],
     offset: int,
     budget: int,
     frame: Callable[[int], list[str]],
@@ -564,7 +623,7 @@ def fitted(
     naming the size of one, when not even one fits."""
     lines: list[str] = []
     body, seen = 0, set()  # characters of the lines after the frame, each with its newline
-    for r in ranked[offset:]:
+    for r in map(ranked.__getitem__, range(offset, len(ranked))):  # made one at a time
         shown = line(r)
         grows = len(shown) + 1 + (len(display(r.path)) + 1 if r.path not in seen else 0)
         if size(frame(offset + len(lines) + 1)) + body + grows > budget:
@@ -582,7 +641,7 @@ def fitted(
     return lines
 
 
-def grouped(chosen: list[Ranked], lines: list[str], frame: list[str], display: Callable[[Path], str]) -> list[str]:  # fmt: skip
+def grouped(chosen: Sequence[Ranked], lines: list[str], frame: list[str], display: Callable[[Path], str]) -> list[str]:  # fmt: skip
     """The frame, then each file (in the order of its best definition) with its definitions'
     lines in line order."""
     by_file: dict[Path, list[int]] = {}

@@ -7,6 +7,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from .outline import KINDS, LineSymbols, last_line, line_segments, segment_lookup
+from .uses import unpack
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
@@ -47,6 +48,18 @@ class FileRecord:
     containers: str  # one line per definition
     kinds: bytes  # KINDS codes
     ranges: array  # 8 unsigned ints per definition: its range and the range of its name
+    # The names the text uses and their counts (uses.file_uses, packed: see used()); whether
+    # it is generated (a bundle). Overview ranks from these without reading the file. None:
+    # not kept (the file is read instead).
+    uses: bytes | None = None
+    generated: bool = False
+    # Per definition, where its header ends (row and UTF-8 column, see references.header_end;
+    # -1, -1: none found), so that overview shows signatures without a parse; empty: not kept.
+    heads: array = field(default_factory=lambda: array("i"))
+
+    def used(self) -> tuple[str, array] | None:
+        """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""
+        return None if self.uses is None else unpack(self.uses)
 
     def entry(self, i: int, names: list[str], containers: list[str]) -> Entry:
         r = self.ranges[8 * i : 8 * i + 8]

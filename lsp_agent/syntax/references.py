@@ -332,7 +332,7 @@ MAX_SIGNATURE_LINES = 12
 BODY_FIELDS = ("body",)
 
 
-def definition_node(parsed: Parsed, symbol: Symbol):
+def definition_node(parsed: Parsed, symbol: Symbol | Any):
     """The syntax node of a symbol: the widest node around its name that ends where it ends."""
     node = root_of(parsed).named_descendant_for_point_range(symbol.selection[:2], symbol.selection[2:])
     end = symbol.range[2:]
@@ -413,16 +413,39 @@ def signature(path: Path, text: Text, symbol: Symbol) -> Signature:
     and bases. A symbol without a body (a constant, a field) shows its first line."""
     language = language_for(path)
     parsed = PARSES.parse(path, text, language) if language is not None else None
-    first_line = text.line(symbol.start_line).rstrip()
     if parsed is None or (node := definition_node(parsed, symbol)) is None:
-        return Signature([first_line], None, [])
+        return Signature(header_lines(text, symbol.start_line, None), None, [])
     body = _body(node)
-    if body is None:
-        last_row = min(symbol.selection[0], symbol.start_line - 1 + MAX_SIGNATURE_LINES - 1)
-        header = text.lines(symbol.start_line, last_row + 1)
+    lines = header_lines(text, symbol.start_line, _header_at(node, body, symbol))
+    return Signature(lines, _first_doc_line(parsed, node, body), _bases(parsed, node))
+
+
+NO_BODY = -1  # a header end's column for a definition without a body: its lines to its name's
+
+
+def header_end(parsed: Parsed, symbol: Symbol | Any) -> tuple[int, int] | None:
+    """Where a symbol's header ends (0-based row and UTF-8 column, or NO_BODY), None when
+    no node is the symbol's: what header_lines needs to show it without a parse (the index
+    keeps it per definition, for overview)."""
+    node = definition_node(parsed, symbol)
+    return None if node is None else _header_at(node, _body(node), symbol)
+
+
+def _header_at(node, body, symbol: Symbol | Any) -> tuple[int, int]:
+    return (symbol.selection[0], NO_BODY) if body is None else _header_end(node, body)
+
+
+def header_lines(text: Text, start_line: int, end: tuple[int, int] | None) -> list[str]:
+    """The header of a definition from its first line to `end` (see header_end; None: the
+    first line only), blank lines and the body's opener left out."""
+    first_line = text.line(start_line).rstrip()
+    if end is None:
+        return [first_line]
+    row, col = end
+    if col == NO_BODY:
+        header = text.lines(start_line, min(row, start_line - 1 + MAX_SIGNATURE_LINES - 1) + 1)
     else:
-        row, col = _header_end(node, body)
-        header = text.lines(symbol.start_line, row + 1)
+        header = text.lines(start_line, row + 1)
         head_bytes = header[-1].encode("utf-8", "surrogatepass")[:col]
         header[-1] = head_bytes.decode("utf-8", "replace")
         if not header[-1].strip():
@@ -432,7 +455,7 @@ def signature(path: Path, text: Text, symbol: Symbol) -> Signature:
         header[-1] = header[-1].removesuffix("{").removesuffix(":").rstrip()
     if len(header) > MAX_SIGNATURE_LINES:
         header = [*header[: MAX_SIGNATURE_LINES - 1], header[MAX_SIGNATURE_LINES - 1] + " …"]
-    return Signature(header or [first_line], _first_doc_line(parsed, node, body), _bases(parsed, node))
+    return header or [first_line]
 
 
 def _bases(parsed: Parsed, node) -> list[str]:

@@ -40,7 +40,7 @@ from .records import FileRecord
 
 log = logging.getLogger(__name__)
 
-FORMAT = b"lsp-agent symbol index 3\n"  # 3: keyed checksum, ctime and inode per record
+FORMAT = b"lsp-agent symbol index 4\n"  # 3: keyed checksum, ctime and inode; 4: the names used
 DIGEST = 32
 SECRET_BYTES = 32
 MAX_FILE = 1 << 30  # a larger index file is not read (an index of 1,000,000 files is ~300 MB)
@@ -113,6 +113,9 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
             r.containers,
             r.kinds,
             r.ranges.tobytes(),
+            r.uses,
+            r.generated,
+            r.heads.tobytes(),
         )
         for path, r in files.items()
     ]
@@ -250,10 +253,11 @@ def records_of(saved: dict) -> dict[Path, FileRecord]:
 def record_of(row: tuple, current: set[str]) -> FileRecord | None:
     """A saved row's record, if its grammar is current, its file the one indexed and its
     parts whole."""
-    path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges = row
+    path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges, *used = row
     if language not in current or identity_of(path) != (ctime, inode):
         return None  # another grammar, or the file changed in a way its size and mtime hide
-    record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges))
+    uses, generated, heads = used
+    record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges), uses, generated, array("i", heads))  # fmt: skip
     return record if _whole(record) else None
 
 
@@ -285,4 +289,8 @@ def _whole(record: FileRecord) -> bool:
         and lines == n
         and record.containers.count("\n") + 1 == max(n, 1)
         and (not n or (max(record.kinds) < len(KINDS) and max(record.ranges) <= MAX_ROW))
+        and isinstance(record.uses, bytes)
+        and isinstance(record.generated, bool)
+        and len(record.heads) in (0, 2 * n)
+        and (not record.heads or max(record.heads) <= MAX_ROW)
     )

@@ -12,6 +12,8 @@ from ..syntax.files import source_files
 from ..syntax.ranking import ranked_map
 from .registry import MAX_CHARS, Context, tool
 
+PROGRESS_EVERY = 64  # files between two progress reports (a checkpoint too)
+
 SCHEMA = {
     "type": "object",
     "properties": {
@@ -49,9 +51,12 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
             f"{ws.display(folder)} is not a folder; for one file use symbols path={ws.display(folder)}.",
         )
 
+    read = iter(range(1, 1 << 62))
+
     def reading(file: Path) -> None:
         ctx.check_cancelled()
-        ctx.progress(f"reading {ws.display(file)}")
+        if next(read) % PROGRESS_EVERY == 0:  # a file's name for display costs more than its record
+            ctx.progress(f"reading {ws.display(file)}")
 
     files = ((file, None) for file in source_files(ws, folder, check=ctx.check_cancelled))
     shown = ws.display(folder) if folder not in ws.roots else "."

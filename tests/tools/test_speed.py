@@ -30,7 +30,8 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "navigation"
 
 def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int], float]:
     """PageRank as first written: an edge from each user of a name to each other file
-    defining it, dicts keyed by path; (path, name path, line) -> rank."""
+    defining it (its weight split between all of them), dicts keyed by path; (path, name
+    path, line) -> rank."""
     defined: dict[tuple, set[Path]] = defaultdict(set)
     symbols: dict[tuple[Path, str], list] = defaultdict(list)
     uses = {}
@@ -49,11 +50,9 @@ def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int],
                 definers = defined.get((ranking.family(path), name, member))
                 if not definers or (member and not dotted[name]):
                     continue
-                w = (
-                    ranking.weight(name, len(definers))
-                    * math.sqrt(dotted[name] if member else n)
-                    / len(definers)
-                )
+                # issue 23: split between every file defining the name, top level or member
+                every = sum(len(defined.get((ranking.family(path), name, m), ())) for m in (False, True))
+                w = ranking.weight(name, every) * math.sqrt(dotted[name] if member else n) / every
                 for target in definers - {path}:
                     edges[path][target] += w
                     carried[path].append((target, name, w))
@@ -61,6 +60,7 @@ def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int],
     rank = dict.fromkeys(nodes, 1 / len(nodes))
     out = {u: sum(t.values()) for u, t in edges.items()}
     for _ in range(ranking.ITERATIONS):
+        before = rank
         dangling = sum(rank[u] for u in nodes if not out.get(u))
         new = dict.fromkeys(
             nodes, (1 - ranking.DAMPING) / len(nodes) + ranking.DAMPING * dangling / len(nodes)
@@ -69,6 +69,8 @@ def reference_ranks(files: list[tuple[Path, str]]) -> dict[tuple[str, str, int],
             for v, w in targets.items():
                 new[v] += ranking.DAMPING * rank[u] / out[u] * w
         rank = new
+        if sum(abs(rank[u] - before[u]) for u in nodes) < ranking.TOLERANCE:
+            break
     score: dict[tuple[Path, str], float] = defaultdict(float)
     for source, flows in carried.items():
         for target, name, w in flows:
