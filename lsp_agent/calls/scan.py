@@ -49,6 +49,8 @@ class Opening:
     decode: Callable[[str], Sequence[Decodable | Problem | Reasoning]]
     token: str  # the opener as written, for messages
     open_ok: bool = False  # left open at the end of the reply, it is still whole (reasoning)
+    # Left open at the end of a reply not cut by its length limit, its decoder says if it is whole.
+    cut_ok: bool = False
 
 
 class Openers(Protocol):
@@ -585,9 +587,9 @@ class LineEndFinder:
 
 class PythonListFinder:
     """The end of a Python list of calls, `[f(a=1), g()]`: brackets balanced outside
-    string literals (single or double quotes, backslash escapes; a raw line break ends a
-    string, as in Python, unless `line_breaks_in_strings`: a multi-line shell command as LFM2
-    writes it)."""
+    string literals (single, double or tripled quotes, backslash escapes; a raw line break
+    ends a one-quote string, as in Python, unless `line_breaks_in_strings`: a multi-line shell
+    command as LFM2 writes it)."""
 
     OUT = re.compile(r"""["'\[\](){}\n]""")
 
@@ -611,7 +613,12 @@ class PythonListFinder:
             j, c = m.start(), m.group()
             i = j + 1
             if c in "\"'":
-                self.quote = c
+                if text.startswith(c * 3, j):
+                    self.quote, i = c * 3, j + 3
+                elif not final and text[j:] in (c, c * 2):
+                    return j, None  # a tripled quote may be coming
+                else:
+                    self.quote = c
             elif c in "[({":
                 self.stack.append(c)
             elif c in "])}":
@@ -624,13 +631,21 @@ class PythonListFinder:
 
     def _in_string(self, text: str, i: int, final: bool) -> int:
         """Index after the string's end, or -(hold + 1) when the window ends inside it."""
-        quote = self.quote
+        quote = self.quote or ""
         while i < len(text):
             c = text[i]
             if c == "\\":
                 if i + 1 == len(text):
                     return -(i + 1)
                 i += 2
+                continue
+            if len(quote) == 3:  # a tripled quote: line breaks are text, three quotes end it
+                if text.startswith(quote, i):
+                    self.quote = None
+                    return i + 3
+                if quote.startswith(text[i:]):
+                    return -(i + 1)  # the window ends inside what may be the closing quotes
+                i += 1
                 continue
             if c == quote or (c == "\n" and not self.line_breaks_in_strings):
                 self.quote = None

@@ -3,7 +3,9 @@
     <|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": "a.py"}<|tool_call_end|><|tool_calls_section_end|>
 
 The call id is `functions.NAME:INDEX` as written (the tool's name is between the dot and the
-colon; `functions.` may be left out, `:INDEX` may not). The section tokens are also written in the singular (`<|tool_call_section_begin|>`).
+colon; `functions.` may be left out). A bare counter (`0`, as vLLM's tests show Kimi K2
+writing it) names no tool: the call is the one tool whose parameters hold every argument
+given, and is reported when none or several fit. The section tokens are also written in the singular (`<|tool_call_section_begin|>`).
 A section left open right after a complete call is whole, and a call written without its
 section opener (`<|tool_call_begin|>…<|tool_call_end|>`, as servers that drop the section
 token show it) is a section of its own; the section closer after it belongs to it.
@@ -56,9 +58,14 @@ def decode_call(call: str) -> Decodable | Problem:
     if not sep:
         return Problem(f"a call has no {ARGS}")
     m = CALL_ID.match(call_id)
-    if m is None:
-        return Problem(f"{call_id.strip()[:60]!r} is not a call id (functions.NAME:INDEX)")
-    return call_with_arguments(m.group(1), args, call_id.strip())
+    if m is not None:
+        return call_with_arguments(m.group(1), args, call_id.strip())
+    if call_id.strip().isdecimal():  # a bare counter: the arguments must say which tool
+        got = call_with_arguments("the call", args, call_id.strip())
+        if isinstance(got, Decodable):
+            got.unnamed = True
+        return got
+    return Problem(f"{call_id.strip()[:60]!r} is not a call id (functions.NAME:INDEX)")
 
 
 def render(name: str, arguments: dict) -> str:

@@ -76,39 +76,41 @@ def decode(block: str) -> list[Decodable | Problem]:
     return [call_from(n, e) for n, e in enumerate(elements, 1)]
 
 
-LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=[1-9])")
+# A decimal integer with leading zeros (`07`), where the parser stops: read as decimal.
+LEADING_ZEROS = re.compile(r"0+([0-9]+)(?![\w.])")
+MAX_ZERO_FIXES = 64  # each fix parses again: bound the work an adversarial reply can ask for
 
 
 def parse(source: str) -> ast.Expression:
     """The source as a Python expression; integers written with leading zeros (`month=07`,
-    which Python refuses) read as decimal, as vLLM reads them."""
-    try:
-        return ast.parse(source, mode="eval")
-    except SyntaxError as exc:
-        if "leading zeros" not in str(exc.msg):
-            raise
-        return ast.parse(outside_strings(source, lambda code: LEADING_ZEROS.sub("", code)), mode="eval")
+    which Python refuses) read as decimal, as vLLM reads them. Each is found where the
+    parser points (never inside a string, however it is quoted); any other literal with
+    leading zeros (`0_7`) stays an error."""
+    for _ in range(MAX_ZERO_FIXES + 1):
+        try:
+            return ast.parse(source, mode="eval")
+        except SyntaxError as exc:
+            at = zero_literal_at(source, exc)
+            if at is None:
+                raise
+            m = LEADING_ZEROS.match(source, at)
+            if m is None:
+                raise
+            source = source[:at] + str(int(m.group(1))) + source[m.end() :]
+    raise SyntaxError(f"more than {MAX_ZERO_FIXES} integers written with leading zeros")
 
 
-def outside_strings(source: str, change) -> str:
-    """`change` applied to the source outside its string literals."""
-    out, start, quote, i = [], 0, None, 0
-    while i < len(source):
-        c = source[i]
-        if quote and c == "\\":
-            i += 2
-            continue
-        if c in "\"'" and quote in (None, c):
-            if quote is None:
-                out.append(change(source[start:i]))
-                start = i
-            else:
-                out.append(source[start : i + 1])
-                start = i + 1
-            quote = None if quote else c
-        i += 1
-    out.append(source[start:] if quote else change(source[start:]))
-    return "".join(out)
+def zero_literal_at(source: str, exc: SyntaxError) -> int | None:
+    """The index in `source` of the literal a leading-zeros error is about (the parser
+    gives its line and its byte column)."""
+    if "leading zeros" not in str(exc.msg) or not exc.lineno or not exc.offset:
+        return None
+    lines = source.splitlines(keepends=True)
+    if exc.lineno > len(lines):
+        return None
+    line = lines[exc.lineno - 1]
+    column = len(line.encode("utf-8")[: exc.offset - 1].decode("utf-8", "ignore"))
+    return sum(map(len, lines[: exc.lineno - 1])) + column
 
 
 def call_from(n: int, node: ast.expr) -> Decodable | Problem:
