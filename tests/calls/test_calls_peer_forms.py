@@ -197,3 +197,57 @@ def test_other_leading_zero_literals_and_too_many_of_them_are_reported():
     for reply in ("[f(a=0_7)]", "[" + ", ".join(["f(a=07)"] * 65) + "]"):
         got = check(reply, tools=tools, dialects=["pythonic"])
         assert got.calls == [] and [d.kind for d in got.diagnostics] == ["malformed"]
+
+
+def test_python_string_holding_a_nul_character():
+    got = check("[f(a='x\0y', b=r'\0z', c='''\0''')]", tools=ToolSet.from_list([ANY]), dialects=["pythonic"])
+    assert calls(got) == [("f", {"a": "x\0y", "b": "\0z", "c": "\0"})]
+    outside = check("[f(a=1\0)]", tools=ToolSet.from_list([ANY]), dialects=["pythonic"])
+    assert outside.calls == [] and [d.kind for d in outside.diagnostics] == ["malformed"]
+
+
+# -- Cohere Command A: its answer markers, and a list with one bad action -----------------
+
+COHERE_TOOLS = ToolSet.from_list([WEATHER, ANY])
+
+
+def test_cohere_text_markers_and_end_of_turn_are_layout():
+    for reply in (
+        "Weighing it.<|END_THINKING|><|START_TEXT|>Sunny.<|END_TEXT|><|END_OF_TURN_TOKEN|>",
+        "Weighing it.<|END_THINKING|>Sunny.<|END_OF_TURN_TOKEN|>",
+    ):
+        got = check(reply, tools=COHERE_TOOLS, dialects=["cohere"], reasoning="open")
+        assert (got.reasoning_text, got.visible_text, got.diagnostics) == ("Weighing it.", "Sunny.", [])
+
+
+def test_cohere_one_bad_action_never_discards_the_others():
+    good = '{"tool_call_id": "1", "tool_name": "get_weather", "parameters": {"city": "Oslo"}}'
+    bad = '{"tool_call_id": "0", "tool_name": "f", "parameters": {"at": 15:30}}'
+    for body in (f"[\n  {bad},\n  {good}\n]", f"[{good}{good}]"):  # a bad value; a missing comma
+        got = check(f"<|START_ACTION|>{body}<|END_ACTION|>", tools=COHERE_TOOLS, dialects=["cohere"])
+        assert [c for c in calls(got) if c[0] == "get_weather"] == [("get_weather", {"city": "Oslo"})] * (
+            1 if bad in body else 2
+        )
+        assert [d.kind for d in got.diagnostics] == (["malformed"] if bad in body else [])
+    garbage = check("<|START_ACTION|>[!!!]<|END_ACTION|>", tools=COHERE_TOOLS, dialects=["cohere"])
+    assert garbage.calls == [] and [d.kind for d in garbage.diagnostics] == ["malformed"]
+
+
+def test_tagged_json_list_with_one_bad_call_keeps_the_good_one():
+    reply = (
+        '<tool_call>[{"name": "f", "arguments": {"a": nope}}, '
+        '{"name": "get_weather", "arguments": {"city": "Oslo"}}]</tool_call>'
+    )
+    got = check(reply, tools=COHERE_TOOLS, dialects=["hermes"])
+    assert calls(got) == [("get_weather", {"city": "Oslo"})] and [d.kind for d in got.diagnostics] == [
+        "malformed"
+    ]
+
+
+# -- DeepSeek: a tool's output echoed in the reply ------------------------------------------
+
+
+def test_deepseek_tool_output_tokens_are_layout():
+    reply = "It says <｜tool▁output▁begin｜>22°C, sunny<｜tool▁output▁end｜> today."
+    got = check(reply, tools=COHERE_TOOLS, dialects=["deepseek-v3.1"])
+    assert (got.visible_text, got.calls, got.diagnostics) == ("It says 22°C, sunny today.", [], [])

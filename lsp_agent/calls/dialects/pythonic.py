@@ -86,9 +86,14 @@ def parse(source: str) -> ast.Expression:
     which Python refuses) read as decimal, as vLLM reads them. Each is found where the
     parser points (never inside a string, however it is quoted); any other literal with
     leading zeros (`0_7`) stays an error."""
+    # The parser refuses a NUL character anywhere: it stands in a string (elsewhere it is an
+    # error still), as a character the source does not hold, put back after parsing.
+    stand_in = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in source) if "\0" in source else ""
+    source = source.replace("\0", stand_in) if stand_in else source
     for _ in range(MAX_ZERO_FIXES + 1):
         try:
-            return ast.parse(source, mode="eval")
+            tree = ast.parse(source, mode="eval")
+            return with_nul(tree, stand_in) if stand_in else tree
         except SyntaxError as exc:
             at = zero_literal_at(source, exc)
             if at is None:
@@ -98,6 +103,13 @@ def parse(source: str) -> ast.Expression:
                 raise
             source = source[:at] + str(int(m.group(1))) + source[m.end() :]
     raise SyntaxError(f"more than {MAX_ZERO_FIXES} integers written with leading zeros")
+
+
+def with_nul(tree: ast.Expression, stand_in: str) -> ast.Expression:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = node.value.replace(stand_in, "\0")
+    return tree
 
 
 def zero_literal_at(source: str, exc: SyntaxError) -> int | None:
