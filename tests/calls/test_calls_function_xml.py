@@ -110,7 +110,7 @@ def test_non_json_value_where_the_schema_wants_an_integer():
 
 def test_fenced_example_inside_a_value_is_part_of_it():
     value = "# Use\n```xml\n<function=read></function>\n```"
-    got = check(f"<function=read><parameter=path>{value}\n</parameter></function>")
+    got = check(f"<function=read><parameter=path>\n{value}\n</parameter></function>")
     assert calls(got) == [("read", {"path": value})]
 
 

@@ -251,3 +251,19 @@ def test_deepseek_tool_output_tokens_are_layout():
     reply = "It says <｜tool▁output▁begin｜>22°C, sunny<｜tool▁output▁end｜> today."
     got = check(reply, tools=COHERE_TOOLS, dialects=["deepseek-v3.1"])
     assert (got.visible_text, got.calls, got.diagnostics) == ("It says 22°C, sunny today.", [], [])
+
+
+# -- XML values: layout line breaks ---------------------------------------------------------
+
+
+def test_a_value_on_lines_of_its_own_loses_its_layout_breaks_an_inline_one_keeps_its_last():
+    tools = ToolSet.from_list([{"name": "edit", "parameters": {"type": "object"}}])
+    block = "<function=edit>\n<parameter=new>\n    pass\n\n</parameter>\n</function>"
+    assert calls(check(f"<tool_call>\n{block}\n</tool_call>", tools=tools)) == [
+        ("edit", {"new": "    pass\n"})
+    ]
+    inline = "<seed:tool_call>\n<function=edit>\n<parameter=new>    pass\n</parameter>\n</function>\n</seed:tool_call>"
+    assert calls(check(inline, tools=tools, dialects=["seed-oss"])) == [("edit", {"new": "    pass\n"})]
+    assert calls(check(inline.replace("pass\n<", "pass<"), tools=tools, dialects=["seed-oss"])) == [
+        ("edit", {"new": "    pass"})
+    ]
