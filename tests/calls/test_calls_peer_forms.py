@@ -267,3 +267,46 @@ def test_a_value_on_lines_of_its_own_loses_its_layout_breaks_an_inline_one_keeps
     assert calls(check(inline.replace("pass\n<", "pass<"), tools=tools, dialects=["seed-oss"])) == [
         ("edit", {"new": "    pass"})
     ]
+
+
+# -- Kimi K2: calls without their end token -------------------------------------------------
+
+KIMI_TOOLS = ToolSet.from_list([WEATHER, READ])
+
+
+def test_kimi_call_with_whole_arguments_needs_no_end_token():
+    one = "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
+    two = "<|tool_call_begin|>functions.read_file:1<|tool_call_argument_begin|>"
+    want = [("get_weather", {"city": "Oslo"}), ("read_file", {"path": "a.py"})]
+    for reply in (
+        f'{one}{{"city": "Oslo"}}{two}{{"path": "a.py"}}',  # the next call, then the reply's end
+        f'<think>Two calls.{one}{{"city": "Oslo"}}{two}{{"path": "a.py"}}',  # inside open reasoning
+        f'<|tool_calls_section_begin|>{one}{{"city": "Oslo"}}{two}{{"path": "a.py"}}<|tool_call_end|>',
+    ):
+        got = check(reply, tools=KIMI_TOOLS, dialects=["kimi-k2"])
+        assert (calls(got), got.diagnostics) == (want, []), reply
+
+
+def test_kimi_call_cut_inside_its_arguments_is_cut_short():
+    reply = '<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": '
+    for finish, kind in (("stop", "unterminated"), ("length", "truncated")):
+        got = check(reply, finish, tools=KIMI_TOOLS, dialects=["kimi-k2"])
+        assert got.calls == [] and [d.kind for d in got.diagnostics] == [kind]
+    whole = reply + '"Oslo"}'  # whole arguments, but the length limit cut the reply: not run
+    assert check(whole, "length", tools=KIMI_TOOLS, dialects=["kimi-k2"]).calls == []
+
+
+# -- MiniMax-M3: <mm:think> ----------------------------------------------------------------
+
+
+def test_minimax_m3_reasoning_and_its_bare_closer():
+    ns = "]<]minimax[>["
+    call = f'{ns}<tool_call>\n{ns}<invoke name="get_weather">{ns}<city>Oslo{ns}</city>{ns}</invoke>\n{ns}</tool_call>'
+    got = check(f"<mm:think>Check Oslo.</mm:think>{call}", tools=KIMI_TOOLS, dialects=["minimax-m3"])
+    assert (calls(got), got.reasoning_text, got.visible_text) == (
+        [("get_weather", {"city": "Oslo"})],
+        "Check Oslo.",
+        "",
+    )
+    plain = check("</mm:think>Sunny.", tools=KIMI_TOOLS, dialects=["minimax-m3"])
+    assert (plain.visible_text, plain.reasoning_text, plain.diagnostics) == ("Sunny.", "", [])

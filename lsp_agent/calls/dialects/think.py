@@ -1,5 +1,5 @@
 """Reasoning written inline: `<think>…</think>` (Qwen3, DeepSeek-R1, GLM, MiniMax, …),
-`[THINK]…[/THINK]` (Magistral) and Apriel's `Here are my reasoning steps:` … `[BEGIN FINAL
+`[THINK]…[/THINK]` (Magistral), `<mm:think>…</mm:think>` (MiniMax-M3) and Apriel's `Here are my reasoning steps:` … `[BEGIN FINAL
 RESPONSE]` (its answer then ends with `[END FINAL RESPONSE]`, layout tokens removed).
 
 The text inside is the model's reasoning, not its answer: it is returned apart
@@ -62,4 +62,12 @@ DIALECT_APRIEL = reasoning_dialect(
     "[BEGIN FINAL RESPONSE]",
     "Here are my reasoning steps: … [BEGIN FINAL RESPONSE] reasoning (Apriel), returned apart",
     layout_tokens=("[BEGIN FINAL RESPONSE]", "[END FINAL RESPONSE]", "<|end|>"),
+)
+# MiniMax-M3: `<mm:think>…</mm:think>`; a turn without reasoning starts with a bare closer.
+DIALECT_MINIMAX = reasoning_dialect(
+    "minimax_think",
+    "<mm:think>",
+    "</mm:think>",
+    "<mm:think>…</mm:think> reasoning (MiniMax-M3), returned apart",
+    layout_tokens=("</mm:think>",),
 )
