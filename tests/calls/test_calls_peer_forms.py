@@ -215,6 +215,7 @@ def test_cohere_text_markers_and_end_of_turn_are_layout():
     for reply in (
         "Weighing it.<|END_THINKING|><|START_TEXT|>Sunny.<|END_TEXT|><|END_OF_TURN_TOKEN|>",
         "Weighing it.<|END_THINKING|>Sunny.<|END_OF_TURN_TOKEN|>",
+        "Weighing it.<|END_THINKING|><|CHATBOT_TOKEN|>Sunny.<|END_OF_TURN_TOKEN|>",  # Command R's
     ):
         got = check(reply, tools=COHERE_TOOLS, dialects=["cohere"], reasoning="open")
         assert (got.reasoning_text, got.visible_text, got.diagnostics) == ("Weighing it.", "Sunny.", [])

@@ -36,9 +36,16 @@ from ..scan import (
 NAME, NAME_ACTION = "cohere", "cohere_action"
 ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
 THINKING, END_THINKING = "<|START_THINKING|>", "<|END_THINKING|>"
-# The answer's wrappers: Command A's <|START_TEXT|> (older templates: <|START_RESPONSE|>) and
-# the end-of-turn token some servers leave in.
-LAYOUT = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>", "<|END_OF_TURN_TOKEN|>")
+# The answer's wrappers: Command A's <|START_TEXT|> (older templates: <|START_RESPONSE|>),
+# Command R's <|CHATBOT_TOKEN|>, and the end-of-turn token some servers leave in.
+LAYOUT = (
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_TEXT|>",
+    "<|END_TEXT|>",
+    "<|CHATBOT_TOKEN|>",
+    "<|END_OF_TURN_TOKEN|>",
+)
 
 
 def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
