@@ -313,7 +313,8 @@ class XmlFinder(HidesFences):
     `<invoke …>…</invoke>`), or, inside a wrapper (`<tool_call>`, `<function_calls>`), children
     separated by whitespace and then the wrapper's closer.
 
-    Values are raw text, so the first child closer ends the child (outside code fences). A
+    Values are raw text, so the first child closer ends the child (outside code fences); the
+    wrapper's closer ends it too (the block's decoder then says whether the child is whole). A
     new opener before it (the model started another call) ends the block as malformed. The
     wrapper's closer is optional: after a complete child, anything other than another child
     or the wrapper's closer ends the block right after that child.
@@ -376,10 +377,9 @@ class XmlFinder(HidesFences):
                 r = starts(text, j, self.outer_close, final)
                 if r is PARTIAL:
                     return j, None
-                if r:
+                if r:  # the wrapper closes its child too: the decoder says whether it is whole
                     after = j + len(self.outer_close)
-                    why = f"{self.child_open}… has no {self.child_close} before {self.outer_close}"
-                    return after, End(base + after, MALFORMED, why)
+                    return after, End(base + after, CLOSED)
             o = openers.opening_at(text, j, base, final)
             if o is PARTIAL:
                 return j, None

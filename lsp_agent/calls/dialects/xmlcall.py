@@ -47,9 +47,11 @@ class Shape:
     # is JSON; "true" that it is text, typed by the schema like any other raw value.
 
 
-def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
+def decode_calls(body: str, shape: Shape, wrapper_closed: bool = False) -> list[Decodable | Problem]:
     """Each call element in `body`, in order; the first thing that is not one ends the run
-    with a Problem (what came before it still counts)."""
+    with a Problem (what came before it still counts). `wrapper_closed`: the body's wrapper
+    was closed, which closes its last call too when its last parameter is closed
+    (`<tool_call><function=f><parameter=a>1</parameter></tool_call>`, as SGLang reads it)."""
     out: list[Decodable | Problem] = []
     pos = 0
     while True:
@@ -61,8 +63,13 @@ def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
             out.append(Problem(f"expected {shape.call_tag.format('NAME')}, found {snippet(body, pos)}"))
             return out
         end = find_unfenced(body, shape.call_close, m.end())
+        rest = body[m.end() :].rstrip()
+        if end < 0 and wrapper_closed and rest.endswith(shape.parameter_close):
+            out.append(decode_call(name_of(m), rest, shape))  # whole but for its own closer
+            return out
         if end < 0:
-            out.append(Problem(f"{m.group(0)} has no {shape.call_close}"))
+            where = " before the wrapper's closer" if wrapper_closed else ""
+            out.append(Problem(f"{m.group(0)} has no {shape.call_close}{where}"))
             return out
         out.append(decode_call(name_of(m), body[m.end() : end], shape))
         pos = end + len(shape.call_close)
