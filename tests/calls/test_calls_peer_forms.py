@@ -311,3 +311,13 @@ def test_minimax_m3_reasoning_and_its_bare_closer():
     )
     plain = check("</mm:think>Sunny.", tools=KIMI_TOOLS, dialects=["minimax-m3"])
     assert (plain.visible_text, plain.reasoning_text, plain.diagnostics) == ("Sunny.", "", [])
+
+
+def test_python_call_arguments_named_like_python_keywords():
+    tools = ToolSet.from_list([ANY])
+    reply = "<function_calls>\nf(from='SFO', to='NYC', note='from=here', lambda=[1])\n</function_calls>"
+    got = check(reply, tools=tools, dialects=["olmo3"])
+    assert calls(got) == [("f", {"from": "SFO", "to": "NYC", "note": "from=here", "lambda": [1]})]
+    # A keyword used as a keyword is still an error.
+    bad = check("[f(a=(from == 2))]", tools=tools, dialects=["pythonic"])
+    assert bad.calls == [] and [d.kind for d in bad.diagnostics] == ["malformed"]

@@ -11,7 +11,10 @@ only when asked for by model family, since prose and code samples hold such list
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
+from keyword import iskeyword, kwlist
 from typing import Any
 
 from ..dialect import Dialect
@@ -90,10 +93,10 @@ def parse(source: str) -> ast.Expression:
     # error still), as a character the source does not hold, put back after parsing.
     stand_in = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in source) if "\0" in source else ""
     source = source.replace("\0", stand_in) if stand_in else source
+    source, renamed = keyword_arguments_renamed(source)
     for _ in range(MAX_ZERO_FIXES + 1):
         try:
-            tree = ast.parse(source, mode="eval")
-            return with_nul(tree, stand_in) if stand_in else tree
+            return restored(ast.parse(source, mode="eval"), stand_in, renamed)
         except SyntaxError as exc:
             at = zero_literal_at(source, exc)
             if at is None:
@@ -105,11 +108,53 @@ def parse(source: str) -> ast.Expression:
     raise SyntaxError(f"more than {MAX_ZERO_FIXES} integers written with leading zeros")
 
 
-def with_nul(tree: ast.Expression, stand_in: str) -> ast.Expression:
+def restored(tree: ast.Expression, stand_in: str, renamed: dict[str, str]) -> ast.Expression:
+    """The tree with the NUL characters and the argument names put back."""
+    if not (stand_in or renamed):
+        return tree
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if stand_in and isinstance(node, ast.Constant) and isinstance(node.value, str):
             node.value = node.value.replace(stand_in, "\0")
+        elif isinstance(node, ast.keyword) and node.arg in renamed:
+            node.arg = renamed[node.arg]
     return tree
+
+
+KEYWORD_ARGUMENT = re.compile(r"\b(?:" + "|".join(kwlist) + r")\s*=(?!=)")
+
+
+def keyword_arguments_renamed(source: str) -> tuple[str, dict[str, str]]:
+    """Arguments named like a Python keyword (`book_flight(from="SFO")`, as Ollama reads
+    OLMo 3's) renamed so that the parser takes them, and the names to put back; the
+    tokenizer finds them, so text in strings is never touched."""
+    if not KEYWORD_ARGUMENT.search(source):
+        return source, {}
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type != tokenize.NL]
+    except (tokenize.TokenError, SyntaxError):
+        return source, {}
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    for before, tok, after in zip(tokens, tokens[1:], tokens[2:], strict=False):
+        if (
+            tok.type == tokenize.NAME
+            and iskeyword(tok.string)
+            and before.string in "(,"
+            and after.string == "="
+        ):
+            edits.append(
+                (starts[tok.start[0] - 1] + tok.start[1], starts[tok.end[0] - 1] + tok.end[1], tok.string)
+            )
+    renamed: dict[str, str] = {}
+    for a, b, name in reversed(edits):
+        alias = f"{name}_{len(source)}_"
+        while alias in source:
+            alias += "_"
+        renamed[alias] = name
+        source = source[:a] + alias + source[b:]
+    return source, renamed
 
 
 def zero_literal_at(source: str, exc: SyntaxError) -> int | None:
