@@ -101,9 +101,10 @@ def calls_from_json(body: str) -> list[Decodable | Problem]:
     try:
         value = load(body)
     except ValueError as exc:
-        value = objects_in_a_row(body)
-        if value is None:
+        elements = json_elements(body)
+        if elements is None:
             return [Problem(f"invalid JSON: {exc}")]
+        return [got if isinstance(got, Problem) else call_from_object(got) for got in elements]
     if isinstance(value, list):
         if not value:
             return [Problem("an empty array: no call in it")]
@@ -115,16 +116,55 @@ def calls_from_json(body: str) -> list[Decodable | Problem]:
     return [call_from_object(value)]
 
 
-def objects_in_a_row(body: str) -> list | None:
-    """Call objects separated by commas without the array's brackets (`{…}, {…}`, which
-    SGLang reads as two calls), or None."""
-    if not body.lstrip().startswith("{"):
+def json_elements(body: str) -> list[Any] | None:
+    """The objects of a list that is not JSON as a whole, each read alone (a Problem where
+    one is not JSON): `[{…}, {…}]` with one bad object, objects without their commas
+    (`[{…}{…}]`, as Ollama reads Cohere's), or without the brackets (`{…}, {…}`, as SGLang
+    reads two calls in one tag). None when the body is not such a list of several objects
+    (then it is bad JSON as a whole)."""
+    text = body.strip()
+    inner = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(inner)
+    while i < n:
+        c = inner[i]
+        if c in " \t\r\n" or (c == "," and spans and inner[spans[-1][1] - 1] == "}"):
+            i += 1
+        elif c == "{":
+            end = object_end(inner, i)
+            if end is None:
+                return None
+            spans.append((i, end))
+            i = end
+        else:
+            return None
+    if not spans or (len(spans) == 1 and inner is text):
         return None
-    try:
-        value = load(f"[{body}]")
-    except ValueError:
-        return None
-    return value if len(value) > 1 and all(isinstance(v, dict) for v in value) else None
+    out: list[Any] = []
+    for n_, (a, b) in enumerate(spans, 1):
+        try:
+            out.append(load(inner[a:b]))
+        except ValueError as exc:
+            out.append(Problem(f"element {n_}: invalid JSON: {exc}"))
+    return out
+
+
+def object_end(text: str, i: int) -> int | None:
+    """The index after the object that opens at text[i] (braces balanced outside strings)."""
+    depth, in_string, escaped = 0, False, False
+    for k in range(i, len(text)):
+        c = text[k]
+        if in_string:
+            in_string, escaped = (c != '"' or escaped), (c == "\\" and not escaped)
+        elif c == '"':
+            in_string = True
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return None
 
 
 def json_type(value: Any) -> str:

@@ -93,6 +93,7 @@ class Problem:
     """A dialect's verdict on (part of) a block it claimed but could not decode."""
 
     reason: str
+    cut: bool = False  # the block stops before its end: reported truncated or unterminated
 
 
 @dataclass
@@ -113,3 +114,6 @@ class Decodable:
     arguments: dict
     id: str | None = None
     text_params: frozenset[str] = frozenset()
+    # The dialect wrote no name (Kimi K2's bare call id `0`): the tool set names the one
+    # tool the arguments fit, else the call is reported.
+    unnamed: bool = False

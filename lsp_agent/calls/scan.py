@@ -49,6 +49,8 @@ class Opening:
     decode: Callable[[str], Sequence[Decodable | Problem | Reasoning]]
     token: str  # the opener as written, for messages
     open_ok: bool = False  # left open at the end of the reply, it is still whole (reasoning)
+    # Left open at the end of a reply not cut by its length limit, its decoder says if it is whole.
+    cut_ok: bool = False
 
 
 class Openers(Protocol):
@@ -311,7 +313,8 @@ class XmlFinder(HidesFences):
     `<invoke …>…</invoke>`), or, inside a wrapper (`<tool_call>`, `<function_calls>`), children
     separated by whitespace and then the wrapper's closer.
 
-    Values are raw text, so the first child closer ends the child (outside code fences). A
+    Values are raw text, so the first child closer ends the child (outside code fences); the
+    wrapper's closer ends it too (the block's decoder then says whether the child is whole). A
     new opener before it (the model started another call) ends the block as malformed. The
     wrapper's closer is optional: after a complete child, anything other than another child
     or the wrapper's closer ends the block right after that child.
@@ -374,10 +377,9 @@ class XmlFinder(HidesFences):
                 r = starts(text, j, self.outer_close, final)
                 if r is PARTIAL:
                     return j, None
-                if r:
+                if r:  # the wrapper closes its child too: the decoder says whether it is whole
                     after = j + len(self.outer_close)
-                    why = f"{self.child_open}… has no {self.child_close} before {self.outer_close}"
-                    return after, End(base + after, MALFORMED, why)
+                    return after, End(base + after, CLOSED)
             o = openers.opening_at(text, j, base, final)
             if o is PARTIAL:
                 return j, None
@@ -585,9 +587,9 @@ class LineEndFinder:
 
 class PythonListFinder:
     """The end of a Python list of calls, `[f(a=1), g()]`: brackets balanced outside
-    string literals (single or double quotes, backslash escapes; a raw line break ends a
-    string, as in Python, unless `line_breaks_in_strings`: a multi-line shell command as LFM2
-    writes it)."""
+    string literals (single, double or tripled quotes, backslash escapes; a raw line break
+    ends a one-quote string, as in Python, unless `line_breaks_in_strings`: a multi-line shell
+    command as LFM2 writes it)."""
 
     OUT = re.compile(r"""["'\[\](){}\n]""")
 
@@ -611,7 +613,12 @@ class PythonListFinder:
             j, c = m.start(), m.group()
             i = j + 1
             if c in "\"'":
-                self.quote = c
+                if text.startswith(c * 3, j):
+                    self.quote, i = c * 3, j + 3
+                elif not final and text[j:] in (c, c * 2):
+                    return j, None  # a tripled quote may be coming
+                else:
+                    self.quote = c
             elif c in "[({":
                 self.stack.append(c)
             elif c in "])}":
@@ -624,13 +631,21 @@ class PythonListFinder:
 
     def _in_string(self, text: str, i: int, final: bool) -> int:
         """Index after the string's end, or -(hold + 1) when the window ends inside it."""
-        quote = self.quote
+        quote = self.quote or ""
         while i < len(text):
             c = text[i]
             if c == "\\":
                 if i + 1 == len(text):
                     return -(i + 1)
                 i += 2
+                continue
+            if len(quote) == 3:  # a tripled quote: line breaks are text, three quotes end it
+                if text.startswith(quote, i):
+                    self.quote = None
+                    return i + 3
+                if quote.startswith(text[i:]):
+                    return -(i + 1)  # the window ends inside what may be the closing quotes
+                i += 1
                 continue
             if c == quote or (c == "\n" and not self.line_breaks_in_strings):
                 self.quote = None

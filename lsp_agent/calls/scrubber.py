@@ -22,7 +22,7 @@ from .dialect import OpeningFn
 from .dialects import chosen, lexicon, prompt_opened_reasoning
 from .model import LENGTH_REASONS, Call, Decodable, Diagnostic, Problem, Reasoning, excerpt
 from .scan import CLOSED, MALFORMED, OPEN, PARTIAL, End, ExampleFence, FenceFinder, Opening
-from .toolset import ToolSet
+from .toolset import ToolSet, properties
 
 HWS_END = re.compile(r"[^ \t\r]")
 MAX_LISTED_TOOLS = 20
@@ -333,17 +333,11 @@ class Scrubber:
     def _record(self, opening: Opening, source: str, end: End) -> None:
         span = (opening.start, opening.start + len(source))
         dialect = opening.dialect
-        if end.status == OPEN and not opening.open_ok:
-            expects = opening.finder.expects
-            if self._finish_reason in LENGTH_REASONS:
-                reason = (
-                    f"the reply hit its length limit (finish_reason={self._finish_reason}) inside {opening.token}, "
-                    f"before {expects}: the call is cut short, not malformed"
-                )
-                self._diagnose("truncated", dialect, span, reason, source)
-            else:
-                reason = f"{opening.token} was never closed: the reply ended before {expects}"
-                self._diagnose("unterminated", dialect, span, reason, source)
+        # A block its decoder may find whole though left open is still cut short when the
+        # reply hit its length limit (the model meant to write more).
+        whole_if_open = opening.open_ok or (opening.cut_ok and self._finish_reason not in LENGTH_REASONS)
+        if end.status == OPEN and not whole_if_open:
+            self._cut_short(opening, span, source)
             return
         if end.status == MALFORMED:
             self._diagnose("malformed", dialect, span, end.reason, source)
@@ -352,12 +346,37 @@ class Scrubber:
             if isinstance(item, Reasoning):
                 if item.text:
                     self.reasoning.append(item.text)
+            elif isinstance(item, Problem) and item.cut:
+                self._cut_short(opening, span, source)
             elif isinstance(item, Problem):
                 self._diagnose("malformed", dialect, span, item.reason, source)
             else:
                 self._accept(item, dialect, span, source)
 
+    def _cut_short(self, opening: Opening, span: tuple[int, int], source: str) -> None:
+        expects = opening.finder.expects
+        if self._finish_reason in LENGTH_REASONS:
+            reason = (
+                f"the reply hit its length limit (finish_reason={self._finish_reason}) inside {opening.token}, "
+                f"before {expects}: the call is cut short, not malformed"
+            )
+            self._diagnose("truncated", opening.dialect, span, reason, source)
+        else:
+            reason = f"{opening.token} was never closed: the reply ended before {expects}"
+            self._diagnose("unterminated", opening.dialect, span, reason, source)
+
     def _accept(self, item: Decodable, dialect: str, span: tuple[int, int], source: str) -> None:
+        if item.unnamed:
+            fits = self._tools_fitting(item.arguments)
+            if len(fits) != 1:
+                which = "no tool" if not fits else "several tools: " + ", ".join(fits[:MAX_LISTED_TOOLS])
+                reason = (
+                    f"the call id {item.id!r} names no tool and its arguments fit {which}; "
+                    "write the tool's name in the id"
+                )
+                self._diagnose("malformed", dialect, span, reason, source)
+                return
+            item.name = fits[0]
         call_id = item.id if item.id and item.id not in self._ids else self._new_id()
         self._ids.add(call_id)
         line = self.line_of(span[0])
@@ -385,6 +404,14 @@ class Scrubber:
             self._diagnose(
                 "invalid_arguments", dialect, span, reason, source, call=call, argument=problems[0][0]
             )
+
+    def _tools_fitting(self, arguments: dict) -> list[str]:
+        """The tools whose parameters hold every argument given, and that accept them."""
+        return [
+            name
+            for name, spec in self.tools.specs.items()
+            if set(arguments) <= set(properties(spec.schema)) and not self.tools.violations(name, arguments)
+        ]
 
     def _new_id(self) -> str:
         n = len(self.calls) + 1

@@ -163,7 +163,14 @@ CASES = {
         '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Pa',
     ),
     "hunyuan-a13b": (
-        '<think>Paris.</think>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}]</tool_calls>',
+        '<think>Paris.</think>\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}]</tool_calls>\n</answer>',
+        [PARIS],
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": Paris}}]</tool_calls>',
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Pa',
+    ),
+    "apriel": (
+        "Here are my reasoning steps:\nParis.\n[BEGIN FINAL RESPONSE]\n"
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}]</tool_calls>\n[END FINAL RESPONSE]',
         [PARIS],
         '<tool_calls>[{"name": "get_weather", "arguments": {"city": Paris}}]</tool_calls>',
         '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Pa',

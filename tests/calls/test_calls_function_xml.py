@@ -68,11 +68,17 @@ def test_missing_function_closer_at_the_end_and_before_a_sibling():
 
 
 def test_missing_function_closer_inside_tool_call():
+    # The wrapper's closer closes a call whose last parameter is closed (as SGLang reads it);
+    # a value cut by it is reported, never run short.
     reply = "<tool_call><function=read><parameter=path>a</parameter></tool_call>"
     got = check(reply)
-    assert diags(got, reply) == [
-        ("malformed", "function_xml", reply, "<function=… has no </function> before </tool_call>")
-    ]
+    assert calls(got) == [("read", {"path": "a"})] and got.diagnostics == []
+    cut = (
+        "<tool_call><function=read><parameter=path>use </tool_call> to end</parameter></function></tool_call>"
+    )
+    got = check(cut)
+    assert got.calls == [] and got.diagnostics[0].kind == "malformed"
+    assert got.diagnostics[0].reason == "<function=read> has no </function> before the wrapper's closer"
 
 
 def test_duplicate_parameter_takes_the_last_value_and_stray_text_is_reported():
@@ -110,7 +116,7 @@ def test_non_json_value_where_the_schema_wants_an_integer():
 
 def test_fenced_example_inside_a_value_is_part_of_it():
     value = "# Use\n```xml\n<function=read></function>\n```"
-    got = check(f"<function=read><parameter=path>{value}\n</parameter></function>")
+    got = check(f"<function=read><parameter=path>\n{value}\n</parameter></function>")
     assert calls(got) == [("read", {"path": value})]
 
 

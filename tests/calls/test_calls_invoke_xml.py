@@ -56,11 +56,18 @@ def test_names_nearly_as_alike_as_the_best_are_all_suggested():
 def test_missing_invoke_closer():
     reply = '<invoke name="read"><parameter name="path">a.py</parameter>'
     assert [d.kind for d in check(reply).diagnostics] == ["unterminated"]
-    reply = '<function_calls><invoke name="read"><parameter name="path">a.py</parameter></function_calls>'
-    got = check(reply)
-    assert diags(got, reply) == [
-        ("malformed", "invoke_xml", reply, "<invoke… has no </invoke> before </function_calls>")
+    reply = '<function_calls><invoke name="read"><parameter name="path">a.py'
+    got = check(reply + "</function_calls>")
+    assert diags(got, reply + "</function_calls>") == [
+        (
+            "malformed",
+            "invoke_xml",
+            reply + "</function_calls>",
+            '<invoke name="read"> has no </invoke> before the wrapper\'s closer',
+        )
     ]
+    # Its last parameter closed, the call is whole but for </invoke>: the wrapper closes it.
+    assert calls(check(reply + "</parameter></function_calls>")) == [("read", {"path": "a.py"})]
 
 
 def test_invoke_without_a_name_is_text_and_its_closer_stray():

@@ -57,6 +57,7 @@ PROSE = [
     "<tool_call>get_weather then prose",
     "<|channel|> and <|call",
     "Action: take a break",
+    '[f(a="""x\n"07""", b=07)]',
     "[not a call](link)",
     '{"no": "name"}',
 ]

@@ -47,9 +47,13 @@ def test_without_the_option_the_same_reply_shows_its_reasoning_and_runs_the_quot
 
 def test_a_family_whose_prompt_always_opens_reasoning_implies_it():
     reply = "Paris is in France.</think>It is sunny."
-    for family in sorted(OPENS_REASONING - {"kimi-k3"}):
+    for family in sorted(OPENS_REASONING - {"kimi-k3", "apriel"}):
         got = check(reply, tools=TOOLS, dialects=[family])
         assert (got.reasoning_text, got.visible_text) == ("Paris is in France.", "It is sunny."), family
+    # Apriel's template ends the prompt with its header; its reasoning ends at its own marker.
+    apriel = "Paris is in France.\n[BEGIN FINAL RESPONSE]\nIt is sunny.\n[END FINAL RESPONSE]\n<|end|>"
+    got = check(apriel, tools=TOOLS, dialects=["apriel"])
+    assert (got.reasoning_text, got.visible_text) == ("Paris is in France.", "It is sunny.\n")
     k3 = "Paris.<|close|>think<|sep|><|open|>response<|sep|>Sunny.<|close|>response<|sep|><|close|>message<|sep|>"
     got = check(k3, tools=TOOLS, dialects=["kimi-k3"])  # its thinking prompt ends with <|open|>think<|sep|>
     assert (got.reasoning_text, got.visible_text) == ("Paris.", "Sunny.")

@@ -27,6 +27,7 @@ from . import (
     glm,
     granite,
     harmony,
+    hunyuan,
     internlm,
     invoke_xml,
     json_list,
@@ -71,6 +72,8 @@ DIALECTS: dict[str, Dialect] = {
         pythonic.DIALECT,
         think.DIALECT,
         think.DIALECT_BRACKETS,
+        think.DIALECT_APRIEL,
+        think.DIALECT_MINIMAX,
         kimi_k3.DIALECT,
         seed_oss.DIALECT,
         seed_oss.DIALECT_THINK,
@@ -79,6 +82,7 @@ DIALECTS: dict[str, Dialect] = {
         minimax_m3.DIALECT,
         step3.DIALECT,
         tool_calls_tag.DIALECT,
+        hunyuan.DIALECT,
         longcat.DIALECT,
         functools_list.DIALECT,
         internlm.DIALECT,
@@ -91,10 +95,19 @@ DIALECTS: dict[str, Dialect] = {
 PRECEDENCE = ("granite_31", "tagged_json")
 
 # Read when a runtime names no dialect: the ones whose openers never occur in ordinary prose.
-# Bare JSON, bare pythonic lists, Cohere's `Action:` line and Granite 3.1's unclosed tag
-# are read only when asked for.
+# Bare JSON, bare pythonic lists, Cohere's `Action:` line, Granite 3.1's unclosed tag and
+# the words of Apriel's reasoning and Hunyuan's answer tags are read only when asked for.
 ASKED_FOR_ONLY = frozenset(
-    {"llama_json", "pythonic", "cohere_action", "granite_31", "functools", "json_list"}
+    {
+        "llama_json",
+        "pythonic",
+        "cohere_action",
+        "granite_31",
+        "functools",
+        "json_list",
+        "apriel_think",
+        "hunyuan_answer",
+    }
 )
 DEFAULT = tuple(name for name in DIALECTS if name not in ASKED_FOR_ONLY)
 
@@ -131,11 +144,11 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "olmo3": ("olmo3", "think"),
     "lfm2": ("lfm2", "think"),
     "lfm2.5": ("lfm2", "think"),
-    "minimax-m3": ("minimax_m3", "think"),
+    "minimax-m3": ("minimax_m3", "minimax_think", "think"),
     "step3": ("step3", "think"),
-    "hunyuan-a13b": ("tool_calls_tag", "think"),
+    "hunyuan-a13b": ("tool_calls_tag", "hunyuan_answer", "think"),
     "jamba": ("tool_calls_tag",),
-    "apriel": ("tool_calls_tag",),
+    "apriel": ("tool_calls_tag", "apriel_think"),
     "xlam": ("json_list", "tagged_json"),
     "longcat": ("longcat", "think"),
     "phi-4-mini": ("functools",),
@@ -150,7 +163,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 # The families whose chat template ends the prompt inside the reasoning (`<think>` and the
 # like), whatever the request: their replies start inside it. For a family that thinks only
 # when asked, the runtime says so itself: reasoning="open".
-OPENS_REASONING = frozenset({"deepseek-r1", "qwq", "minimax-m2", "kimi-k3", "nemotron-3", "step-3.5"})
+OPENS_REASONING = frozenset(
+    {"deepseek-r1", "qwq", "minimax-m2", "kimi-k3", "nemotron-3", "step-3.5", "apriel"}
+)
 REASONING_MODES = ("open", "closed")
 
 

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from ..dialect import Dialect
-from ..jsoncall import load
+from ..jsoncall import json_elements, load
 from ..model import Decodable, Problem
 from ..scan import (
     PARTIAL,
@@ -36,7 +36,16 @@ from ..scan import (
 NAME, NAME_ACTION = "cohere", "cohere_action"
 ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
 THINKING, END_THINKING = "<|START_THINKING|>", "<|END_THINKING|>"
-LAYOUT = ("<|START_RESPONSE|>", "<|END_RESPONSE|>")
+# The answer's wrappers: Command A's <|START_TEXT|> (older templates: <|START_RESPONSE|>),
+# Command R's <|CHATBOT_TOKEN|>, and the end-of-turn token some servers leave in.
+LAYOUT = (
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_TEXT|>",
+    "<|END_TEXT|>",
+    "<|CHATBOT_TOKEN|>",
+    "<|END_OF_TURN_TOKEN|>",
+)
 
 
 def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
@@ -75,7 +84,10 @@ def actions(body: str) -> list[Decodable | Problem]:
     try:
         value = load(body)
     except ValueError as exc:
-        return [Problem(f"invalid JSON: {exc}")]
+        elements = json_elements(body)
+        if elements is None:
+            return [Problem(f"invalid JSON: {exc}")]
+        return [action(n, item) for n, item in enumerate(elements, 1)]
     items = value if isinstance(value, list) else [value]
     if not items:
         return [Problem("an empty list: no action in it")]
@@ -83,6 +95,8 @@ def actions(body: str) -> list[Decodable | Problem]:
 
 
 def action(n: int, item: Any) -> Decodable | Problem:
+    if isinstance(item, Problem):
+        return item
     if not isinstance(item, dict):
         return Problem(f'element {n}: expected an object with "tool_name" and "parameters"')
     name = item.get("tool_name", item.get("name"))

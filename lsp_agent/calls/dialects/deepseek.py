@@ -8,7 +8,8 @@
     <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{"path": "a.py"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>   (V3.1)
 
 A section may hold several calls. A section the reply leaves open right after a complete
-call is whole (the model stopped before the section's closer).
+call is whole (the model stopped before the section's closer). A tool's output echoed between
+`<｜tool▁output▁begin｜>` and `<｜tool▁output▁end｜>` is text, its tokens removed (as Ollama).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import re
 from ..dialect import Dialect
 from ..jsoncall import call_with_arguments, calls_in_section
 from ..model import Decodable, Problem
-from ..scan import Opening, TokenFinder, starts
+from ..scan import PARTIAL, Opening, Scanner, TokenFinder, starts
+from .sections import layout
 
 NAME = "deepseek"
 BEGIN, END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -27,10 +29,17 @@ CALL_BEGIN, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁en
 FENCED = re.compile(r"\s*```(?:json)?\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
 
 
-def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
+# A tool's output the template echoes in the reply: its tokens are layout, the text stays.
+TOOL_OUTPUT = ("<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>")
+tool_output = layout(NAME, TOOL_OUTPUT)
+
+
+def opening(text: str, j: int, base: int, final: bool, scanner: Scanner) -> Opening | object | None:
     r = starts(text, j, BEGIN, final)
+    if r is PARTIAL:
+        return r
     if r is not True:
-        return r or None
+        return tool_output(text, j, base, final, scanner)
     end = j + len(BEGIN)
     return Opening(NAME, base + j, end, TokenFinder(END, CALL_END), decode, BEGIN)
 
@@ -65,7 +74,7 @@ DIALECT = Dialect(
     name=NAME,
     label="<｜tool▁calls▁begin｜>",
     summary="<｜tool▁calls▁begin｜> sections (DeepSeek V3, R1, V3.1)",
-    prefixes=(BEGIN,),
+    prefixes=(BEGIN, *TOOL_OUTPUT),
     opening=opening,
     render=render,
     rules=(

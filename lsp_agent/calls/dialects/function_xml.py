@@ -64,8 +64,9 @@ def decode_wrapped(block: str) -> list[Decodable | Problem]:
     """`<tool_call>` + functions + (optionally) `</tool_call>`."""
     opener = WRAPPER.match(block)
     assert opener is not None  # the block was claimed on this opener
-    body = block[opener.end() :].removesuffix(f"</{opener.group(1)}>")
-    return decode_calls(body, SHAPE)
+    closer = f"</{opener.group(1)}>"
+    body = block[opener.end() :]
+    return decode_calls(body.removesuffix(closer), SHAPE, wrapper_closed=body.endswith(closer))
 
 
 def render(name: str, arguments: dict) -> str:

@@ -6,8 +6,10 @@
     {"path": "a.py"}
 
 The prompt ends with the first `>>>`, so the reply starts right after it (`all\\n…` or
-`read\\n{…}`). Read only when asked for (by family): at the reply's start a name on a line of
-its own followed by a JSON object is a call.
+`read\\n{…}`). Read only when asked for (by family): at the reply's start a name on a line
+of its own followed by a JSON object is a call. The recipient `python` takes raw code to the
+end of the reply (`>>>python\\nprint(1)`): a call of the tool `python` with {"code": …}, as
+llama.cpp reads it.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ import json
 from ..dialect import Dialect
 from ..jsoncall import JSON_RULES, call_with_arguments
 from ..model import Decodable, Problem
-from ..scan import PARTIAL, ClosedAt, JsonValueFinder, Opening, read_name, starts
+from ..scan import PARTIAL, ClosedAt, JsonValueFinder, Opening, OpenToEnd, read_name, starts
 
 NAME = "functionary"
 MARK = ">>>"
 ANSWER = "all"
+PYTHON = "python"  # its message is Python code, not JSON: a call of `python` with {"code": …}
 
 
 def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
@@ -48,8 +51,18 @@ def recipient(text: str, j: int, k: int, base: int, final: bool) -> Opening | ob
     if name == ANSWER:
         return Opening(NAME, base + j, e + 1, ClosedAt(base + e + 1), lambda block: [], text[j : e + 1])
     r = starts(text, e + 1, "{", final)
-    if r is not True:
+    if r is PARTIAL or (r is not True and name != PYTHON):
         return r or None
+    if r is not True:  # the python recipient takes raw code, to the end of the reply
+        return Opening(
+            NAME,
+            base + j,
+            e + 1,
+            OpenToEnd("the end of the reply"),
+            decode_code,
+            text[j : e + 1],
+            cut_ok=True,
+        )
     return Opening(
         NAME, base + j, e + 1, JsonValueFinder("{", "the end of the JSON arguments"), decode, text[j : e + 1]
     )
@@ -58,6 +71,10 @@ def recipient(text: str, j: int, k: int, base: int, final: bool) -> Opening | ob
 def decode(block: str) -> list[Decodable | Problem]:
     head, _, arguments = block.partition("\n")
     return [call_with_arguments(head.removeprefix(MARK), arguments)]
+
+
+def decode_code(block: str) -> list[Decodable | Problem]:
+    return [Decodable(PYTHON, {"code": block.partition("\n")[2]})]
 
 
 def render(name: str, arguments: dict) -> str:

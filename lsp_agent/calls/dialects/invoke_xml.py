@@ -61,10 +61,10 @@ SHAPE = Shape(
 
 
 def decode(block: str) -> list[Decodable | Problem]:
-    body = block
-    if body.startswith(WRAP_OPEN):
-        body = body[len(WRAP_OPEN) :].removesuffix(WRAP_CLOSE)
-    return decode_calls(body, SHAPE)
+    if not block.startswith(WRAP_OPEN):
+        return decode_calls(block, SHAPE)
+    body = block[len(WRAP_OPEN) :]
+    return decode_calls(body.removesuffix(WRAP_CLOSE), SHAPE, wrapper_closed=body.endswith(WRAP_CLOSE))
 
 
 def invoke(name: str, arguments: dict) -> str:

@@ -3,10 +3,14 @@
     <|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": "a.py"}<|tool_call_end|><|tool_calls_section_end|>
 
 The call id is `functions.NAME:INDEX` as written (the tool's name is between the dot and the
-colon; `functions.` may be left out, `:INDEX` may not). The section tokens are also written in the singular (`<|tool_call_section_begin|>`).
+colon; `functions.` may be left out). A bare counter (`0`, as vLLM's tests show Kimi K2
+writing it) names no tool: the call is the one tool whose parameters hold every argument
+given, and is reported when none or several fit. The section tokens are also written in the singular (`<|tool_call_section_begin|>`).
 A section left open right after a complete call is whole, and a call written without its
 section opener (`<|tool_call_begin|>…<|tool_call_end|>`, as servers that drop the section
-token show it) is a section of its own; the section closer after it belongs to it.
+token show it) is a section of its own; the section closer after it belongs to it. A call
+whose arguments are whole needs no `<|tool_call_end|>` when the next call or the reply's end
+follows (as llama.cpp reads it).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import json
 import re
 
 from ..dialect import Dialect
-from ..jsoncall import call_with_arguments, calls_in_section
+from ..jsoncall import call_with_arguments
 from ..model import Decodable, Problem
 from ..scan import PARTIAL, Opening, TokenFinder, WithTrailer, starts
 
@@ -33,22 +37,45 @@ def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Openi
     for begin, end in SECTIONS:
         r = starts(text, j, begin, final)
         if r is True:
-            return Opening(NAME, base + j, j + len(begin), TokenFinder(end, CALL_END), decode, begin)
+            section = TokenFinder(end, CALL_END)
+            return Opening(NAME, base + j, j + len(begin), section, decode, begin, cut_ok=True)
         partial = partial or r is PARTIAL
     r = starts(text, j, CALL_BEGIN, final)
     if r is True:
         finder = WithTrailer(TokenFinder(CALL_END), SECTIONS[0][1])
-        return Opening(NAME, base + j, j + len(CALL_BEGIN), finder, decode_bare, CALL_BEGIN)
+        return Opening(NAME, base + j, j + len(CALL_BEGIN), finder, decode_bare, CALL_BEGIN, cut_ok=True)
     return PARTIAL if partial or r is PARTIAL else None
 
 
 def decode_bare(block: str) -> list[Decodable | Problem]:
-    return calls_in_section(block.removesuffix(SECTIONS[0][1]).rstrip(), CALL_BEGIN, CALL_END, decode_call)
+    body = block.rstrip()
+    return calls_of(body.removesuffix(SECTIONS[0][1]), open_end=not body.endswith((CALL_END, SECTIONS[0][1])))
 
 
 def decode(block: str) -> list[Decodable | Problem]:
     begin, end = next(s for s in SECTIONS if block.startswith(s[0]))
-    return calls_in_section(block[len(begin) :].removesuffix(end), CALL_BEGIN, CALL_END, decode_call)
+    body = block[len(begin) :].rstrip()
+    return calls_of(body.removesuffix(end), open_end=not body.endswith(end))
+
+
+def calls_of(body: str, open_end: bool) -> list[Decodable | Problem]:
+    """The calls of a section; a call whose arguments are whole needs no end token (the next
+    call or the reply's end ends it, as llama.cpp reads Kimi K2); the last one, arguments
+    cut short where nothing closed the block, is cut short, not malformed."""
+    before, *calls = body.split(CALL_BEGIN)
+    out: list[Decodable | Problem] = []
+    if before.strip():
+        out.append(Problem(f"text before the first {CALL_BEGIN}: {before.strip()[:40]!r}"))
+    for n, call in enumerate(calls, 1):
+        call = call.rstrip()
+        got = decode_call(call.removesuffix(CALL_END))
+        if call.endswith(CALL_END) or isinstance(got, Decodable):
+            out.append(got)
+        elif n == len(calls) and open_end:
+            out.append(Problem(f"the reply ended inside a call, before {CALL_END}", cut=True))
+        else:
+            out.append(Problem(f"a call has no {CALL_END}"))
+    return out or [Problem(f"no {CALL_BEGIN} in the section")]
 
 
 def decode_call(call: str) -> Decodable | Problem:
@@ -56,9 +83,14 @@ def decode_call(call: str) -> Decodable | Problem:
     if not sep:
         return Problem(f"a call has no {ARGS}")
     m = CALL_ID.match(call_id)
-    if m is None:
-        return Problem(f"{call_id.strip()[:60]!r} is not a call id (functions.NAME:INDEX)")
-    return call_with_arguments(m.group(1), args, call_id.strip())
+    if m is not None:
+        return call_with_arguments(m.group(1), args, call_id.strip())
+    if call_id.strip().isdecimal():  # a bare counter: the arguments must say which tool
+        got = call_with_arguments("the call", args, call_id.strip())
+        if isinstance(got, Decodable):
+            got.unnamed = True
+        return got
+    return Problem(f"{call_id.strip()[:60]!r} is not a call id (functions.NAME:INDEX)")
 
 
 def render(name: str, arguments: dict) -> str:

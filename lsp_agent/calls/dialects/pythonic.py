@@ -11,7 +11,10 @@ only when asked for by model family, since prose and code samples hold such list
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
+from keyword import iskeyword, kwlist
 from typing import Any
 
 from ..dialect import Dialect
@@ -76,39 +79,95 @@ def decode(block: str) -> list[Decodable | Problem]:
     return [call_from(n, e) for n, e in enumerate(elements, 1)]
 
 
-LEADING_ZEROS = re.compile(r"(?<![\w.])0+(?=[1-9])")
+# A decimal integer with leading zeros (`07`), where the parser stops: read as decimal.
+LEADING_ZEROS = re.compile(r"0+([0-9]+)(?![\w.])")
+MAX_ZERO_FIXES = 64  # each fix parses again: bound the work an adversarial reply can ask for
 
 
 def parse(source: str) -> ast.Expression:
     """The source as a Python expression; integers written with leading zeros (`month=07`,
-    which Python refuses) read as decimal, as vLLM reads them."""
+    which Python refuses) read as decimal, as vLLM reads them. Each is found where the
+    parser points (never inside a string, however it is quoted); any other literal with
+    leading zeros (`0_7`) stays an error."""
+    # The parser refuses a NUL character anywhere: it stands in a string (elsewhere it is an
+    # error still), as a character the source does not hold, put back after parsing.
+    stand_in = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in source) if "\0" in source else ""
+    source = source.replace("\0", stand_in) if stand_in else source
+    source, renamed = keyword_arguments_renamed(source)
+    for _ in range(MAX_ZERO_FIXES + 1):
+        try:
+            return restored(ast.parse(source, mode="eval"), stand_in, renamed)
+        except SyntaxError as exc:
+            at = zero_literal_at(source, exc)
+            if at is None:
+                raise
+            m = LEADING_ZEROS.match(source, at)
+            if m is None:
+                raise
+            source = source[:at] + str(int(m.group(1))) + source[m.end() :]
+    raise SyntaxError(f"more than {MAX_ZERO_FIXES} integers written with leading zeros")
+
+
+def restored(tree: ast.Expression, stand_in: str, renamed: dict[str, str]) -> ast.Expression:
+    """The tree with the NUL characters and the argument names put back."""
+    if not (stand_in or renamed):
+        return tree
+    for node in ast.walk(tree):
+        if stand_in and isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = node.value.replace(stand_in, "\0")
+        elif isinstance(node, ast.keyword) and node.arg in renamed:
+            node.arg = renamed[node.arg]
+    return tree
+
+
+KEYWORD_ARGUMENT = re.compile(r"\b(?:" + "|".join(kwlist) + r")\s*=(?!=)")
+
+
+def keyword_arguments_renamed(source: str) -> tuple[str, dict[str, str]]:
+    """Arguments named like a Python keyword (`book_flight(from="SFO")`, as Ollama reads
+    OLMo 3's) renamed so that the parser takes them, and the names to put back; the
+    tokenizer finds them, so text in strings is never touched."""
+    if not KEYWORD_ARGUMENT.search(source):
+        return source, {}
     try:
-        return ast.parse(source, mode="eval")
-    except SyntaxError as exc:
-        if "leading zeros" not in str(exc.msg):
-            raise
-        return ast.parse(outside_strings(source, lambda code: LEADING_ZEROS.sub("", code)), mode="eval")
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type != tokenize.NL]
+    except (tokenize.TokenError, SyntaxError):
+        return source, {}
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    for before, tok, after in zip(tokens, tokens[1:], tokens[2:], strict=False):
+        if (
+            tok.type == tokenize.NAME
+            and iskeyword(tok.string)
+            and before.string in "(,"
+            and after.string == "="
+        ):
+            edits.append(
+                (starts[tok.start[0] - 1] + tok.start[1], starts[tok.end[0] - 1] + tok.end[1], tok.string)
+            )
+    renamed: dict[str, str] = {}
+    for a, b, name in reversed(edits):
+        alias = f"{name}_{len(source)}_"
+        while alias in source:
+            alias += "_"
+        renamed[alias] = name
+        source = source[:a] + alias + source[b:]
+    return source, renamed
 
 
-def outside_strings(source: str, change) -> str:
-    """`change` applied to the source outside its string literals."""
-    out, start, quote, i = [], 0, None, 0
-    while i < len(source):
-        c = source[i]
-        if quote and c == "\\":
-            i += 2
-            continue
-        if c in "\"'" and quote in (None, c):
-            if quote is None:
-                out.append(change(source[start:i]))
-                start = i
-            else:
-                out.append(source[start : i + 1])
-                start = i + 1
-            quote = None if quote else c
-        i += 1
-    out.append(source[start:] if quote else change(source[start:]))
-    return "".join(out)
+def zero_literal_at(source: str, exc: SyntaxError) -> int | None:
+    """The index in `source` of the literal a leading-zeros error is about (the parser
+    gives its line and its byte column)."""
+    if "leading zeros" not in str(exc.msg) or not exc.lineno or not exc.offset:
+        return None
+    lines = source.splitlines(keepends=True)
+    if exc.lineno > len(lines):
+        return None
+    line = lines[exc.lineno - 1]
+    column = len(line.encode("utf-8")[: exc.offset - 1].decode("utf-8", "ignore"))
+    return sum(map(len, lines[: exc.lineno - 1])) + column
 
 
 def call_from(n: int, node: ast.expr) -> Decodable | Problem:

@@ -10,6 +10,7 @@ from ..model import Decodable, Problem
 from ..scan import (
     PARTIAL,
     WS_LIMIT,
+    ClosedAt,
     Finder,
     JsonValueFinder,
     Opening,
@@ -30,11 +31,13 @@ def between(
     *,
     first: str = "",
     last_inner: str | None = None,
+    cut_ok: bool = False,
 ) -> tuple[OpeningFn, Decoder]:
     """An opener that claims a block when the body starts (after whitespace) with one of
     `first` (any text when empty), and the block's decoder: `decode_body` of what lies
     between `opener` and `closer`. Without a closer the body is one JSON value whose brackets
-    balance (then a closer some servers write is taken along: `last_inner`)."""
+    balance (then a closer some servers write is taken along: `last_inner`). `cut_ok`: a body
+    the reply leaves open goes to `decode_body` too, which says whether it is whole."""
 
     def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
         r = starts(text, j, opener, final)
@@ -52,7 +55,7 @@ def between(
             finder = WithTrailer(value, last_inner) if last_inner else value
         else:
             finder = TokenFinder(closer, last_inner)
-        return Opening(name, base + j, end, finder, decode, opener)
+        return Opening(name, base + j, end, finder, decode, opener, cut_ok=cut_ok)
 
     def decode(block: str) -> Sequence[Decodable | Problem]:
         body = block[len(opener) :].rstrip()
@@ -62,3 +65,23 @@ def between(
         return decode_body(body)
 
     return opening, decode
+
+
+def layout(name: str, tokens: tuple[str, ...]) -> OpeningFn:
+    """An opener of layout tokens (`<answer>`, `[END FINAL RESPONSE]`): each is removed from
+    the visible text, with one line break right after it."""
+
+    def opening(text: str, j: int, base: int, final: bool, scanner: object) -> Opening | object | None:
+        partial = False
+        for token in tokens:
+            r = starts(text, j, token, final)
+            if r is True:
+                end = j + len(token)
+                if end == len(text) and not final:
+                    return PARTIAL  # a line break may follow
+                end += text.startswith("\n", end)
+                return Opening(name, base + j, end, ClosedAt(base + end), lambda block: [], token)
+            partial = partial or r is PARTIAL
+        return PARTIAL if partial else None
+
+    return opening

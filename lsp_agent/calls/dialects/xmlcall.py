@@ -4,8 +4,9 @@ elements, each holding parameter elements whose values are raw text.
     <function=read><parameter=path>a.py</parameter></function>
     <invoke name="read"><parameter name="path">a.py</parameter></invoke>
 
-One line break right after a parameter's opening tag and one right before its closing tag
-are layout and dropped; the rest is kept as written (the tool set JSON-decodes a value
+A value on lines of its own (a line break right after a parameter's opening tag) loses that
+line break and the one right before its closing tag: they are layout; the rest is kept as
+written (the tool set JSON-decodes a value
 where the tool's schema wants a non-string).
 """
 
@@ -46,9 +47,11 @@ class Shape:
     # is JSON; "true" that it is text, typed by the schema like any other raw value.
 
 
-def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
+def decode_calls(body: str, shape: Shape, wrapper_closed: bool = False) -> list[Decodable | Problem]:
     """Each call element in `body`, in order; the first thing that is not one ends the run
-    with a Problem (what came before it still counts)."""
+    with a Problem (what came before it still counts). `wrapper_closed`: the body's wrapper
+    was closed, which closes its last call too when its last parameter is closed
+    (`<tool_call><function=f><parameter=a>1</parameter></tool_call>`, as SGLang reads it)."""
     out: list[Decodable | Problem] = []
     pos = 0
     while True:
@@ -60,8 +63,13 @@ def decode_calls(body: str, shape: Shape) -> list[Decodable | Problem]:
             out.append(Problem(f"expected {shape.call_tag.format('NAME')}, found {snippet(body, pos)}"))
             return out
         end = find_unfenced(body, shape.call_close, m.end())
+        rest = body[m.end() :].rstrip()
+        if end < 0 and wrapper_closed and rest.endswith(shape.parameter_close):
+            out.append(decode_call(name_of(m), rest, shape))  # whole but for its own closer
+            return out
         if end < 0:
-            out.append(Problem(f"{m.group(0)} has no {shape.call_close}"))
+            where = " before the wrapper's closer" if wrapper_closed else ""
+            out.append(Problem(f"{m.group(0)} has no {shape.call_close}{where}"))
             return out
         out.append(decode_call(name_of(m), body[m.end() : end], shape))
         pos = end + len(shape.call_close)
@@ -112,9 +120,9 @@ def parameter_value(inner: str, start: int, shape: Shape) -> tuple[str, int]:
     close = find_unfenced(inner, shape.parameter_close, start)
     following = shape.parameter.search(inner, start)
     if following is not None and (close < 0 or following.start() < close):
-        return layout_stripped(inner[start : following.start()].rstrip(" \t")), following.start()
+        return unclosed_value(inner[start : following.start()]), following.start()
     if close < 0:
-        return layout_stripped(inner[start:].rstrip(" \t")), len(inner)
+        return unclosed_value(inner[start:]), len(inner)
     return layout_stripped(inner[start:close]), close + len(shape.parameter_close)
 
 
@@ -123,7 +131,19 @@ def name_of(m: re.Match) -> str:
 
 
 def layout_stripped(value: str) -> str:
-    value = value.removeprefix("\r\n") if value.startswith("\r\n") else value.removeprefix("\n")
+    """The value without the line breaks of a template that writes it on lines of its own
+    (`<parameter=x>\\nv\\n</parameter>`, Qwen3-Coder's); written inline (Seed-OSS's), a
+    final line break is the value's own, as llama.cpp reads it."""
+    for brk in ("\r\n", "\n"):
+        if value.startswith(brk):
+            value = value[len(brk) :]
+            return value.removesuffix("\r\n") if value.endswith("\r\n") else value.removesuffix("\n")
+    return value
+
+
+def unclosed_value(value: str) -> str:
+    """A value whose closing tag is missing: the line break before the next tag is layout."""
+    value = layout_stripped(value.rstrip(" \t"))
     return value.removesuffix("\r\n") if value.endswith("\r\n") else value.removesuffix("\n")
 
 
