@@ -179,9 +179,19 @@ class ToolSet:
         if not types:
             return json_or_text(value)
         if "string" not in types:
-            return typed_value(value)
+            scalar = spelled_scalar(value, types)
+            return typed_value(value) if scalar is None else scalar
         if value.strip() in ("null", "None") and "null" in types:
             return None  # a nullable string written as the null literal
+        if types & {"integer", "number", "boolean"}:
+            # a union with string: a number or boolean written as JSON is one (as llama.cpp reads it)
+            parsed = json_or_text(value.strip())
+            if isinstance(parsed, bool) and "boolean" in types:
+                return parsed
+            if isinstance(parsed, int) and not isinstance(parsed, bool) and types & {"integer", "number"}:
+                return parsed
+            if isinstance(parsed, float) and "number" in types:
+                return parsed
         if types & {"array", "object"} and value.strip()[:1] in ("[", "{"):
             parsed = json_or_text(value)
             if ("array" in types and isinstance(parsed, list)) or (
@@ -228,6 +238,20 @@ def json_or_text(text: str) -> Any:
         return load(text)
     except ValueError:
         return text
+
+
+def spelled_scalar(text: str, types: set[str]) -> int | bool | None:
+    """An integer with leading zeros (`007`) or a boolean in any case (`FALSE`), where the
+    schema allows no string, read as Ollama reads them; None when the text is neither."""
+    word = text.strip()
+    if types & {"integer", "number"} and INTEGER.fullmatch(word):
+        return int(word)
+    if "boolean" in types and word.lower() in ("true", "false"):
+        return word.lower() == "true"
+    return None
+
+
+INTEGER = re.compile(r"[+-]?[0-9]{1,100}")
 
 
 def typed_value(text: str) -> Any:

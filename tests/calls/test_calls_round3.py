@@ -287,3 +287,52 @@ def test_minimax_m3_nested_elements():
         dialects=["minimax-m3"],
     )
     assert bad.calls == [] and [d.kind for d in bad.diagnostics] == ["malformed"]
+
+
+def test_a_union_with_string_reads_a_json_number_or_boolean_as_one():
+    tools = ToolSet.from_list(
+        [
+            {
+                "name": "pay",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "amount": {"type": ["string", "number"]},
+                        "ok": {"type": ["string", "boolean"]},
+                        "code": {"type": ["string", "integer"]},
+                    },
+                },
+            }
+        ]
+    )
+    reply = (
+        "<function=pay><parameter=amount>42</parameter><parameter=ok>true</parameter>"
+        "<parameter=code>02134</parameter></function>"
+    )
+    # 02134 is no JSON number: a zip code stays the text it was
+    assert calls(check(reply, tools=tools)) == [("pay", {"amount": 42, "ok": True, "code": "02134"})]
+    got = check(
+        "<function=pay><parameter=amount>4.5</parameter><parameter=ok>yes</parameter></function>", tools=tools
+    )
+    assert calls(got) == [("pay", {"amount": 4.5, "ok": "yes"})]
+
+
+def test_an_integer_with_leading_zeros_and_a_boolean_in_capitals_are_read_where_no_string_is_allowed():
+    tools = ToolSet.from_list(
+        [
+            {
+                "name": "flag",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"n": {"type": "integer"}, "on": {"type": "boolean"}},
+                },
+            }
+        ]
+    )
+    got = check(
+        "<function=flag><parameter=n>007</parameter><parameter=on>FALSE</parameter></function>", tools=tools
+    )
+    assert (calls(got), got.diagnostics) == ([("flag", {"n": 7, "on": False})], [])
+    # a word that is neither is left as text and reported, never guessed
+    bad = check("<function=flag><parameter=n>seven</parameter></function>", tools=tools)
+    assert [d.kind for d in bad.diagnostics] == ["invalid_arguments"]
