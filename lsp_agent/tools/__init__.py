@@ -29,6 +29,7 @@ from .registry import (
 from . import read, search, symbols, references, definition, list_files, overview, calls  # noqa: F401, I001
 from . import hierarchy  # noqa: F401
 from . import edit, edit_symbol, create_file  # noqa: F401
+from . import rename  # noqa: F401
 
 __all__ = [
     "BUDGET",

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..budget import plural
 from ..editing import (
+    DIAGNOSTICS,
     IF_VERSION,
     PATH,
     Change,
@@ -67,10 +68,10 @@ SCHEMA = {
                 "required": ["new_text"],
                 "additionalProperties": False,
             },
-            "description": "Several edits of this file, each as above, all or none; each against the file "
-            "as it was before them (no overlaps).",
+            "description": "Several edits as above, all or none, each against the file as it was (no overlaps).",
         },
         "if_version": IF_VERSION,
+        "diagnostics": DIAGNOSTICS,
         "max_chars": MAX_CHARS,
     },
     "required": ["path"],
@@ -80,9 +81,9 @@ SCHEMA = {
 SUMMARY = (
     "Replace text in a file: old_text (exact, as read shows it, without the `N:` numbers) must occur once, "
     "else the refusal lists each occurrence with its line and symbol (choose with occurrence= or symbol=); "
-    "or start=/end= lines with the read's if_version= (a stale version is refused with what changed). "
-    "edits=[…] apply together or not at all. Use it for a change inside a file you have read; edit_symbol "
-    f"replaces a whole function or class. The answer gives the new version and the diff, within {BUDGET}."
+    "or start=/end= lines with the read's if_version= (a stale one is refused). edits=[…]: all or none. "
+    "Use it for a change inside a file you have read; edit_symbol replaces a whole function or class, rename "
+    f"renames a symbol everywhere. The answer gives the new version and the diff, within {BUDGET}."
 )
 
 
@@ -100,6 +101,7 @@ def edit(
     symbol: str | None = None,
     start: int | None = None,
     end: int | None = None,
+    diagnostics: bool = False,
 ) -> dict:
     given = {"old_text": old_text, "new_text": new_text, "occurrence": occurrence, "symbol": symbol,
              "start": start, "end": end}  # fmt: skip
@@ -116,7 +118,8 @@ def edit(
     changes = [
         locate(ctx, source, e, f"edit {n}" if len(asked) > 1 else "the edit") for n, e in enumerate(asked, 1)
     ]
-    return commit(ctx, source, apply(source.content, changes), max_chars, what=plural(len(changes), "edit"))
+    return commit(ctx, source, apply(source.content, changes), max_chars, what=plural(len(changes), "edit"),
+                  diagnostics=diagnostics)  # fmt: skip
 
 
 def locate(ctx: Context, source: Source, asked: dict, what: str) -> Change:

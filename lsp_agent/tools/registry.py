@@ -126,11 +126,8 @@ RUNS_OTHERS = frozenset({"run_calls"})  # tools that dispatch calls to the other
 
 # The budget argument every answering tool takes; `run` fills in the server's default.
 BUDGET = f"max_chars (default {Settings.max_chars:,})"  # as tool descriptions state it
-MAX_CHARS = {
-    "type": "integer",
-    "minimum": 200,
-    "description": f"Budget of the answer's text in characters (default {Settings.max_chars:,}).",
-}
+# (its default is said once, in each tool's description: "within max_chars (default 20,000)")
+MAX_CHARS = {"type": "integer", "minimum": 200}
 
 
 # Where a use is, for the tools that start from one (references, definition).
@@ -141,7 +138,7 @@ POSITION = {
         "type": "integer",
         "minimum": 1,
         "default": 1,
-        "description": "With path and line: a column (1-based) inside the name; default the line's first name.",
+        "description": "With line: a column inside the name (default: the line's first name).",
     },
 }
 
