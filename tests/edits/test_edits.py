@@ -230,14 +230,14 @@ def test_edits_off_hides_the_tools_and_refuses_calls(tmp_path, model):
     answer = call(ctx, "edit", {"path": "m.py", "old_text": "return 1", "new_text": "return 2"})
     assert answer["error"]["code"] == "edits_off" and model.read_text() == MODEL
     names = {t["name"] for t in catalog(edits=False)}
-    assert names.isdisjoint({"edit", "edit_symbol", "create_file"}) and "read" in names
+    assert names.isdisjoint({"edit", "edit_symbol", "create_file", "rename"}) and "read" in names
     assert Settings().updated({"edits": "maybe"})[1]
 
 
 def test_annotations_say_which_tools_write():
     for name, tool in REGISTRY.items():
         hints = tool.annotations
-        writes = name in {"edit", "edit_symbol", "create_file", "run_calls"}
+        writes = name in {"edit", "edit_symbol", "create_file", "rename", "run_calls"}
         assert hints["readOnlyHint"] is not writes and hints["destructiveHint"] is writes, name
         assert hints["openWorldHint"] is False
 
