@@ -383,6 +383,10 @@ class Session:
             return [section(self.spec.settings, item) for item in params.get("items") or []]
         if method == "workspace/workspaceFolders":
             return [{"uri": file_uri(self.root), "name": self.root.name}]
+        if method == "client/registerCapability" and isinstance(params, dict):
+            for registration in params.get("registrations") or []:  # pull diagnostics, registered late
+                if isinstance(registration, dict) and registration.get("method") == "textDocument/diagnostic":
+                    self.capabilities["diagnosticProvider"] = registration.get("registerOptions") or {}
         return None  # workDoneProgress/create, registerCapability, showMessageRequest, …
 
     def _server_notification(self, method: str, params: Any) -> None:
@@ -475,6 +479,6 @@ CLIENT_CAPABILITIES: dict = {
         "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
         "rename": {"prepareSupport": True},
         "publishDiagnostics": {"versionSupport": True},
-        "diagnostic": {},
+        "diagnostic": {},  # pull where offered; basedpyright then registers it late (we take its pushes)
     },
 }

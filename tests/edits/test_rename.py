@@ -98,7 +98,7 @@ def test_a_range_that_does_not_hold_the_old_name_is_refused(root):
         planned(ctx, found)
     assert refused.value.code == "server_out_of_date"
     found.files = {root / "cart.py": [TextChange(1, 8, 1, 16, "put")]}
-    sources, contents = planned(ctx, found)
+    _, contents = planned(ctx, found)
     assert contents == [CART.replace("add_item", "put")]
 
 
