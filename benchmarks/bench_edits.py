@@ -151,6 +151,7 @@ class Tally:
     sent: int = 0
     received: int = 0
     reported_ok: list[bool] = field(default_factory=list)  # per edit call
+    refusals: list[str] = field(default_factory=list)  # what refused calls said, for the report
 
     def record(self, arguments: dict, text: str, ok: bool | None = None) -> None:
         self.calls += 1
@@ -385,8 +386,9 @@ def run_across(
                         row = [1, first, silent, tally.calls, tally.sent, tally.received]
                         out[kind][name] = [a + b for a, b in zip(out[kind][name], row, strict=True)]
                         if not first:
+                            said = f" ({tally.refusals[0]})" if tally.refusals else ""
                             failures.append(
-                                f"{name} {kind} {task.rel} {task.name}: {'silent' if silent else 'retried or wrong'}"
+                                f"{name} {kind} {task.rel} {task.name}: {'silent' if silent else 'retried or wrong'}{said}"
                             )
                         across.restore(ctx, root, original)
         finally:
@@ -401,6 +403,8 @@ def tool_of(ctx: Context, tally: Tally) -> Callable[..., dict]:
         answer = call(ctx, name, arguments)
         writes = name == "edit" or (name == "rename" and arguments.get("apply"))
         tally.record(arguments, answer["text"], ("error" not in answer) if writes else None)
+        if "error" in answer:
+            tally.refusals.append(f"{name}: {answer['text'][:160]}")
         return answer
 
     return tool

@@ -56,15 +56,21 @@ class Across:
                 end = column + len(self.name)
                 if self.kind == "rename":
                     row = row[:column] + self.name + "_renamed" + row[end:]
-                elif (line, column) == (self.line, def_column(self, row)):
+                elif (rel, line, column) == (self.rel, self.line, def_column(self, row)):
                     row = row[:end] + add_parameter(self.corpus, row[end:])
                 elif row[end:].startswith("("):  # a call (an import stays as it is)
-                    arg = "None" if self.corpus == "django" else "undefined"
-                    rest = row[end:]
-                    row = row[:end] + "(" + arg + ("" if rest[1:].startswith(")") else ", ") + rest[1:]
+                    row = row[:end] + with_argument(self.corpus, row[end:])
                 lines[line - 1] = row
             out[rel] = "\n".join(lines)
         return out
+
+
+def with_argument(corpus: str, rest: str) -> str:
+    """`(a, b)…` of a call with a first argument added (`(None, ` / `(undefined, `; at the end
+    of a line, `(None,`)."""
+    arg = "None" if corpus == "django" else "undefined"
+    after = rest[1:]
+    return "(" + arg + ("" if after.startswith(")") else "," if not after.strip() else ", ") + after
 
 
 def def_column(task: Across, row: str) -> int:
@@ -77,7 +83,8 @@ def add_parameter(corpus: str, rest: str) -> str:
     generic = re.match(r"<[^()]*>", rest)
     head = generic.group(0) if generic else ""
     rest = rest[len(head) :]
-    return head + "(" + extra + ("" if rest[1:].startswith(")") else ", ") + rest[1:]
+    after = rest[1:]
+    return head + "(" + extra + ("" if after.startswith(")") else "," if not after.strip() else ", ") + after
 
 
 # --- finding tasks ---------------------------------------------------------------------------
@@ -216,19 +223,14 @@ def ours(ctx: Context, task: Across, tool: Callable[..., dict]) -> None:
         new_text=(row[:end] + add_parameter(task.corpus, row[end:])).strip(),
     )
     found = tool("references", path=task.rel, line=task.line, column=column_of(ctx, task) + 1, roles=["call"])
-    arg = "None" if task.corpus == "django" else "undefined"
     for use in found.get("references", []):
         if use["role"] != "call" or use["source"] == "name":
             continue
         text = (root / use["path"]).read_text(encoding="utf-8").split("\n")[use["line"] - 1]
         at = use["column"] - 1 + len(task.name)
-        new = text[:at] + "(" + arg + ("" if text[at + 1 :].startswith(")") else ", ") + text[at + 1 :]
-        edit = {"path": use["path"], "old_text": text.strip(), "new_text": new.strip()}
-        if use.get("symbol"):
-            edit["symbol"] = use["symbol"]
-        answer = tool("edit", **edit)
-        if answer.get("error", {}).get("code") == "ambiguous":
-            tool("edit", **edit, occurrence=answer["occurrences"].index(use["line"]) + 1)
+        new = text[:at] + with_argument(task.corpus, text[at:])
+        # the line's text, on the line references named (that is the guard: no version needed)
+        tool("edit", path=use["path"], old_text=text.strip(), new_text=new.strip(), start=use["line"])
 
 
 def column_of(ctx: Context, task: Across) -> int:

@@ -55,7 +55,7 @@ SCHEMA = {
         "line": {"type": "integer", "minimum": 1, "description": "Or the line of a use in path."},
         "column": {"type": "integer", "minimum": 1, "description": "With line: inside the name."},
         "new_name": {"type": "string", "minLength": 1},
-        "apply": {"type": "boolean", "default": False, "description": "Apply (else a preview)."},
+        "apply": {"type": "boolean", "default": False},
         "if_version": {"type": "string", "description": "With apply: the preview's version."},
         "offset": {"type": "integer", "minimum": 0},
         "limit": {"type": "integer", "minimum": 1},

@@ -65,6 +65,16 @@ def test_occurrence_or_symbol_chooses(run, model, choice):
     assert model.read_text() == MODEL[: MODEL.rindex("pass")] + "return 0\n"
 
 
+def test_old_text_on_a_named_line_needs_no_version_and_is_refused_elsewhere(run, model):
+    """A line from references or search with the text it shows: the text is the guard."""
+    answer = run("edit", path="m.py", old_text="pass", new_text="return 0", start=18)
+    assert "error" not in answer, answer["text"]
+    assert model.read_text() == MODEL[: MODEL.rindex("pass")] + "return 0\n"
+    moved = run("edit", path="m.py", old_text="pass", new_text="return 1", start=12)
+    assert moved["error"]["code"] == "not_found" and "starting on line 12" in moved["text"]
+    assert model.read_text() == MODEL[: MODEL.rindex("pass")] + "return 0\n"
+
+
 def test_text_that_is_not_there_is_refused_with_a_hint_for_whitespace(run, model):
     answer = run("edit", path="m.py", old_text="def load(self):\n  pass", new_text="x")
     assert answer["error"]["code"] == "not_found" and "line 12" in answer["text"]
