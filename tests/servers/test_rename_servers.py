@@ -222,3 +222,60 @@ def test_diagnostics_a_server_is_asked_for(tmp_path, monkeypatch):
         ctx.cancel_event.wait(0.05)
     assert "diagnosticProvider" in started.capabilities
     assert "diagnosticProvider" in introduced_by_an_edit(ctx, tmp_path, "py")
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_rename_in_an_editor_is_one_workspace_edit_of_every_file(tmp_path):
+    """Over stdio, with a client that applies workspace edits to its buffers: the rename is
+    one workspace/applyEdit, every file versioned by its buffer; the disk is unchanged."""
+    import asyncio
+    import sys
+
+    from lsprotocol import types
+    from pytest_lsp import ClientServerConfig
+
+    from tests.edits.test_edits_lsp import make_client
+    from tests.support.lsp_client import request
+
+    project(tmp_path, "py")
+    before = {rel: (tmp_path / rel).read_text() for rel in PROJECTS["py"]}
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "lsp_agent", "serve"], client_factory=make_client
+    )
+    client = await config.start()
+    try:
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(
+                    workspace=types.WorkspaceClientCapabilities(apply_edit=True)
+                ),
+                workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="p")],
+                initialization_options={"semantic_servers": servers(), "semantic_timeout": 60.0},
+            )
+        )
+        for rel in ("shop/cart.py", "shop/checkout.py"):
+            uri = (tmp_path / rel).as_uri()
+            client.buffers[uri] = (1, before[rel])
+            item = types.TextDocumentItem(uri=uri, language_id="python", version=1, text=before[rel])
+            client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        asked = {"path": "shop/cart.py", "symbol": "Cart/add_item", "new_name": "put"}
+        for _ in range(120):
+            preview = await request(client, "rename", **asked)
+            if not preview.get("partial"):
+                break
+            await asyncio.sleep(0.5)  # the server says it is still indexing: ask again
+        answer = await request(client, "rename", **asked, apply=True, if_version=preview["version"])
+        assert answer["applied_by"] == "editor", answer["text"]
+        assert "applied by the editor (unsaved in its buffers)" in answer["text"]
+        [sent] = client.edits
+        changed = {c.text_document.uri: c.text_document.version for c in sent.edit.document_changes}
+        assert changed == {
+            (tmp_path / "shop/cart.py").as_uri(): 1,
+            (tmp_path / "shop/checkout.py").as_uri(): 1,
+        }
+        buffer = client.buffers[(tmp_path / "shop/checkout.py").as_uri()][1]
+        assert buffer == before["shop/checkout.py"].replace("cart.add_item", "cart.put")
+        assert {rel: (tmp_path / rel).read_text() for rel in before} == before  # unsaved: the person saves
+        await client.shutdown_session()
+    finally:
+        await client.stop()
