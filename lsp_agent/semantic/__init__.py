@@ -160,6 +160,21 @@ class Semantic:
             raise Unavailable(str(exc)) from None
         return session.spec.name, items, partial
 
+    def show_buffers(self, path: Path) -> None:
+        """Give the server of `path`'s language the editor's unsaved text of every open file
+        of that language, so that what it answers is about the text the tools see."""
+        session = self.session(path)
+        family = family_of(path)
+        buffers = [(p, t.content) for p, t in self.ws.open_documents().items() if family_of(p) == family]
+        if not buffers:
+            return
+        try:
+            conn = session.connection(timeout=60.0, cancel=self.cancel, report=self.report)
+            for opened, content in buffers:
+                session.show(conn, opened, content)
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from None
+
     def written(self, paths: list[Path]) -> None:
         """Tell the running servers that these files changed on disk."""
         for session in list(POOL.sessions.values()):

@@ -39,6 +39,7 @@ class Renamed:
 def rename(source: Semantic, path: Path, line: int, column: int, new_name: str) -> Renamed:
     """The changes that rename the symbol at a 1-based position to `new_name`, checked."""
     at = {"textDocument": {"uri": path.as_uri()}, "position": source.position(path, line, column)}
+    source.show_buffers(path)  # the server renames the text the editor holds, saved or not
     server, prepared, _ = refused_as(source, "textDocument/prepareRename", path, at)
     if prepared is None:
         raise Refusal(

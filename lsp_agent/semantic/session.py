@@ -67,6 +67,7 @@ class Session:
         # textDocument/publishDiagnostics as pushed: uri -> (count of pushes so far, version, items)
         self.published: dict[str, tuple[int, Any, list]] = {}
         self.pushed = threading.Condition()
+        self.shown: dict[str, int] = {}  # uri -> hash of the buffer text last shown (show)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -274,6 +275,13 @@ class Session:
                 self._send_text(conn, Path(uri_to_path(other)), None)
         self._send_text(conn, path, None)
 
+    def show(self, conn: Connection, path: Path, text: str) -> None:
+        """Open `path` at the server holding `text` (an editor's unsaved buffer), unless it
+        holds that already."""
+        if self.shown.get(file_uri(path)) != hash(text):
+            self._send_text(conn, path, text)
+            self.shown[file_uri(path)] = hash(text)
+
     def _send_text(self, conn: Connection, path: Path, given: str | None) -> int:
         """didOpen or didChange with `given` (else the disk's text, when it changed); the
         document's version at the server."""
@@ -285,6 +293,8 @@ class Session:
                 self.opened.move_to_end(uri)
                 return known[1]
             text = path.read_text(encoding="utf-8", errors="replace") if given is None else given
+            if given is None:
+                self.shown.pop(uri, None)  # the server holds the disk's text again
         except OSError:
             return 0
         if known is None:

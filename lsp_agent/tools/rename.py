@@ -11,7 +11,6 @@ import hashlib
 import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..budget import (
     TOP_LEVEL,
@@ -186,7 +185,7 @@ def ask_server(
 
 def planned(ctx: Context, found: Renamed) -> tuple[list[Source], list[str]]:
     """Each file's text and its text after the rename; refused when the server's view of a
-    file is not the file (a range that does not hold the old name), or a buffer is unsaved."""
+    file is not the file (a range that does not hold the old name)."""
     if not found.files:
         raise Refusal(
             "nothing_to_rename", f"{found.server} found nothing to rename there; nothing was changed."
@@ -194,22 +193,10 @@ def planned(ctx: Context, found: Renamed) -> tuple[list[Source], list[str]]:
     sources, contents = [], []
     for path in sorted(found.files):
         source = open_source(ctx, str(path))
-        unsaved = ctx.workspace.open_text(path)
-        if unsaved is not None and ctx.apply_edit is None and unsaved.content != disk_text(path):
-            raise Refusal(
-                "unsaved", f"{source.shown} has unsaved changes the server cannot see; nothing was changed."
-            )
         changes = [change_of(source, c, found, n) for n, c in enumerate(found.files[path], 1)]
         sources.append(source)
         contents.append(apply(source.content, changes))
     return sources, contents
-
-
-def disk_text(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def change_of(source: Source, change, found: Renamed, n: int) -> Change:

@@ -227,7 +227,8 @@ def test_diagnostics_a_server_is_asked_for(tmp_path, monkeypatch):
 @pytest.mark.asyncio(loop_scope="function")
 async def test_a_rename_in_an_editor_is_one_workspace_edit_of_every_file(tmp_path):
     """Over stdio, with a client that applies workspace edits to its buffers: the rename is
-    one workspace/applyEdit, every file versioned by its buffer; the disk is unchanged."""
+    one workspace/applyEdit, every file versioned by its buffer, of the buffers' text (one has
+    an unsaved line the disk has not); the disk is unchanged."""
     import asyncio
     import sys
 
@@ -258,6 +259,16 @@ async def test_a_rename_in_an_editor_is_one_workspace_edit_of_every_file(tmp_pat
             client.buffers[uri] = (1, before[rel])
             item = types.TextDocumentItem(uri=uri, language_id="python", version=1, text=before[rel])
             client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        # an unsaved line above the uses: the server must rename the buffer, not the disk
+        checkout = (tmp_path / "shop/checkout.py").as_uri()
+        unsaved = "# unsaved\n" + before["shop/checkout.py"]
+        client.buffers[checkout] = (2, unsaved)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=checkout, version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=unsaved)],
+            )
+        )
         asked = {"path": "shop/cart.py", "symbol": "Cart/add_item", "new_name": "put"}
         for _ in range(120):
             preview = await request(client, "rename", **asked)
@@ -269,12 +280,8 @@ async def test_a_rename_in_an_editor_is_one_workspace_edit_of_every_file(tmp_pat
         assert "applied by the editor (unsaved in its buffers)" in answer["text"]
         [sent] = client.edits
         changed = {c.text_document.uri: c.text_document.version for c in sent.edit.document_changes}
-        assert changed == {
-            (tmp_path / "shop/cart.py").as_uri(): 1,
-            (tmp_path / "shop/checkout.py").as_uri(): 1,
-        }
-        buffer = client.buffers[(tmp_path / "shop/checkout.py").as_uri()][1]
-        assert buffer == before["shop/checkout.py"].replace("cart.add_item", "cart.put")
+        assert changed == {(tmp_path / "shop/cart.py").as_uri(): 1, checkout: 2}
+        assert client.buffers[checkout][1] == unsaved.replace("cart.add_item", "cart.put")
         assert {rel: (tmp_path / rel).read_text() for rel in before} == before  # unsaved: the person saves
         await client.shutdown_session()
     finally:
