@@ -7,7 +7,9 @@ intended change, the calls, and the characters sent and received.
 The tasks, found independently of our parser (Python's ast on Django; on rxjs, `export
 function` lines whose body closes with a `}` at column 0): change one line of a body (a
 single-line `return`), add a parameter to a signature (with a default, so callers stay
-valid), and insert a method or function after another. The expected file is computed from
+valid), insert a method or function after another, and, across files (benchmarks/
+edits_across.py, with the language's server): rename a function, and add a first
+parameter to a function and update every call. The expected file is computed from
 the original text by line arithmetic; after each agent the file is compared with it
 (insertions ignore how many blank lines separate definitions). A call that reported success
 but left the file different from the expected is a silent misapplication.
@@ -27,15 +29,18 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
+from . import edits_across as across
 from .common import Report, django_tree, rxjs_tree
 
 SEED = 24
 PER_KIND = {"django": 12, "rxjs": 6}  # tasks per kind (body, param, insert) per corpus
+ACROSS = {"django": 8, "rxjs": 6}  # tasks per kind (rename, callers) per corpus, with the servers
 
 
 @dataclass
@@ -146,6 +151,7 @@ class Tally:
     sent: int = 0
     received: int = 0
     reported_ok: list[bool] = field(default_factory=list)  # per edit call
+    refusals: list[str] = field(default_factory=list)  # what refused calls said, for the report
 
     def record(self, arguments: dict, text: str, ok: bool | None = None) -> None:
         self.calls += 1
@@ -325,6 +331,11 @@ def main() -> None:
                         )
                 report.add(corpus, kind, len(group), name, *row)
                 totals[name] = [a + b for a, b in zip(totals[name], [len(group), *row], strict=True)]
+    for corpus in corpora:
+        for kind, rows in run_across(corpus, corpora[corpus], rng, failures).items():
+            for name, row in rows.items():
+                report.add(corpus, kind, row[0], name, *row[1:])
+                totals[name] = [a + b for a, b in zip(totals[name], row, strict=True)]
     for name, (n, first, silent, calls, sent, received) in totals.items():
         report.add("all", "all", n, name, first, silent, calls, sent, received)
     ours_total, plain_total = totals["lsp-agent"], totals["plain Edit"]
@@ -336,3 +347,64 @@ def main() -> None:
     for failure in failures[:40]:
         report.note(f"- {failure}")
     report.write()
+
+
+def run_across(
+    corpus: str, source: Path, rng: random.Random, failures: list[str]
+) -> dict[str, dict[str, list[int]]]:
+    """The cross-file tasks of one corpus: (kind -> toolset -> [tasks, right at the first try,
+    silent, calls, sent, received]), each agent on one shared copy restored after each task."""
+    out: dict[str, dict[str, list[int]]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = across.workspace(corpus, source, Path(scratch))
+        suffix = ".py" if corpus == "django" else ".ts"
+        original = across.snapshot(root, suffix)
+        ctx = across.context(root)
+        try:
+            for kind in ("rename", "callers"):
+                found = across.candidates(corpus, root, kind)
+                tasks = rng.sample(found, min(ACROSS[corpus], len(found)))
+                if tasks:
+                    across.warm(ctx, tasks[0])
+                out[kind] = {"lsp-agent": [0] * 6, "plain Edit": [0] * 6}
+                for task in tasks:
+                    want = task.expected(original)
+                    for name in ("lsp-agent", "plain Edit"):
+                        tally = Tally()
+                        if name == "lsp-agent":
+                            across.ours(ctx, task, tool_of(ctx, tally))
+                        else:
+                            across.plain(
+                                root,
+                                task,
+                                tally.record,
+                                partial(plain_edit, tally=tally),
+                            )
+                        right = across.snapshot(root, suffix) == want
+                        first = bool(tally.reported_ok) and all(tally.reported_ok) and right
+                        silent = any(tally.reported_ok) and not right
+                        row = [1, first, silent, tally.calls, tally.sent, tally.received]
+                        out[kind][name] = [a + b for a, b in zip(out[kind][name], row, strict=True)]
+                        if not first:
+                            said = f" ({tally.refusals[0]})" if tally.refusals else ""
+                            failures.append(
+                                f"{name} {kind} {task.rel} {task.name}: {'silent' if silent else 'retried or wrong'}{said}"
+                            )
+                        across.restore(ctx, root, original)
+        finally:
+            across.stop()
+    return out
+
+
+def tool_of(ctx: Context, tally: Tally) -> Callable[..., dict]:
+    """Our tools as the agent calls them; a call that writes counts as an edit attempt."""
+
+    def tool(name: str, **arguments) -> dict:
+        answer = call(ctx, name, arguments)
+        writes = name == "edit" or (name == "rename" and arguments.get("apply"))
+        tally.record(arguments, answer["text"], ("error" not in answer) if writes else None)
+        if "error" in answer:
+            tally.refusals.append(f"{name}: {answer['text'][:160]}")
+        return answer
+
+    return tool

@@ -232,11 +232,16 @@ def json_value(text: str) -> Any:
     return json.loads(text)
 
 
+# Help for arguments whose schema says nothing (the catalog keeps what every tool shares short)
+PLAIN_HELP = {"max_chars": f"Budget of the answer's text in characters (default {Settings.max_chars:,})."}
+
+
 def argument_options(name: str, schema: dict) -> dict[str, Any]:
     """argparse options for one argument, from its JSON Schema."""
     flag = "--" + name.replace("_", "-")
     # JSON's list examples in the CLI's words: ["llama3"] is `--dialects llama3` here
-    help_text = re.sub(r'\["([^"\]]+)"\]', rf"{flag} \1", schema.get("description", ""))
+    described = schema.get("description") or PLAIN_HELP.get(name, name.replace("_", " ").capitalize() + ".")
+    help_text = re.sub(r'\["([^"\]]+)"\]', rf"{flag} \1", described)
     kind = schema.get("type")
     if kind == "boolean" and schema.get("default") is True:  # on unless --no-… turns it off
         return {"action": argparse.BooleanOptionalAction, "default": None, "help": help_text}

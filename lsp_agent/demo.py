@@ -172,6 +172,8 @@ async def edits_demo(scratch: Path) -> None:
             ("edit_symbol: a function inserted after another, by name", "edit_symbol",
              {"path": "shop.py", "symbol": "price", "action": "insert_after",
               "new_text": "def discount(x):\n    return x * 0.9"}),
+            ("rename: a preview, by the language's own server (without one: refused, never by name)", "rename",
+             {"path": "shop.py", "symbol": "tax", "new_name": "levy"}),
         ]  # fmt: skip
         for title, tool, request in steps:
             show(title, tool, request, await agent.call(tool, **request))

@@ -8,18 +8,22 @@ overlay, the caches and the symbol index see the new text before the answer is s
 from __future__ import annotations
 
 import difflib
+import threading
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .budget import Overflow, Writer, plural
-from .errors import Refusal
+from .budget import Overflow, Writer, cut_line, plural
+from .config import Settings
+from .errors import Cancelled, Refusal
+from .semantic import Missing, RequestCancelled, Semantic, Unavailable
 from .syntax import language_for, outline, walk
 from .syntax.index import named
-from .workspace import Text, Workspace
+from .workspace import Text, Workspace, content_version
 from .writer import HISTORY, decodable, write_file
 
 if TYPE_CHECKING:
@@ -30,11 +34,18 @@ class Editing(Protocol):
     """What an edit needs of a tool's Context."""
 
     workspace: Workspace
+    settings: Settings
+    cancel_event: threading.Event
     index: SymbolIndex | None
     apply_edit: Callable[[Path, Text, str], str | None] | None
 
 
-PATH = {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."}
+PATH = {"type": "string", "description": "Relative to the workspace root."}
+DIAGNOSTICS = {
+    "type": "boolean",
+    "default": False,
+    "description": "List the errors this introduced (by the language's server).",
+}
 IF_VERSION = {
     "type": "string",
     "description": "The version of the read the edit is made against (needed for line ranges); a stale one "
@@ -211,8 +222,18 @@ def commit(
     *,
     what: str,
     shows: tuple[int, int] | None = None,
+    diagnostics: bool = False,
 ) -> dict:
-    """Write the new `content` (as edits see it) through the editor or to disk, and answer."""
+    """Write the new `content` (as edits see it) through the editor or to disk, and answer
+    (with `diagnostics`, the errors the change introduced, asked before and after)."""
+    before = Diagnosis.before(ctx, [source]) if diagnostics and content != source.content else None
+    return write_and_answer(ctx, source, content, max_chars, what=what, shows=shows, before=before)
+
+
+def write_and_answer(
+    ctx: Editing, source: Source, content: str, max_chars: int, *, what: str,
+    shows: tuple[int, int] | None, before: Diagnosis | None,
+) -> dict:  # fmt: skip
     if content == source.content:
         return answer(
             ctx, source, source.text, "", max_chars, what=f"{what}: no change (the text is already so)"
@@ -239,16 +260,30 @@ def commit(
         assert root is not None  # resolve() confined it
         write_file(root, source.path, data, expected=source.text.version, shown=source.shown)
         by = "disk"
-    new = ctx.workspace.text(source.path)
-    HISTORY.remember(source.path, source.text)
-    HISTORY.remember(source.path, new)
-    if ctx.index is not None:
-        ctx.index.update(source.path)
-    return answer(ctx, source, new, by, max_chars, what=what, shows=shows)
+    new = settle(ctx, [(source, new_text(ctx, source.path))])[0]
+    written = [(source.path, source.shown, source.text.content, new)]
+    found = before.after(written, max_chars // 3) if before is not None else None
+    return answer(ctx, source, new, by, max_chars, what=what, shows=shows, found=found)
+
+
+def new_text(ctx: Editing, path: Path) -> Text:
+    return ctx.workspace.text(path)
+
+
+def settle(ctx: Editing, written: list[tuple[Source, Text]]) -> list[Text]:
+    """What every reader must see at once of files just changed: the history (for stale
+    refusals), the symbol index, the language servers."""
+    for source, new in written:
+        HISTORY.remember(source.path, source.text)
+        HISTORY.remember(source.path, new)
+        if ctx.index is not None:
+            ctx.index.update(source.path)
+    Semantic(ctx.workspace, ctx.settings).written([s.path for s, _ in written])
+    return [new for _, new in written]
 
 
 def answer(ctx: Editing, source: Source, new: Text, by: str, max_chars: int, *, what: str,
-           shows: tuple[int, int] | None = None) -> dict:  # fmt: skip
+           shows: tuple[int, int] | None = None, found: Diagnosis | None = None) -> dict:  # fmt: skip
     """The header (new version, where the edit went), then the diff or the lines `shows`."""
     old_version = source.text.version
     where = {
@@ -260,14 +295,22 @@ def answer(ctx: Editing, source: Source, new: Text, by: str, max_chars: int, *, 
     if not by:
         head = f"{source.shown} · {what} · version {new.version}"
     after = new.content.replace("\r\n", "\n") if source.crlf else new.content
-    body = diff_lines(source.content, after, max_chars - len(head) - 1) if by else []
+    said = found.lines() if found is not None else []
+    room = max_chars - len(head) - 1 - sum(len(x) + 1 for x in said)
+    body = diff_lines(source.content, after, room) if by else []
     fields = {
         "path": source.shown,
         "version": new.version,
         "previous_version": old_version,
         "applied_by": by or None,
     }
-    return {"text": "\n".join([head, *body]), **fields, **changed_lines(source.content, after)}
+    extra = found.fields() if found is not None else {}
+    return {
+        "text": "\n".join([head, *said, *body]),
+        **fields,
+        **changed_lines(source.content, after),
+        **extra,
+    }
 
 
 def changed_lines(before: str, after: str) -> dict:
@@ -313,3 +356,233 @@ def diff_lines(before: str, after: str, budget: int) -> list[str]:
                 out.add(note)
             break
     return out.lines
+
+
+# --- several files, all or none (rename) ---------------------------------------------------
+
+
+def commit_all(
+    ctx: Editing, items: list[tuple[Source, str]], *, write: Callable = write_file
+) -> tuple[str, list[Text]]:
+    """Write each source's new content (as edits see it), all or none: through the editor in
+    one workspace edit, else to disk one file after another, the files already written put
+    back as they were when one fails. (where it went, the new texts); a refusal otherwise."""
+    encoded = []
+    for source, content in items:
+        data = source.encode(content).encode("utf-8", errors="surrogatepass")
+        if not decodable(data):
+            raise Refusal(
+                "binary", f"The new text of {source.shown} would hold a NUL byte; nothing was changed."
+            )
+        encoded.append((source, data))
+    many = getattr(ctx.apply_edit, "many", None)
+    if ctx.apply_edit is not None:
+        if many is None and len(items) > 1:
+            raise Refusal("editor_refused", "The editor applies one file per edit here; nothing was changed.")
+        after = [(s.path, s.text, data.decode("utf-8")) for s, data in encoded]
+        refused = many(after) if many is not None else ctx.apply_edit(*after[0])
+        if refused is not None:
+            raise Refusal(
+                "editor_refused", f"The editor did not apply the edit: {refused}. No buffer changed."
+            )
+        for path, _, text in after:
+            ctx.workspace.open_document(path, text)
+        return "editor", settle(ctx, [(s, new_text(ctx, s.path)) for s, _ in encoded])
+    if held := [s.shown for s, _ in encoded if ctx.workspace.in_editor(s.path)]:
+        raise Refusal(
+            "open_in_editor",
+            f"{', '.join(held[:5])} open in an editor that cannot apply edits; writing the disk would go "
+            "behind its buffer. Nothing was changed.",
+        )
+    write_in_turn(ctx, encoded, write)
+    return "disk", settle(ctx, [(s, new_text(ctx, s.path)) for s, _ in encoded])
+
+
+def write_in_turn(ctx: Editing, encoded: list[tuple[Source, bytes]], write: Callable) -> None:
+    """Write each file; when one fails, put those written back (each guarded by the version
+    just written, so a file changed meanwhile by someone else is not overwritten)."""
+    done: list[tuple[Source, bytes]] = []
+    for source, data in encoded:
+        root = ctx.workspace.root_of(source.path)
+        assert root is not None  # resolve() confined it
+        try:
+            write(root, source.path, data, expected=source.text.version, shown=source.shown)
+        except Refusal as failed:
+            kept = roll_back(ctx, done, write)
+            if kept:
+                raise Refusal(
+                    "partly_applied",
+                    f"{failed.message} Putting back the files already written failed for {', '.join(kept)}: "
+                    "they hold the new text; the others are as they were.",
+                ) from None
+            raise Refusal(
+                failed.code,
+                f"{failed.message} None of the {plural(len(encoded), 'file')} changed (the "
+                f"{plural(len(done), 'file')} already written were put back).",
+                **failed.fields,
+            ) from None
+        done.append((source, data))
+
+
+def roll_back(ctx: Editing, done: list[tuple[Source, bytes]], write: Callable) -> list[str]:
+    """Put back the old text of files written; the names of those that could not be."""
+    kept = []
+    for source, data in reversed(done):
+        root = ctx.workspace.root_of(source.path)
+        assert root is not None
+        old = source.text.content.encode("utf-8", errors="surrogatepass")
+        try:
+            write_file(root, source.path, old, expected=content_version(data), shown=source.shown)
+        except Refusal:
+            kept.append(source.shown)
+    return kept
+
+
+# --- diagnostics: only the errors an edit introduced ---------------------------------------
+
+MAX_DIAGNOSED = 20  # files asked about per call (a rename may touch hundreds)
+ERROR = 1  # DiagnosticSeverity.Error
+
+
+@dataclass
+class Diagnosis:
+    """The errors of the files an edit changes, asked before the edit, then after it: the
+    answer lists only the new ones (a diagnostic is old when one with its message was on
+    the same line before, the line moved by the edit, or on a line the edit changed)."""
+
+    semantic: Semantic
+    server: str = ""
+    unavailable: str | None = None
+    earlier: dict[Path, list] = field(default_factory=dict)
+    partial: list[str] = field(default_factory=list)
+    introduced: list[tuple[str, int, int, str]] = field(default_factory=list)
+    already: int = 0
+    warnings: int = 0
+    skipped: int = 0
+    budget: int = 0
+
+    @classmethod
+    def before(cls, ctx: Editing, sources: list[Source], new_files: tuple[Path, ...] = ()) -> Diagnosis:
+        found = cls(Semantic(ctx.workspace, ctx.settings, ctx.cancel_event))
+        for path in new_files:
+            found.earlier[path] = []
+        for source in sources[:MAX_DIAGNOSED]:
+            items = found.ask(source.path, source.text.content)
+            if items is None:
+                break
+            found.earlier[source.path] = items
+        found.skipped = max(0, len(sources) - MAX_DIAGNOSED)
+        return found
+
+    def ask(self, path: Path, text: str) -> list | None:
+        """The server's diagnostics of `path` holding `text`; None (and why) when it cannot say."""
+        if self.unavailable is not None:
+            return None
+        try:
+            self.server, items, partial = self.semantic.diagnostics(path, text)
+        except RequestCancelled:
+            raise Cancelled() from None
+        except Missing as exc:
+            self.unavailable = f"no language server answers for {path.name} ({exc})"
+            return None
+        except Unavailable as exc:
+            self.unavailable = str(exc) or "the language server did not answer"
+            return None
+        if partial and partial not in self.partial:
+            self.partial.append(partial)
+        return [d for d in items if isinstance(d, dict)]
+
+    def after(self, written: list[tuple[Path, str, str, Text]], budget: int) -> Diagnosis:
+        """The new errors of each file (path, as shown, old content, new text)."""
+        self.budget = budget
+        for path, shown, old_content, new in written:
+            if path not in self.earlier or self.unavailable is not None:
+                continue
+            now = self.ask(path, new.content)
+            if now is None:
+                break
+            old_lines = lines_of(old_content.replace("\r\n", "\n"))
+            new_lines = lines_of(new.content.replace("\r\n", "\n"))
+            fresh, old = introduced(self.earlier[path], now, old_lines, new_lines)
+            self.already += old
+            for d in fresh:
+                if d.get("severity", ERROR) == ERROR:
+                    start = (d.get("range") or {}).get("start") or {}
+                    line, column = int(start.get("line", 0)) + 1, int(start.get("character", 0)) + 1
+                    self.introduced.append((shown, line, column, describe(d)))
+                else:
+                    self.warnings += 1
+        return self
+
+    def lines(self) -> list[str]:
+        if self.unavailable is not None:
+            return [f"diagnostics: unavailable ({self.unavailable})"]
+        notes = [f"{plural(self.already, 'error')} already there not shown"] if self.already else []
+        notes += [f"{plural(self.warnings, 'new warning')} not shown"] if self.warnings else []
+        notes += [f"{plural(self.skipped, 'file')} not checked"] if self.skipped else []
+        notes += [f"may be partial: {p}" for p in self.partial]
+        head = f"diagnostics ({self.server}): {plural(len(self.introduced), 'error')} introduced"
+        head += f" ({'; '.join(notes)})" if notes else ""
+        rows = [
+            cut_line(f"  {p}:{line}:{column} {message}", 240) for p, line, column, message in self.introduced
+        ]
+        out = Writer(max(self.budget, len(head) + 60))
+        out.add(head)
+        for n, row in enumerate(rows):
+            rest = f"  … {plural(len(rows) - n, 'more error')} not shown (ask with a larger max_chars)"
+            if (not out.room_for(row + "\n" + rest) and n < len(rows) - 1) or not out.room_for(row):
+                out.add(rest)
+                break
+            out.add(row)
+        return out.lines
+
+    def fields(self) -> dict:
+        if self.unavailable is not None:
+            return {"diagnostics": {"unavailable": self.unavailable}}
+        return {
+            "diagnostics": {
+                "server": self.server,
+                "introduced": [
+                    {"path": p, "line": a, "column": b, "message": m} for p, a, b, m in self.introduced[:100]
+                ],
+                "already": self.already,
+                "partial": "; ".join(self.partial) or None,
+            }
+        }
+
+
+def describe(diagnostic: dict) -> str:
+    code = diagnostic.get("code")
+    message = " ".join(str(diagnostic.get("message", "")).split())
+    return message + (f" [{code}]" if code not in (None, "") else "")
+
+
+def introduced(before: list, after: list, old: list[str], new: list[str]) -> tuple[list[dict], int]:
+    """(the diagnostics of `after` that are new, how many were there before): each before one
+    is moved with its line through the diff of `old` to `new`; an after one with its message
+    on its moved line, or whose line the edit changed while one with that message was on a
+    changed line before, is old."""
+    moved: dict[int, int] = {}
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            moved.update({i1 + k: j1 + k for k in range(i2 - i1)})
+    kept: Counter = Counter()
+    loose: Counter = Counter()
+    for d in before:
+        line = ((d.get("range") or {}).get("start") or {}).get("line")
+        if isinstance(line, int) and line in moved:
+            kept[(describe(d), moved[line])] += 1
+        else:
+            loose[describe(d)] += 1
+    fresh, old_count = [], 0
+    for d in after:
+        key = (describe(d), ((d.get("range") or {}).get("start") or {}).get("line"))
+        if kept[key] > 0:
+            kept[key] -= 1
+        elif loose[key[0]] > 0:
+            loose[key[0]] -= 1
+        else:
+            fresh.append(d)
+            continue
+        old_count += d.get("severity", ERROR) == ERROR
+    return fresh, old_count

@@ -186,7 +186,7 @@ class AgentServer(LanguageServer):
     def editor(self) -> Callable[[Path, Text, str], str | None] | None:
         """How tools apply edits through the client, when it announced workspace/applyEdit."""
         caps = self.client_capabilities.workspace if self.loop is not None else None
-        return partial(editor_apply_edit, self) if caps and caps.apply_edit else None
+        return EditorEdits(self) if caps and caps.apply_edit else None
 
     async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):
@@ -296,27 +296,34 @@ APPLY_EDIT_TIMEOUT = 60.0  # seconds an editor may take to answer workspace/appl
 
 def editor_apply_edit(ls: AgentServer, path: Path, before: Text, after: str) -> str | None:
     """Ask the editor to change `path` from `before` to `after` (`workspace/applyEdit`, from a
-    tool's thread): None when it applied the edit, else why not. One edit of the changed span,
-    so the editor's undo takes back just that; versioned by the editor's document when open,
-    so an editor whose buffer moved on rejects it."""
-    document = next((d for d in ls.workspace.text_documents.values() if d.uri.startswith("file:")
-                     and real_path(d.uri) == path), None)  # fmt: skip
-    uri = document.uri if document is not None else path.as_uri()
+    tool's thread): None when it applied the edit, else why not."""
+    return editor_apply_edits(ls, [(path, before, after)])
+
+
+def editor_apply_edits(ls: AgentServer, items: list[tuple[Path, Text, str]]) -> str | None:
+    """One `workspace/applyEdit` changing every file of `items` (path, text before, after):
+    the editor applies all or none. One edit of each file's changed span, so the editor's undo
+    takes back just that; versioned by the editor's document when open, so an editor whose
+    buffer moved on rejects it."""
     changes: list[Any] = []
-    if document is None and not path.exists():
-        changes.append(types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True)))
-    start, end, new = changed_span(before.content, after)
-    encoding = ls.position_encoding()
-    edit = types.TextEdit(
-        range=types.Range(
-            start=position(before.content, start, encoding), end=position(before.content, end, encoding)
-        ),
-        new_text=new,
-    )
-    identifier = types.OptionalVersionedTextDocumentIdentifier(
-        uri=uri, version=document.version if document else None
-    )
-    changes.append(types.TextDocumentEdit(text_document=identifier, edits=[edit]))
+    for path, before, after in items:
+        document = next((d for d in ls.workspace.text_documents.values() if d.uri.startswith("file:")
+                         and real_path(d.uri) == path), None)  # fmt: skip
+        uri = document.uri if document is not None else path.as_uri()
+        if document is None and not path.exists():
+            changes.append(types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True)))
+        start, end, new = changed_span(before.content, after)
+        encoding = ls.position_encoding()
+        edit = types.TextEdit(
+            range=types.Range(
+                start=position(before.content, start, encoding), end=position(before.content, end, encoding)
+            ),
+            new_text=new,
+        )
+        identifier = types.OptionalVersionedTextDocumentIdentifier(
+            uri=uri, version=document.version if document else None
+        )
+        changes.append(types.TextDocumentEdit(text_document=identifier, edits=[edit]))
     params = types.ApplyWorkspaceEditParams(
         edit=types.WorkspaceEdit(document_changes=changes), label="lsp-agent edit"
     )
@@ -332,6 +339,20 @@ def editor_apply_edit(ls: AgentServer, path: Path, before: Text, after: str) -> 
     if result.applied:
         return None
     return result.failure_reason or "it gave no reason"
+
+
+class EditorEdits:
+    """The editor's way to apply edits, for tools: called with one file, `many` for several
+    in one workspace edit (a rename)."""
+
+    def __init__(self, ls: AgentServer) -> None:
+        self.ls = ls
+
+    def __call__(self, path: Path, before: Text, after: str) -> str | None:
+        return editor_apply_edits(self.ls, [(path, before, after)])
+
+    def many(self, items: list[tuple[Path, Text, str]]) -> str | None:
+        return editor_apply_edits(self.ls, items)
 
 
 def changed_span(before: str, after: str) -> tuple[int, int, str]:

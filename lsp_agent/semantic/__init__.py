@@ -134,6 +134,52 @@ class Semantic:
             POOL.check_memory(session, self.settings)
         return session, result
 
+    def ask(self, method: str, path: Path, params: dict) -> tuple[str, Any, str | None]:
+        """Any LSP request about `path` (textDocument/rename, …) to its language's server:
+        (the server's name, its result, why the answer may be incomplete)."""
+        session = self.session(path)
+        try:
+            result = session.ask(
+                method, params, path,
+                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
+            )  # fmt: skip
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from None
+        finally:
+            POOL.check_memory(session, self.settings)
+        return session.spec.name, result, session.partial()
+
+    def diagnostics(self, path: Path, text: str) -> tuple[str, list, str | None]:
+        """(the server, its diagnostics of `path` holding `text`, why they may be partial)."""
+        session = self.session(path)
+        try:
+            items, partial = session.diagnostics(
+                path, text, timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report
+            )
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from None
+        return session.spec.name, items, partial
+
+    def show_buffers(self, path: Path) -> None:
+        """Give the server of `path`'s language the editor's unsaved text of every open file
+        of that language, so that what it answers is about the text the tools see."""
+        session = self.session(path)
+        family = family_of(path)
+        buffers = [(p, t.content) for p, t in self.ws.open_documents().items() if family_of(p) == family]
+        if not buffers:
+            return
+        try:
+            conn = session.connection(timeout=60.0, cancel=self.cancel, report=self.report)
+            for opened, content in buffers:
+                session.show(conn, opened, content)
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from None
+
+    def written(self, paths: list[Path]) -> None:
+        """Tell the running servers that these files changed on disk."""
+        for session in list(POOL.sessions.values()):
+            session.changed_on_disk(paths)
+
     def position(self, path: Path, line: int, column: int) -> dict:
         text = self.ws.text(path).line(line)
         return {"line": line - 1, "character": index_to_utf16(text, column - 1)}

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import Refusal
 from ..search.walk import walk_files
+from ..workspace import uri_to_path
 from .connection import Connection, RequestCancelled, ServerFailed
 from .servers import Spec
 
@@ -33,6 +34,7 @@ HANGS_BEFORE_RESTART = 2
 # A server's answers right after start-up may come from part of the workspace; how long that
 # lasts grows with the files it has to read (basedpyright: about 20 s on Django's 2,800).
 WARMUP_PER_FILE = 0.01
+QUIET = 1.0  # seconds without a new push after which pushed diagnostics are taken as complete
 FIRST_QUESTION = 3  # times semantic_timeout for the first question (tsserver loads the project then)  # timeouts in a row that make a server count as hung
 
 
@@ -62,6 +64,10 @@ class Session:
         self.capabilities: dict = {}
         self.warmup = spec.warmup
         self.answered = False  # since the last start
+        # textDocument/publishDiagnostics as pushed: uri -> (count of pushes so far, version, items)
+        self.published: dict[str, tuple[int, Any, list]] = {}
+        self.pushed = threading.Condition()
+        self.shown: dict[str, int] = {}  # uri -> hash of the buffer text last shown (show)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -258,17 +264,39 @@ class Session:
             self.quiet.wait(0.05)
 
     def _open(self, conn: Connection, path: Path) -> None:
-        """Open the document at the server (or tell it the disk changed since)."""
+        """Open the document at the server (or tell it the disk changed since); the other
+        open documents changed on disk since (an edit wrote them) are sent again too."""
+        for other in [u for u in self.opened if u != file_uri(path)]:
+            try:
+                moved = Path(uri_to_path(other)).stat().st_mtime_ns != self.opened[other][0]
+            except (OSError, ValueError):
+                moved = False
+            if moved:
+                self._send_text(conn, Path(uri_to_path(other)), None)
+        self._send_text(conn, path, None)
+
+    def show(self, conn: Connection, path: Path, text: str) -> None:
+        """Open `path` at the server holding `text` (an editor's unsaved buffer), unless it
+        holds that already."""
+        if self.shown.get(file_uri(path)) != hash(text):
+            self._send_text(conn, path, text)
+            self.shown[file_uri(path)] = hash(text)
+
+    def _send_text(self, conn: Connection, path: Path, given: str | None) -> int:
+        """didOpen or didChange with `given` (else the disk's text, when it changed); the
+        document's version at the server."""
         uri = file_uri(path)
         try:
             mtime = path.stat().st_mtime_ns
             known = self.opened.get(uri)
-            if known is not None and known[0] == mtime:
+            if known is not None and known[0] == mtime and given is None:
                 self.opened.move_to_end(uri)
-                return
-            text = path.read_text(encoding="utf-8", errors="replace")
+                return known[1]
+            text = path.read_text(encoding="utf-8", errors="replace") if given is None else given
+            if given is None:
+                self.shown.pop(uri, None)  # the server holds the disk's text again
         except OSError:
-            return
+            return 0
         if known is None:
             language = self.spec.language_ids.get(path.suffix.lower(), "plaintext")
             item = {"uri": uri, "languageId": language, "version": 1, "text": text}
@@ -283,6 +311,70 @@ class Session:
         while len(self.opened) > MAX_OPEN:
             old, _ = self.opened.popitem(last=False)
             conn.notify("textDocument/didClose", {"textDocument": {"uri": old}})
+        return self.opened[uri][1] if uri in self.opened else 0
+
+    def diagnostics(
+        self, path: Path, text: str, *, timeout: float, cancel: threading.Event | None,
+        report: Callable[[str], None],
+    ) -> tuple[list, str | None]:  # fmt: skip
+        """(the server's diagnostics of `path` holding `text`, why they may be partial): asked
+        (textDocument/diagnostic) when the server answers that, else the push it sends after
+        the change (publishDiagnostics), waited for up to `timeout`."""
+        conn = self.connection(timeout=max(timeout, 60.0), cancel=cancel, report=report)
+        if not self.answered:
+            timeout *= FIRST_QUESTION
+        uri = file_uri(path)
+        with self.pushed:
+            seen = self.published.get(uri, (0, None, []))[0]
+        version = self._send_text(conn, path, text)
+        self.answered = True
+        if self.capabilities.get("diagnosticProvider"):
+            result = self._request(
+                conn, "textDocument/diagnostic", {"textDocument": {"uri": uri}}, timeout, cancel
+            )
+            items = result.get("items") if isinstance(result, dict) else None
+            if not isinstance(items, list):
+                raise ServerFailed(f"{self.spec.name} answered textDocument/diagnostic without items")
+            return items, self.partial()
+        return self._pushed_after(uri, seen, version, timeout, cancel)
+
+    def _pushed_after(
+        self, uri: str, seen: int, version: int, timeout: float, cancel: threading.Event | None
+    ) -> tuple[list, str | None]:
+        """The diagnostics pushed for `uri` after push number `seen`, once the pushes have
+        been quiet for QUIET seconds: a server that sends no version (typescript-language-
+        server) pushes each kind as it comes (syntax first, types later), so the first push
+        after a change may still hold the types of the text before it."""
+        deadline = time.monotonic() + timeout
+        last = seen
+        quiet_from = 0.0
+        with self.pushed:
+            while True:
+                count, pushed_version, items = self.published.get(uri, (0, None, []))
+                if count > last and (not isinstance(pushed_version, int) or pushed_version >= version):
+                    if isinstance(pushed_version, int):
+                        return items, self.partial()
+                    last, quiet_from = count, time.monotonic()
+                if last > seen and time.monotonic() - quiet_from >= QUIET:
+                    return items, self.partial()
+                if cancel is not None and cancel.is_set():
+                    raise RequestCancelled()
+                if time.monotonic() > deadline:
+                    why = "sent no diagnostics" if last == seen else "was still sending diagnostics"
+                    return items, f"{self.spec.name} {why} after {timeout:g} s"
+                self.pushed.wait(0.05)
+
+    def changed_on_disk(self, paths: list[Path]) -> None:
+        """Tell the server files under its root were written (it may hold them unopened)."""
+        conn = self.conn
+        mine = [p for p in paths if p.is_relative_to(self.root)]
+        if conn is None or conn.closed is not None or not mine:
+            return
+        changes = [{"uri": file_uri(p), "type": 2} for p in mine]
+        try:
+            conn.notify("workspace/didChangeWatchedFiles", {"changes": changes})
+        except ServerFailed:
+            pass
 
     def partial(self) -> str | None:
         """Why an answer now may be incomplete, or None."""
@@ -301,9 +393,24 @@ class Session:
             return [section(self.spec.settings, item) for item in params.get("items") or []]
         if method == "workspace/workspaceFolders":
             return [{"uri": file_uri(self.root), "name": self.root.name}]
+        if method == "client/registerCapability" and isinstance(params, dict):
+            for registration in params.get("registrations") or []:  # pull diagnostics, registered late
+                if isinstance(registration, dict) and registration.get("method") == "textDocument/diagnostic":
+                    self.capabilities["diagnosticProvider"] = registration.get("registerOptions") or {}
         return None  # workDoneProgress/create, registerCapability, showMessageRequest, …
 
     def _server_notification(self, method: str, params: Any) -> None:
+        if method == "textDocument/publishDiagnostics" and isinstance(params, dict):
+            items = params.get("diagnostics")
+            with self.pushed:
+                count = self.published.get(str(params.get("uri")), (0, None, []))[0] + 1
+                self.published[str(params.get("uri"))] = (
+                    count,
+                    params.get("version"),
+                    items if isinstance(items, list) else [],
+                )
+                self.pushed.notify_all()
+            return
         if method != "$/progress" or not isinstance(params, dict):
             return
         token, value = params.get("token"), params.get("value")
@@ -368,7 +475,11 @@ def tree_rss_mb(pid: int) -> float | None:
 CLIENT_CAPABILITIES: dict = {
     "general": {"positionEncodings": ["utf-16"]},
     "window": {"workDoneProgress": True},
-    "workspace": {"configuration": True, "workspaceFolders": True},
+    "workspace": {
+        "configuration": True,
+        "workspaceFolders": True,
+        "workspaceEdit": {"documentChanges": True},
+    },
     "textDocument": {
         "synchronization": {"didSave": False},
         "references": {},
@@ -376,5 +487,8 @@ CLIENT_CAPABILITIES: dict = {
         "implementation": {"linkSupport": True},
         "callHierarchy": {},
         "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+        "rename": {"prepareSupport": True},
+        "publishDiagnostics": {"versionSupport": True},
+        "diagnostic": {},  # pull where offered; basedpyright then registers it late (we take its pushes)
     },
 }

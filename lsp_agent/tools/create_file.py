@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from ..budget import plural
-from ..editing import PATH, commit, open_source
+from ..editing import DIAGNOSTICS, PATH, Diagnosis, commit, open_source
 from ..errors import Refusal
 from ..paging import number_lines
 from ..workspace import Text
@@ -27,6 +27,7 @@ SCHEMA = {
             "type": "string",
             "description": "With overwrite: the version of the file being replaced.",
         },
+        "diagnostics": DIAGNOSTICS,
         "max_chars": MAX_CHARS,
     },
     "required": ["path", "content"],
@@ -49,6 +50,7 @@ def create_file(
     max_chars: int,
     overwrite: bool = False,
     if_version: str | None = None,
+    diagnostics: bool = False,
 ) -> dict:
     resolved = ctx.workspace.resolve(path)
     shown = ctx.workspace.display(resolved)
@@ -68,7 +70,7 @@ def create_file(
                 current_version=source.text.version,
             )
         return commit(ctx, source, content.replace("\r\n", "\n") if source.crlf else content, max_chars,
-                      what="replaced the whole file")  # fmt: skip
+                      what="replaced the whole file", diagnostics=diagnostics)  # fmt: skip
     data = content.encode("utf-8", errors="surrogatepass")
     if not decodable(data):
         raise Refusal(
@@ -89,11 +91,16 @@ def create_file(
     HISTORY.remember(resolved, text)
     if ctx.index is not None:
         ctx.index.update(resolved)
-    return created(shown, text, by, max_chars)
+    found = None
+    if diagnostics:
+        found = Diagnosis.before(ctx, [], (resolved,)).after([(resolved, shown, "", text)], max_chars // 3)
+    return created(shown, text, by, max_chars, found)
 
 
-def created(shown: str, text: Text, by: str, max_chars: int) -> dict:
+def created(shown: str, text: Text, by: str, max_chars: int, found: Diagnosis | None = None) -> dict:
     head = f"{shown} · created, {plural(text.line_count, 'line')} · {by} · version {text.version}"
+    said = found.lines() if found is not None else []
+    head = "\n".join([head, *said])
     lines: list[str] = []
     last = 0
     for n in range(1, min(text.line_count, 40) + 1):
@@ -104,4 +111,10 @@ def created(shown: str, text: Text, by: str, max_chars: int) -> dict:
     if last < text.line_count:
         lines.append(f"[{plural(text.line_count - last, 'more line')}: read start={last + 1}]")
     fields = {"path": shown, "version": text.version, "previous_version": None, "created": True}
-    return {"text": "\n".join([head, *lines]), **fields, "applied_by": "editor" if "editor" in by else "disk"}
+    extra = found.fields() if found is not None else {}
+    return {
+        "text": "\n".join([head, *lines]),
+        **fields,
+        "applied_by": "editor" if "editor" in by else "disk",
+        **extra,
+    }

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..budget import plural
 from ..editing import (
+    DIAGNOSTICS,
     IF_VERSION,
     PATH,
     Change,
@@ -42,7 +43,7 @@ CHANGE: dict[str, dict[str, Any]] = {
     "start": {
         "type": "integer",
         "minimum": 1,
-        "description": "First line to replace (with end=).",
+        "description": "First line to replace (with end=), or the line old_text starts on.",
     },
     "end": {
         "type": "integer",
@@ -67,10 +68,10 @@ SCHEMA = {
                 "required": ["new_text"],
                 "additionalProperties": False,
             },
-            "description": "Several edits of this file, each as above, all or none; each against the file "
-            "as it was before them (no overlaps).",
+            "description": "Several edits as above, all or none, each against the file as it was (no overlaps).",
         },
         "if_version": IF_VERSION,
+        "diagnostics": DIAGNOSTICS,
         "max_chars": MAX_CHARS,
     },
     "required": ["path"],
@@ -80,9 +81,9 @@ SCHEMA = {
 SUMMARY = (
     "Replace text in a file: old_text (exact, as read shows it, without the `N:` numbers) must occur once, "
     "else the refusal lists each occurrence with its line and symbol (choose with occurrence= or symbol=); "
-    "or start=/end= lines with the read's if_version= (a stale version is refused with what changed). "
-    "edits=[…] apply together or not at all. Use it for a change inside a file you have read; edit_symbol "
-    f"replaces a whole function or class. The answer gives the new version and the diff, within {BUDGET}."
+    "or start=/end= lines with the read's if_version= (a stale one is refused). edits=[…]: all or none. "
+    "Use it for a change inside a file you have read; edit_symbol replaces a whole function or class, rename "
+    f"renames a symbol everywhere. The answer gives the new version and the diff, within {BUDGET}."
 )
 
 
@@ -100,6 +101,7 @@ def edit(
     symbol: str | None = None,
     start: int | None = None,
     end: int | None = None,
+    diagnostics: bool = False,
 ) -> dict:
     given = {"old_text": old_text, "new_text": new_text, "occurrence": occurrence, "symbol": symbol,
              "start": start, "end": end}  # fmt: skip
@@ -112,16 +114,19 @@ def edit(
     if any("new_text" not in e for e in asked):
         raise Refusal("bad_arguments", "Each edit needs new_text (an empty string deletes).")
     source = open_source(ctx, path)
-    check_version(source, if_version, lines=any("start" in e or "end" in e for e in asked))
+    by_lines = [("start" in e or "end" in e) and not ("old_text" in e and "end" not in e) for e in asked]
+    check_version(source, if_version, lines=any(by_lines))
     changes = [
         locate(ctx, source, e, f"edit {n}" if len(asked) > 1 else "the edit") for n, e in enumerate(asked, 1)
     ]
-    return commit(ctx, source, apply(source.content, changes), max_chars, what=plural(len(changes), "edit"))
+    return commit(ctx, source, apply(source.content, changes), max_chars, what=plural(len(changes), "edit"),
+                  diagnostics=diagnostics)  # fmt: skip
 
 
 def locate(ctx: Context, source: Source, asked: dict, what: str) -> Change:
     """Where one asked edit applies, in the text as it was before any of the call's edits."""
-    lines = "start" in asked or "end" in asked
+    at_line = "old_text" in asked and "start" in asked and "end" not in asked  # old_text on that line
+    lines = ("start" in asked or "end" in asked) and not at_line
     if lines and ("old_text" in asked or "occurrence" in asked or "symbol" in asked):
         raise Refusal(
             "bad_arguments", f"{what}: give old_text (with occurrence/symbol) or start/end, not both."
@@ -138,6 +143,8 @@ def locate(ctx: Context, source: Source, asked: dict, what: str) -> Change:
         spans = symbol_spans(ctx, source, asked["symbol"])
         found = [at for at in found if any(a <= source.line_of(at) and source.line_of(at + len(old) - 1) <= b
                                            for a, b in spans)]  # fmt: skip
+    if at_line:  # the text itself is the guard: no version needed
+        found = [at for at in found if source.line_of(at) == asked["start"]]
     return Change(*choose(ctx, source, old, found, asked, what), new, what)
 
 
@@ -182,6 +189,7 @@ def choose(
 ) -> tuple[int, int]:
     """The one occurrence the edit means, or a refusal listing them."""
     where = f" in symbol {asked['symbol']}" if "symbol" in asked else ""
+    where += f" starting on line {asked['start']}" if "start" in asked else ""
     if not found:
         raise Refusal(
             "not_found", f"{what}: old_text does not occur in {source.shown}{where}{near_miss(source, old)}."

@@ -9,7 +9,18 @@ import re
 import textwrap
 
 from ..budget import Writer, plural
-from ..editing import IF_VERSION, PATH, Change, Source, apply, check_version, commit, one_symbol, open_source
+from ..editing import (
+    DIAGNOSTICS,
+    IF_VERSION,
+    PATH,
+    Change,
+    Source,
+    apply,
+    check_version,
+    commit,
+    one_symbol,
+    open_source,
+)
 from ..syntax import outline, walk
 from ..writer import HISTORY
 from .registry import BUDGET, MAX_CHARS, Context, tool
@@ -38,6 +49,7 @@ SCHEMA = {
             "description": "Which of several symbols with this name path (1 = the first in the file).",
         },
         "if_version": IF_VERSION,
+        "diagnostics": DIAGNOSTICS,
         "max_chars": MAX_CHARS,
     },
     "required": ["path", "symbol", "new_text"],
@@ -67,6 +79,7 @@ def edit_symbol(
     action: str = "replace",
     occurrence: int | None = None,
     if_version: str | None = None,
+    diagnostics: bool = False,
 ) -> dict:
     source = open_source(ctx, path)
     check_version(source, if_version, lines=False)
@@ -90,7 +103,7 @@ def edit_symbol(
             shows = (last + 1 + len(gap), last + len(gap) + code.count("\n"))
         what = f"inserted {action.removeprefix('insert_')} {found.kind} {found.name_path}"
     content = apply(source.content, [with_newline(source, change)])
-    result = commit(ctx, source, content, max_chars, what=what)
+    result = commit(ctx, source, content, max_chars, what=what, diagnostics=diagnostics)
     return shown_lines(ctx, source, result, shows, max_chars)
 
 
@@ -154,9 +167,11 @@ def shown_lines(ctx: Context, source: Source, result: dict, shows: tuple[int, in
     new = ctx.workspace.text(source.path)
     HISTORY.remember(source.path, new)
     first, last = shows[0], min(shows[1], new.line_count)
-    head = result["text"].split("\n", 1)[0]
+    head, *rest = result["text"].split("\n")
     out = Writer(max_chars)
     out.add(head)
+    for said in (x for x in rest if x.startswith(("diagnostics", "  "))):  # the diff's lines go
+        out.add(said)
     for n in range(first, last + 1):
         line = f"{n}:{new.line(n)}"
         trailer = f"[{plural(last - n + 1, 'more new line')}: read start={n}]"

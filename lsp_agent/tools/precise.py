@@ -23,7 +23,7 @@ MAX_STARTS = 8  # definitions of a name asked about, for a question by name
 
 PRECISION = {
     "enum": ["auto", "syntax"],
-    "description": "auto: the language's server where one runs; syntax: by name only.",
+    "description": "auto: with the language's server; syntax: by name.",
 }
 
 

@@ -26,15 +26,13 @@ SCHEMA = {
             "items": {"type": "string"},
             "minItems": 1,
             "maxItems": 50,
-            "description": "More files to read with `path`, from their starts, in one read: the budget is split "
-            "between them (a short file leaves its share to the others), each with its own continuation "
-            "(read path=… start=N).",
+            "description": "More files read with path in one call, sharing the budget, each with its own continuation.",
         },
         "start": {"type": "integer", "default": 1, "description": "First line to show (1-based)."},
         "col": {
             "type": "integer",
             "default": 1,
-            "description": "First column (1-based character) of line `start`; used to page a line longer than the budget.",
+            "description": "Column of line start: pages a line longer than the budget.",
         },
         "max_chars": MAX_CHARS,
         "if_version": {
@@ -55,9 +53,9 @@ SCHEMA = {
 SUMMARY = (
     f"Read a file as numbered whole lines (`N:text`, every line, an empty one as `N:`) within {BUDGET}. "
     "The header gives the lines shown, the total and the version; when there is more, the last line says "
-    "`read on with start=N` and `next` holds those arguments: following it gives every line exactly once. Read one definition with symbol= (a name path "
+    "`read on with start=N`: following it gives every line exactly once. Read one definition with symbol= (a name path "
     "from symbols or find_symbol) instead of guessing a line range; pass if_version= to skip an unchanged "
-    "file. With paths=, more files share one budget. Use it once you know which file (and "
+    "file. Use it once you know which file (and "
     "which lines or definition) to read; search, symbols and find_symbol say where to look. "
     'Example: {"path": "src/app.py", "start": 120}.'
 )

@@ -4,7 +4,7 @@ when the tool is first looked up, so a one-shot command imports only the tool it
 
 A tool is a plain function `handler(ctx, **arguments) -> answer` plus its name, a title, a
 description and the JSON Schema of its arguments, and the hints clients use to decide how to
-run it (MCP's tool annotations: every tool here only reads, within the workspace). Every front door (LSP requests and commands,
+run it (MCP's tool annotations: whether it only reads or changes files, always within the workspace). Every front door (LSP requests and commands,
 the CLI, text-dialect call dispatch) goes through `call`, so a tool is written once and
 behaves the same everywhere. Tools know nothing of LSP.
 """
@@ -144,6 +144,7 @@ MODULES = {
     "edit": "edit",
     "edit_symbol": "edit_symbol",
     "create_file": "create_file",
+    "rename": "rename",
 }
 
 
@@ -186,11 +187,8 @@ RUNS_OTHERS = frozenset({"run_calls"})  # tools that dispatch calls to the other
 
 # The budget argument every answering tool takes; `run` fills in the server's default.
 BUDGET = f"max_chars (default {Settings.max_chars:,})"  # as tool descriptions state it
-MAX_CHARS = {
-    "type": "integer",
-    "minimum": 200,
-    "description": f"Budget of the answer's text in characters (default {Settings.max_chars:,}).",
-}
+# (its default is said once, in each tool's description: "within max_chars (default 20,000)")
+MAX_CHARS = {"type": "integer", "minimum": 200}
 
 
 # Where a use is, for the tools that start from one (references, definition).
@@ -201,7 +199,7 @@ POSITION = {
         "type": "integer",
         "minimum": 1,
         "default": 1,
-        "description": "With path and line: a column (1-based) inside the name; default the line's first name.",
+        "description": "With line: a column inside the name (default: the line's first name).",
     },
 }
 

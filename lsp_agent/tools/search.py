@@ -27,8 +27,7 @@ SCHEMA = {
         "pattern": {
             "type": "string",
             "minLength": 1,
-            "description": "Regular expression in Rust regex syntax (ripgrep's): no look-around or "
-            "backreferences; \\b, \\w, \\d, \\s, (?i), [[:alpha:]], \\p{L} work as in ripgrep.",
+            "description": "Rust regex, as ripgrep's: no look-around or backreferences.",
         },
         "fixed_strings": {
             "type": "boolean",
@@ -43,8 +42,7 @@ SCHEMA = {
         },
         "glob": {
             "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-            "description": "ripgrep glob(s) choosing files: '*.py' includes, '!*_test.py' excludes; "
-            "a glob overrides .gitignore and hidden-file rules.",
+            "description": "'*.py' includes, '!*_test.py' excludes (a glob overrides .gitignore).",
         },
         "context_before": {
             "type": "integer",
@@ -68,7 +66,7 @@ SCHEMA = {
         "count_binary": {
             "type": "boolean",
             "default": False,
-            "description": "Also read binary files (skipped either way) to name those that match; slower.",
+            "description": "Name the binary files that match too (slower).",
         },
         "max_chars": MAX_CHARS,
         "output": {
@@ -91,14 +89,12 @@ SCHEMA = {
             "type": "integer",
             "minimum": 0,
             "default": 0,
-            "description": "Page the full matches: skip this many (in path, then line order). Pages count "
-            "matched lines (a line with several matches is one; with multiline, a block of touching lines).",
+            "description": "Page the full matches: skip this many matched lines.",
         },
         "limit": {
             "type": "integer",
             "minimum": 1,
-            "description": "Page the full matches: show at most this many (fewer when they do not fit "
-            "max_chars; the answer's next gives the rest).",
+            "description": "Page the full matches: at most this many (the answer's next gives the rest).",
         },
     },
     "required": ["pattern"],
@@ -106,14 +102,14 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Search file contents with ripgrep (Rust regex; .gitignore, hidden and binary files skipped; open "
-    "editor buffers searched as their unsaved text). Use it for text: "
+    "Search file contents with ripgrep (Rust regex; .gitignore, hidden and binary files skipped; unsaved "
+    "buffers searched). Use it for text: "
     "calls, strings, uses of a name; find_symbol finds where something is defined, symbols outlines a file. "
     "Matches come under each file's path as `LINE[ SYMBOL]:TEXT`, like `rg -n`, the enclosing symbol "
     "named when it changes; context lines are `LINE-TEXT`. "
     f"The answer fits {BUDGET}: over it, it shortens (one line per match, cut lines ending with …, line "
-    "numbers, counts per file, a summary); the header names the stage and what it dropped, and `more:` "
-    "gives the next calls (offset/limit pages, paths narrows). "
+    "numbers, counts per file, a summary); the header names the stage and what it dropped; `more:` "
+    "gives the next calls. "
     'Example: {"pattern": "def save", "paths": ["src/models"], "context_after": 2}.'
 )
 

@@ -28,8 +28,7 @@ from .registry import BUDGET, MAX_CHARS, Context, one_small_file, tool
 SIGNATURES_PROPERTY = {
     "type": "boolean",
     "default": False,
-    "description": "Show each symbol's signature (header lines up to the body, decorators and bases "
-    "included) and the first line of its docstring or comment.",
+    "description": "Show each signature (decorators, bases included) and the first line of its docstring.",
 }
 
 SYMBOLS_SCHEMA = {
@@ -64,8 +63,7 @@ FIND_SCHEMA = {
         "name_path": {
             "type": "string",
             "minLength": 1,
-            "description": "Name or name path: `to_dict`, `Message/to_dict` (or `Message.to_dict`); "
-            "a leading / anchors at the top level (`/Message/to_dict`).",
+            "description": "`to_dict`, `Message/to_dict` (or `Message.to_dict`); a leading / anchors at the top level.",
         },
         "path": {
             "type": "string",
@@ -79,8 +77,7 @@ FIND_SCHEMA = {
         "extends": {
             "type": "string",
             "minLength": 1,
-            "description": "Only classes (and other types) inheriting from this name, directly or through "
-            "other matches: `Field` finds CharField(Field) and EmailField(CharField). By name, not by type.",
+            "description": "Only types inheriting from this name, directly or through other matches (by name).",
         },
         "signatures": SIGNATURES_PROPERTY,
         "substring": {

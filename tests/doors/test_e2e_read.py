@@ -41,7 +41,7 @@ async def test_catalog_request(client: LanguageClient):
     # the facts MCP clients get as tool annotations, for runtimes that register the catalog:
     # the edit tools write and may overwrite, the others only read
     for tool in catalog["tools"]:
-        writes = tool["name"] in ("edit", "edit_symbol", "create_file")
+        writes = tool["name"] in ("edit", "edit_symbol", "create_file", "rename")
         assert tool["annotations"] == {
             "title": tool["title"],
             "readOnlyHint": not writes,

@@ -65,6 +65,16 @@ def test_occurrence_or_symbol_chooses(run, model, choice):
     assert model.read_text() == MODEL[: MODEL.rindex("pass")] + "return 0\n"
 
 
+def test_old_text_on_a_named_line_needs_no_version_and_is_refused_elsewhere(run, model):
+    """A line from references or search with the text it shows: the text is the guard."""
+    answer = run("edit", path="m.py", old_text="pass", new_text="return 0", start=18)
+    assert "error" not in answer, answer["text"]
+    assert model.read_text() == MODEL[: MODEL.rindex("pass")] + "return 0\n"
+    moved = run("edit", path="m.py", old_text="pass", new_text="return 1", start=12)
+    assert moved["error"]["code"] == "not_found" and "starting on line 12" in moved["text"]
+    assert model.read_text() == MODEL[: MODEL.rindex("pass")] + "return 0\n"
+
+
 def test_text_that_is_not_there_is_refused_with_a_hint_for_whitespace(run, model):
     answer = run("edit", path="m.py", old_text="def load(self):\n  pass", new_text="x")
     assert answer["error"]["code"] == "not_found" and "line 12" in answer["text"]
@@ -230,14 +240,14 @@ def test_edits_off_hides_the_tools_and_refuses_calls(tmp_path, model):
     answer = call(ctx, "edit", {"path": "m.py", "old_text": "return 1", "new_text": "return 2"})
     assert answer["error"]["code"] == "edits_off" and model.read_text() == MODEL
     names = {t["name"] for t in catalog(edits=False)}
-    assert names.isdisjoint({"edit", "edit_symbol", "create_file"}) and "read" in names
+    assert names.isdisjoint({"edit", "edit_symbol", "create_file", "rename"}) and "read" in names
     assert Settings().updated({"edits": "maybe"})[1]
 
 
 def test_annotations_say_which_tools_write():
     for name, tool in REGISTRY.items():
         hints = tool.annotations
-        writes = name in {"edit", "edit_symbol", "create_file", "run_calls"}
+        writes = name in {"edit", "edit_symbol", "create_file", "rename", "run_calls"}
         assert hints["readOnlyHint"] is not writes and hints["destructiveHint"] is writes, name
         assert hints["openWorldHint"] is False
 
