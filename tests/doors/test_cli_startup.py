@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -95,6 +96,10 @@ def test_the_registry_lists_every_tool_in_catalog_order():
     names = list(REGISTRY)
     assert names[: len(MODULES)] == list(MODULES)
     assert all(REGISTRY[n].handler.__module__ == f"lsp_agent.tools.{MODULES[n]}" for n in MODULES)
+    # a module that declares a tool but is missing from MODULES would never be imported
+    tools = Path(REGISTRY["read"].handler.__code__.co_filename).parent
+    declaring = {p.stem for p in tools.glob("*.py") if re.search(r"^@tool\(", p.read_text(), re.M)}
+    assert declaring == set(MODULES.values())
 
 
 def test_every_schema_is_a_valid_json_schema():
