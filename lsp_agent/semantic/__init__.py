@@ -21,6 +21,7 @@ from ..errors import Refusal
 from ..workspace import Text, Workspace, uri_to_path
 from . import scip
 from .connection import RequestCancelled, ServerFailed
+from .editor import EditorLink, EditorSession, NoProvider
 from .pool import POOL
 from .servers import KNOWN, family_of, spec_for
 from .session import Session, file_uri
@@ -30,6 +31,7 @@ __all__ = [
     "POOL",
     "Answer",
     "Call",
+    "EditorLink",
     "Location",
     "Missing",
     "RequestCancelled",
@@ -99,12 +101,16 @@ class Semantic:
         settings: Settings,
         cancel: threading.Event | None = None,
         report: Callable[[str], None] | None = None,
+        editor: EditorLink | None = None,
     ) -> None:
         self.ws = ws
         self.settings = settings
         self.cancel = cancel
         self.report = report or (lambda message: None)
         self.files: dict[str, tuple[Path, Text] | None] = {}
+        # The editor's language features, asked first when it is attached (editor.py).
+        self.editor = EditorSession(editor) if editor is not None else None
+        self.fallbacks: list[str] = []  # why the editor did not answer, for the answer's notes
 
     def session(self, path: Path) -> Session:
         if self.settings.precision == "syntax":
@@ -121,18 +127,39 @@ class Semantic:
         return POOL.session(spec, root, self.settings)
 
     def _ask(self, method: str, path: Path, line: int, column: int, extra: dict | None = None):
-        session = self.session(path)
         params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
+        return self.ask(method, {**params, **(extra or {})}, path)
+
+    def ask(self, method: str, params: dict, path: Path) -> tuple[Session | EditorSession, Any]:
+        """(who answered, the LSP result): the editor first when one is attached, else (or
+        when it has nothing for the question) the language's headless server."""
+        why = None
+        if self.editor is not None and self.settings.precision != "syntax" and self.ws.root_of(path):
+            try:
+                return self.editor, self._request(self.editor, method, params, path)
+            except NoProvider as exc:
+                why = str(exc)
         try:
-            result = session.ask(
-                method, {**params, **(extra or {})}, path,
-                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
-            )  # fmt: skip
-        except ServerFailed as exc:
-            raise Unavailable(str(exc)) from None
+            session = self.session(path)
+        except Missing as exc:
+            raise Missing(f"{why}; {exc}" if why else str(exc)) from None
+        if why:
+            self.fallbacks.append(f"{why}: asked {session.spec.name} instead")
+        try:
+            return session, self._request(session, method, params, path)
         finally:
             POOL.check_memory(session, self.settings)
-        return session, result
+
+    def _request(self, session: Session | EditorSession, method: str, params: dict, path: Path) -> Any:
+        try:
+            return session.ask(
+                method, params, path,
+                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
+            )  # fmt: skip
+        except NoProvider:
+            raise
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from None
 
     def position(self, path: Path, line: int, column: int) -> dict:
         text = self.ws.text(path).line(line)
@@ -213,7 +240,7 @@ class Semantic:
             raise Unavailable(
                 f"{session.spec.name} answered {method} with a {type(result).__name__}, not locations"
             )
-        answer = Answer(session.spec.name, partial=session.partial())
+        answer = Answer(session.spec.name, partial=session.partial(), notes=list(self.fallbacks))
         for item in result:
             self.add(answer, item, session.spec.name)
         answer.locations = sorted(set(answer.locations))
@@ -281,7 +308,7 @@ class Semantic:
             items = []
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
             raise Unavailable(f"{name} answered prepareCallHierarchy with something that is not items")
-        answer = Answer(name, partial=session.partial())
+        answer = Answer(name, partial=session.partial(), notes=list(self.fallbacks))
         found: list[Call] = []
         seen: set[tuple] = set()
         level = [i for i in items[:3]]
@@ -300,13 +327,12 @@ class Semantic:
             level = following
         return answer, found
 
-    def hierarchy_step(self, session: Session, item: dict, direction: str, path: Path) -> list[dict]:
+    def hierarchy_step(
+        self, session: Session | EditorSession, item: dict, direction: str, path: Path
+    ) -> list[dict]:
         try:
-            result = session.ask(
-                f"callHierarchy/{direction}Calls", {"item": item}, path,
-                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
-            )  # fmt: skip
-        except ServerFailed as exc:
+            result = self._request(session, f"callHierarchy/{direction}Calls", {"item": item}, path)
+        except NoProvider as exc:  # the items were its own: no other source can go on from them
             raise Unavailable(str(exc)) from None
         if result is None:
             return []
@@ -339,9 +365,12 @@ class Semantic:
         return Call(str(item.get("name", "?"))[:200], detail, at, tuple(sites), depth)
 
 
-def describe(ws: Workspace, settings: Settings) -> list[tuple[str, str, str]]:
-    """Per language family: (family, the source that answers, why), for `lsp-agent doctor`."""
+def describe(ws: Workspace, settings: Settings, editor: str | None = None) -> list[tuple[str, str, str]]:
+    """Per language family: (family, the source that answers, why), for `lsp-agent doctor`;
+    an attached editor that answers lspAgent/semantic comes first, for every language."""
     rows = []
+    if editor is not None and settings.precision != "syntax":
+        rows.append(("every", editor, "attached: asked first; below, what answers where it has nothing"))
     for family in KNOWN:
         if settings.precision == "syntax":
             rows.append((family, "syntax", "precision=syntax"))
