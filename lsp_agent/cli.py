@@ -485,7 +485,9 @@ def print_doctor(args: argparse.Namespace) -> int:
     print("navigation sources (references, definition, implementations, callers, callees):")
     for family, source, why in describe(workspace, settings_from(args)):
         print(f"{family:<11} {source:<27} {why}")
-    print("in an editor whose plugin answers lspAgent/semantic (VS Code, Neovim), its own language features answer first")
+    print(
+        "in an editor whose plugin answers lspAgent/semantic (VS Code, Neovim), its own language features answer first"
+    )
     return 0
 
 

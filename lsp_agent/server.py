@@ -326,7 +326,9 @@ SEMANTIC_IDS = itertools.count(1)
 WAIT_STEP = 0.05  # how often a question waiting for the editor looks at its cancel event
 
 
-def ask_editor(ls: AgentServer, method: str, params: dict, timeout: float, cancel: threading.Event | None) -> Any:
+def ask_editor(
+    ls: AgentServer, method: str, params: dict, timeout: float, cancel: threading.Event | None
+) -> Any:
     """`lspAgent/semantic` to the client, from a tool's thread: sent on the event loop, which
     owns the connection, and waited for here (the loop is never blocked). Timed out or
     cancelled, the request is cancelled at the client ($/cancelRequest)."""
@@ -345,7 +347,9 @@ def ask_editor(ls: AgentServer, method: str, params: dict, timeout: float, cance
     while not concurrent.futures.wait([pending], WAIT_STEP).done:
         stopped = cancel is not None and cancel.is_set()
         if stopped or time.monotonic() > deadline:
-            ls.loop.call_soon_threadsafe(ls.protocol.notify, types.CANCEL_REQUEST, types.CancelParams(id=ident))
+            ls.loop.call_soon_threadsafe(
+                ls.protocol.notify, types.CANCEL_REQUEST, types.CancelParams(id=ident)
+            )
             if stopped:
                 raise RequestCancelled()
             raise ServerFailed(f"the editor gave no answer to {method} within {timeout:g} s")

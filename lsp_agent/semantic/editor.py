@@ -89,7 +89,9 @@ class EditorSession:
         if source is None and method in FOLLOW_UPS and self.answered:
             source = self.spec.name
         if source is None:
-            raise NoProvider(f"{self.link.name} has no {method.split('/')[-1]} provider for {path.suffix or path.name} files")
+            raise NoProvider(
+                f"{self.link.name} has no {method.split('/')[-1]} provider for {path.suffix or path.name} files"
+            )
         if not isinstance(source, str) or not source.strip():
             raise ServerFailed(f"{self.link.name} answered {METHOD} with a source that is not a name")
         self.answered = True

@@ -37,7 +37,13 @@ def true_answer(root: Path, method: str, params: dict) -> list[dict] | None:
     the questions the tests ask; None for any other question (no provider)."""
     views, models = (root / "app" / "views.py").as_uri(), (root / "app" / "models.py").as_uri()
     if method == "callHierarchy/incomingCalls":
-        total = {"name": "total", "kind": 6, "uri": models, "range": span(10, 4, 11), "selectionRange": span(10, 8, 13)}
+        total = {
+            "name": "total",
+            "kind": 6,
+            "uri": models,
+            "range": span(10, 4, 11),
+            "selectionRange": span(10, 8, 13),
+        }
         return [{"from": total, "fromRanges": [span(11, 15, 28)]}]
     at = (params["textDocument"]["uri"], params["position"]["line"], params["position"]["character"])
     if method == "textDocument/references" and at == (views, 4, 8):  # Cache.get
@@ -92,7 +98,9 @@ def make_client() -> LanguageClient:
     return client
 
 
-CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_agent", "serve"], client_factory=make_client)
+CONFIG = ClientServerConfig(
+    server_command=[sys.executable, "-m", "lsp_agent", "serve"], client_factory=make_client
+)
 
 
 @pytest_lsp.fixture(config=CONFIG)
@@ -129,7 +137,9 @@ async def start(
 
 
 def headless_started(log: Path) -> bool:
-    return log.exists() and any(json.loads(line).get("method") == "initialize" for line in log.read_text().splitlines())
+    return log.exists() and any(
+        json.loads(line).get("method") == "initialize" for line in log.read_text().splitlines()
+    )
 
 
 def confirmed(answer: dict) -> list[tuple[str, int, int]]:
@@ -159,12 +169,13 @@ async def test_definition_and_callers_come_from_the_editor(client, project, tmp_
     await start(client, project, log)
     answer = await request(client, "definition", path="app/views.py", line=10, column=11)  # order.save()
     assert answer["semantic"]["server"] == EDITOR, answer["text"]
-    assert [(d["path"], d["name_path"]) for d in answer["definitions"]] == [
-        ("app/models.py", "Order/save")
-    ]
+    assert [(d["path"], d["name_path"]) for d in answer["definitions"]] == [("app/models.py", "Order/save")]
     callers = await request(client, "callers", path="app/models.py", line=15, column=5)  # compute_total
     assert f"by type, from {EDITOR}" in callers["text"], callers["text"]
-    assert [m for m, _ in client.asked[1:]] == ["textDocument/prepareCallHierarchy", "callHierarchy/incomingCalls"]
+    assert [m for m, _ in client.asked[1:]] == [
+        "textDocument/prepareCallHierarchy",
+        "callHierarchy/incomingCalls",
+    ]
     # the item is handed back to the editor as it gave it
     assert client.asked[2][1]["item"]["name"] == "compute_total"
     assert "12 caller Order/total" in callers["text"]
