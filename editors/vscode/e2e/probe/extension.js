@@ -20,8 +20,57 @@ exports.activate = (context) => {
       fs.renameSync(path.join(dir, "result.json.tmp"), path.join(dir, "result.json"));
       void vscode.window.showInformationMessage(`lsp-agent probe: ${result.fatal ? "failed" : "done"}`);
     }),
+    vscode.commands.registerCommand("lspAgentProbe.steps", async () => {
+      const dir = vscode.workspace.getConfiguration("lspAgentProbe").get("dir");
+      let result;
+      try {
+        result = await steps(JSON.parse(fs.readFileSync(path.join(dir, "steps.json"), "utf8")));
+      } catch (error) {
+        result = { fatal: String(error && error.stack ? error.stack : error) };
+      }
+      fs.writeFileSync(path.join(dir, "result.json.tmp"), JSON.stringify(result, null, 2));
+      fs.renameSync(path.join(dir, "result.json.tmp"), path.join(dir, "result.json"));
+      void vscode.window.showInformationMessage(`lsp-agent probe steps: ${result.fatal ? "failed" : "done"}`);
+    }),
   );
 };
+
+/** A document's state as VS Code holds it: unsaved changes and the buffer's text. */
+function documentState(file) {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
+  return doc ? { open: true, dirty: doc.isDirty, text: doc.getText() } : { open: false };
+}
+
+/** Steps as a person and an agent take them, each step's outcome in order:
+ * {show: file} opens it in an editor, {ready: file} waits until its language's provider
+ * answers document symbols, {invoke: {tool, input}} invokes a Language Model Tool,
+ * {state: file} reads the document, {command: id} runs a command on the active editor. */
+async function steps(list) {
+  const results = [];
+  for (const step of list) {
+    if (step.show) {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(step.show));
+      await vscode.window.showTextDocument(doc, { preview: false });
+      results.push({ shown: step.show });
+    } else if (step.ready) {
+      const uri = vscode.Uri.file(step.ready);
+      let symbols;
+      await until(async () => {
+        symbols = await vscode.commands.executeCommand("vscode.executeDocumentSymbolProvider", uri);
+        return symbols && symbols.length > 0;
+      }, `document symbols of ${step.ready}`, 120);
+      results.push({ ready: symbols.length });
+    } else if (step.invoke) {
+      results.push(await invoke(step.invoke));
+    } else if (step.state) {
+      results.push(documentState(step.state));
+    } else if (step.command) {
+      await vscode.commands.executeCommand(step.command);
+      results.push({ ran: step.command });
+    }
+  }
+  return { steps: results };
+}
 
 const ours = () => vscode.lm.tools.filter((tool) => tool.name.startsWith("lspAgent_"));
 
@@ -42,7 +91,7 @@ async function invoke(call, token) {
 
 async function until(condition, what, seconds = 20) {
   const deadline = Date.now() + seconds * 1000;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) {
       throw new Error(`timed out waiting for ${what}`);
     }
