@@ -76,4 +76,6 @@ def test_references_of_a_common_method_name_are_answered_by_type_through_neovim(
     assert typed == {("app/views.py", 5), ("app/views.py", 12)}
     definition = call(nvim, "definition", path="app/views.py", line=10, column=11)  # order.save()
     assert definition["semantic"]["server"] == "Neovim's attached clients: basedpyright"
-    assert [(d["path"], d["name_path"]) for d in definition["definitions"]] == [("app/models.py", "Order/save")]
+    assert [(d["path"], d["name_path"]) for d in definition["definitions"]] == [
+        ("app/models.py", "Order/save")
+    ]
