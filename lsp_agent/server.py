@@ -148,6 +148,7 @@ class AgentServer(LanguageServer):
         self.index_task: asyncio.Future[None] | None = None
         self.lost_documents: set[str] = set()  # URIs whose buffer is not known (document_lost)
         self.client_name: str | None = None  # initialize's clientInfo.name
+        self.editor_link: semantic_editor.EditorLink | None = None
 
     def start_io(self, stdin=None, stdout=None) -> int:
         """Serve stdio with strict framing (see rpc.py); the process's exit code."""
@@ -194,7 +195,11 @@ class AgentServer(LanguageServer):
         answers lspAgent/semantic (semantic/editor.py)."""
         if self.loop is None or not semantic_editor.advertised(self.client_capabilities.experimental):
             return None
-        return semantic_editor.EditorLink(self.client_name or "the editor", partial(ask_editor, self))
+        if self.editor_link is None:  # one per connection: it knows whether the editor has answered
+            self.editor_link = semantic_editor.EditorLink(
+                self.client_name or "the editor", partial(ask_editor, self)
+            )
+        return self.editor_link
 
     async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):

@@ -365,12 +365,9 @@ class Semantic:
         return Call(str(item.get("name", "?"))[:200], detail, at, tuple(sites), depth)
 
 
-def describe(ws: Workspace, settings: Settings, editor: str | None = None) -> list[tuple[str, str, str]]:
-    """Per language family: (family, the source that answers, why), for `lsp-agent doctor`;
-    an attached editor that answers lspAgent/semantic comes first, for every language."""
+def describe(ws: Workspace, settings: Settings) -> list[tuple[str, str, str]]:
+    """Per language family: (family, the source that answers, why), for `lsp-agent doctor`."""
     rows = []
-    if editor is not None and settings.precision != "syntax":
-        rows.append(("every", editor, "attached: asked first; below, what answers where it has nothing"))
     for family in KNOWN:
         if settings.precision == "syntax":
             rows.append((family, "syntax", "precision=syntax"))

@@ -37,7 +37,7 @@ class NoProvider(ServerFailed):
     server is asked instead, and the answer says so."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class EditorLink:
     """How a tool's thread asks the editor: `ask(method, params, timeout, cancel)` sends
     `lspAgent/semantic` and returns the reply; it raises ServerFailed when no reply came in
@@ -46,6 +46,7 @@ class EditorLink:
 
     name: str  # the editor, for messages before it answers ("Visual Studio Code")
     ask: Callable[[str, dict, float, threading.Event | None], Any]
+    answered: bool = False  # once: its language features have loaded the project
 
 
 def advertised(experimental: Any) -> bool:
@@ -65,7 +66,7 @@ class EditorSession:
     def __init__(self, link: EditorLink) -> None:
         self.link = link
         self.spec = Label(link.name)
-        self.answered = False
+        self.answered = False  # in this call (a follow-up may be empty)
 
     def ask(
         self,
@@ -77,7 +78,7 @@ class EditorSession:
         cancel: threading.Event | None,
         report: Callable[[str], None],
     ) -> Any:
-        if not self.answered:  # its language features may still be loading the project
+        if not self.link.answered:  # its language features may still be loading the project
             timeout *= FIRST_QUESTION
         try:
             reply = self.link.ask(method, params, timeout, cancel)
@@ -94,7 +95,7 @@ class EditorSession:
             )
         if not isinstance(source, str) or not source.strip():
             raise ServerFailed(f"{self.link.name} answered {METHOD} with a source that is not a name")
-        self.answered = True
+        self.answered = self.link.answered = True
         self.spec = Label(printable(source))
         return reply["result"]
 

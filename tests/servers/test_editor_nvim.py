@@ -79,3 +79,9 @@ def test_references_of_a_common_method_name_are_answered_by_type_through_neovim(
     assert [(d["path"], d["name_path"]) for d in definition["definitions"]] == [
         ("app/models.py", "Order/save")
     ]
+    # A file no buffer holds (models.py): asked of the client whose root holds it.
+    assert not nvim.lua("return vim.fn.bufloaded(...) == 1", str(project / "app" / "models.py"))
+    save = call(nvim, "references", path="app/models.py", line=7, column=9)  # Order.save
+    assert save["semantic"]["server"] == "Neovim's attached clients: basedpyright", save["text"]
+    typed = {(r["path"], r["line"]) for r in save["references"] if r["source"] != "name"}
+    assert typed == {("app/models.py", 7), ("app/views.py", 10)}

@@ -18,17 +18,28 @@ local function item_key(item)
   return ("%s:%s:%s:%s"):format(item and item.uri, item and item.name, at.line, at.character)
 end
 
-local function buffer_of(params)
+local function file_of(params)
   local uri = params.textDocument and params.textDocument.uri or (params.item and params.item.uri)
-  if type(uri) ~= "string" then
-    return nil
-  end
-  local bufnr = vim.uri_to_bufnr(uri)
-  return vim.api.nvim_buf_is_loaded(bufnr) and bufnr or nil
+  return type(uri) == "string" and vim.startswith(uri, "file:") and vim.uri_to_fname(uri) or nil
 end
 
---- The clients that may answer `method` about `params`, lsp-agent itself left out.
-local function candidates(method, params, bufnr)
+local function fits(client, method, bufnr, fname)
+  if client.name == require("lsp_agent").name or not client:supports_method(method, bufnr) then
+    return false
+  end
+  if bufnr then
+    return true
+  end
+  -- A file no buffer holds: the clients whose root holds it and whose filetypes take it.
+  local filetypes = client.config.filetypes
+  local root = client.root_dir
+  return (root == nil or vim.startswith(fname, root .. "/"))
+    and (filetypes == nil or vim.tbl_contains(filetypes, vim.filetype.match({ filename = fname }) or ""))
+end
+
+--- The clients that may answer `method` about `params`, lsp-agent itself left out: those
+--- attached to the file's buffer, or when no buffer holds it those serving its root.
+local function candidates(method, params, bufnr, fname)
   if params.item then
     local giver = vim.lsp.get_client_by_id(givers[item_key(params.item)] or -1)
     if giver then
@@ -36,8 +47,8 @@ local function candidates(method, params, bufnr)
     end
   end
   local found = {}
-  for _, client in ipairs(vim.lsp.get_clients({ bufnr = bufnr })) do
-    if client.name ~= require("lsp_agent").name and client:supports_method(method, bufnr) then
+  for _, client in ipairs(vim.lsp.get_clients(bufnr and { bufnr = bufnr } or nil)) do
+    if fits(client, method, bufnr, fname) then
       table.insert(found, client)
     end
   end
@@ -74,10 +85,12 @@ function M.answer(_, request)
   if type(method) ~= "string" or type(params) ~= "table" then
     return nil, vim.lsp.rpc_response_error(vim.lsp.protocol.ErrorCodes.InvalidParams, "{ method, params } expected")
   end
-  local bufnr = buffer_of(params)
+  local fname = file_of(params)
+  local bufnr = fname and vim.fn.bufnr(fname) or -1
+  bufnr = bufnr ~= -1 and vim.api.nvim_buf_is_loaded(bufnr) and bufnr or nil
   local reply = { result = vim.NIL, source = vim.NIL }
   local errors = {}
-  for _, client in ipairs(bufnr and candidates(method, params, bufnr) or {}) do
+  for _, client in ipairs(fname and candidates(method, params, bufnr, fname) or {}) do
     local err, result = ask(client, method, params, bufnr)
     if err then
       table.insert(errors, ("%s: %s"):format(client.name, err.message or vim.inspect(err)))
