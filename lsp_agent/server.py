@@ -344,6 +344,8 @@ def ask_editor(
     async def send() -> concurrent.futures.Future:
         return ls.protocol.send_request(semantic_editor.METHOD, payload, msg_id=ident)
 
+    if running_loop() is ls.loop:  # waiting here would hold up the very loop that must answer
+        raise ServerFailed("the editor cannot be asked from the server's event loop")
     deadline = time.monotonic() + timeout
     try:
         pending = asyncio.run_coroutine_threadsafe(send(), ls.loop).result(timeout)
@@ -362,6 +364,13 @@ def ask_editor(
         return pending.result()
     except Exception as exc:  # an error answer: the editor has nothing for this question
         raise semantic_editor.EditorRefused(str(exc)) from None
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def changed_span(before: str, after: str) -> tuple[int, int, str]:

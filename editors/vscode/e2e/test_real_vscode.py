@@ -63,7 +63,7 @@ export function use(grid: Grid, tree: Tree): number[] {
 }
 """
 MAIN_TS = 'import { Grid } from "./shapes";\n\nexport const doubled = new Grid().map((n) => n * 2);\n'
-EDIT_ME = "def greet():\n    return 'hello'\n"
+EDIT_ME = "def greet():\n    return 'good day'\n"
 
 try:
     from playwright.sync_api import Page, sync_playwright
@@ -534,15 +534,16 @@ def run_steps(page: Page, probe_dir: Path, steps: list[dict]) -> list[dict]:
     return result["steps"]
 
 
-def sections(text: str) -> dict[str, list[str]]:
-    """An answer's sections ("── title") and their lines."""
+def sections(text: str, root: Path) -> dict[str, list[str]]:
+    """An answer's sections ("── title") and their lines, paths shown from `root` (with a
+    second folder in the workspace, paths are shown from the roots' parent)."""
     found: dict[str, list[str]] = {}
     current = None
     for line in text.splitlines():
         if line.startswith("── "):
             current = found.setdefault(line[3:], [])
         elif current is not None:
-            current.append(line)
+            current.append(line.removeprefix(f"{root.name}/"))
     return found
 
 
@@ -555,15 +556,22 @@ def test_navigation_is_answered_by_vscodes_own_providers(page, code_server, work
         code_server.probe_dir,
         [
             {"show": shapes},
-            {"ready": shapes},  # the built-in TypeScript features have loaded the project
+            # VS Code's own answer, once the TypeScript features have loaded the whole project
+            {"references": {"file": shapes, "line": 1, "character": 2, "min": 3}},
             {"invoke": {"tool": "lspAgent_references", "input": references}},
             {"invoke": {"tool": "lspAgent_definition", "input": definition}},
         ],
     )
     shot(page, "10-navigation-from-vscode")
+    # The providers' own answer: Grid.map's definition and its two uses, in both files.
+    assert out[1]["locations"] == [
+        ["ts/main.ts", 2, 34],
+        ["ts/shapes.ts", 1, 2],
+        ["ts/shapes.ts", 13, 17],
+    ], out[1]
     refs, found = out[2], out[3]
     assert "error" not in refs and "error" not in found, (refs, found)
-    parts = sections(refs["text"])
+    parts = sections(refs["text"], workspace)
     # Only Grid's map is confirmed: not Tree's, not Array's (`[1, 2].map(f)`).
     assert parts["by type, from VS Code's providers: definitions"] == [
         "ts/shapes.ts",
@@ -583,7 +591,7 @@ def test_navigation_is_answered_by_vscodes_own_providers(page, code_server, work
 
 def test_an_edit_lands_in_the_unsaved_buffer_and_undo_restores_it(page, code_server, workspace):
     target = workspace / "edit_me.py"
-    edit = {"path": "edit_me.py", "old_text": "return 'hello'", "new_text": "return 'hi there'"}
+    edit = {"path": "edit_me.py", "old_text": "return 'good day'", "new_text": "return 'good night'"}
     out = run_steps(
         page,
         code_server.probe_dir,
@@ -597,7 +605,7 @@ def test_an_edit_lands_in_the_unsaved_buffer_and_undo_restores_it(page, code_ser
     )
     shot(page, "11-edit-undone")
     assert "error" not in out[1] and "applied by the editor" in out[1]["text"], out[1]
-    assert out[2] == {"open": True, "dirty": True, "text": EDIT_ME.replace("'hello'", "'hi there'")}
+    assert out[2] == {"open": True, "dirty": True, "text": EDIT_ME.replace("'good day'", "'good night'")}
     assert target.read_text() == EDIT_ME  # the disk is the person's to save
     assert out[4] == {"open": True, "dirty": False, "text": EDIT_ME}
 
@@ -615,7 +623,7 @@ def test_rename_preview_then_apply_through_vscode(page, code_server, workspace):
         code_server.probe_dir,
         [
             {"show": str(shapes)},
-            {"ready": str(shapes)},
+            {"references": {"file": str(shapes), "line": 1, "character": 2, "min": 3}},
             {"invoke": {"tool": "lspAgent_rename", "input": rename}},
             {"invoke": {"tool": "lspAgent_rename", "input": {**rename, "apply": True}}},
             {"state": str(shapes)},

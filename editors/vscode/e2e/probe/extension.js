@@ -42,8 +42,9 @@ function documentState(file) {
 }
 
 /** Steps as a person and an agent take them, each step's outcome in order:
- * {show: file} opens it in an editor, {ready: file} waits until its language's provider
- * answers document symbols, {invoke: {tool, input}} invokes a Language Model Tool,
+ * {show: file} opens it in an editor, {references: {file, line, character, min}} waits
+ * until VS Code's reference providers find at least `min` (its language features have
+ * loaded the project) and gives them, {invoke: {tool, input}} invokes a Language Model Tool,
  * {state: file} reads the document, {command: id} runs a command on the active editor. */
 async function steps(list) {
   const results = [];
@@ -52,14 +53,20 @@ async function steps(list) {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(step.show));
       await vscode.window.showTextDocument(doc, { preview: false });
       results.push({ shown: step.show });
-    } else if (step.ready) {
-      const uri = vscode.Uri.file(step.ready);
-      let symbols;
+    } else if (step.references) {
+      const { file, line, character, min } = step.references;
+      const folder = vscode.workspace.workspaceFolders[0].uri.fsPath;
+      let found = [];
       await until(async () => {
-        symbols = await vscode.commands.executeCommand("vscode.executeDocumentSymbolProvider", uri);
-        return symbols && symbols.length > 0;
-      }, `document symbols of ${step.ready}`, 120);
-      results.push({ ready: symbols.length });
+        found = (await vscode.commands.executeCommand(
+          "vscode.executeReferenceProvider",
+          vscode.Uri.file(file),
+          new vscode.Position(line, character),
+        )) || [];
+        return found.length >= min;
+      }, `${min} references from VS Code's providers`, 120);
+      const locations = found.map((l) => [path.relative(folder, l.uri.fsPath), l.range.start.line, l.range.start.character]);
+      results.push({ locations: locations.sort((a, b) => a[0].localeCompare(b[0]) || a[1] - b[1]) });
     } else if (step.invoke) {
       results.push(await invoke(step.invoke));
     } else if (step.state) {
