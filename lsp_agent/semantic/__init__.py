@@ -128,9 +128,9 @@ class Semantic:
 
     def _ask(self, method: str, path: Path, line: int, column: int, extra: dict | None = None):
         params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
-        return self.ask(method, {**params, **(extra or {})}, path)
+        return self.route(method, {**params, **(extra or {})}, path)
 
-    def ask(self, method: str, params: dict, path: Path) -> tuple[Session | EditorSession, Any]:
+    def route(self, method: str, params: dict, path: Path) -> tuple[Session | EditorSession, Any]:
         """(who answered, the LSP result): the editor first when one is attached, else (or
         when it has nothing for the question) the language's headless server."""
         why = None

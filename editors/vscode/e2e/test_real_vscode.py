@@ -616,26 +616,33 @@ def test_rename_preview_then_apply_through_vscode(page, code_server, workspace):
     WorkspaceEdit: both buffers changed and unsaved, the disk unchanged."""
     if "rename" not in {t["name"] for t in catalog()}:
         pytest.skip("the rename tool is not in this build (it comes with the edits branch): runs once merged")
-    rename = {"path": "ts/shapes.ts", "line": 2, "column": 3, "new_name": "mapGrid"}
+    rename = {"path": "ts/shapes.ts", "symbol": "Grid/map", "new_name": "mapGrid"}
     shapes, main = workspace / "ts" / "shapes.ts", workspace / "ts" / "main.ts"
+    steps = [
+        {"show": str(shapes)},
+        {"references": {"file": str(shapes), "line": 1, "character": 2, "min": 3}},
+        {"invoke": {"tool": "lspAgent_rename", "input": rename}},
+    ]
+    preview = run_steps(page, code_server.probe_dir, steps)[2]
+    assert "error" not in preview and "ts/main.ts" in preview["text"], preview
+    assert "VS Code's providers" in preview["text"].splitlines()[0], preview["text"]
+    assert shapes.read_text() == SHAPES and main.read_text() == MAIN_TS  # a preview changes nothing
+    version = re.search(r"version ([0-9a-f]+)", preview["text"]).group(1)  # type: ignore[union-attr]
+    apply = {**rename, "apply": True, "if_version": version}
     out = run_steps(
         page,
         code_server.probe_dir,
         [
-            {"show": str(shapes)},
-            {"references": {"file": str(shapes), "line": 1, "character": 2, "min": 3}},
-            {"invoke": {"tool": "lspAgent_rename", "input": rename}},
-            {"invoke": {"tool": "lspAgent_rename", "input": {**rename, "apply": True}}},
+            {"invoke": {"tool": "lspAgent_rename", "input": apply}},
             {"state": str(shapes)},
             {"state": str(main)},
         ],
     )
-    preview, applied = out[2], out[3]
-    assert "error" not in preview and "ts/main.ts" in preview["text"], preview
-    assert shapes.read_text() == SHAPES and main.read_text() == MAIN_TS  # a preview changes nothing
+    applied = out[0]
+    shot(page, "12-renamed-through-vscode")
     assert "error" not in applied, applied
-    assert out[4]["dirty"] and out[4]["text"] == SHAPES.replace("  map(f", "  mapGrid(f", 1).replace(
+    assert out[1]["dirty"] and out[1]["text"] == SHAPES.replace("  map(f", "  mapGrid(f", 1).replace(
         "grid.map(", "grid.mapGrid("
     )
-    assert out[5]["dirty"] and out[5]["text"] == MAIN_TS.replace(".map(", ".mapGrid(")
+    assert out[2]["dirty"] and out[2]["text"] == MAIN_TS.replace(".map(", ".mapGrid(")
     assert shapes.read_text() == SHAPES and main.read_text() == MAIN_TS
