@@ -521,7 +521,10 @@ def print_doctor(args: argparse.Namespace) -> int:
     from .semantic import describe
 
     workspace = Workspace(args.root)
-    print("navigation sources (references, definition, implementations, callers, callees):")
+    print(
+        "navigation sources (references, definition, implementations, callers, callees); in an editor"
+        " whose plugin answers lspAgent/semantic (VS Code, Neovim), its own language features first:"
+    )
     for family, source, why in describe(workspace, settings_from(args)):
         print(f"{family:<11} {source:<27} {why}")
     return 0

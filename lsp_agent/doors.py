@@ -22,6 +22,7 @@ from .tools import Context, is_light, run, validate
 from .workspace import Text, Workspace
 
 if TYPE_CHECKING:
+    from .semantic.editor import EditorLink
     from .syntax.index import SymbolIndex
 
 # report(message, percentage or None): a door's progress notifications
@@ -49,6 +50,8 @@ class Door:
     index: SymbolIndex | None = None
     # The client's way to apply edits, asked at each call (None: edits go to disk).
     editor: Callable[[], Callable[[Path, Text, str], str | None] | None] = lambda: None
+    # The client's own language features, asked first by the semantic source (None: none).
+    semantic_editor: Callable[[], EditorLink | None] = lambda: None
 
     def check(self, name: str, params: Any) -> dict:
         """The arguments of a call to `name`, validated; raises ArgumentError (the door's
@@ -67,6 +70,7 @@ class Door:
             step_aside=step_aside,
             index=self.index,
             apply_edit=self.editor(),
+            semantic_editor=self.semantic_editor(),
         )
         return Call(name, arguments, heavy, context)
 

@@ -9,6 +9,7 @@ its ripgrep process.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gc
 import itertools
 import json
@@ -36,6 +37,8 @@ from .errors import ArgumentError, Cancelled, Refusal
 from .lanes import Lanes, run_tool
 from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
+from .semantic import editor as semantic_editor
+from .semantic.connection import RequestCancelled, ServerFailed
 from .syntax import EXTENSIONS, Symbol, language_for, outline
 from .syntax.index import Columns, SymbolIndex
 from .syntax.parsing import PARSES
@@ -137,8 +140,9 @@ class AgentServer(LanguageServer):
         self.symbol_index = SymbolIndex(self.agent_workspace, cache=cache_folder())
         # The door kit (doors.py): validate, lane, Context, cancel; this class only translates.
         self.door = Door(
-            self.agent_workspace, self.lanes, lambda: self.settings, self.symbol_index, self.editor
-        )
+            self.agent_workspace, self.lanes, lambda: self.settings, self.symbol_index, self.editor,
+            self.semantic_editor,
+        )  # fmt: skip
         self._reindex_timers: dict[Path, asyncio.TimerHandle] = {}
         self.outline_json = OutlineJson()
         # The background index build; held here because a task nobody holds may be collected.
@@ -146,6 +150,8 @@ class AgentServer(LanguageServer):
         self.lost_documents: set[str] = set()  # URIs whose buffer is not known (document_lost)
         # One-shot commands of the same roots ask this server once its index is built (local.py).
         self.commands = Listener(self.answer_command)
+        self.client_name: str | None = None  # initialize's clientInfo.name
+        self.editor_link: semantic_editor.EditorLink | None = None
 
     def start_io(self, stdin=None, stdout=None) -> int:
         """Serve stdio with strict framing (see rpc.py); the process's exit code."""
@@ -187,6 +193,17 @@ class AgentServer(LanguageServer):
         """How tools apply edits through the client, when it announced workspace/applyEdit."""
         caps = self.client_capabilities.workspace if self.loop is not None else None
         return EditorEdits(self) if caps and caps.apply_edit else None
+
+    def semantic_editor(self) -> semantic_editor.EditorLink | None:
+        """How the semantic source asks the client's own language features, when it said it
+        answers lspAgent/semantic (semantic/editor.py)."""
+        if self.loop is None or not semantic_editor.advertised(self.client_capabilities.experimental):
+            return None
+        if self.editor_link is None:  # one per connection: it knows whether the editor has answered
+            self.editor_link = semantic_editor.EditorLink(
+                self.client_name or "the editor", partial(ask_editor, self)
+            )
+        return self.editor_link
 
     async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):
@@ -353,6 +370,52 @@ class EditorEdits:
 
     def many(self, items: list[tuple[Path, Text, str]]) -> str | None:
         return editor_apply_edits(self.ls, items)
+
+
+SEMANTIC_IDS = itertools.count(1)
+WAIT_STEP = 0.05  # how often a question waiting for the editor looks at its cancel event
+
+
+def ask_editor(
+    ls: AgentServer, method: str, params: dict, timeout: float, cancel: threading.Event | None
+) -> Any:
+    """`lspAgent/semantic` to the client, from a tool's thread: sent on the event loop, which
+    owns the connection, and waited for here (the loop is never blocked). Timed out or
+    cancelled, the request is cancelled at the client ($/cancelRequest)."""
+    assert ls.loop is not None
+    ident = f"lspAgent/semantic-{next(SEMANTIC_IDS)}"
+    payload = {"method": method, "params": params}
+
+    async def send() -> concurrent.futures.Future:
+        return ls.protocol.send_request(semantic_editor.METHOD, payload, msg_id=ident)
+
+    if running_loop() is ls.loop:  # waiting here would hold up the very loop that must answer
+        raise ServerFailed("the editor cannot be asked from the server's event loop")
+    deadline = time.monotonic() + timeout
+    try:
+        pending = asyncio.run_coroutine_threadsafe(send(), ls.loop).result(timeout)
+    except (TimeoutError, RuntimeError) as exc:  # the loop is closing
+        raise ServerFailed(f"the editor could not be asked ({exc or 'no time'})") from None
+    while not concurrent.futures.wait([pending], WAIT_STEP).done:
+        stopped = cancel is not None and cancel.is_set()
+        if stopped or time.monotonic() > deadline:
+            ls.loop.call_soon_threadsafe(
+                ls.protocol.notify, types.CANCEL_REQUEST, types.CancelParams(id=ident)
+            )
+            if stopped:
+                raise RequestCancelled()
+            raise ServerFailed(f"the editor gave no answer to {method} within {timeout:g} s")
+    try:
+        return pending.result()
+    except Exception as exc:  # an error answer: the editor has nothing for this question
+        raise semantic_editor.EditorRefused(str(exc)) from None
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def changed_span(before: str, after: str) -> tuple[int, int, str]:
@@ -596,6 +659,7 @@ class InvalidParamsInOneLine(logging.Filter):
 
 def initialize(ls: AgentServer, params: types.InitializeParams) -> None:
     ls.loop = asyncio.get_running_loop()
+    ls.client_name = params.client_info.name[:80] if params.client_info else None
     folders = [f.uri for f in params.workspace_folders or []]
     if not folders and params.root_uri:
         folders = [params.root_uri]

@@ -21,6 +21,7 @@ from ..errors import Refusal
 from ..workspace import Text, Workspace, uri_to_path
 from . import scip
 from .connection import RequestCancelled, ServerFailed
+from .editor import EditorLink, EditorSession, NoProvider
 from .pool import POOL
 from .servers import KNOWN, family_of, spec_for
 from .session import Session, file_uri
@@ -30,6 +31,7 @@ __all__ = [
     "POOL",
     "Answer",
     "Call",
+    "EditorLink",
     "Location",
     "Missing",
     "RequestCancelled",
@@ -99,12 +101,16 @@ class Semantic:
         settings: Settings,
         cancel: threading.Event | None = None,
         report: Callable[[str], None] | None = None,
+        editor: EditorLink | None = None,
     ) -> None:
         self.ws = ws
         self.settings = settings
         self.cancel = cancel
         self.report = report or (lambda message: None)
         self.files: dict[str, tuple[Path, Text] | None] = {}
+        # The editor's language features, asked first when it is attached (editor.py).
+        self.editor = EditorSession(editor) if editor is not None else None
+        self.fallbacks: list[str] = []  # why the editor did not answer, for the answer's notes
 
     def session(self, path: Path) -> Session:
         if self.settings.precision == "syntax":
@@ -121,32 +127,45 @@ class Semantic:
         return POOL.session(spec, root, self.settings)
 
     def _ask(self, method: str, path: Path, line: int, column: int, extra: dict | None = None):
-        session = self.session(path)
         params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
+        return self.route(method, {**params, **(extra or {})}, path)
+
+    def route(self, method: str, params: dict, path: Path) -> tuple[Session | EditorSession, Any]:
+        """(who answered, the LSP result): the editor first when one is attached, else (or
+        when it has nothing for the question) the language's headless server."""
+        why = None
+        if self.editor is not None and self.settings.precision != "syntax" and self.ws.root_of(path):
+            try:
+                return self.editor, self._request(self.editor, method, params, path)
+            except NoProvider as exc:
+                why = str(exc)
         try:
-            result = session.ask(
-                method, {**params, **(extra or {})}, path,
-                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
-            )  # fmt: skip
-        except ServerFailed as exc:
-            raise Unavailable(str(exc)) from None
+            session = self.session(path)
+        except Missing as exc:
+            raise Missing(f"{why}; {exc}" if why else str(exc)) from None
+        if why:
+            self.fallbacks.append(f"{why}: asked {session.spec.name} instead")
+        try:
+            return session, self._request(session, method, params, path)
         finally:
             POOL.check_memory(session, self.settings)
-        return session, result
 
-    def ask(self, method: str, path: Path, params: dict) -> tuple[str, Any, str | None]:
-        """Any LSP request about `path` (textDocument/rename, …) to its language's server:
-        (the server's name, its result, why the answer may be incomplete)."""
-        session = self.session(path)
+    def _request(self, session: Session | EditorSession, method: str, params: dict, path: Path) -> Any:
         try:
-            result = session.ask(
+            return session.ask(
                 method, params, path,
                 timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
             )  # fmt: skip
+        except NoProvider:
+            raise
         except ServerFailed as exc:
             raise Unavailable(str(exc)) from None
-        finally:
-            POOL.check_memory(session, self.settings)
+
+    def ask(self, method: str, path: Path, params: dict) -> tuple[str, Any, str | None]:
+        """Any LSP request about `path` (textDocument/rename, …) to its language's server:
+        (the server's name, its result, why the answer may be incomplete); the editor's own
+        language features first when one is attached (route)."""
+        session, result = self.route(method, params, path)
         return session.spec.name, result, session.partial()
 
     def diagnostics(self, path: Path, text: str) -> tuple[str, list, str | None]:
@@ -162,7 +181,10 @@ class Semantic:
 
     def show_buffers(self, path: Path) -> None:
         """Give the server of `path`'s language the editor's unsaved text of every open file
-        of that language, so that what it answers is about the text the tools see."""
+        of that language, so that what it answers is about the text the tools see. An
+        attached editor's own language features see its buffers already: nothing is started."""
+        if self.editor is not None:
+            return
         session = self.session(path)
         family = family_of(path)
         buffers = [(p, t.content) for p, t in self.ws.open_documents().items() if family_of(p) == family]
@@ -259,7 +281,7 @@ class Semantic:
             raise Unavailable(
                 f"{session.spec.name} answered {method} with a {type(result).__name__}, not locations"
             )
-        answer = Answer(session.spec.name, partial=session.partial())
+        answer = Answer(session.spec.name, partial=session.partial(), notes=list(self.fallbacks))
         for item in result:
             self.add(answer, item, session.spec.name)
         answer.locations = sorted(set(answer.locations))
@@ -327,7 +349,7 @@ class Semantic:
             items = []
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
             raise Unavailable(f"{name} answered prepareCallHierarchy with something that is not items")
-        answer = Answer(name, partial=session.partial())
+        answer = Answer(name, partial=session.partial(), notes=list(self.fallbacks))
         found: list[Call] = []
         seen: set[tuple] = set()
         level = [i for i in items[:3]]
@@ -346,13 +368,12 @@ class Semantic:
             level = following
         return answer, found
 
-    def hierarchy_step(self, session: Session, item: dict, direction: str, path: Path) -> list[dict]:
+    def hierarchy_step(
+        self, session: Session | EditorSession, item: dict, direction: str, path: Path
+    ) -> list[dict]:
         try:
-            result = session.ask(
-                f"callHierarchy/{direction}Calls", {"item": item}, path,
-                timeout=self.settings.semantic_timeout, cancel=self.cancel, report=self.report,
-            )  # fmt: skip
-        except ServerFailed as exc:
+            result = self._request(session, f"callHierarchy/{direction}Calls", {"item": item}, path)
+        except NoProvider as exc:  # the items were its own: no other source can go on from them
             raise Unavailable(str(exc)) from None
         if result is None:
             return []

@@ -72,8 +72,9 @@ AHEAD = ThreadPoolExecutor(max_workers=4, thread_name_prefix="semantic")
 def semantic(ctx: Context, precision: str | None, report: Callable[[str], None] | None = None) -> Semantic:
     settings = ctx.settings if precision is None else ctx.settings.replace(precision=precision)
     return Semantic(
-        ctx.workspace, settings, ctx.cancel_event, report or (lambda message: ctx.progress(message))
-    )
+        ctx.workspace, settings, ctx.cancel_event, report or (lambda message: ctx.progress(message)),
+        editor=ctx.semantic_editor,
+    )  # fmt: skip
 
 
 def ahead(ctx: Context, method: str, starts: list[tuple[Path, int, int]], precision: str | None) -> Future:

@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     import jsonschema
 
+    from ..semantic.editor import EditorLink
     from ..syntax.index import SymbolIndex
 
 
@@ -50,6 +51,8 @@ class Context:
     # In an editor that applies workspace edits: apply(path, text before, text after) -> None
     # when the editor applied it, else why not. None: edits are written to disk.
     apply_edit: Callable[[Path, Text, str], str | None] | None = None
+    # In an editor that answers lspAgent/semantic: its language features, asked first.
+    semantic_editor: EditorLink | None = None
     _last_report: float = 0.0
 
     def check_cancelled(self) -> None:

@@ -43,6 +43,27 @@ SERVER = Path(sys.executable).with_name("lsp-agent")
 MAX_CHARS = 600
 
 APP = "class Greeter:\n    def hello(self):\n        return 'hello'\n\n\ndef main():\n    print(Greeter().hello())\n"
+# A common method name on two classes (and Array's): VS Code's TypeScript features tell them apart.
+SHAPES = """export class Grid {
+  map(f: (n: number) => number): number[] {
+    return [1, 2].map(f);
+  }
+}
+
+export class Tree {
+  map(f: (n: number) => number): number[] {
+    return [3].map(f);
+  }
+}
+
+export function use(grid: Grid, tree: Tree): number[] {
+  const a = grid.map((n) => n * 2);
+  const b = tree.map((n) => n + 1);
+  return a.concat(b);
+}
+"""
+MAIN_TS = 'import { Grid } from "./shapes";\n\nexport const doubled = new Grid().map((n) => n * 2);\n'
+EDIT_ME = "def greet():\n    return 'good day'\n"
 
 try:
     from playwright.sync_api import Page, sync_playwright
@@ -76,6 +97,11 @@ def workspace(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("work")
     (root / "app.py").write_text(APP)
     (root / "long.py").write_text("".join(f"value_{i} = {i}\n" for i in range(1, 81)))
+    (root / "ts").mkdir()
+    (root / "ts" / "shapes.ts").write_text(SHAPES)
+    (root / "ts" / "main.ts").write_text(MAIN_TS)
+    (root / "ts" / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}, "include": ["*.ts"]}\n')
+    (root / "edit_me.py").write_text(EDIT_ME)
     # Files the cancelled call works through: over the symbol index's size limit (so nothing
     # parses them before), each taking the server a second or more to outline.
     (root / "big").mkdir()
@@ -492,3 +518,131 @@ def probe(page: Page, probe_dir: Path, spec: dict) -> dict:
     result = json.loads((probe_dir / "result.json").read_text())
     assert "fatal" not in result, result["fatal"]
     return result
+
+
+def run_steps(page: Page, probe_dir: Path, steps: list[dict]) -> list[dict]:
+    """Have the probe extension take `steps` (see probe/extension.js); each step's outcome."""
+    (probe_dir / "result.json").unlink(missing_ok=True)
+    (probe_dir / "steps.json").write_text(json.dumps(steps))
+    palette(page, "lsp-agent probe: Run Steps")
+    deadline = time.monotonic() + 240
+    while not (probe_dir / "result.json").exists():
+        assert time.monotonic() < deadline, "the probe wrote no result within 240 s"
+        time.sleep(0.25)
+    result = json.loads((probe_dir / "result.json").read_text())
+    assert "fatal" not in result, result["fatal"]
+    return result["steps"]
+
+
+def sections(text: str, root: Path) -> dict[str, list[str]]:
+    """An answer's sections ("── title") and their lines, paths shown from `root` (with a
+    second folder in the workspace, paths are shown from the roots' parent)."""
+    found: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("── "):
+            current = found.setdefault(line[3:], [])
+        elif current is not None:
+            current.append(line.removeprefix(f"{root.name}/"))
+    return found
+
+
+def test_navigation_is_answered_by_vscodes_own_providers(page, code_server, workspace):
+    shapes = str(workspace / "ts" / "shapes.ts")
+    references = {"path": "ts/shapes.ts", "line": 2, "column": 3, "max_chars": 4000}  # Grid.map
+    definition = {"path": "ts/shapes.ts", "line": 14, "column": 18, "max_chars": 4000}  # grid.map(...)
+    out = run_steps(
+        page,
+        code_server.probe_dir,
+        [
+            {"show": shapes},
+            # VS Code's own answer, once the TypeScript features have loaded the whole project
+            {"references": {"file": shapes, "line": 1, "character": 2, "min": 3}},
+            {"invoke": {"tool": "lspAgent_references", "input": references}},
+            {"invoke": {"tool": "lspAgent_definition", "input": definition}},
+        ],
+    )
+    shot(page, "10-navigation-from-vscode")
+    # The providers' own answer: Grid.map's definition and its two uses, in both files.
+    assert out[1]["locations"] == [
+        ["ts/main.ts", 2, 34],
+        ["ts/shapes.ts", 1, 2],
+        ["ts/shapes.ts", 13, 17],
+    ], out[1]
+    refs, found = out[2], out[3]
+    assert "error" not in refs and "error" not in found, (refs, found)
+    parts = sections(refs["text"], workspace)
+    # Only Grid's map is confirmed: not Tree's, not Array's (`[1, 2].map(f)`).
+    assert parts["by type, from VS Code's providers: definitions"] == [
+        "ts/shapes.ts",
+        "2 definition Grid/map: map(f: (n: number) => number): number[] {",
+    ], refs["text"]
+    assert parts["by type, from VS Code's providers: code"] == [
+        "ts/main.ts",
+        "3 call <module>: export const doubled = new Grid().map((n) => n * 2);",
+        "ts/shapes.ts",
+        "14 call use: const a = grid.map((n) => n * 2);",
+    ], refs["text"]
+    unconfirmed = "\n".join(parts.get("by name, not confirmed: code", []))
+    assert "tree.map" in unconfirmed or "tree.map" not in refs["text"]
+    assert "by type, from VS Code's providers" in found["text"].splitlines()[0], found["text"]
+    assert "method Grid/map · lines 2-4" in found["text"], found["text"]
+
+
+def test_an_edit_lands_in_the_unsaved_buffer_and_undo_restores_it(page, code_server, workspace):
+    target = workspace / "edit_me.py"
+    edit = {"path": "edit_me.py", "old_text": "return 'good day'", "new_text": "return 'good night'"}
+    out = run_steps(
+        page,
+        code_server.probe_dir,
+        [
+            {"show": str(target)},
+            {"invoke": {"tool": "lspAgent_edit", "input": edit}},
+            {"state": str(target)},
+            {"command": "undo"},
+            {"state": str(target)},
+        ],
+    )
+    shot(page, "11-edit-undone")
+    assert "error" not in out[1] and "applied by the editor" in out[1]["text"], out[1]
+    assert out[2] == {"open": True, "dirty": True, "text": EDIT_ME.replace("'good day'", "'good night'")}
+    assert target.read_text() == EDIT_ME  # the disk is the person's to save
+    assert out[4] == {"open": True, "dirty": False, "text": EDIT_ME}
+
+
+def test_rename_preview_then_apply_through_vscode(page, code_server, workspace):
+    """A rename across two files, asked of VS Code's providers (textDocument/rename through
+    lspAgent/semantic), previewed, then applied through the editor as one multi-file
+    WorkspaceEdit: both buffers changed and unsaved, the disk unchanged."""
+    if "rename" not in {t["name"] for t in catalog()}:
+        pytest.skip("the rename tool is not in this build (it comes with the edits branch): runs once merged")
+    rename = {"path": "ts/shapes.ts", "symbol": "Grid/map", "new_name": "mapGrid"}
+    shapes, main = workspace / "ts" / "shapes.ts", workspace / "ts" / "main.ts"
+    steps = [
+        {"show": str(shapes)},
+        {"references": {"file": str(shapes), "line": 1, "character": 2, "min": 3}},
+        {"invoke": {"tool": "lspAgent_rename", "input": rename}},
+    ]
+    preview = run_steps(page, code_server.probe_dir, steps)[2]
+    assert "error" not in preview and "ts/main.ts" in preview["text"], preview
+    assert "VS Code's providers" in preview["text"].splitlines()[0], preview["text"]
+    assert shapes.read_text() == SHAPES and main.read_text() == MAIN_TS  # a preview changes nothing
+    version = re.search(r"version ([0-9a-f]+)", preview["text"]).group(1)  # type: ignore[union-attr]
+    apply = {**rename, "apply": True, "if_version": version}
+    out = run_steps(
+        page,
+        code_server.probe_dir,
+        [
+            {"invoke": {"tool": "lspAgent_rename", "input": apply}},
+            {"state": str(shapes)},
+            {"state": str(main)},
+        ],
+    )
+    applied = out[0]
+    shot(page, "12-renamed-through-vscode")
+    assert "error" not in applied, applied
+    assert out[1]["dirty"] and out[1]["text"] == SHAPES.replace("  map(f", "  mapGrid(f", 1).replace(
+        "grid.map(", "grid.mapGrid("
+    )
+    assert out[2]["dirty"] and out[2]["text"] == MAIN_TS.replace(".map(", ".mapGrid(")
+    assert shapes.read_text() == SHAPES and main.read_text() == MAIN_TS

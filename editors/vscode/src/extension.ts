@@ -23,6 +23,7 @@ import {
   symbolsCall,
   toolContextKey,
 } from "./protocol";
+import * as semantic from "./semantic";
 
 const SCHEME = "lsp-agent";
 
@@ -224,6 +225,9 @@ async function start(): Promise<void> {
     outputChannel: output,
   };
   client = new LanguageClient("lspAgent", "lsp-agent", serverOptions, clientOptions);
+  // The server's navigation asks VS Code's own providers first (semantic.ts).
+  client.registerFeature(semantic.capability);
+  client.onRequest(semantic.METHOD, semantic.answer);
   try {
     await client.start();
   } catch (error) {

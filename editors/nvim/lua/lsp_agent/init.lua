@@ -34,12 +34,16 @@ end
 
 local function client_config()
   local init_options = M.config.init_options
+  local semantic = require("lsp_agent.semantic")
   return {
     name = M.name,
     cmd = M.config.cmd,
     filetypes = M.config.filetypes,
     -- An empty Lua table would be sent as a JSON array; the server expects an object or nothing.
     init_options = next(init_options) and init_options or nil,
+    -- The server's navigation asks the other clients of the buffer first (lsp_agent.semantic).
+    capabilities = semantic.capabilities,
+    handlers = { [semantic.method] = semantic.answer },
   }
 end
 

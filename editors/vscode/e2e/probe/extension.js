@@ -20,8 +20,64 @@ exports.activate = (context) => {
       fs.renameSync(path.join(dir, "result.json.tmp"), path.join(dir, "result.json"));
       void vscode.window.showInformationMessage(`lsp-agent probe: ${result.fatal ? "failed" : "done"}`);
     }),
+    vscode.commands.registerCommand("lspAgentProbe.steps", async () => {
+      const dir = vscode.workspace.getConfiguration("lspAgentProbe").get("dir");
+      let result;
+      try {
+        result = await steps(JSON.parse(fs.readFileSync(path.join(dir, "steps.json"), "utf8")));
+      } catch (error) {
+        result = { fatal: String(error && error.stack ? error.stack : error) };
+      }
+      fs.writeFileSync(path.join(dir, "result.json.tmp"), JSON.stringify(result, null, 2));
+      fs.renameSync(path.join(dir, "result.json.tmp"), path.join(dir, "result.json"));
+      void vscode.window.showInformationMessage(`lsp-agent probe steps: ${result.fatal ? "failed" : "done"}`);
+    }),
   );
 };
+
+/** A document's state as VS Code holds it: unsaved changes and the buffer's text. */
+function documentState(file) {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
+  return doc ? { open: true, dirty: doc.isDirty, text: doc.getText() } : { open: false };
+}
+
+/** Steps as a person and an agent take them, each step's outcome in order:
+ * {show: file} opens it in an editor, {references: {file, line, character, min}} waits
+ * until VS Code's reference providers find at least `min` (its language features have
+ * loaded the project) and gives them, {invoke: {tool, input}} invokes a Language Model Tool,
+ * {state: file} reads the document, {command: id} runs a command on the active editor. */
+async function steps(list) {
+  const results = [];
+  for (const step of list) {
+    if (step.show) {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(step.show));
+      await vscode.window.showTextDocument(doc, { preview: false });
+      results.push({ shown: step.show });
+    } else if (step.references) {
+      const { file, line, character, min } = step.references;
+      const folder = vscode.workspace.workspaceFolders[0].uri.fsPath;
+      let found = [];
+      await until(async () => {
+        found = (await vscode.commands.executeCommand(
+          "vscode.executeReferenceProvider",
+          vscode.Uri.file(file),
+          new vscode.Position(line, character),
+        )) || [];
+        return found.length >= min;
+      }, `${min} references from VS Code's providers`, 120);
+      const locations = found.map((l) => [path.relative(folder, l.uri.fsPath), l.range.start.line, l.range.start.character]);
+      results.push({ locations: locations.sort((a, b) => a[0].localeCompare(b[0]) || a[1] - b[1]) });
+    } else if (step.invoke) {
+      results.push(await invoke(step.invoke));
+    } else if (step.state) {
+      results.push(documentState(step.state));
+    } else if (step.command) {
+      await vscode.commands.executeCommand(step.command);
+      results.push({ ran: step.command });
+    }
+  }
+  return { steps: results };
+}
 
 const ours = () => vscode.lm.tools.filter((tool) => tool.name.startsWith("lspAgent_"));
 
@@ -42,7 +98,7 @@ async function invoke(call, token) {
 
 async function until(condition, what, seconds = 20) {
   const deadline = Date.now() + seconds * 1000;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) {
       throw new Error(`timed out waiting for ${what}`);
     }
