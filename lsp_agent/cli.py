@@ -369,6 +369,9 @@ def add_other_commands(sub) -> None:
     index.add_argument(
         "--bin", action="append", default=[], metavar="DIR", help="look for indexers here first"
     )
+    index.add_argument(
+        "--only", metavar="FOLDER", help="index only this folder of the root (scip-python's --target-only)"
+    )
     index.set_defaults(handler=index_scip, parser=index)
 
     tools = sub.add_parser(
@@ -493,7 +496,7 @@ def index_scip(args: argparse.Namespace) -> int:
 
     from .semantic.scip_indexers import run
 
-    return run(Path(args.root).resolve(), args.bin, lambda line: print(line, flush=True))
+    return run(Path(args.root).resolve(), args.bin, lambda line: print(line, flush=True), args.only)
 
 
 def print_catalog(args: argparse.Namespace) -> int:

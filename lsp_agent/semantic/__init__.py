@@ -169,14 +169,18 @@ class Semantic:
         """A SCIP answer as workspace locations (the same confinement as a server's)."""
         name = f"{hits.tool or 'SCIP'} index"
         answer = Answer(name, documentation=[d[:500] for d in hits.documentation[:5]])
-        for file, (line, start, end_line, end), utf8 in hits.hits:
+        answer.dropped, answer.invalid = hits.outside, hits.invalid
+        for file, (line, start, end_line, end), utf8 in hits.others:
             span = {"start": {"line": line, "character": start}, "end": {"line": end_line, "character": end}}
             found = self.location(file_uri(file), span, name) if not utf8 else self.utf8_location(file, span)
             answer.dropped += found is None
             answer.invalid += found == "invalid"
             if isinstance(found, Location):
                 answer.locations.append(found)
-        if method == "definition" and not hits.hits and not hits.stale:
+        # positions of ASCII documents are characters already: sorted as tuples, made once
+        exact = [Location(*found) for found in sorted(set(hits.exact))]
+        answer.locations = sorted(set(answer.locations + exact)) if answer.locations else exact
+        if method == "definition" and not hits.found and not hits.stale:
             answer.dropped += 1  # a symbol no index here defines: the standard library, a package
         if hits.stale:
             shown = ", ".join(self.ws.display(p) for p in hits.stale[:3])
@@ -184,7 +188,6 @@ class Semantic:
             answer.notes.append(
                 f"{hits.index} is older than {shown}{more} (changed since it was indexed): uses there are by name"
             )
-        answer.locations = sorted(set(answer.locations))
         return answer
 
     def utf8_location(self, file: Path, span: dict) -> Location | str | None:

@@ -12,6 +12,12 @@ and a file written after the index was is marked stale from the start; a questio
 stale file is refused (`Stale`, the live or syntax source answers and says why), and uses
 found in stale files are left out of an answer and named. A damaged index is refused
 whole (`Refused`), with the byte where it stops being SCIP.
+
+Cheap at scale: each file an answer names is checked once per call, by one stat; its
+content is hashed again only when that stat changed (or was too young to trust), so a
+warm answer over thousands of files reads none of them. A document that was ASCII when
+indexed keeps its line count in the table: its positions are characters already and are
+turned into locations without reading the file.
 """
 
 from __future__ import annotations
@@ -27,17 +33,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Refusal
-from ..workspace import Workspace, content_version
+from ..workspace import MAX_TEXT_BYTES, Workspace, content_version, file_identity, is_racy, read_all
 from .scip_format import DEFINITION, Damaged, Document, Range, read_index
 
-STORE_VERSION = "1"
+STORE_VERSION = "2"
 SKIP_FOLDERS = {"node_modules", "__pycache__", "site-packages", "dist", "build", "target"}
 MOST_FOLDERS = 20_000  # a discovery walk stops here: name the indexes in settings past it
 REDISCOVER = 30.0  # seconds a discovery is trusted (an index may be written meanwhile)
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE documents(id INTEGER PRIMARY KEY, path TEXT UNIQUE, version TEXT, utf8 INTEGER);
+CREATE TABLE documents(id INTEGER PRIMARY KEY, path TEXT UNIQUE, version TEXT, utf8 INTEGER,
+  lines INTEGER);
 CREATE TABLE symbols(id INTEGER PRIMARY KEY, name TEXT UNIQUE, documentation TEXT);
 CREATE TABLE occurrences(symbol INTEGER, document INTEGER, line INTEGER, col INTEGER,
   end_line INTEGER, end_col INTEGER, roles INTEGER);
@@ -60,13 +67,35 @@ class Stale(Exception):
 
 @dataclass
 class Hits:
-    """What an index answers: occurrences as (file, 0-based range, positions in UTF-8)."""
+    """What an index answers: occurrences of ASCII documents as 1-based (path, line, column,
+    end line, end column), ready; the others as (path, 0-based range, positions in UTF-8),
+    to be converted from the file's text; those outside the roots or past a file's end
+    counted."""
 
     tool: str
     index: str  # the index file, as shown
-    hits: list[tuple[Path, Range, bool]] = field(default_factory=list)
+    exact: list[tuple[Path, int, int, int, int]] = field(default_factory=list)
+    others: list[tuple[Path, Range, bool]] = field(default_factory=list)
+    outside: int = 0
+    invalid: int = 0
     stale: list[Path] = field(default_factory=list)  # files whose occurrences were left out
     documentation: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> int:
+        return len(self.exact) + len(self.others) + self.outside + self.invalid
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A document's file when last checked: its stat identity, where it resolves (None:
+    outside the roots or unreadable), its content version on disk, and whether its stat
+    was too young to vouch for the next check."""
+
+    identity: tuple[int, ...]
+    resolved: Path | None
+    version: str
+    racy: bool
 
 
 def cache_folder() -> Path:
@@ -83,14 +112,35 @@ class Index:
         self.db = sqlite3.connect(f"file:{table}?mode=ro", uri=True, check_same_thread=False)
         self.lock = threading.Lock()
         self.tool = self.query("SELECT value FROM meta WHERE key='tool'")[0][0] or "a SCIP indexer"
+        self.seen: dict[tuple[tuple[Path, ...], Path], Seen] = {}  # by workspace roots and file
+
+    def current(self, ws: Workspace, file: Path) -> tuple[Path | None, str]:
+        """Where a document's file resolves and its content version now (an open editor
+        buffer's, if any): one stat, and a read and hash only when the stat changed."""
+        key = (tuple(ws.roots), file)
+        read_at = time.time_ns()  # before the stat, as the workspace's cache does
+        try:
+            info = os.stat(file)
+        except OSError:
+            return None, ""
+        seen = self.seen.get(key)
+        if seen is None or seen.identity != file_identity(info) or seen.racy:
+            seen = Seen(file_identity(info), *disk_version(ws, file), is_racy(info, read_at))
+            self.seen[key] = seen
+        if seen.resolved is not None and (buffer := ws.open_text(seen.resolved)) is not None:
+            return seen.resolved, buffer.version
+        return seen.resolved, seen.version
 
     def query(self, sql: str, *args: object) -> list[tuple]:
         with self.lock:
             return self.db.execute(sql, args).fetchall()
 
-    def document(self, relative: str) -> tuple[int, str, bool] | None:
-        rows = self.query("SELECT id, version, utf8 FROM documents WHERE path=?", relative)
-        return (rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+    def document(self, relative: str) -> tuple[int, str] | None:
+        rows = self.query("SELECT id, version FROM documents WHERE path=?", relative)
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def utf8(self, document: int) -> bool:
+        return bool(self.query("SELECT utf8 FROM documents WHERE id=?", document)[0][0])
 
     def symbols_at(self, document: int, line: int, column: int) -> list[tuple[int, str]]:
         """The symbols of the narrowest occurrence covering a 0-based position: all of them
@@ -105,8 +155,8 @@ class Index:
 
     def occurrences(self, symbol: int, only: int | None, definitions: bool) -> list[tuple]:
         sql = (
-            "SELECT d.path, d.version, d.utf8, o.line, o.col, o.end_line, o.end_col FROM occurrences o "
-            "JOIN documents d ON d.id = o.document WHERE o.symbol=?"
+            "SELECT d.path, d.version, d.utf8, d.lines, o.line, o.col, o.end_line, o.end_col "
+            "FROM occurrences o JOIN documents d ON d.id = o.document WHERE o.symbol=?"
         )
         args: list[object] = [symbol]
         if only is not None:  # a local symbol is one document's
@@ -125,6 +175,19 @@ class Index:
     def documentation(self, symbol: int) -> list[str]:
         rows = self.query("SELECT documentation FROM symbols WHERE id=?", symbol)
         return rows[0][0].split("\x00") if rows and rows[0][0] else []
+
+
+def disk_version(ws: Workspace, file: Path) -> tuple[Path | None, str]:
+    """A file resolved inside the roots and the content version of its bytes on disk."""
+    try:
+        resolved = ws.resolve(file)
+        fd = ws.open_file(resolved)
+        try:
+            return resolved, content_version(read_all(fd, MAX_TEXT_BYTES))
+        finally:
+            os.close(fd)
+    except (Refusal, OSError, ValueError):
+        return None, ""
 
 
 def table_for(path: Path, info: os.stat_result) -> Path:
@@ -202,10 +265,10 @@ def fill(
             continue
         count += 1
         document = count
-        version = file_version(ws, root / entry.path, written)
+        version, lines = file_version(ws, root / entry.path, written)
         db.execute(
-            "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?)",
-            (document, entry.path, version, entry.utf8_positions),
+            "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?, ?)",
+            (document, entry.path, version, entry.utf8_positions, lines),
         )
         db.executemany(
             "INSERT INTO occurrences VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -227,17 +290,21 @@ def fill(
     db.execute("INSERT INTO meta VALUES ('tool', ?)", (tool,))
 
 
-def file_version(ws: Workspace, path: Path, written: int) -> str:
-    """The content version of a document's file as it is on disk at load; "" when it was
+def file_version(ws: Workspace, path: Path, written: int) -> tuple[str, int]:
+    """The content version of a document's file as it is on disk at load, and its line
+    count when it is all ASCII (-1 when not: its positions need its text); "" when it was
     written after the index (the index cannot have seen it) or is not a workspace file."""
     try:
         real = ws.resolve(path)
         info = os.stat(real)
         if info.st_mtime_ns > written:
-            return ""
-        return content_version(real.read_bytes())
+            return "", -1
+        data = real.read_bytes()
     except (Refusal, OSError, ValueError):
-        return ""
+        return "", -1
+    if not data.isascii() or b"\x00" in data[:8192]:  # the workspace shows no binary file
+        return content_version(data), -1
+    return content_version(data), data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
 def discover(ws: Workspace, named: list[str]) -> list[Path]:
@@ -312,7 +379,7 @@ class Store:
 
     def covering(
         self, ws: Workspace, named: list[str], path: Path, report: Callable[[str], None]
-    ) -> tuple[Index, int, str, bool] | None:
+    ) -> tuple[Index, int, str] | None:
         """The index holding a document for `path` (the deepest folder first), with the
         document's id, version and position encoding; Refused when the one that would is
         damaged and no other holds it."""
@@ -365,12 +432,13 @@ def answer(
     covered = STORE.covering(ws, named, path, report)
     if covered is None:
         return None
-    index, document, version, utf8 = covered
-    if not version or ws.text(path).version != version:
+    index, document, version = covered
+    if not version or index.current(ws, path)[1] != version:
         raise Stale(
             f"{ws.display(index.path)} is older than {ws.display(path)} (changed since it was indexed)"
         )
     prefix = text[:column]
+    utf8 = prefix.isascii() or index.utf8(document)
     units = len(prefix.encode("utf-8" if utf8 else "utf-16-le", "surrogatepass")) // (1 if utf8 else 2)
     found = index.symbols_at(document, line, units)
     if not found:
@@ -385,21 +453,36 @@ def answer(
             targets = other.implementations(sid) if method == "implementation" else [sid]
             for target in targets:
                 rows = other.occurrences(target, document if local else None, method != "references")
-                add_rows(ws, hits, other.root, rows)
+                add_rows(ws, hits, other, rows)
     return hits
 
 
-def add_rows(ws: Workspace, hits: Hits, root: Path, rows: list[tuple]) -> None:
-    """Occurrences kept where the file is still what was indexed; the others' files named."""
-    current: dict[Path, bool] = {}
-    for relative, version, utf8, *span in rows:
-        file = root / relative
-        if file not in current:
-            try:
-                current[file] = bool(version) and ws.text(ws.resolve(file)).version == version
-            except (Refusal, OSError):
-                current[file] = True  # not a workspace file: the caller drops it and counts it
-        if current[file]:
-            hits.hits.append((file, (span[0], span[1], span[2], span[3]), bool(utf8)))
-        elif file not in hits.stale:
-            hits.stale.append(file)
+def add_rows(ws: Workspace, hits: Hits, index: Index, rows: list[tuple]) -> None:
+    """Occurrences kept where the file is still what was indexed (each file checked once);
+    the others' files named."""
+    verdicts: dict[str, Path | bool] = {}  # where a fresh file resolves; True outside; False stale
+    for relative, version, utf8, lines, line, col, end_line, end_col in rows:
+        if relative not in verdicts:
+            verdicts[relative] = verdict(ws, hits, index, relative, version)
+        file = verdicts[relative]
+        if isinstance(file, bool):
+            hits.outside += file  # not a workspace file (or gone): counted, never shown
+        elif lines < 0:
+            hits.others.append((file, (line, col, end_line, end_col), bool(utf8)))
+        elif line < lines and end_line >= line:
+            hits.exact.append((file, line + 1, col + 1, end_line + 1, end_col + 1))
+        else:
+            hits.invalid += 1
+
+
+def verdict(ws: Workspace, hits: Hits, index: Index, relative: str, version: str) -> Path | bool:
+    """Where a document's file resolves if it is what was indexed; True when it is not a
+    workspace file; False (and named in the stale files) when it changed."""
+    resolved, now = index.current(ws, index.root / relative)
+    if resolved is None:
+        return True
+    if not version or now != version:
+        if index.root / relative not in hits.stale:
+            hits.stale.append(index.root / relative)
+        return False
+    return resolved
