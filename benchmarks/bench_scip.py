@@ -78,21 +78,21 @@ for index in indexes:
         rows = index.query("SELECT o.line, o.col FROM occurrences o JOIN documents d ON d.id = o.document "
                            "WHERE d.path=? LIMIT 1", relative)
         if rows:
-            text = ws.text(index.root / relative)
-            line = text.line(rows[0][0] + 1) if rows[0][0] < text.line_count else ""
+            lines = (index.root / relative).read_text(errors="replace").split("\\n")  # not the workspace's cache
+            line = lines[rows[0][0]] if rows[0][0] < len(lines) else ""
             try:
                 scip.lookup(ws, [], "references", index.root / relative, rows[0][0], line, rows[0][1],
                             lambda m: None)
             except (scip.Stale, scip.Refused):
                 pass
-print(json.dumps({"seconds": took, "held": status("RssAnon") - before, "peak": max(0, peak - before),
+print(json.dumps({"seconds": took, "held": status("RssAnon") - before, "peak": max(0, peak),
     "indexes": len(indexes), "documents": documents, "occurrences": occurrences}))
 """
 LOAD_QUERIES = 20  # per index, in the memory figure
 
 
 def indexed(root: Path, language: str, only: str | None = None) -> Path:
-    index = root / f"index.{language}.scip"
+    index = root / (only or ".") / f"index.{language}.scip"
     if not index.exists():
         started = time.perf_counter()
         index_folder(root, [str(SERVERS / "scip" / "node_modules" / ".bin")], print, only)
@@ -254,7 +254,7 @@ def main() -> None:
     for name, (root, index) in trees.items():
         queries(root, index, report, name, LIVE, [index])
     for language, package in (("typescript", "rxjs"), ("python", "django")):
-        copies = sorted(mono.glob(f"{package}-*/index.{language}.scip"))
+        copies = sorted(mono.glob(f"{package}-*/**/index.{language}.scip"))
         if copies:
             queries(mono, copies[0], report, f"{label}, {package} part", False, copies)
     report.note(

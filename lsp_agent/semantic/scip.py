@@ -39,6 +39,7 @@ from .scip_format import DEFINITION, Damaged, Document, Range, read_index
 STORE_VERSION = "2"
 SKIP_FOLDERS = {"node_modules", "__pycache__", "site-packages", "dist", "build", "target"}
 MOST_FOLDERS = 20_000  # a discovery walk stops here: name the indexes in settings past it
+PAGE_CACHE_KIB = 256  # sqlite's own cache of an open table's pages
 REDISCOVER = 30.0  # seconds a discovery is trusted (an index may be written meanwhile)
 
 SCHEMA = """
@@ -110,6 +111,8 @@ class Index:
         self.path = path
         self.root = path.parent
         self.db = sqlite3.connect(f"file:{table}?mode=ro", uri=True, check_same_thread=False)
+        # a small page cache per index (a monorepo has dozens open): the kernel's caches the file
+        self.db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
         self.lock = threading.Lock()
         self.tool = self.query("SELECT value FROM meta WHERE key='tool'")[0][0] or "a SCIP indexer"
         self.seen: dict[tuple[tuple[Path, ...], Path], Seen] = {}  # by workspace roots and file
@@ -486,3 +489,39 @@ def verdict(ws: Workspace, hits: Hits, index: Index, relative: str, version: str
             hits.stale.append(index.root / relative)
         return False
     return resolved
+
+
+def describe(ws: Workspace, named: list[str], report: Callable[[str], None]) -> list[str]:
+    """For `lsp-agent doctor`: each index found or named in settings, with its documents,
+    indexer and age, and how many of its documents changed since it was built (those are
+    answered by the other sources); or why it is not read. Loading one builds its table."""
+    lines = []
+    for name in named:
+        try:
+            ws.resolve(name)
+        except Refusal as exc:
+            lines.append(f"{name}: not read (scip_indexes): {exc.message}")
+    for path in discover(ws, named):
+        try:
+            index = STORE.index(path, ws, report)
+        except Refused as exc:
+            lines.append(str(exc))
+            continue
+        paths = [row[0] for row in index.query("SELECT path FROM documents ORDER BY id")]
+        versions = dict(index.query("SELECT path, version FROM documents"))
+        changed = sum(
+            1 for p in paths if index.current(ws, index.root / p)[1] != versions[p] or not versions[p]
+        )
+        hours = max(0.0, time.time() - os.stat(path).st_mtime) / 3600
+        age = (
+            f"{hours * 60:.0f} min"
+            if hours < 1
+            else f"{hours:.0f} h"
+            if hours < 48
+            else f"{hours / 24:.0f} days"
+        )
+        fresh = (
+            "all as indexed" if not changed else f"{changed} changed since (answered by the other sources)"
+        )
+        lines.append(f"{ws.display(path)}: {index.tool}, {len(paths)} documents, built {age} ago, {fresh}")
+    return lines

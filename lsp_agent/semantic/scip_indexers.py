@@ -97,8 +97,10 @@ def run(root: Path, folders: list[str], report: Callable[[str], None], only: str
 def index_one(
     root: Path, indexer: Indexer, program: str, report: Callable[[str], None], only: str | None = None
 ) -> bool:
+    # scip-python's paths are relative to the folder it was limited to: the index goes there
+    folder = root / only if only and indexer.language == "python" else root
     final = f"index.{indexer.language}.scip"
-    partial = f".{final}.{os.getpid()}.partial"
+    partial = str(folder / f".{final}.{os.getpid()}.partial")
     started = time.monotonic()
     report(f"{indexer.language}: {indexer.program} indexing {root}")
     inferred = not (root / "tsconfig.json").exists()  # --infer-tsconfig leaves one behind
@@ -113,7 +115,7 @@ def index_one(
     code = process.wait()
     if indexer.language == "typescript" and inferred:
         (root / "tsconfig.json").unlink(missing_ok=True)
-    written = root / partial
+    written = Path(partial)
     if code != 0 or not written.is_file():
         written.unlink(missing_ok=True)
         report(f"{indexer.language}: {indexer.program} failed (exit status {code}); no index written")
@@ -124,10 +126,10 @@ def index_one(
         written.unlink(missing_ok=True)
         report(f"{indexer.language}: {indexer.program} wrote something that is not SCIP ({exc}); removed")
         return False
-    os.replace(written, root / final)
+    os.replace(written, folder / final)
     report(
-        f"{indexer.language}: wrote {final} ({documents} documents, {occurrences} occurrences, "
-        f"{(root / final).stat().st_size // 1024} KiB) in {time.monotonic() - started:.0f} s"
+        f"{indexer.language}: wrote {(folder / final).relative_to(root)} ({documents} documents, {occurrences} occurrences, "
+        f"{(folder / final).stat().st_size // 1024} KiB) in {time.monotonic() - started:.0f} s"
     )
     return True
 
