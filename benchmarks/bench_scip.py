@@ -51,6 +51,7 @@ SAMPLE = int(os.environ.get("SAMPLE", "40"))
 COPIES = int(os.environ.get("COPIES", "40"))  # of rxjs (251 documents each): 40 are 10,040
 DJANGO_COPIES = int(os.environ.get("DJANGO_COPIES", "2"))
 LIVE = os.environ.get("LIVE", "1") == "1"
+TOOL_SAMPLE = int(os.environ.get("TOOL_SAMPLE", "10"))  # of the SAMPLE, also asked through whole tool calls
 
 LOAD = """
 import json, sys, time
@@ -151,7 +152,7 @@ def queries(root: Path, index: Path, report: Report, tree: str, live: bool, trut
     times: dict[str, list[float]] = {k: [] for k in ("refs", "defs", "tool", "syn_refs", "syn_defs")}
     hits = [0, 0, 0, 0, 0, 0]
     points = sample(index)
-    for document, line, column, keys in points:
+    for n, (document, line, column, keys) in enumerate(points):
         all_uses, all_definitions = truth_of(uses, definitions, keys)
         path = index.parent / document
         for method, key, right, at in (
@@ -163,6 +164,8 @@ def queries(root: Path, index: Path, report: Report, tree: str, live: bool, trut
             times[key].append(time.perf_counter() - started)
             for i, n in enumerate(score(set(answer.locations), right)):
                 hits[at + i] += n
+        if n >= TOOL_SAMPLE:
+            continue
         arguments = {"path": str(path), "line": line + 1, "column": column + 1}
         for tool, key, extra in (("references", "tool", {}), ("references", "syn_refs", {"precision": "syntax"}),
                                  ("definition", "syn_defs", {"precision": "syntax"})):  # fmt: skip
@@ -178,6 +181,7 @@ def queries(root: Path, index: Path, report: Report, tree: str, live: bool, trut
         ms["syn_defs"], ms["tool"],
         ratio(hits[0], hits[1]), ratio(hits[0], hits[2]), ratio(hits[3], hits[4]), ratio(hits[3], hits[5]),
     )  # fmt: skip
+    print("  ".join(str(c) for c in report.rows[-1]), flush=True)  # a row as soon as it is measured
 
 
 def truth_sets(truth: list[Path]) -> tuple[dict, dict]:
@@ -261,7 +265,7 @@ def main() -> None:
         "index: Semantic.locations answered by the index (a new one per question, as per tool call); "
         "live: textDocument/references or /definition from basedpyright or typescript-language-server, "
         "warm, 10 queries (not run on the monorepo); syntax: the references or definition tool with "
-        "precision=syntax; references tool: the whole call (the index's answer merged with by-name "
+        f"precision=syntax, at the first {TOOL_SAMPLE} positions; references tool: the whole call (the index's answer merged with by-name "
         "matching). Precision and recall: (path, line, column) of each location against the indexer's "
         "occurrences (decoded by the protobuf runtime). In the monorepo the copies share their symbols, "
         "so each answer holds the locations of every copy, and so does its truth."

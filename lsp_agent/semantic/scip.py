@@ -14,8 +14,9 @@ found in stale files are left out of an answer and named. A damaged index is ref
 whole (`Refused`), with the byte where it stops being SCIP.
 
 Cheap at scale: each file an answer names is checked once per call, by one stat; its
-content is hashed again only when that stat changed (or was too young to trust), so a
-warm answer over thousands of files reads none of them. A document that was ASCII when
+content is hashed again only when that stat changed (or was too young to trust) since it
+was last hashed — at load, whose stats the table keeps, or by this process — so an answer
+over thousands of files reads none of them. A document that was ASCII when
 indexed keeps its line count in the table: its positions are characters already and are
 turned into locations without reading the file.
 """
@@ -36,7 +37,7 @@ from ..errors import Refusal
 from ..workspace import MAX_TEXT_BYTES, Workspace, content_version, file_identity, is_racy, read_all
 from .scip_format import DEFINITION, Damaged, Document, Range, read_index
 
-STORE_VERSION = "2"
+STORE_VERSION = "3"
 SKIP_FOLDERS = {"node_modules", "__pycache__", "site-packages", "dist", "build", "target"}
 MOST_FOLDERS = 20_000  # a discovery walk stops here: name the indexes in settings past it
 PAGE_CACHE_KIB = 256  # sqlite's own cache of an open table's pages
@@ -45,7 +46,7 @@ REDISCOVER = 30.0  # seconds a discovery is trusted (an index may be written mea
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE documents(id INTEGER PRIMARY KEY, path TEXT UNIQUE, version TEXT, utf8 INTEGER,
-  lines INTEGER);
+  lines INTEGER, stat TEXT);
 CREATE TABLE symbols(id INTEGER PRIMARY KEY, name TEXT UNIQUE, documentation TEXT);
 CREATE TABLE occurrences(symbol INTEGER, document INTEGER, line INTEGER, col INTEGER,
   end_line INTEGER, end_col INTEGER, roles INTEGER);
@@ -116,19 +117,33 @@ class Index:
         self.lock = threading.Lock()
         self.tool = self.query("SELECT value FROM meta WHERE key='tool'")[0][0] or "a SCIP indexer"
         self.seen: dict[tuple[tuple[Path, ...], Path], Seen] = {}  # by workspace roots and file
+        self.files: dict[str, Path] = {}  # a document's path under the root, made once
 
-    def current(self, ws: Workspace, file: Path) -> tuple[Path | None, str]:
+    def file(self, relative: str) -> Path:
+        if relative not in self.files:
+            self.files[relative] = self.root / relative
+        return self.files[relative]
+
+    def current(
+        self, ws: Workspace, file: Path, loaded: tuple[str, str] = ("", ""), folders: dict | None = None
+    ) -> tuple[Path | None, str]:
         """Where a document's file resolves and its content version now (an open editor
-        buffer's, if any): one stat, and a read and hash only when the stat changed."""
+        buffer's, if any): one stat, and a read and hash only when the stat changed since
+        this process or the load (`loaded`: the stat and version the table keeps) hashed it.
+        `folders` holds the folders resolved during one call."""
         key = (tuple(ws.roots), file)
         read_at = time.time_ns()  # before the stat, as the workspace's cache does
         try:
             info = os.stat(file)
         except OSError:
             return None, ""
+        identity = file_identity(info)
         seen = self.seen.get(key)
-        if seen is None or seen.identity != file_identity(info) or seen.racy:
-            seen = Seen(file_identity(info), *disk_version(ws, file), is_racy(info, read_at))
+        if seen is None and loaded[0] and loaded[0] == stat_key(identity):
+            seen = Seen(identity, resolve_in(ws, file, folders), loaded[1], False)
+            self.seen[key] = seen
+        if seen is None or seen.identity != identity or seen.racy:
+            seen = Seen(identity, *disk_version(ws, file), is_racy(info, read_at))
             self.seen[key] = seen
         if seen.resolved is not None and (buffer := ws.open_text(seen.resolved)) is not None:
             return seen.resolved, buffer.version
@@ -158,7 +173,7 @@ class Index:
 
     def occurrences(self, symbol: int, only: int | None, definitions: bool) -> list[tuple]:
         sql = (
-            "SELECT d.path, d.version, d.utf8, d.lines, o.line, o.col, o.end_line, o.end_col "
+            "SELECT d.path, d.version, d.utf8, d.lines, d.stat, o.line, o.col, o.end_line, o.end_col "
             "FROM occurrences o JOIN documents d ON d.id = o.document WHERE o.symbol=?"
         )
         args: list[object] = [symbol]
@@ -178,6 +193,25 @@ class Index:
     def documentation(self, symbol: int) -> list[str]:
         rows = self.query("SELECT documentation FROM symbols WHERE id=?", symbol)
         return rows[0][0].split("\x00") if rows and rows[0][0] else []
+
+
+def stat_key(identity: tuple[int, ...]) -> str:
+    return ",".join(map(str, identity))
+
+
+def resolve_in(ws: Workspace, file: Path, folders: dict | None) -> Path | None:
+    """A file resolved inside the roots, its folder resolved once per call (an answer names
+    hundreds of files in a few folders); None outside them."""
+    folders = {} if folders is None else folders
+    try:
+        if file.parent not in folders:
+            folders[file.parent] = ws.resolve(file.parent)
+        if os.path.islink(file):
+            return ws.resolve(file)
+        return folders[file.parent] / file.name
+    except (Refusal, OSError, ValueError):
+        folders.setdefault(file.parent, None)
+        return None
 
 
 def disk_version(ws: Workspace, file: Path) -> tuple[Path | None, str]:
@@ -268,10 +302,10 @@ def fill(
             continue
         count += 1
         document = count
-        version, lines = file_version(ws, root / entry.path, written)
+        version, lines, stat = file_version(ws, root / entry.path, written)
         db.execute(
-            "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?, ?)",
-            (document, entry.path, version, entry.utf8_positions, lines),
+            "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?, ?, ?)",
+            (document, entry.path, version, entry.utf8_positions, lines, stat),
         )
         db.executemany(
             "INSERT INTO occurrences VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -293,21 +327,24 @@ def fill(
     db.execute("INSERT INTO meta VALUES ('tool', ?)", (tool,))
 
 
-def file_version(ws: Workspace, path: Path, written: int) -> tuple[str, int]:
-    """The content version of a document's file as it is on disk at load, and its line
-    count when it is all ASCII (-1 when not: its positions need its text); "" when it was
-    written after the index (the index cannot have seen it) or is not a workspace file."""
+def file_version(ws: Workspace, path: Path, written: int) -> tuple[str, int, str]:
+    """The content version of a document's file as it is on disk at load, its line count
+    when it is all ASCII (-1 when not: its positions need its text), and the stat it was
+    read under ("" when too young to vouch for it); no version when it was written after
+    the index (the index cannot have seen it) or is not a workspace file."""
+    read_at = time.time_ns()
     try:
         real = ws.resolve(path)
         info = os.stat(real)
         if info.st_mtime_ns > written:
-            return "", -1
+            return "", -1, ""
         data = real.read_bytes()
     except (Refusal, OSError, ValueError):
-        return "", -1
+        return "", -1, ""
+    stat = "" if is_racy(info, read_at) else stat_key(file_identity(info))
     if not data.isascii() or b"\x00" in data[:8192]:  # the workspace shows no binary file
-        return content_version(data), -1
-    return content_version(data), data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        return content_version(data), -1, stat
+    return content_version(data), data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1), stat
 
 
 def discover(ws: Workspace, named: list[str]) -> list[Path]:
@@ -464,9 +501,12 @@ def add_rows(ws: Workspace, hits: Hits, index: Index, rows: list[tuple]) -> None
     """Occurrences kept where the file is still what was indexed (each file checked once);
     the others' files named."""
     verdicts: dict[str, Path | bool] = {}  # where a fresh file resolves; True outside; False stale
-    for relative, version, utf8, lines, line, col, end_line, end_col in rows:
+    folders: dict = {}
+    for relative, version, utf8, lines, stat, line, col, end_line, end_col in rows:
         if relative not in verdicts:
-            verdicts[relative] = verdict(ws, hits, index, relative, version)
+            verdicts[relative] = verdict(
+                ws, hits, index, index.file(relative), (stat or "", version), folders
+            )
         file = verdicts[relative]
         if isinstance(file, bool):
             hits.outside += file  # not a workspace file (or gone): counted, never shown
@@ -478,15 +518,18 @@ def add_rows(ws: Workspace, hits: Hits, index: Index, rows: list[tuple]) -> None
             hits.invalid += 1
 
 
-def verdict(ws: Workspace, hits: Hits, index: Index, relative: str, version: str) -> Path | bool:
+def verdict(
+    ws: Workspace, hits: Hits, index: Index, file: Path, loaded: tuple[str, str], folders: dict
+) -> Path | bool:
     """Where a document's file resolves if it is what was indexed; True when it is not a
     workspace file; False (and named in the stale files) when it changed."""
-    resolved, now = index.current(ws, index.root / relative)
+    version = loaded[1]
+    resolved, now = index.current(ws, file, loaded, folders)
     if resolved is None:
         return True
     if not version or now != version:
-        if index.root / relative not in hits.stale:
-            hits.stale.append(index.root / relative)
+        if file not in hits.stale:
+            hits.stale.append(file)
         return False
     return resolved
 
