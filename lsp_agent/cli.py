@@ -206,6 +206,13 @@ def settings_flags(parser: argparse.ArgumentParser, tool_arguments: dict | None 
         metavar="JSON",
         help='language servers per language, e.g. {"python": ["basedpyright-langserver", "--stdio"]}',
     )
+    group.add_argument(
+        "--scip-indexes",
+        dest="scip_indexes",
+        type=json_value,
+        metavar="JSON",
+        help='SCIP index files besides those found in the workspace, e.g. ["build/index.scip"]',
+    )
 
 
 def log_flags(parser: argparse.ArgumentParser) -> None:
@@ -389,6 +396,9 @@ def add_other_commands(sub) -> None:
     index.add_argument(
         "--bin", action="append", default=[], metavar="DIR", help="look for indexers here first"
     )
+    index.add_argument(
+        "--only", metavar="FOLDER", help="index only this folder of the root (scip-python's --target-only)"
+    )
     index.set_defaults(handler=index_scip, parser=index)
 
     tools = sub.add_parser(
@@ -415,6 +425,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         options["precision"] = args.precision
     if getattr(args, "semantic_servers", None) is not None:
         options["semantic_servers"] = args.semantic_servers
+    if getattr(args, "scip_indexes", None) is not None:
+        options["scip_indexes"] = args.scip_indexes
     settings, problems = Settings.from_options(options)
     if problems:  # the flags' types check the same: a setting refused here is a bug of theirs
         args.parser.error("; ".join(problems))
@@ -527,6 +539,14 @@ def print_doctor(args: argparse.Namespace) -> int:
     )
     for family, source, why in describe(workspace, settings_from(args)):
         print(f"{family:<11} {source:<27} {why}")
+    from .semantic.scip import describe as describe_indexes
+
+    indexes = describe_indexes(
+        workspace, settings_from(args).scip_indexes, lambda line: print(line, flush=True)
+    )
+    if indexes:
+        print("SCIP indexes (answer first for the documents they hold as they are):")
+        print("\n".join(f"  {line}" for line in indexes))
     return 0
 
 
@@ -535,7 +555,7 @@ def index_scip(args: argparse.Namespace) -> int:
 
     from .semantic.scip_indexers import run
 
-    return run(Path(args.root).resolve(), args.bin, lambda line: print(line, flush=True))
+    return run(Path(args.root).resolve(), args.bin, lambda line: print(line, flush=True), args.only)
 
 
 def print_catalog(args: argparse.Namespace) -> int:

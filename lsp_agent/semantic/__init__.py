@@ -237,14 +237,20 @@ class Semantic:
         """A SCIP answer as workspace locations (the same confinement as a server's)."""
         name = f"{hits.tool or 'SCIP'} index"
         answer = Answer(name, documentation=[d[:500] for d in hits.documentation[:5]])
-        for file, (line, start, end_line, end), utf8 in hits.hits:
+        answer.dropped, answer.invalid = hits.outside, hits.invalid
+        spans = set(hits.exact)  # positions of ASCII documents are characters already
+        for file, (line, start, end_line, end), utf8 in hits.others:
             span = {"start": {"line": line, "character": start}, "end": {"line": end_line, "character": end}}
             found = self.location(file_uri(file), span, name) if not utf8 else self.utf8_location(file, span)
             answer.dropped += found is None
             answer.invalid += found == "invalid"
             if isinstance(found, Location):
-                answer.locations.append(found)
-        if method == "definition" and not hits.hits and not hits.stale:
+                spans.add((found.path, found.line, found.column, found.end_line, found.end_column))
+        # sorted as tuples in Location's order (a path's parts compare as Paths do, without
+        # Path's slow comparison), each Location made once
+        ordered = sorted(spans, key=lambda t: (t[0].parts, t[1], t[2], t[3], t[4]))
+        answer.locations = [Location(*found) for found in ordered]
+        if method == "definition" and not hits.found and not hits.stale:
             answer.dropped += 1  # a symbol no index here defines: the standard library, a package
         if hits.stale:
             shown = ", ".join(self.ws.display(p) for p in hits.stale[:3])
@@ -252,7 +258,6 @@ class Semantic:
             answer.notes.append(
                 f"{hits.index} is older than {shown}{more} (changed since it was indexed): uses there are by name"
             )
-        answer.locations = sorted(set(answer.locations))
         return answer
 
     def utf8_location(self, file: Path, span: dict) -> Location | str | None:

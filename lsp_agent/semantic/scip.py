@@ -12,6 +12,13 @@ and a file written after the index was is marked stale from the start; a questio
 stale file is refused (`Stale`, the live or syntax source answers and says why), and uses
 found in stale files are left out of an answer and named. A damaged index is refused
 whole (`Refused`), with the byte where it stops being SCIP.
+
+Cheap at scale: each file an answer names is checked once per call, by one stat; its
+content is hashed again only when that stat changed (or was too young to trust) since it
+was last hashed — at load, whose stats the table keeps, or by this process — so an answer
+over thousands of files reads none of them. A document that was ASCII when
+indexed keeps its line count in the table: its positions are characters already and are
+turned into locations without reading the file.
 """
 
 from __future__ import annotations
@@ -27,17 +34,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Refusal
-from ..workspace import Workspace, content_version
+from ..workspace import MAX_TEXT_BYTES, Workspace, content_version, file_identity, is_racy, read_all
 from .scip_format import DEFINITION, Damaged, Document, Range, read_index
 
-STORE_VERSION = "1"
+STORE_VERSION = "3"
 SKIP_FOLDERS = {"node_modules", "__pycache__", "site-packages", "dist", "build", "target"}
 MOST_FOLDERS = 20_000  # a discovery walk stops here: name the indexes in settings past it
+PAGE_CACHE_KIB = 256  # sqlite's own cache of an open table's pages
 REDISCOVER = 30.0  # seconds a discovery is trusted (an index may be written meanwhile)
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE documents(id INTEGER PRIMARY KEY, path TEXT UNIQUE, version TEXT, utf8 INTEGER);
+CREATE TABLE documents(id INTEGER PRIMARY KEY, path TEXT UNIQUE, version TEXT, utf8 INTEGER,
+  lines INTEGER, stat TEXT);
 CREATE TABLE symbols(id INTEGER PRIMARY KEY, name TEXT UNIQUE, documentation TEXT);
 CREATE TABLE occurrences(symbol INTEGER, document INTEGER, line INTEGER, col INTEGER,
   end_line INTEGER, end_col INTEGER, roles INTEGER);
@@ -60,13 +69,35 @@ class Stale(Exception):
 
 @dataclass
 class Hits:
-    """What an index answers: occurrences as (file, 0-based range, positions in UTF-8)."""
+    """What an index answers: occurrences of ASCII documents as 1-based (path, line, column,
+    end line, end column), ready; the others as (path, 0-based range, positions in UTF-8),
+    to be converted from the file's text; those outside the roots or past a file's end
+    counted."""
 
     tool: str
     index: str  # the index file, as shown
-    hits: list[tuple[Path, Range, bool]] = field(default_factory=list)
+    exact: list[tuple[Path, int, int, int, int]] = field(default_factory=list)
+    others: list[tuple[Path, Range, bool]] = field(default_factory=list)
+    outside: int = 0
+    invalid: int = 0
     stale: list[Path] = field(default_factory=list)  # files whose occurrences were left out
     documentation: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> int:
+        return len(self.exact) + len(self.others) + self.outside + self.invalid
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A document's file when last checked: its stat identity, where it resolves (None:
+    outside the roots or unreadable), its content version on disk, and whether its stat
+    was too young to vouch for the next check."""
+
+    identity: tuple[int, ...]
+    resolved: Path | None
+    version: str
+    racy: bool
 
 
 def cache_folder() -> Path:
@@ -81,16 +112,53 @@ class Index:
         self.path = path
         self.root = path.parent
         self.db = sqlite3.connect(f"file:{table}?mode=ro", uri=True, check_same_thread=False)
+        # a small page cache per index (a monorepo has dozens open): the kernel's caches the file
+        self.db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
         self.lock = threading.Lock()
         self.tool = self.query("SELECT value FROM meta WHERE key='tool'")[0][0] or "a SCIP indexer"
+        self.seen: dict[tuple[tuple[Path, ...], Path], Seen] = {}  # by workspace roots and file
+        self.files: dict[str, Path] = {}  # a document's path under the root, made once
+
+    def file(self, relative: str) -> Path:
+        if relative not in self.files:
+            self.files[relative] = self.root / relative
+        return self.files[relative]
+
+    def current(
+        self, ws: Workspace, file: Path, loaded: tuple[str, str] = ("", ""), folders: dict | None = None
+    ) -> tuple[Path | None, str]:
+        """Where a document's file resolves and its content version now (an open editor
+        buffer's, if any): one stat, and a read and hash only when the stat changed since
+        this process or the load (`loaded`: the stat and version the table keeps) hashed it.
+        `folders` holds the folders resolved during one call."""
+        key = (tuple(ws.roots), file)
+        read_at = time.time_ns()  # before the stat, as the workspace's cache does
+        try:
+            info = os.stat(file)
+        except OSError:
+            return None, ""
+        identity = file_identity(info)
+        seen = self.seen.get(key)
+        if seen is None and loaded[0] and loaded[0] == stat_key(identity):
+            seen = Seen(identity, resolve_in(ws, file, folders), loaded[1], False)
+            self.seen[key] = seen
+        if seen is None or seen.identity != identity or seen.racy:
+            seen = Seen(identity, *disk_version(ws, file), is_racy(info, read_at))
+            self.seen[key] = seen
+        if seen.resolved is not None and (buffer := ws.open_text(seen.resolved)) is not None:
+            return seen.resolved, buffer.version
+        return seen.resolved, seen.version
 
     def query(self, sql: str, *args: object) -> list[tuple]:
         with self.lock:
             return self.db.execute(sql, args).fetchall()
 
-    def document(self, relative: str) -> tuple[int, str, bool] | None:
-        rows = self.query("SELECT id, version, utf8 FROM documents WHERE path=?", relative)
-        return (rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+    def document(self, relative: str) -> tuple[int, str] | None:
+        rows = self.query("SELECT id, version FROM documents WHERE path=?", relative)
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def utf8(self, document: int) -> bool:
+        return bool(self.query("SELECT utf8 FROM documents WHERE id=?", document)[0][0])
 
     def symbols_at(self, document: int, line: int, column: int) -> list[tuple[int, str]]:
         """The symbols of the narrowest occurrence covering a 0-based position: all of them
@@ -105,8 +173,8 @@ class Index:
 
     def occurrences(self, symbol: int, only: int | None, definitions: bool) -> list[tuple]:
         sql = (
-            "SELECT d.path, d.version, d.utf8, o.line, o.col, o.end_line, o.end_col FROM occurrences o "
-            "JOIN documents d ON d.id = o.document WHERE o.symbol=?"
+            "SELECT d.path, d.version, d.utf8, d.lines, d.stat, o.line, o.col, o.end_line, o.end_col "
+            "FROM occurrences o JOIN documents d ON d.id = o.document WHERE o.symbol=?"
         )
         args: list[object] = [symbol]
         if only is not None:  # a local symbol is one document's
@@ -125,6 +193,38 @@ class Index:
     def documentation(self, symbol: int) -> list[str]:
         rows = self.query("SELECT documentation FROM symbols WHERE id=?", symbol)
         return rows[0][0].split("\x00") if rows and rows[0][0] else []
+
+
+def stat_key(identity: tuple[int, ...]) -> str:
+    return ",".join(map(str, identity))
+
+
+def resolve_in(ws: Workspace, file: Path, folders: dict | None) -> Path | None:
+    """A file resolved inside the roots, its folder resolved once per call (an answer names
+    hundreds of files in a few folders); None outside them."""
+    folders = {} if folders is None else folders
+    try:
+        if file.parent not in folders:
+            folders[file.parent] = ws.resolve(file.parent)
+        if os.path.islink(file):
+            return ws.resolve(file)
+        return folders[file.parent] / file.name
+    except (Refusal, OSError, ValueError):
+        folders.setdefault(file.parent, None)
+        return None
+
+
+def disk_version(ws: Workspace, file: Path) -> tuple[Path | None, str]:
+    """A file resolved inside the roots and the content version of its bytes on disk."""
+    try:
+        resolved = ws.resolve(file)
+        fd = ws.open_file(resolved)
+        try:
+            return resolved, content_version(read_all(fd, MAX_TEXT_BYTES))
+        finally:
+            os.close(fd)
+    except (Refusal, OSError, ValueError):
+        return None, ""
 
 
 def table_for(path: Path, info: os.stat_result) -> Path:
@@ -202,10 +302,10 @@ def fill(
             continue
         count += 1
         document = count
-        version = file_version(ws, root / entry.path, written)
+        version, lines, stat = file_version(ws, root / entry.path, written)
         db.execute(
-            "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?)",
-            (document, entry.path, version, entry.utf8_positions),
+            "INSERT OR IGNORE INTO documents VALUES (?, ?, ?, ?, ?, ?)",
+            (document, entry.path, version, entry.utf8_positions, lines, stat),
         )
         db.executemany(
             "INSERT INTO occurrences VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -227,17 +327,24 @@ def fill(
     db.execute("INSERT INTO meta VALUES ('tool', ?)", (tool,))
 
 
-def file_version(ws: Workspace, path: Path, written: int) -> str:
-    """The content version of a document's file as it is on disk at load; "" when it was
-    written after the index (the index cannot have seen it) or is not a workspace file."""
+def file_version(ws: Workspace, path: Path, written: int) -> tuple[str, int, str]:
+    """The content version of a document's file as it is on disk at load, its line count
+    when it is all ASCII (-1 when not: its positions need its text), and the stat it was
+    read under ("" when too young to vouch for it); no version when it was written after
+    the index (the index cannot have seen it) or is not a workspace file."""
+    read_at = time.time_ns()
     try:
         real = ws.resolve(path)
         info = os.stat(real)
         if info.st_mtime_ns > written:
-            return ""
-        return content_version(real.read_bytes())
+            return "", -1, ""
+        data = real.read_bytes()
     except (Refusal, OSError, ValueError):
-        return ""
+        return "", -1, ""
+    stat = "" if is_racy(info, read_at) else stat_key(file_identity(info))
+    if not data.isascii() or b"\x00" in data[:8192]:  # the workspace shows no binary file
+        return content_version(data), -1, stat
+    return content_version(data), data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1), stat
 
 
 def discover(ws: Workspace, named: list[str]) -> list[Path]:
@@ -312,7 +419,7 @@ class Store:
 
     def covering(
         self, ws: Workspace, named: list[str], path: Path, report: Callable[[str], None]
-    ) -> tuple[Index, int, str, bool] | None:
+    ) -> tuple[Index, int, str] | None:
         """The index holding a document for `path` (the deepest folder first), with the
         document's id, version and position encoding; Refused when the one that would is
         damaged and no other holds it."""
@@ -365,12 +472,13 @@ def answer(
     covered = STORE.covering(ws, named, path, report)
     if covered is None:
         return None
-    index, document, version, utf8 = covered
-    if not version or ws.text(path).version != version:
+    index, document, version = covered
+    if not version or index.current(ws, path)[1] != version:
         raise Stale(
             f"{ws.display(index.path)} is older than {ws.display(path)} (changed since it was indexed)"
         )
     prefix = text[:column]
+    utf8 = prefix.isascii() or index.utf8(document)
     units = len(prefix.encode("utf-8" if utf8 else "utf-16-le", "surrogatepass")) // (1 if utf8 else 2)
     found = index.symbols_at(document, line, units)
     if not found:
@@ -385,21 +493,78 @@ def answer(
             targets = other.implementations(sid) if method == "implementation" else [sid]
             for target in targets:
                 rows = other.occurrences(target, document if local else None, method != "references")
-                add_rows(ws, hits, other.root, rows)
+                add_rows(ws, hits, other, rows)
     return hits
 
 
-def add_rows(ws: Workspace, hits: Hits, root: Path, rows: list[tuple]) -> None:
-    """Occurrences kept where the file is still what was indexed; the others' files named."""
-    current: dict[Path, bool] = {}
-    for relative, version, utf8, *span in rows:
-        file = root / relative
-        if file not in current:
-            try:
-                current[file] = bool(version) and ws.text(ws.resolve(file)).version == version
-            except (Refusal, OSError):
-                current[file] = True  # not a workspace file: the caller drops it and counts it
-        if current[file]:
-            hits.hits.append((file, (span[0], span[1], span[2], span[3]), bool(utf8)))
-        elif file not in hits.stale:
+def add_rows(ws: Workspace, hits: Hits, index: Index, rows: list[tuple]) -> None:
+    """Occurrences kept where the file is still what was indexed (each file checked once);
+    the others' files named."""
+    verdicts: dict[str, Path | bool] = {}  # where a fresh file resolves; True outside; False stale
+    folders: dict = {}
+    for relative, version, utf8, lines, stat, line, col, end_line, end_col in rows:
+        if relative not in verdicts:
+            verdicts[relative] = verdict(
+                ws, hits, index, index.file(relative), (stat or "", version), folders
+            )
+        file = verdicts[relative]
+        if isinstance(file, bool):
+            hits.outside += file  # not a workspace file (or gone): counted, never shown
+        elif lines < 0:
+            hits.others.append((file, (line, col, end_line, end_col), bool(utf8)))
+        elif line < lines and end_line >= line:
+            hits.exact.append((file, line + 1, col + 1, end_line + 1, end_col + 1))
+        else:
+            hits.invalid += 1
+
+
+def verdict(
+    ws: Workspace, hits: Hits, index: Index, file: Path, loaded: tuple[str, str], folders: dict
+) -> Path | bool:
+    """Where a document's file resolves if it is what was indexed; True when it is not a
+    workspace file; False (and named in the stale files) when it changed."""
+    version = loaded[1]
+    resolved, now = index.current(ws, file, loaded, folders)
+    if resolved is None:
+        return True
+    if not version or now != version:
+        if file not in hits.stale:
             hits.stale.append(file)
+        return False
+    return resolved
+
+
+def describe(ws: Workspace, named: list[str], report: Callable[[str], None]) -> list[str]:
+    """For `lsp-agent doctor`: each index found or named in settings, with its documents,
+    indexer and age, and how many of its documents changed since it was built (those are
+    answered by the other sources); or why it is not read. Loading one builds its table."""
+    lines = []
+    for name in named:
+        try:
+            ws.resolve(name)
+        except Refusal as exc:
+            lines.append(f"{name}: not read (scip_indexes): {exc.message}")
+    for path in discover(ws, named):
+        try:
+            index = STORE.index(path, ws, report)
+        except Refused as exc:
+            lines.append(str(exc))
+            continue
+        paths = [row[0] for row in index.query("SELECT path FROM documents ORDER BY id")]
+        versions = dict(index.query("SELECT path, version FROM documents"))
+        changed = sum(
+            1 for p in paths if index.current(ws, index.root / p)[1] != versions[p] or not versions[p]
+        )
+        hours = max(0.0, time.time() - os.stat(path).st_mtime) / 3600
+        age = (
+            f"{hours * 60:.0f} min"
+            if hours < 1
+            else f"{hours:.0f} h"
+            if hours < 48
+            else f"{hours / 24:.0f} days"
+        )
+        fresh = (
+            "all as indexed" if not changed else f"{changed} changed since (answered by the other sources)"
+        )
+        lines.append(f"{ws.display(path)}: {index.tool}, {len(paths)} documents, built {age} ago, {fresh}")
+    return lines

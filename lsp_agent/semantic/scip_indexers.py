@@ -28,11 +28,12 @@ class Indexer:
     suffixes: tuple[str, ...]
     markers: tuple[str, ...]  # files at the root that say the language is there
 
-    def command(self, root: Path, output: str, program: str) -> list[str]:
+    def command(self, root: Path, output: str, program: str, only: str | None = None) -> list[str]:
         if self.language == "python":
             name = root.name or "project"
+            limit = ["--target-only", only] if only else []  # imports still resolve from the root
             return [program, "index", "--cwd", str(root), "--project-name", name,
-                    "--project-version", "0", "--output", output]  # fmt: skip
+                    "--project-version", "0", "--output", output, *limit]  # fmt: skip
         command = [program, "index", "--cwd", str(root), "--output", output, "--no-progress-bar"]
         return command + ([] if (root / "tsconfig.json").exists() else ["--infer-tsconfig"])
 
@@ -68,9 +69,10 @@ def find_program(name: str, folders: list[str]) -> str | None:
     return shutil.which(name)
 
 
-def run(root: Path, folders: list[str], report: Callable[[str], None]) -> int:
-    """Index `root` with every indexer its languages need; 0 when all wrote a readable index,
-    1 when one failed, 2 when none is installed or no language was found."""
+def run(root: Path, folders: list[str], report: Callable[[str], None], only: str | None = None) -> int:
+    """Index `root` with every indexer its languages need (scip-python only the folder `only`
+    of it, when given: a project's tests may be too much for it); 0 when all wrote a readable
+    index, 1 when one failed, 2 when none is installed or no language was found."""
     wanted = languages(root)
     if not wanted:
         report(
@@ -86,20 +88,24 @@ def run(root: Path, folders: list[str], report: Callable[[str], None]) -> int:
             )
             missing += 1
             continue
-        failed += not index_one(root, indexer, program, report)
+        failed += not index_one(root, indexer, program, report, only)
     if missing == len(wanted):
         return 2
     return 1 if failed or missing else 0
 
 
-def index_one(root: Path, indexer: Indexer, program: str, report: Callable[[str], None]) -> bool:
+def index_one(
+    root: Path, indexer: Indexer, program: str, report: Callable[[str], None], only: str | None = None
+) -> bool:
+    # scip-python's paths are relative to the folder it was limited to: the index goes there
+    folder = root / only if only and indexer.language == "python" else root
     final = f"index.{indexer.language}.scip"
-    partial = f".{final}.{os.getpid()}.partial"
+    partial = str(folder / f".{final}.{os.getpid()}.partial")
     started = time.monotonic()
     report(f"{indexer.language}: {indexer.program} indexing {root}")
     inferred = not (root / "tsconfig.json").exists()  # --infer-tsconfig leaves one behind
     process = subprocess.Popen(
-        indexer.command(root, partial, program), cwd=root, stdin=subprocess.DEVNULL,
+        indexer.command(root, partial, program, only), cwd=root, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
     )  # fmt: skip
     assert process.stdout is not None
@@ -109,7 +115,7 @@ def index_one(root: Path, indexer: Indexer, program: str, report: Callable[[str]
     code = process.wait()
     if indexer.language == "typescript" and inferred:
         (root / "tsconfig.json").unlink(missing_ok=True)
-    written = root / partial
+    written = Path(partial)
     if code != 0 or not written.is_file():
         written.unlink(missing_ok=True)
         report(f"{indexer.language}: {indexer.program} failed (exit status {code}); no index written")
@@ -120,10 +126,10 @@ def index_one(root: Path, indexer: Indexer, program: str, report: Callable[[str]
         written.unlink(missing_ok=True)
         report(f"{indexer.language}: {indexer.program} wrote something that is not SCIP ({exc}); removed")
         return False
-    os.replace(written, root / final)
+    os.replace(written, folder / final)
     report(
-        f"{indexer.language}: wrote {final} ({documents} documents, {occurrences} occurrences, "
-        f"{(root / final).stat().st_size // 1024} KiB) in {time.monotonic() - started:.0f} s"
+        f"{indexer.language}: wrote {(folder / final).relative_to(root)} ({documents} documents, {occurrences} occurrences, "
+        f"{(folder / final).stat().st_size // 1024} KiB) in {time.monotonic() - started:.0f} s"
     )
     return True
 

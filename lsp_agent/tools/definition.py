@@ -32,6 +32,7 @@ from .registry import MAX_CHARS, POSITION, Context, tool
 MAX_HOPS = 4  # re-exports followed from one import
 MAX_CLASSES = 12  # classes looked through for a receiver's member (the class, its bases, theirs)
 LOCAL_SCOPES = frozenset({"function", "method", "constructor"})
+DOC_LINES = 8  # of the symbol's documentation (a SCIP index's hover text) in the answer
 
 SCHEMA = {
     "type": "object",
@@ -345,12 +346,31 @@ def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str, bool
     return identifier, name, found, "by name (top-level and non-test definitions first)", True
 
 
+def documentation_lines(documentation: list[str], budget: int) -> tuple[str, ...]:
+    """The symbol's documentation as `doc:` lines (code fences left out): at most DOC_LINES
+    lines and a fifth of the budget, the last saying how many more the answer's
+    semantic.documentation holds; none under a budget of 1,000."""
+    lines = [
+        line for d in documentation for line in d.splitlines() if line.strip() and not line.startswith("```")
+    ]
+    room, shown = budget // 5, list[str]()
+    for line in lines[:DOC_LINES]:
+        entry = f"doc: {line[:200]}"
+        if budget < 1000 or size([*shown, entry, "doc: [99 more lines]"]) > room:
+            break
+        shown.append(entry)
+    if shown and len(shown) < len(lines):
+        shown.append(f"doc: [{len(lines) - len(shown)} more lines in semantic.documentation]")
+    return tuple(shown)
+
+
 def body_stage(
     ws: Workspace, head: str, best: Found, others: list[Found], budget: int, notes: tuple[str, ...] = ()
 ) -> dict | None:
-    """The one definition's lines, paged like read (None when they do not fit)."""
+    """The one definition's lines, paged like read (None when they do not fit); notes that
+    are `doc:` lines are shown as they are."""
     s = best.symbol
-    head = "\n".join([head, *(f"note: {n}" for n in notes)])
+    head = "\n".join([head, *(n if n.startswith("doc: ") else f"note: {n}" for n in notes)])
     answer = page(
         best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
         first=s.start_line, last=s.end_line, part=f"{s.kind} {s.name_path}",
@@ -371,7 +391,7 @@ def listing_stages(
     ws: Workspace, head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
 ) -> dict:
     """Each candidate's location and signature, as many as fit; else locations alone."""
-    shown = [f"note: {n}" for n in notes]
+    shown = [n if n.startswith("doc: ") else f"note: {n}" for n in notes]
     blocks: dict[int, list[str]] = {}  # each candidate's lines, made once for every count tried
 
     def listing(n: int) -> list[str]:
@@ -422,7 +442,7 @@ def definition(
         raise Refusal("no_name", "Give path=, line= (and column=) of a use, or name=.")
     if guess and found:
         how += f" · a guess: {'the only definition by that name' if len(found) == 1 else f'{len(found)} definitions by that name'}"
-    notes = tuple(source_notes(typed, "uses"))
+    notes = tuple(source_notes(typed, "uses")) + documentation_lines(typed.documentation, max_chars)
     fields = {
         **typed.fields(),
         "source": typed.server if how.startswith("by type") else "syntax",
@@ -437,7 +457,8 @@ def definition(
     }  # fmt: skip
     if not found:
         where = "outside the workspace" if typed.dropped else "not found in the workspace"
-        text = f"definition of {asked} · {where} ({how})" + "".join(f"\nnote: {n}" for n in notes)
+        text = f"definition of {asked} · {where} ({how})"
+        text += "".join(f"\n{n}" if n.startswith("doc: ") else f"\nnote: {n}" for n in notes)
         return {"text": text, "next": None, **fields}
     counted = "definition" if how.startswith("by type") else "candidate"
     head = f"definition of {asked} · {plural(len(found), counted)} · {how}"

@@ -6,6 +6,7 @@ in tests/servers/test_scip_indexers.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -18,6 +19,7 @@ from lsp_agent.config import Settings
 from lsp_agent.semantic import scip
 from lsp_agent.semantic.scip_format import Damaged, Document, read_index
 from lsp_agent.tools import Context, call
+from lsp_agent.tools.definition import documentation_lines
 from lsp_agent.workspace import Workspace
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "semantic" / "py"
@@ -166,6 +168,30 @@ def test_definition_and_implementations_come_from_the_index(project):
     ]
 
 
+def test_a_definition_from_the_index_shows_its_documentation_lines(project):
+    answer = ask(project, "definition", path="app/views.py", line=12, column=11)  # cache.get
+    assert answer["source"] == "scip-python 0.6.6 index"
+    head = answer["text"].splitlines()[:3]
+    assert head[0].startswith("definition of get") and "doc: def get(self, key)" in head
+    assert "```" not in answer["text"]  # the fences are markup, not documentation
+    small = ask(project, "definition", path="app/views.py", line=12, column=11, max_chars=600)
+    assert "doc:" not in small["text"] and len(small["text"]) <= 600  # the budget comes first
+    assert small["semantic"]["documentation"] == ["```python\ndef get(self, key)\n```"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=300), max_size=6), st.integers(0, 20_000))
+def test_documentation_lines_keep_to_their_share_of_the_budget(documentation, budget):
+    lines = [x for d in documentation for x in d.splitlines() if x.strip() and not x.startswith("```")]
+    shown = documentation_lines(documentation, budget)
+    assert sum(len(x) + 1 for x in shown) <= budget // 5 + 60  # the last line says what is left
+    whole = [f"doc: {x[:200]}" for x in lines]
+    if shown and list(shown) != whole[: len(shown)]:  # some left out: the last line says how many
+        assert list(shown[:-1]) == whole[: len(shown) - 1]
+        assert shown[-1] == f"doc: [{len(lines) - len(shown) + 1} more lines in semantic.documentation]"
+    assert all(x.startswith("doc: ") and "\n" not in x for x in shown)
+
+
 def test_a_local_symbol_is_one_documents(project):
     answer = ask(project, "references", path="app/views.py", line=14, column=5)  # items
     assert uses(answer, "scip-python 0.6.6 index") == {("app/views.py", 13), ("app/views.py", 14)}
@@ -188,6 +214,46 @@ def test_an_edited_file_is_answered_by_name_and_the_answer_says_why(project):
     assert (
         "index.scip is older than app/views.py (changed since it was indexed): uses there are by name"
         in answer["text"]
+    )
+
+
+def test_a_change_after_a_verdict_was_kept_is_seen(project, monkeypatch):
+    """The index keeps each file's verdict by its stat: a rewrite of the same size under the
+    same modification time (changed ctime) and an unsaved buffer both undo it."""
+    monkeypatch.setattr(scip, "is_racy", lambda info, read_at: False)  # stats old enough to trust
+    ws = Workspace([project])
+    ctx = Context(ws, Settings())
+    views, models = project / "app" / "views.py", project / "app" / "models.py"
+    question = {"path": "app/views.py", "line": 12, "column": 11}
+    assert uses(call(ctx, "references", question), "scip-python 0.6.6 index")  # verdicts kept
+    assert uses(
+        call(ctx, "references", {"path": "app/models.py", "line": 7, "column": 9}), "scip-python 0.6.6 index"
+    )
+    index = scip.STORE.index(project / "index.scip", ws, lambda message: None)
+    assert {file.name for _, file in index.seen} == {"views.py", "models.py"}  # kept, by stat
+    before = os.stat(views)
+    views.write_text(views.read_text().replace("cache", "CACHE", 1))
+    os.utime(views, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(views).st_size == before.st_size
+    assert "index.scip is older than app/views.py" in call(ctx, "references", question)["text"]
+    answer = call(ctx, "references", {"path": "app/models.py", "line": 7, "column": 9})  # Order.save
+    assert (
+        "index.scip is older than app/views.py (changed since it was indexed): uses there are by name"
+        in answer["text"]
+    )
+    assert ("app/views.py", 10) not in uses(answer, "scip-python 0.6.6 index")
+    # an unsaved buffer over an unchanged file, after that file's verdict was kept
+    assert uses(
+        call(ctx, "references", {"path": "app/models.py", "line": 2, "column": 9}), "scip-python 0.6.6 index"
+    )
+    ws.open_document(models, models.read_text() + "# unsaved\n")
+    assert (
+        "older than app/models.py"
+        in call(ctx, "references", {"path": "app/models.py", "line": 2, "column": 9})["text"]
+    )
+    ws.close_document(models)
+    assert uses(
+        call(ctx, "references", {"path": "app/models.py", "line": 2, "column": 9}), "scip-python 0.6.6 index"
     )
 
 
@@ -246,3 +312,39 @@ def test_loading_any_bytes_answers_or_refuses(tmp_path_factory, data):
             os.environ.pop("XDG_CACHE_HOME")
         else:
             os.environ["XDG_CACHE_HOME"] = before
+
+
+def doctor(capsys, root: Path, *flags: str) -> list[str]:
+    from lsp_agent.cli import main
+
+    assert main(["doctor", "--root", str(root), *flags]) == 0
+    out = capsys.readouterr().out.splitlines()
+    return out[out.index("SCIP indexes (answer first for the documents they hold as they are):") + 1 :]
+
+
+def test_doctor_lists_the_indexes_with_their_documents_indexer_and_age(capsys, project, tmp_path):
+    assert doctor(capsys, project) == [
+        "  index.scip: scip-python 0.6.6, 2 documents, built 0 min ago, all as indexed"
+    ]
+    views = project / "app" / "views.py"
+    views.write_text(views.read_text() + "# edited\n")
+    assert doctor(capsys, project)[-1].endswith("1 changed since (answered by the other sources)")
+    (project / "lib").mkdir()
+    (project / "lib" / "index.lib.scip").write_bytes(fixture_index()[:150])
+    outside = tmp_path / "elsewhere.scip"
+    outside.write_bytes(fixture_index())
+    lines = doctor(capsys, project, "--scip-indexes", json.dumps([str(outside)]))
+    assert (
+        lines[0].startswith(f"  {outside}: not read (scip_indexes): ") and "outside the workspace" in lines[0]
+    )
+    assert lines[2].startswith("  lib/index.lib.scip is not a readable SCIP index (") and lines[2].endswith(
+        "refused"
+    )
+
+
+def test_doctor_says_nothing_of_indexes_where_there_are_none(capsys, tmp_path):
+    from lsp_agent.cli import main
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert main(["doctor", "--root", str(tmp_path)]) == 0
+    assert "SCIP" not in capsys.readouterr().out

@@ -117,3 +117,25 @@ def test_a_truncated_real_index_is_refused(indexed, tmp_path):
     answer = tool(root, "definition", path="app/models.py", line=8, column=17)
     assert "index.python.scip is not a readable SCIP index" in answer["semantic"]["unavailable"]
     assert answer["definitions"]  # the syntax source answers
+
+
+def test_an_index_of_one_folder_is_written_there_and_read_from_there(tmp_path):
+    """scip-python limited to a folder (`--only`, its --target-only: Django's package without
+    its tests) gives paths relative to that folder, so the index is written in it."""
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / "py", root)
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    bin_folder = Path(CACHE or ".") / "scip" / "node_modules" / ".bin"
+    run = subprocess.run(
+        [sys.executable, "-m", "lsp_agent", "index", "scip", "--root", str(root), "--bin", str(bin_folder),
+         "--only", "app"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "python: wrote app/index.python.scip (" in run.stdout
+    assert not (root / "index.python.scip").exists()
+    scip.STORE.found.clear()
+    answer = tool(root, "references", path="app/views.py", line=12, column=11)  # cache.get
+    assert answer["semantic"]["server"].startswith("scip-python")
+    confirmed = {(r["path"], r["line"]) for r in answer["references"] if r["source"] != "name"}
+    assert confirmed == {("app/views.py", 5), ("app/views.py", 12)}
