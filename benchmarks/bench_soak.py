@@ -113,8 +113,8 @@ def make_call(kind: str, corpus: Corpus, rng: random.Random) -> Call:
         start = rng.randint(1, len(module.lines))
         args = {"path": module.rel, "start": start, "max_chars": 2000}
         line = module.lines[start - 1]
-        # An empty line is shown empty and unnumbered (the last one: at the very end of the text).
-        expected = f"\n{start}:{line}" if line else "\n\n"
+        # Every line is numbered, an empty one `N:` too (docs/answers.md).
+        expected = f"\n{start}:{line}\n"
         return tool_call(
             kind,
             "read",

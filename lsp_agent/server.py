@@ -117,6 +117,23 @@ class AgentProtocol(StrictProtocol):
         )
 
 
+class Replayed:
+    """A stream reader with the bytes already read from it put back in front."""
+
+    def __init__(self, reader: asyncio.StreamReader, head: bytes) -> None:
+        self.reader, self.head = reader, head
+
+    async def readline(self) -> bytes:
+        head, self.head = self.head, b""
+        if head.endswith(b"\n"):
+            return head
+        return head + await self.reader.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        head, self.head = self.head[:n], self.head[n:]
+        return head + await self.reader.readexactly(n - len(head))
+
+
 class AgentServer(LanguageServer):
     protocol: AgentProtocol
 
@@ -163,6 +180,34 @@ class AgentServer(LanguageServer):
             return serve_stdio(self.protocol, stdin, stdout or sys.stdout.buffer, self._stop_event)
         finally:
             self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls's TCP server (one client), except that a connection closed before it sent
+        a byte (a port probe, a health check) is not that client: the server keeps listening.
+        pygls ended the server then, racing whatever came next (a Ctrl-C met it half shut)."""
+        from pygls.io_ import run_async
+
+        self._stop_event = stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            head = await reader.read(1)
+            if not head:
+                writer.close()
+                return
+            self.protocol.set_writer(writer)
+            replayed = Replayed(reader, head)
+            await run_async(stop_event, replayed, self.protocol, log, self.report_server_error)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(listen())
+        except asyncio.CancelledError:  # shutdown() closed the server
+            pass
 
     def log_to_client(self) -> None:
         """Send the log's warnings and errors to the client too; log InvalidParams answers

@@ -9,11 +9,14 @@ import difflib
 import json
 import math
 import re
+import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
+import regex  # type: ignore[import-untyped]  # no stubs in the wheel
 from referencing.exceptions import Unresolvable  # jsonschema's own dependency: a $ref to nowhere
 
 from ..errors import ArgumentError
@@ -53,7 +56,89 @@ def spec_from(entry: Any, where: str = "tool") -> ToolSpec:
     except jsonschema.SchemaError as exc:
         field = "/".join(str(p) for p in exc.path) or "the schema"
         raise ArgumentError(f"{where}: invalid JSON Schema at {field}: {exc.message}") from None
+    except RecursionError:
+        raise ArgumentError(f"{where}: its JSON Schema is nested too deeply to check") from None
+    if _uses(schema, "unevaluatedProperties") and _uses(schema, "patternProperties"):
+        # jsonschema matches those patterns itself, with no bound on the time a pattern takes
+        raise ArgumentError(f"{where}: unevaluatedProperties beside patternProperties is not supported")
     return ToolSpec(name, str(entry.get("description", "")), schema)
+
+
+def _uses(schema: Any, keyword: str) -> bool:
+    """Whether `keyword` is a key anywhere in the schema (iterative)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if keyword in node:
+                return True
+            stack += node.values()
+        elif isinstance(node, list):
+            stack += node
+    return False
+
+
+# --- patterns from the runtime's schema, in bounded time --------------------------------------
+
+# A runtime's schema may hold a pattern that takes exponential time on some text ("^(a|a)*$"):
+# every pattern is matched by the `regex` module with a timeout (it also lets other threads
+# run meanwhile), and all the patterns of one check share this many seconds.
+PATTERN_SECONDS = 0.5
+_deadline = threading.local()
+
+
+class PatternTimeout(Exception):
+    """A pattern of the runtime's schema did not finish in time: the call cannot be checked."""
+
+
+def search(pattern: str, text: str) -> bool:
+    """Whether `pattern` (a runtime's) matches somewhere in `text`, within the check's time."""
+    left = getattr(_deadline, "at", time.monotonic() + PATTERN_SECONDS) - time.monotonic()
+    try:
+        return regex.search(pattern, text, timeout=max(left, 0.001), concurrent=True) is not None
+    except TimeoutError:
+        raise PatternTimeout(
+            f"the pattern {pattern[:60]!r} did not finish within its time ({PATTERN_SECONDS} s for all the patterns of a call)"
+        ) from None
+    except regex.error as exc:
+        raise PatternTimeout(f"the pattern {pattern[:60]!r} is not one this server can run ({exc})") from None
+
+
+def _pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not search(pattern, instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator, patterns, instance, schema):
+    if validator.is_type(instance, "object"):
+        for pattern, subschema in patterns.items():
+            for key, value in instance.items():
+                if search(pattern, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator, additional, instance, schema):
+    if not validator.is_type(instance, "object"):
+        return
+    named, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+    extras = [k for k in instance if k not in named and not any(search(p, k) for p in patterns)]
+    if additional is False and extras:
+        yield jsonschema.ValidationError(
+            f"additional properties are not allowed ({', '.join(map(repr, extras))})"
+        )
+    elif isinstance(additional, dict):
+        for key in extras:
+            yield from validator.descend(instance[key], additional, path=key)
+
+
+BoundedValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    },
+)
 
 
 # Type names real runtimes and fixtures write (Python's, mostly) for JSON Schema's own.
@@ -218,13 +303,22 @@ class ToolSet:
         """(argument, why) for each way `arguments` fails the tool's schema, first by path."""
         validator = self._validators.get(tool)
         if validator is None:
-            validator = self._validators[tool] = jsonschema.Draft202012Validator(self.specs[tool].schema)
+            validator = self._validators[tool] = BoundedValidator(self.specs[tool].schema)
+        _deadline.at = time.monotonic() + PATTERN_SECONDS
         try:
             errors = sorted(
                 validator.iter_errors(arguments), key=lambda e: (list(map(str, e.absolute_path)), e.message)
             )
-        except (Unresolvable, re.error) as exc:  # the runtime's schema is at fault, not the call
+        except (
+            Unresolvable,
+            re.error,
+            PatternTimeout,
+        ) as exc:  # the runtime's schema is at fault, not the call
             return [(None, f"the tool's schema cannot be checked: {exc}")]
+        except RecursionError:  # a $ref loop that never reaches the call's values ({"$ref": "#"})
+            return [(None, "the tool's schema cannot be checked: its $ref refers back to itself without end")]
+        finally:
+            del _deadline.at
         return [explain(e, arguments) for e in errors]
 
 

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -299,16 +300,19 @@ def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Itera
     With `within`, only the definitions inside that byte range."""
     import tree_sitter
 
-    leading = GRAMMARS[parsed.language].leading
-    cursor = tree_sitter.QueryCursor(query(parsed.language))
+    compiled, own = _outline_query(parsed.language)
+    cursor = tree_sitter.QueryCursor(compiled)
     if within is not None:
         cursor.set_byte_range(*within)
         matches = cursor.matches(parsed.tree.root_node)
     else:
         matches = _matches(parsed, cursor)
+    around = _Around()
+    for _, captures in matches:
+        around.add(captures)
     found: dict[int, tuple[int, _Definition]] = {}  # by the start of the name
     for pattern, captures in matches:
-        resolved = _definition(pattern, captures, parsed.data, leading)
+        resolved = _definition(pattern, captures, parsed.data, around) if pattern < own else None
         if resolved is not None:
             name_start, definition = resolved
             if within is not None and not (within[0] <= definition.start and definition.end <= within[1]):
@@ -317,6 +321,48 @@ def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Itera
             if old is None or definition.rank < old[1].rank:
                 found[name_start] = (name_start, definition)
     return (d for _, d in found.values())
+
+
+class _Around:
+    """What a definition needs of the nodes around it: its leading siblings (captured by the
+    same query walk) and whether it is inside a function's body (from the function
+    definitions' ranges). Asking tree-sitter for a node's parent or sibling walks down from
+    the root, and a query pattern waiting for a block's child keeps a state per open block:
+    per definition, either is quadratic in nested code."""
+
+    def __init__(self) -> None:
+        self.leading: dict[int, tree_sitter.Node] = {}  # a node's id -> the leading node before it
+        self._bodies: list[tuple[int, int]] = []  # (start, end) bytes of function definitions
+        self._starts: list[int] = []
+        self._reach: list[int] = []  # the furthest end of the bodies starting up to each
+
+    def add(self, captures: dict[str, list[tree_sitter.Node]]) -> None:
+        if (before := captures.get("leading")) and (after := captures.get("next")):
+            self.leading[after[0].id] = before[0]
+        for node in captures.get("definition.function", ()):
+            if node.type == "function_definition":
+                self._bodies.append((node.start_byte, node.end_byte))
+
+    def in_function(self, node: tree_sitter.Node) -> bool:
+        if len(self._starts) != len(self._bodies):
+            self._bodies.sort()
+            self._starts = [start for start, _ in self._bodies]
+            self._reach = list(accumulate((end for _, end in self._bodies), max))
+        i = bisect_right(self._starts, node.start_byte) - 1
+        return i >= 0 and self._reach[i] >= node.end_byte
+
+
+@cache
+def _outline_query(language: str) -> tuple[tree_sitter.Query, int]:
+    """The definitions query with patterns for what _Around holds appended, and how many
+    patterns are the definitions' own."""
+    import tree_sitter
+
+    source, own = query_source(language), query(language).pattern_count
+    extra = [f"(({kind}) @leading . (_) @next)" for kind in sorted(GRAMMARS[language].leading)]
+    if not extra:
+        return query(language), own
+    return tree_sitter.Query(grammar(language), "\n".join([source, *extra])), own
 
 
 def _matches(parsed: Parsed, cursor: tree_sitter.QueryCursor) -> list:
@@ -372,7 +418,7 @@ def _skipping(language: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 
 def _definition(
-    pattern: int, captures: dict[str, list[tree_sitter.Node]], data: bytes, leading: frozenset[str]
+    pattern: int, captures: dict[str, list[tree_sitter.Node]], data: bytes, around: _Around
 ) -> tuple[int, _Definition] | None:
     """The definition one query match captures (and where its name starts), or None when
     it is not one."""
@@ -384,7 +430,7 @@ def _definition(
     if node is None or kind is None:
         return None
     if declarators := captures.get("declarator"):
-        if node.type == "declaration" and getattr(node.parent, "type", None) == "compound_statement":
+        if node.type == "declaration" and around.in_function(node):
             return None  # a prototype inside a function body is not a definition
         if (resolved := _function_name(declarators[0], data)) is None:
             return None
@@ -396,7 +442,7 @@ def _definition(
     else:
         return None
     first = node
-    while leading and (before := first.prev_named_sibling) is not None and before.type in leading:
+    while (before := around.leading.get(first.id)) is not None:
         first = before
     return name.start_byte, _Definition(
         first.start_byte, node.end_byte, kind, _text(data, name), scope, _point(first.start_point),

@@ -126,8 +126,30 @@ class Marks:
             containers, callees, frozenset((n.start_byte, n.end_byte) for n in captures.get("member", ()))
         )
 
+    def fold(self, outer: Said, node) -> Said:
+        """What a path says once `node` (inside all of it) is entered: the innermost comment,
+        string or code-in-string decides the text role; the strongest container role wins."""
+        text = outer[0]
+        kind = node.type
+        if "comment" in kind:
+            text = ("comment", True)
+        elif any(mark in kind for mark in CODE_IN_STRING):
+            text = (None, True)
+        elif any(mark in kind for mark in STRING_MARKS):
+            text = ("string", True)
+        return text, _stronger(outer[1], self.containers.get((node.start_byte, node.end_byte)))
+
 
 STRENGTH = {role: n for n, (_, role) in enumerate(CONTAINERS)}
+# What a node's ancestors say of it: ((text role, whether one decided it), strongest role)
+Said = tuple[tuple[str | None, bool], str | None]
+NOTHING_SAID: Said = ((None, False), None)
+
+
+def _stronger(role: str | None, other: str | None) -> str | None:
+    if role is None or (other is not None and STRENGTH[other] < STRENGTH[role]):
+        return other
+    return role
 
 
 def _text_role(node) -> str | None:
@@ -210,6 +232,7 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
     imported = imported_names(parsed)
     root = root_of(parsed)
     size = len(name.encode("utf-8", "surrogatepass"))
+    ancestry = Ancestry(root, marks)
     for n in wanted:
         line = text.line(n)
         for column in occurrences(line, name):
@@ -219,7 +242,7 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
             if token is not None and not token.is_named and tuple(token.start_point) == start:
                 continue  # a keyword or operator, not a name
             node = root.named_descendant_for_point_range(start, end)
-            use = _use(node, start, n, column, definitions, marks, parsed.language in PATH_IMPORTS)
+            use = _use(node, ancestry, start, n, column, definitions, parsed.language in PATH_IMPORTS)
             if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
                 use = replace(use, receiver=receiver_of(parsed, node, imported))
             elif use.role in ("call", "use") and owners:
@@ -230,30 +253,63 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
     return uses
 
 
-def _use(node, start, line: int, column: int, definitions, marks: Marks, path_imports: bool) -> Use:
-    """The role of the name `node` (at point `start`), from one walk up its ancestors."""
+class Ancestry:
+    """What the ancestors of nodes asked for in document order say of them (Marks.fold), from
+    one tree cursor kept between them: it climbs out of the last node's path only as far as
+    needed and descends to the next, folding each node entered into what its parent's path
+    said. A file's uses then cost the nodes on their paths once; walking up from each use
+    (and asking a node for its parent walks down from the root) is quadratic in nested code."""
+
+    def __init__(self, root, marks: Marks) -> None:
+        self.marks = marks
+        self.cursor = root.walk()
+        self.path = [root]  # the cursor's node and its ancestors, outermost first
+        self.said = [marks.fold(NOTHING_SAID, root)]  # what each path's prefix says
+
+    def of(self, node) -> tuple[Said, list]:
+        """What `node` and its ancestors say, and those nodes (outermost first)."""
+        path, said, cursor = self.path, self.said, self.cursor
+        while len(path) > 1 and not _holds(path[-1], node):
+            cursor.goto_parent()
+            path.pop(), said.pop()
+        while path[-1] != node and cursor.goto_first_child_for_byte(node.start_byte) is not None:
+            if not _holds(cursor.node, node):
+                cursor.goto_parent()
+                break
+            path.append(cursor.node)
+            said.append(self.marks.fold(said[-1], cursor.node))
+        if path[-1] == node:
+            return said[-1], path
+        lineage = list(_parents(node))[::-1]  # an empty node, where byte ranges cannot tell the branch
+        found = NOTHING_SAID
+        for ancestor in lineage:
+            found = self.marks.fold(found, ancestor)
+        return found, lineage
+
+
+def _holds(outer, inner) -> bool:
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def _parents(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def _use(node, ancestry: Ancestry, start, line: int, column: int, definitions, path_imports: bool) -> Use:
+    """The role of the name `node` (at point `start`), from what its ancestors say."""
+    marks = ancestry.marks
     name_end = node.end_byte
     member = (node.start_byte, name_end) in marks.members
-    text_role: str | None = None
-    decided = False  # whether text_role is settled (the innermost comment, string or code-in-string)
-    strongest = None
-    ancestor = node
-    while ancestor is not None:
-        kind = ancestor.type
-        if not decided:
-            if "comment" in kind:
-                text_role, decided = "comment", True
-            elif any(mark in kind for mark in CODE_IN_STRING):
-                decided = True
-            elif any(mark in kind for mark in STRING_MARKS):
-                text_role, decided = "string", True
-        key = (ancestor.start_byte, ancestor.end_byte)
-        role = marks.containers.get(key)
-        if role is None and key in marks.callees and ancestor.end_byte == name_end:
-            role = "call"  # the callee's last name: `a.b.f` calls f, not a or b
-        if role is not None and (strongest is None or STRENGTH[role] < STRENGTH[strongest]):
-            strongest = role
-        ancestor = ancestor.parent
+    said, lineage = ancestry.of(node)
+    (text_role, _), strongest = said
+    for ancestor in reversed(lineage):  # those ending where the name ends: a callee's last name
+        if ancestor.end_byte != name_end:
+            break
+        key = (ancestor.start_byte, name_end)
+        if key not in marks.containers and key in marks.callees:
+            strongest = _stronger(strongest, "call")  # `a.b.f` calls f, not a or b
     if text_role == "string" and strongest == "import" and path_imports:
         return Use(line, column + 1, "import", False)  # a module path: Go's `import "a/b"`
     if text_role is not None:

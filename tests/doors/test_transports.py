@@ -57,3 +57,35 @@ async def test_read_over_network_transport(tmp_path, transport):
             await client.stop()
     if transport == "--tcp":  # one client over TCP: its `exit` ends the server (websocket serves on)
         assert server.returncode == 0
+
+
+async def test_a_port_probe_is_not_the_tcp_servers_one_client(tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lsp_agent", "serve", "--tcp", str(port)], stderr=subprocess.PIPE
+    )
+    try:
+        for _attempt in range(3):  # probes, as a health check or a wait-for-port does, say nothing and go
+            while server.poll() is None:
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                await asyncio.sleep(0.05)
+        client = LanguageClient("test", "1", converter_factory=plain_converter)
+        await client.start_tcp("127.0.0.1", port)  # refused if a probe had ended the server
+        folders = [types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")]
+        await client.initialize_async(
+            types.InitializeParams(capabilities=types.ClientCapabilities(), workspace_folders=folders)
+        )
+        answer = await client.protocol.send_request_async("lspAgent/read", {"path": "a.txt"})
+        assert answer["text"].split("\n")[1:] == ["1:alpha"]
+        await client.shutdown_async(None)
+        client.exit(None)
+        assert server.wait(timeout=10) == 0
+        with contextlib.suppress(ConnectionError):
+            await client.stop()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
