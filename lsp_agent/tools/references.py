@@ -97,10 +97,9 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "Every use of a name across the workspace (by `name`, or from a use at path+line+column), each "
-    "with file, line, enclosing symbol and role from the syntax tree: definition, import, inheritance, "
-    "call, attribute, type, use, comment, string. Definitions first, then code, then comments and "
-    "strings; `roles` filters. Where the language's server runs, the uses it confirms by type come first, "
+    "Every use of a name (by `name`, or from a use at path+line+column), each with file, line, enclosing "
+    "symbol and role from the syntax tree (definition, import, inheritance, call, attribute, type, use, "
+    "comment, string; `roles` filters). Where the language's server runs, the uses it confirms by type come first, "
     "then by-name candidates. Over the budget it shortens like search. Use it before changing a definition, to find "
     "every call, import and subclass of it; search finds text that is not a name."
 )
