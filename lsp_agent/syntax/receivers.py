@@ -60,6 +60,7 @@ class Receiver:
     how: str  # instance, super, builtin, imported or object
     name: str = ""  # the class, builtin type or imported name ("" for another object)
     bases: tuple[str, ...] = ()  # with instance and super: the class's bases, as its file names them
+    module: bool = False  # with imported: the name is a module's (`import os`, `import * as m`, a Go package)
 
 
 def _text(parsed: Parsed, node) -> str:
@@ -78,15 +79,17 @@ def member_parts(node) -> tuple[Any, Any] | None:
     return parent, parent.child_by_field_name(fields[0])
 
 
-def receiver_of(parsed: Parsed, node, imported: frozenset[str]) -> Receiver | None:
+def receiver_of(
+    parsed: Parsed, node, imported: frozenset[str], modules: frozenset[str] = frozenset()
+) -> Receiver | None:
     """The Receiver of the member named by `node`; None when `node` is not a member's name.
-    `imported`: the names the file's imports bind."""
+    `imported`: the names the file's imports bind; `modules`: those of them that are modules."""
     parts = member_parts(node)
     if parts is None:
         return None
     if parts[1] is None:
         return Receiver(OBJECT)
-    return _infer(parsed, parts[1], imported)
+    return _infer(parsed, parts[1], imported | modules, 0, modules)
 
 
 def class_body_receiver(parsed: Parsed, node) -> Receiver | None:
@@ -117,7 +120,9 @@ def _last_name(parsed: Parsed, node) -> str | None:
     return _text(parsed, node)
 
 
-def _infer(parsed: Parsed, node, imported: frozenset[str], depth: int = 0) -> Receiver:
+def _infer(
+    parsed: Parsed, node, imported: frozenset[str], depth: int = 0, modules: frozenset[str] = frozenset()
+) -> Receiver:
     kind = node.type
     literals = PY_LITERALS if parsed.language == "python" else JS_LITERALS
     if kind in literals and parsed.language != "go":
@@ -126,20 +131,20 @@ def _infer(parsed: Parsed, node, imported: frozenset[str], depth: int = 0) -> Re
         kind in ("parenthesized_expression", "non_null_expression", "unary_expression")
         and node.named_children
     ):
-        return _infer(parsed, node.named_children[-1], imported, depth)
+        return _infer(parsed, node.named_children[-1], imported, depth, modules)
     if kind in ("this", "super") or (kind == "identifier" and _text(parsed, node) in ("self", "cls", "this")):
         found = _own_class(parsed, node)
         return Receiver(SUPER if kind == "super" else INSTANCE, *found) if found else Receiver(OBJECT)
     if kind in ("call", "call_expression", "new_expression", "composite_literal"):
         return _from_call(parsed, node, imported)
     if kind == "identifier":
-        return _from_identifier(parsed, node, imported, depth)
+        return _from_identifier(parsed, node, imported, depth, modules)
     if kind in MEMBER_NODES:
         head = node
         while head.type in MEMBER_NODES and head.named_children:
             head = head.named_children[0]
         if head.type in ("identifier", "package_identifier") and _text(parsed, head) in imported:
-            return Receiver(IMPORTED, _text(parsed, head))
+            return Receiver(IMPORTED, _text(parsed, head))  # `m.value.x`: something inside a module
     return Receiver(OBJECT)
 
 
@@ -215,7 +220,9 @@ def _go_receiver(parsed: Parsed, method) -> tuple[str, str] | None:
     return None
 
 
-def _from_identifier(parsed: Parsed, node, imported: frozenset[str], depth: int) -> Receiver:
+def _from_identifier(
+    parsed: Parsed, node, imported: frozenset[str], depth: int, modules: frozenset[str]
+) -> Receiver:
     """A variable: the method's receiver (Go), its parameter's annotation, or the value of its
     first assignment in the enclosing function (or the file's top level)."""
     name = _text(parsed, node)
@@ -229,9 +236,9 @@ def _from_identifier(parsed: Parsed, node, imported: frozenset[str], depth: int)
     if depth < 2:
         value = _assigned(parsed, function if function is not None else _root(node), name, node.start_byte)
         if value is not None:
-            return _infer(parsed, value, imported, depth + 1)
+            return _infer(parsed, value, imported, depth + 1, modules)
     if name in imported:
-        return Receiver(IMPORTED, name)
+        return Receiver(IMPORTED, name, module=name in modules)
     if name[:1].isupper():  # a class's own attribute or static method: `Foo.create()`
         return Receiver(INSTANCE, name)
     return Receiver(OBJECT)
@@ -316,6 +323,28 @@ def imported_names(parsed: Parsed) -> frozenset[str]:
                     names.add(_text(parsed, alias))
         elif kind in ("import_statement", "import_declaration"):
             names |= _bound_by(parsed, statement)
+    return frozenset(names)
+
+
+def module_names(parsed: Parsed) -> frozenset[str]:
+    """The names a file's top-level imports bind to modules: Python `import a.b` (a) and
+    `import a as m`, JS/TS `import * as m`, every Go import (a package)."""
+    names = set()
+    for statement in parsed.tree.root_node.named_children:
+        kind = statement.type
+        if kind == "import_statement" and parsed.language == "python":
+            for item in statement.children_by_field_name("name"):
+                alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+                names.add(_text(parsed, alias) if alias else _text(parsed, item).split(".")[0])
+        elif kind == "import_declaration":  # Go
+            names |= _bound_by(parsed, statement)
+        elif kind == "import_statement":  # JS/TS: the namespace imports only
+            stack = [statement]
+            while stack:
+                node = stack.pop()
+                if node.type == "namespace_import":
+                    names |= {_text(parsed, n) for n in node.named_children if n.type == "identifier"}
+                stack += node.named_children
     return frozenset(names)
 
 

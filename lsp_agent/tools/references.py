@@ -113,9 +113,9 @@ class Reference:
     role: str
     symbol: str | None  # enclosing name path; None outside any definition (or no grammar)
     text: str  # the line, stripped
-    match: str = (
-        "name"  # "receiver": the syntax shows the receiver is the owner's class; "name": by name only
-    )
+    # "definition": of the thing asked for; "receiver": the syntax shows the receiver is the
+    # owner's class; "name": by name only, a candidate
+    match: str = "name"
     source: str = "name"  # "name" (by-name match), or the language server that confirmed it
 
 
@@ -137,6 +137,7 @@ class Target:
     function: bool = False  # a top-level function: `obj.name` (obj not an import) is not it
     receiver: Receiver | None = None  # of the member use started from
     language: str | None = None  # of the file started from
+    owner: str | None = None  # the class (name path) of the member definition started from
 
 
 def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, Target]:
@@ -150,10 +151,15 @@ def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, Targ
     use = uses[0]
     if use.role == "definition":
         symbols = [s for s in walk(outline(at.path, at.text)) if s.name == at.name and s.start_line <= line]
+        here = [s for s in symbols if s.selection[0] == line - 1] or symbols[-1:]
         kinds = {s.kind for s in symbols}
         member = bool(kinds) and kinds <= MEMBER_KINDS
         top = bool(symbols) and symbols[-1].kind == "function" and "/" not in symbols[-1].name_path
-        return at.name, Target(member, function=top and language in RECEIVER_LANGUAGES, language=language)
+        # a member's definition names its class: the uses are judged against that one
+        owner = here[0].name_path.rpartition("/")[0] if member and here else None
+        return at.name, Target(
+            member, function=top and language in RECEIVER_LANGUAGES, language=language, owner=owner or None
+        )
     if use.qualified:
         return at.name, Target(True, receiver=use.receiver, language=language)
     return at.name, Target(
@@ -233,6 +239,10 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     uses in other languages than its definitions', bare uses of a member, uses on receivers
     of other classes (by the syntax), definitions outside the owner."""
     hits = gather(ctx, name, paths)
+    # an owner named by the caller leaves other classes' uses out; one the syntax inferred (from
+    # a definition or a receiver) keeps them as candidates: an override or an implementation of
+    # the same interface member is one symbol to a type server
+    strict = owner is not None and target.owner is None
     definitions = [h for h in hits if h.use.role == "definition"]
     definers = frozenset(d.rsplit("/", 2)[-2] for d in (defined_as(h, name) for h in definitions) if "/" in d)
     owner = owner or owner_of(target.receiver, definers)
@@ -247,11 +257,13 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
         if languages and family(hit.language) not in languages:
             out.elsewhere[hit.language or "no grammar"] += 1
             continue
+        rank = 1
         if use.role == "definition":
             outside = owned is not None and not owned(defined_as(hit, name))
-            if outside or (target.function and "/" in defined_as(hit, name).strip("/")):
+            if (outside and strict) or (target.function and "/" in defined_as(hit, name).strip("/")):
                 out.other += 1
                 continue
+            rank = 2 if outside else 1
         elif (
             target.member
             and hit.language in RECEIVER_LANGUAGES
@@ -261,16 +273,17 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
         ):
             out.bare += 1
             continue
-        rank = 1
         if use.role != "definition" and (target.member or target.function):
             verdict = judge(use, owner_class, definers, function=target.function)
-            if verdict == OTHER:
+            if verdict == OTHER and (strict or target.function or not another_class(use.receiver)):
                 out.receivers[receiver_label(use.receiver)] += 1
                 continue
-            rank = 0 if verdict == SHOWN else 1
+            rank = {SHOWN: 0, OTHER: 2}.get(verdict, 1)
             out.shown += rank == 0
         line = hit.text.line(use.line).strip()
-        match = "receiver" if rank == 0 and use.role != "definition" else "name"
+        match = "name" if rank else "receiver"
+        if use.role == "definition":
+            match = "name" if rank == 2 else "definition"
         ref = Reference(hit.shown, use.line, use.column, use.role, hit.symbol, line, match)
         ranked.append((rank, ref))
     order = {role: n for n, role in enumerate(ROLES)}
@@ -278,6 +291,12 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     ranked.sort(key=lambda x: (section[x[1].role], x[0], x[1].path, x[1].line, x[1].column, order[x[1].role]))
     out.refs = [ref for _, ref in ranked]
     return out
+
+
+def another_class(receiver: Receiver | None) -> bool:
+    """Whether a receiver is an instance of a class (or `super()`), not a builtin value or a
+    module: a class the syntax cannot tell apart from an override of the one asked for."""
+    return receiver is not None and receiver.how in ("instance", "super")
 
 
 def receiver_label(receiver: Receiver | None) -> str:
@@ -323,7 +342,7 @@ def answer_order(r: Reference) -> tuple:
     return (
         r.source == "name",
         SECTION_OF[r.role],
-        r.match != "receiver",
+        r.match == "name",
         r.path,
         r.line,
         r.column,
@@ -406,6 +425,10 @@ def sections(refs: list[Reference]):
             if source == "name" and title == "code" and any(r.match == "receiver" for r in chosen):
                 yield prefix + "code, by the receiver's class", [r for r in chosen if r.match == "receiver"]
                 chosen, title = [r for r in chosen if r.match != "receiver"], "code, by name"
+            if source == "name" and title == "definitions" and any(r.match == "name" for r in chosen):
+                if mine := [r for r in chosen if r.match == "definition"]:
+                    yield prefix + title, mine
+                chosen, title = [r for r in chosen if r.match == "name"], "definitions of other classes"
             if chosen:
                 yield prefix + title, chosen
 
@@ -467,7 +490,7 @@ def asked_for(ctx: Context, name: str | None, path: str | None, line: int | None
         return identifier, owner, Target(owner is not None), name
     if path is not None and line is not None:
         identifier, target = name_at(ctx.workspace, path, line, column)
-        return identifier, None, target, f"{identifier} (from {path}:{line})"
+        return identifier, target.owner, target, f"{identifier} (from {path}:{line})"
     raise Refusal(
         "no_name",
         "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",

@@ -265,7 +265,7 @@ def test_definition_of_locals_and_parameters(nav, line, column, expected):
 def test_a_bare_name_in_a_class_body_is_its_member(nav):
     store = nav("references", name="Store/put")
     assert [(r["line"], r["role"], r["match"]) for r in store["references"]] == [
-        (12, "definition", "name"),
+        (12, "definition", "definition"),  # the one asked for
         (18, "call", "receiver"),  # super().put() in Repo(Store)
         (20, "use", "receiver"),  # put.alters_data in Repo's body: Repo's put, inherited from Store
     ]
@@ -281,3 +281,52 @@ def test_imports_of_a_package_opened_as_the_root():
     found = call(ctx, "definition", {"path": "conf.py", "line": 4, "column": 16})
     assert [(d["path"], d["name_path"]) for d in found["definitions"]] == [("functional.py", "lazy")]
     assert "through `from app.functional import lazy`" in found["text"] and found["guess"] is False
+
+
+JUDGED = """import json
+
+
+class Model:
+    def dump(self):
+        return self.dump()
+
+
+class Form:
+    def dump(self):
+        pass
+
+
+def run(m: Model, f: Form, x):
+    m.dump()
+    f.dump()
+    x.dump()
+    json.dump({}, None)
+    {}.dump()
+"""
+
+
+def test_from_a_methods_definition_its_class_is_judged(tmp_path):
+    """Started from `Model.dump`'s definition, the syntax states its own uses first; another
+    class's (an override to a type server, maybe) stay as candidates; a module's or a
+    literal's are left out. Asked by the name path, other classes' uses are left out too."""
+    (tmp_path / "app.py").write_text(JUDGED)
+    ctx = Context(Workspace([tmp_path]))
+    answer = call(ctx, "references", {"path": "app.py", "line": 5, "column": 9, "precision": "syntax"})
+    assert [(r["line"], r["role"], r["match"]) for r in answer["references"]] == [
+        (5, "definition", "definition"),
+        (10, "definition", "name"),  # Form's: a candidate
+        (6, "call", "receiver"),  # self in Model
+        (15, "call", "receiver"),  # m: Model
+        (17, "call", "name"),  # x: the syntax does not say
+        (16, "call", "name"),  # f: Form, another class: a candidate, last
+    ]
+    text = answer["text"]
+    assert "left out: 2 uses on receivers whose `dump` is not Model's by the syntax (json 1, dict 1)" in text
+    assert "── definitions of other classes" in text and "── code, by the receiver's class" in text
+    named = call(ctx, "references", {"name": "Model/dump", "precision": "syntax"})
+    assert [(r["line"], r["match"]) for r in named["references"]] == [
+        (5, "definition"),
+        (6, "receiver"),
+        (15, "receiver"),
+        (17, "name"),
+    ]
