@@ -386,8 +386,10 @@ class Local:
 
 
 def local_binding(parsed: Parsed, node) -> Local | None:
-    """The Local a bare Python name `node` refers to, looking through the functions around it
-    (a closure's variable is its outer function's); None for a module-level or unknown name."""
+    """The Local a bare name `node` refers to, looking through the functions around it (a
+    closure's variable is its outer function's); None for a module-level or unknown name."""
+    if parsed.language in C_LIKE_FUNCTIONS:
+        return _c_like_binding(parsed, node)
     if parsed.language != "python":
         return None
     name = _text(parsed, node)
@@ -478,3 +480,97 @@ def _import_aliases(statement) -> list:
         elif alias is not None and alias.named_children:  # `import a.b` binds a
             names.append(alias.named_children[0])
     return names
+
+
+# --- locals of JavaScript, TypeScript and Go ---------------------------------------------------
+
+JS_FUNCTIONS = (
+    "function_declaration", "function_expression", "arrow_function", "method_definition",
+    "generator_function_declaration", "generator_function", "function",
+)  # fmt: skip
+C_LIKE_FUNCTIONS = {
+    "javascript": JS_FUNCTIONS,
+    "typescript": JS_FUNCTIONS,
+    "tsx": JS_FUNCTIONS,
+    "go": ("function_declaration", "method_declaration", "func_literal"),
+}
+BINDING_NAMES = ("identifier", "shorthand_property_identifier_pattern")
+# Parts of a parameter or pattern that hold no binding: a type, a default value, a key.
+NOT_BOUND = ("type_annotation", "type", "value", "right", "key", "result", "return_type")
+
+
+def _c_like_binding(parsed: Parsed, node) -> Local | None:
+    """A JS/TS/Go name's parameter, or the declaration in its function that reaches it (the
+    last before the use, else the first), through the functions around it."""
+    name = _text(parsed, node)
+    kinds = C_LIKE_FUNCTIONS[parsed.language]
+    function = _enclosing(node, kinds)
+    while function is not None:
+        title = function.child_by_field_name("name")
+        if title is None and function.parent is not None and function.parent.type == "variable_declarator":
+            title = function.parent.child_by_field_name("name")  # `const h = (a) => …` is h
+        label = _text(parsed, title) if title is not None else "function"
+        for param in _c_like_params(parsed, function):
+            if _text(parsed, param) == name:
+                return Local("parameter", label, (*param.start_point, *param.end_point))
+        body = function.child_by_field_name("body")
+        bound = [n for n in _declared(parsed, body, kinds) if _text(parsed, n) == name] if body else []
+        if bound:
+            before = [n for n in bound if n.start_byte <= node.start_byte]
+            chosen = before[-1] if before else bound[0]
+            return Local("local", label, (*chosen.start_point, *chosen.end_point))
+        function = _enclosing(function, kinds)
+    return None
+
+
+def _bound_names(node) -> list:
+    """The names a parameter list or a pattern binds: `a`, `{b, c: d}`, `[x, ...y]`, `a, b int`."""
+    if node is None:
+        return []
+    if node.type in BINDING_NAMES:
+        return [node]
+    if node.type == "pair_pattern":  # `{c: d}` binds d
+        return _bound_names(node.child_by_field_name("value"))
+    found = []
+    for index, child in enumerate(node.children):
+        field = node.field_name_for_child(index)
+        if child.is_named and field not in NOT_BOUND and "type" not in child.type:
+            found += _bound_names(child)
+    return found
+
+
+def _c_like_params(parsed: Parsed, function) -> list:
+    heads = [function.child_by_field_name(f) for f in ("parameters", "parameter", "receiver")]
+    return [n for head in heads for n in _bound_names(head)]
+
+
+def _declared(parsed: Parsed, body, kinds: tuple[str, ...]) -> list:
+    """The names declared directly in a function body (not in nested functions): JS/TS
+    `const`/`let`/`var` (patterns too), `for (const x of …)`, `catch (e)`, a nested function's
+    name; Go `:=`, `var`, `const`, `range` with `:=`."""
+    found, stack = [], [body]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind == "variable_declarator" or kind in ("var_spec", "const_spec"):
+            found += _bound_names(current.child_by_field_name("name"))
+            if kind != "variable_declarator":
+                found += [n for n in current.children_by_field_name("name")[1:] if n.type == "identifier"]
+        elif kind == "for_in_statement" and current.child_by_field_name("kind") is not None:
+            found += _bound_names(current.child_by_field_name("left"))
+        elif kind == "catch_clause":
+            found += _bound_names(current.child_by_field_name("parameter"))
+        elif kind in ("short_var_declaration", "range_clause") and _declares(current):
+            found += _bound_names(current.child_by_field_name("left"))
+        if kind in kinds and current is not body:
+            title = current.child_by_field_name("name")
+            if title is not None and kind == "function_declaration":
+                found.append(title)
+            continue
+        stack += reversed(current.named_children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def _declares(node) -> bool:
+    """Whether a Go statement declares with `:=` (a short declaration always does)."""
+    return node.type == "short_var_declaration" or any(c.type == ":=" for c in node.children)

@@ -46,6 +46,7 @@ from ..syntax.references import (
     classify,
     family,
     judge,
+    local_at,
 )
 from ..workspace import Text, Workspace
 from .precise import PRECISION, Confirmed, ahead, confirmed, result, source_notes
@@ -114,7 +115,7 @@ class Reference:
     symbol: str | None  # enclosing name path; None outside any definition (or no grammar)
     text: str  # the line, stripped
     # "definition": of the thing asked for; "receiver": the syntax shows the receiver is the
-    # owner's class; "name": by name only, a candidate
+    # owner's class; "scope": a local's use, bound in its scope; "name": by name only, a candidate
     match: str = "name"
     source: str = "name"  # "name" (by-name match), or the language server that confirmed it
 
@@ -177,6 +178,7 @@ class Collected:
     shown: int = 0  # uses whose receiver is the owner's class by the syntax (listed first)
     receivers: Counter = field(default_factory=Counter)  # left out: uses by other receivers
     elsewhere: Counter = field(default_factory=Counter)  # left out: uses by language
+    local: str | None = None  # the uses are a local's, from its scope ("a parameter of f")
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,9 +359,37 @@ def starts_of(ctx: Context, at: UseAt | None, refs: list[Reference]) -> list[tup
     return [(ctx.workspace.resolve(r.path), r.line, r.column) for r in refs if r.role == "definition"]
 
 
+def local_uses(ctx: Context, at: UseAt) -> Collected | None:
+    """The uses of a local variable or parameter, from its binding's scope: those of the name
+    in its file that the syntax resolves to the same binding (exact, no search); None when
+    the name at `at` is no local."""
+    if at.qualifier is not None or (local := local_at(at.path, at.text, at.line, at.column)) is None:
+        return None
+    shown = ctx.workspace.display(at.path)
+    lines = [n for n in range(1, at.text.line_count + 1) if at.name in at.text.line(n)]
+    symbols = enclosing_symbols(at.path, at.text, lines)
+    refs = []
+    for use in classify(at.path, at.text, at.name, lines):
+        if use.role in TEXT_ROLES or local_at(at.path, at.text, use.line, use.column - 1) != local:
+            continue
+        content = at.text.line(use.line)
+        byte = len(content[: use.column - 1].encode("utf-8", "surrogatepass"))
+        role = "definition" if (use.line - 1, byte) == local.range[:2] else use.role
+        refs.append(
+            Reference(shown, use.line, use.column, role, symbols.get(use.line), content.strip(), "scope")
+        )
+    refs.sort(key=answer_order)
+    return Collected(
+        refs, local=f"{'a parameter' if local.kind == 'parameter' else 'a local'} of {local.function}"
+    )
+
+
 def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt | None, precision):
     """collect's uses merged with the server's, and the server's answer: from a use the
-    server is asked at once, while the names are matched; by name, at their definitions."""
+    server is asked at once, while the names are matched; by name, at their definitions. A
+    local's uses come from its scope alone."""
+    if at is not None and paths is None and (scoped := local_uses(ctx, at)) is not None:
+        return scoped, Confirmed(unavailable="a local: answered from its scope", missing=True)
     pending = ahead(ctx, "references", starts_of(ctx, at, []), precision) if at is not None else None
     collected = collect(ctx, identifier, owner, target, paths)
     if pending is not None:
@@ -600,6 +630,8 @@ def references(
     end = page_end(offset, limit, len(chosen), "use")
     notes = notes_of(identifier, collected, roles, len(found) - len(chosen))
     notes[:1] = provenance(typed, chosen)
+    if collected.local:
+        notes[:1] = [f"{collected.local}: its uses in its scope, as the syntax binds them (exact, no search)"]
     fields = {
         "name": identifier,
         "total": len(chosen),
