@@ -12,7 +12,10 @@ summary; `offset`/`limit` page the one-line stage.
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections import Counter
+from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -49,7 +52,7 @@ from ..syntax.references import (
     local_at,
 )
 from ..workspace import Text, Workspace
-from .precise import PRECISION, Confirmed, ahead, confirmed, result, source_notes
+from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 SECTIONS = (
@@ -179,6 +182,7 @@ class Collected:
     receivers: Counter = field(default_factory=Counter)  # left out: uses by other receivers
     elsewhere: Counter = field(default_factory=Counter)  # left out: uses by language
     local: str | None = None  # the uses are a local's, from its scope ("a parameter of f")
+    cut: float | None = None  # the by-name uses were not matched within this many seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,15 +393,45 @@ def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: 
     server is asked at once, while the names are matched; by name, at their definitions. A
     local's uses come from its scope alone."""
     if at is not None and paths is None and (scoped := local_uses(ctx, at)) is not None:
-        return scoped, Confirmed(unavailable="a local: answered from its scope", missing=True)
-    pending = ahead(ctx, "references", starts_of(ctx, at, []), precision) if at is not None else None
-    collected = collect(ctx, identifier, owner, target, paths)
-    if pending is not None:
-        typed = result(ctx, pending)
-    else:
+        typed = confirmed(ctx, "references", starts_of(ctx, at, []), precision)
+        scoped.refs = merge_confirmed(ctx, scoped.refs, typed, identifier)
+        return scoped, typed
+    if at is None:
+        collected = collect(ctx, identifier, owner, target, paths)
         typed = confirmed(ctx, "references", starts_of(ctx, at, collected.refs), precision)
+    else:
+        collected, typed = both_at_once(ctx, identifier, owner, target, paths, at, precision)
     collected.refs = merge_confirmed(ctx, collected.refs, typed, identifier)
     return collected, typed
+
+
+# Once the server has answered, the by-name candidates may take this much longer: half the
+# server's own time again (the answer within 1.5x of the server's), and at least a quarter of
+# a second (a small project's candidates always come, whichever finishes first).
+CANDIDATES_WAIT = 0.5
+CANDIDATES_FLOOR = 0.25
+
+
+def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt, precision):
+    """The server's uses and the by-name ones, asked at once; by-name candidates still being
+    matched when the server's time is spent by half again are left out, and the answer says so."""
+    started = time.monotonic()
+    pending = ahead(ctx, "references", starts_of(ctx, at, []), precision)
+    stop = threading.Event()
+    quiet = replace(ctx, report=None, step_aside=None, cancel_event=stop)
+    by_name = AHEAD.submit(collect, quiet, identifier, owner, target, paths)
+    try:
+        typed = result(ctx, pending)
+        if typed.answered:
+            spent = time.monotonic() - started
+            allowed = spent + max(CANDIDATES_WAIT * spent, CANDIDATES_FLOOR)
+            if not wait([by_name], timeout=max(started + allowed - time.monotonic(), 0.0)).done:
+                return Collected([], owner=target.owner, cut=allowed), typed
+        while not wait([by_name], timeout=0.2).done:
+            ctx.progress("matching the name")
+        return by_name.result(), typed
+    finally:
+        stop.set()  # a cut or cancelled by-name search stops at its next checkpoint
 
 
 def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name: str) -> list[Reference]:
@@ -424,7 +458,7 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
     return merged
 
 
-def provenance(typed: Confirmed, refs: list[Reference]) -> list[str]:
+def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> list[str]:
     """The notes that say which source answered, and what that means for the reader."""
     if not typed.answered:
         first = "matched by name, not by type: a use of another thing with this name is listed too"
@@ -434,7 +468,7 @@ def provenance(typed: Confirmed, refs: list[Reference]) -> list[str]:
         f"{plural(len(refs) - sure, 'more use')} by name only, not confirmed: candidates (an untyped "
         "receiver's use is real, another thing's is not)"
         if len(refs) > sure
-        else "no other use by name"
+        else ("by name not matched in time" if cut else "no other use by name")
     )
     return [first, *source_notes(typed, "definitions")]
 
@@ -629,8 +663,14 @@ def references(
     chosen = [r for r in found if roles is None or r.role in roles]
     end = page_end(offset, limit, len(chosen), "use")
     notes = notes_of(identifier, collected, roles, len(found) - len(chosen))
-    notes[:1] = provenance(typed, chosen)
-    if collected.local:
+    notes[:1] = provenance(typed, chosen, cut=collected.cut is not None)
+    if collected.cut is not None:
+        notes.insert(
+            1,
+            f"left out: the by-name candidates, not matched within {collected.cut:.2f} s "
+            "(the server's time and half again); precision=syntax lists every use by name",
+        )
+    if collected.local and not typed.answered:
         notes[:1] = [f"{collected.local}: its uses in its scope, as the syntax binds them (exact, no search)"]
     fields = {
         "name": identifier,
