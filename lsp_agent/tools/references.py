@@ -245,10 +245,10 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     uses in other languages than its definitions', bare uses of a member, uses on receivers
     of other classes (by the syntax), definitions outside the owner."""
     hits = gather(ctx, name, paths)
-    # an owner named by the caller leaves other classes' uses out; one the syntax inferred (from
-    # a definition or a receiver) keeps them as candidates: an override or an implementation of
-    # the same interface member is one symbol to a type server
-    strict = owner is not None and target.owner is None
+    # other classes' definitions and uses are left out, but kept as candidates where the owner
+    # was inferred in a language whose type server counts an override or another
+    # implementation of the same interface member as one symbol (tsserver; pyright does not)
+    strict = family(target.language) not in LINKED_OVERRIDES  # by name path: no language, strict
     definitions = [h for h in hits if h.use.role == "definition"]
     definers = frozenset(d.rsplit("/", 2)[-2] for d in (defined_as(h, name) for h in definitions) if "/" in d)
     owner = owner or owner_of(target.receiver, definers)
@@ -297,6 +297,9 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     ranked.sort(key=lambda x: (section[x[1].role], x[0], x[1].path, x[1].line, x[1].column, order[x[1].role]))
     out.refs = [ref for _, ref in ranked]
     return out
+
+
+LINKED_OVERRIDES = frozenset({"javascript"})  # the family: TypeScript, TSX, JavaScript
 
 
 def another_class(receiver: Receiver | None) -> bool:
