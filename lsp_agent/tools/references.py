@@ -446,17 +446,20 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
     keys = {(ws.display(loc.path), loc.line, loc.column) for loc in found.locations}
     merged = [replace(r, source=found.server) if (r.path, r.line, r.column) in keys else r for r in refs]
     seen = {(r.path, r.line, r.column) for r in refs}
+    added: dict[Path, list] = {}
     for loc in found.locations:
-        if (ws.display(loc.path), loc.line, loc.column) in seen:
-            continue
-        text = ws.text(loc.path)
-        uses = [u for u in classify(loc.path, text, name, [loc.line]) if u.column == loc.column]
-        role = uses[0].role if uses else "use"
-        symbols = enclosing_symbols(loc.path, text, [loc.line]) if language_for(loc.path) else {}
-        shown, line = ws.display(loc.path), text.line(loc.line).strip()
-        merged.append(
-            Reference(shown, loc.line, loc.column, role, symbols.get(loc.line), line, source=found.server)
-        )
+        if (ws.display(loc.path), loc.line, loc.column) not in seen:
+            added.setdefault(loc.path, []).append(loc)
+    for path, locations in added.items():  # each file read, classified and outlined once
+        text, lines = ws.text(path), [loc.line for loc in locations]
+        roles = {(u.line, u.column): u.role for u in classify(path, text, name, lines)}
+        symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
+        shown = ws.display(path)
+        merged += [
+            Reference(shown, loc.line, loc.column, roles.get((loc.line, loc.column), "use"),
+                      symbols.get(loc.line), text.line(loc.line).strip(), source=found.server)
+            for loc in locations
+        ]  # fmt: skip
     merged.sort(key=answer_order)
     return merged
 
