@@ -4,7 +4,8 @@
 Per category of name (unique names, common method names, classes, module functions), a
 sample of definitions: the server's references at the definition are the truth; ours are
 scored by (file, line) — the semantic section (uses marked with the server as source), the
-whole answer, and the syntax source alone (precision=syntax). Definition: at call sites the
+whole answer, and the syntax source alone (precision=syntax): its stated section (what the
+syntax confirms) and its whole answer (with the by-name candidates). Definition: at call sites the
 server resolves into the workspace, whether our first definition is the server's. Time per
 query beside the server's own (the same warm session).
 
@@ -85,32 +86,44 @@ def warm(source: Semantic, path: Path, line: int, column: int) -> None:
         time.sleep(2)
 
 
+def stated(answer: dict) -> set:
+    """What a syntax-only answer states as uses: its first section, the definitions asked for and
+    the uses the syntax confirms (`match` other than "name"); the rest are labelled candidates."""
+    return {(r["path"], r["line"]) for r in answer["references"] if r["match"] != "name"}
+
+
+FIGURES = ("sem", "all", "syn", "stated", "t_ours", "t_server", "t_syntax")
+
+
 def references_rows(ctx: Context, source: Semantic, sample: dict, totals: dict, label: str) -> list[list]:
     ws = ctx.workspace
     rows = []
     for category, chosen in sample.items():
-        figures: dict[str, list] = {k: [] for k in ("sem", "all", "syn", "t_ours", "t_server", "t_syntax")}
+        figures: dict[str, list] = {k: [] for k in FIGURES}
         for path, symbol in chosen:
             line, column = position(ws, path, symbol)
+            shown = ws.display(path)
+            asked = {"path": shown, "line": line, "column": column}
             source.locations("references", path, line, column)  # both timed runs find it warm
             started = time.perf_counter()
             truth_answer = source.locations("references", path, line, column)
             figures["t_server"].append(time.perf_counter() - started)
             truth = {(ws.display(loc.path), loc.line) for loc in truth_answer.locations}
-            shown = ws.display(path)
             started = time.perf_counter()
-            ours = call(ctx, "references", {"path": shown, "line": line, "column": column, "limit": 100000})
+            call(ctx, "references", asked)  # the answer an agent gets: one budgeted page
             figures["t_ours"].append(time.perf_counter() - started)
             started = time.perf_counter()
-            syn = call(
-                ctx, "references", {"path": shown, "line": line, "column": column, "precision": "syntax"}
-            )
+            call(ctx, "references", {**asked, "precision": "syntax"})
             figures["t_syntax"].append(time.perf_counter() - started)
+            # scored on every use (the structured answer lists them all with a large limit)
+            ours = call(ctx, "references", {**asked, "limit": 100000})
+            syn = call(ctx, "references", {**asked, "precision": "syntax", "limit": 100000})
             every = {(r["path"], r["line"]) for r in ours["references"]}
             semantic = {(r["path"], r["line"]) for r in ours["references"] if r["source"] != "name"}
             figures["sem"].append(score(semantic, truth))
             figures["all"].append(score(every, truth))
             figures["syn"].append(score({(r["path"], r["line"]) for r in syn["references"]}, truth))
+            figures["stated"].append(score(stated(syn), truth))
             totals.setdefault("sites", []).extend(
                 (loc.path, loc.line, loc.column) for loc in truth_answer.locations if loc.line != line
             )
@@ -118,7 +131,7 @@ def references_rows(ctx: Context, source: Semantic, sample: dict, totals: dict, 
         rows.append([
             label, category, len(chosen),
             mean(figures["sem"], 0), mean(figures["sem"], 1), mean(figures["all"], 0), mean(figures["all"], 1),
-            mean(figures["syn"], 0), mean(figures["syn"], 1),
+            mean(figures["stated"], 0), mean(figures["stated"], 1), mean(figures["syn"], 0), mean(figures["syn"], 1),
             *times(figures["t_ours"], figures["t_server"]), median(figures["t_syntax"]) * 1000 if chosen else 0,
         ])  # fmt: skip
     return rows
@@ -185,7 +198,8 @@ def corpus(label: str, root: Path, files: list[Path], report: Report, def_report
 
 def main() -> None:
     columns = ["corpus", "category", "queries", "semantic P", "semantic R", "whole P", "whole R",
-               "syntax P", "syntax R", "ours ms", "server ms", "ours/server", "syntax alone ms"]  # fmt: skip
+               "syntax stated P", "syntax stated R", "syntax whole P", "syntax whole R",
+               "ours ms", "server ms", "ours/server", "syntax alone ms"]  # fmt: skip
     report = Report(
         "precision", "references against the type server's own answers (by file and line)", columns
     )
@@ -196,6 +210,13 @@ def main() -> None:
     corpus("Django", django, files, report, defs)
     rx = rxjs_tree()
     corpus("rxjs", rx, sorted(rx.rglob("*.ts")), report, defs)
-    report.note("goals: semantic P >= 0.95, R >= 0.98; definition exact >= 97%; time <= 1.5x the server's")
+    report.note(
+        "syntax stated: the first section of a precision=syntax answer (the definitions asked for and the uses "
+        "the syntax confirms); syntax whole: with the by-name candidates. Times: one default (budgeted) page."
+    )
+    report.note(
+        "goals: semantic P >= 0.95, R >= 0.98; definition exact >= 97%; time <= 1.5x the server's; "
+        "syntax stated P >= 0.5 on common method names with the syntax whole R unchanged"
+    )
     report.write()
     defs.write()

@@ -21,15 +21,16 @@ def source_files(
     check: Callable[[], None] | None = None,
     wanted: Callable[[Path], bool] = lambda p: language_for(p) is not None,
     in_order: bool = True,
+    globs: tuple[str, ...] = (),
 ) -> Iterator[Path]:
     """Resolved paths of the files under `folder` (resolved, inside the workspace) that
     `wanted` accepts (default: files with a grammar), each folder's files before its
     subfolders, by name; without `in_order`, as the walk lists them (sooner: the first
-    before the walk ends)."""
+    before the walk ends). `globs` choose files as search's `glob` does."""
     root = workspace.root_of(folder) or folder
     rel = folder.relative_to(root).as_posix()
     listing = list_files if in_order else walk_files
-    for path in listing(root, ["" if rel == "." else rel], check=check):
+    for path in listing(root, ["" if rel == "." else rel], globs, check=check):
         if wanted(path):
             yield path
 
@@ -48,3 +49,20 @@ def files_containing(
     query = Query(needle, fixed_strings=True, ignore_case=ignore_case, globs=globs)
     outcome = run_search(workspace, query, targets, keep_details=lambda *_: False, cancelled=cancelled)
     return [f.path for f in outcome.files if language_for(f.path) is not None]
+
+
+def globbed(
+    workspace: Workspace,
+    targets: list[Path],
+    globs: tuple[str, ...],
+    *,
+    check: Callable[[], None] | None = None,
+) -> set[Path]:
+    """The files under `targets` that ripgrep's `globs` choose, as search's `glob` does
+    ('*.py' includes, '!*_test.py' excludes); a file named is kept, as ripgrep keeps it."""
+    found: set[Path] = set()
+    for target in targets:
+        root = workspace.root_of(target) or target
+        rel = target.relative_to(root).as_posix()
+        found.update(walk_files(root, ["" if rel == "." else rel], globs, check=check))
+    return found

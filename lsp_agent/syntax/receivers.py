@@ -60,6 +60,7 @@ class Receiver:
     how: str  # instance, super, builtin, imported or object
     name: str = ""  # the class, builtin type or imported name ("" for another object)
     bases: tuple[str, ...] = ()  # with instance and super: the class's bases, as its file names them
+    module: bool = False  # with imported: the name is a module's (`import os`, `import * as m`, a Go package)
 
 
 def _text(parsed: Parsed, node) -> str:
@@ -78,15 +79,17 @@ def member_parts(node) -> tuple[Any, Any] | None:
     return parent, parent.child_by_field_name(fields[0])
 
 
-def receiver_of(parsed: Parsed, node, imported: frozenset[str]) -> Receiver | None:
+def receiver_of(
+    parsed: Parsed, node, imported: frozenset[str], modules: frozenset[str] = frozenset()
+) -> Receiver | None:
     """The Receiver of the member named by `node`; None when `node` is not a member's name.
-    `imported`: the names the file's imports bind."""
+    `imported`: the names the file's imports bind; `modules`: those of them that are modules."""
     parts = member_parts(node)
     if parts is None:
         return None
     if parts[1] is None:
         return Receiver(OBJECT)
-    return _infer(parsed, parts[1], imported)
+    return _infer(parsed, parts[1], imported | modules, 0, modules)
 
 
 def class_body_receiver(parsed: Parsed, node) -> Receiver | None:
@@ -117,7 +120,9 @@ def _last_name(parsed: Parsed, node) -> str | None:
     return _text(parsed, node)
 
 
-def _infer(parsed: Parsed, node, imported: frozenset[str], depth: int = 0) -> Receiver:
+def _infer(
+    parsed: Parsed, node, imported: frozenset[str], depth: int = 0, modules: frozenset[str] = frozenset()
+) -> Receiver:
     kind = node.type
     literals = PY_LITERALS if parsed.language == "python" else JS_LITERALS
     if kind in literals and parsed.language != "go":
@@ -126,20 +131,20 @@ def _infer(parsed: Parsed, node, imported: frozenset[str], depth: int = 0) -> Re
         kind in ("parenthesized_expression", "non_null_expression", "unary_expression")
         and node.named_children
     ):
-        return _infer(parsed, node.named_children[-1], imported, depth)
+        return _infer(parsed, node.named_children[-1], imported, depth, modules)
     if kind in ("this", "super") or (kind == "identifier" and _text(parsed, node) in ("self", "cls", "this")):
         found = _own_class(parsed, node)
         return Receiver(SUPER if kind == "super" else INSTANCE, *found) if found else Receiver(OBJECT)
     if kind in ("call", "call_expression", "new_expression", "composite_literal"):
         return _from_call(parsed, node, imported)
     if kind == "identifier":
-        return _from_identifier(parsed, node, imported, depth)
+        return _from_identifier(parsed, node, imported, depth, modules)
     if kind in MEMBER_NODES:
         head = node
         while head.type in MEMBER_NODES and head.named_children:
             head = head.named_children[0]
         if head.type in ("identifier", "package_identifier") and _text(parsed, head) in imported:
-            return Receiver(IMPORTED, _text(parsed, head))
+            return Receiver(IMPORTED, _text(parsed, head))  # `m.value.x`: something inside a module
     return Receiver(OBJECT)
 
 
@@ -215,7 +220,9 @@ def _go_receiver(parsed: Parsed, method) -> tuple[str, str] | None:
     return None
 
 
-def _from_identifier(parsed: Parsed, node, imported: frozenset[str], depth: int) -> Receiver:
+def _from_identifier(
+    parsed: Parsed, node, imported: frozenset[str], depth: int, modules: frozenset[str]
+) -> Receiver:
     """A variable: the method's receiver (Go), its parameter's annotation, or the value of its
     first assignment in the enclosing function (or the file's top level)."""
     name = _text(parsed, node)
@@ -229,9 +236,9 @@ def _from_identifier(parsed: Parsed, node, imported: frozenset[str], depth: int)
     if depth < 2:
         value = _assigned(parsed, function if function is not None else _root(node), name, node.start_byte)
         if value is not None:
-            return _infer(parsed, value, imported, depth + 1)
+            return _infer(parsed, value, imported, depth + 1, modules)
     if name in imported:
-        return Receiver(IMPORTED, name)
+        return Receiver(IMPORTED, name, module=name in modules)
     if name[:1].isupper():  # a class's own attribute or static method: `Foo.create()`
         return Receiver(INSTANCE, name)
     return Receiver(OBJECT)
@@ -319,6 +326,28 @@ def imported_names(parsed: Parsed) -> frozenset[str]:
     return frozenset(names)
 
 
+def module_names(parsed: Parsed) -> frozenset[str]:
+    """The names a file's top-level imports bind to modules: Python `import a.b` (a) and
+    `import a as m`, JS/TS `import * as m`, every Go import (a package)."""
+    names = set()
+    for statement in parsed.tree.root_node.named_children:
+        kind = statement.type
+        if kind == "import_statement" and parsed.language == "python":
+            for item in statement.children_by_field_name("name"):
+                alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+                names.add(_text(parsed, alias) if alias else _text(parsed, item).split(".")[0])
+        elif kind == "import_declaration":  # Go
+            names |= _bound_by(parsed, statement)
+        elif kind == "import_statement":  # JS/TS: the namespace imports only
+            stack = [statement]
+            while stack:
+                node = stack.pop()
+                if node.type == "namespace_import":
+                    names |= {_text(parsed, n) for n in node.named_children if n.type == "identifier"}
+                stack += node.named_children
+    return frozenset(names)
+
+
 def _bound_by(parsed: Parsed, statement) -> set[str]:
     names = set()
     stack = [statement]
@@ -357,8 +386,10 @@ class Local:
 
 
 def local_binding(parsed: Parsed, node) -> Local | None:
-    """The Local a bare Python name `node` refers to, looking through the functions around it
-    (a closure's variable is its outer function's); None for a module-level or unknown name."""
+    """The Local a bare name `node` refers to, looking through the functions around it (a
+    closure's variable is its outer function's); None for a module-level or unknown name."""
+    if parsed.language in C_LIKE_FUNCTIONS:
+        return _c_like_binding(parsed, node)
     if parsed.language != "python":
         return None
     name = _text(parsed, node)
@@ -449,3 +480,97 @@ def _import_aliases(statement) -> list:
         elif alias is not None and alias.named_children:  # `import a.b` binds a
             names.append(alias.named_children[0])
     return names
+
+
+# --- locals of JavaScript, TypeScript and Go ---------------------------------------------------
+
+JS_FUNCTIONS = (
+    "function_declaration", "function_expression", "arrow_function", "method_definition",
+    "generator_function_declaration", "generator_function", "function",
+)  # fmt: skip
+C_LIKE_FUNCTIONS = {
+    "javascript": JS_FUNCTIONS,
+    "typescript": JS_FUNCTIONS,
+    "tsx": JS_FUNCTIONS,
+    "go": ("function_declaration", "method_declaration", "func_literal"),
+}
+BINDING_NAMES = ("identifier", "shorthand_property_identifier_pattern")
+# Parts of a parameter or pattern that hold no binding: a type, a default value, a key.
+NOT_BOUND = ("type_annotation", "type", "value", "right", "key", "result", "return_type")
+
+
+def _c_like_binding(parsed: Parsed, node) -> Local | None:
+    """A JS/TS/Go name's parameter, or the declaration in its function that reaches it (the
+    last before the use, else the first), through the functions around it."""
+    name = _text(parsed, node)
+    kinds = C_LIKE_FUNCTIONS[parsed.language]
+    function = _enclosing(node, kinds)
+    while function is not None:
+        title = function.child_by_field_name("name")
+        if title is None and function.parent is not None and function.parent.type == "variable_declarator":
+            title = function.parent.child_by_field_name("name")  # `const h = (a) => …` is h
+        label = _text(parsed, title) if title is not None else "function"
+        for param in _c_like_params(parsed, function):
+            if _text(parsed, param) == name:
+                return Local("parameter", label, (*param.start_point, *param.end_point))
+        body = function.child_by_field_name("body")
+        bound = [n for n in _declared(parsed, body, kinds) if _text(parsed, n) == name] if body else []
+        if bound:
+            before = [n for n in bound if n.start_byte <= node.start_byte]
+            chosen = before[-1] if before else bound[0]
+            return Local("local", label, (*chosen.start_point, *chosen.end_point))
+        function = _enclosing(function, kinds)
+    return None
+
+
+def _bound_names(node) -> list:
+    """The names a parameter list or a pattern binds: `a`, `{b, c: d}`, `[x, ...y]`, `a, b int`."""
+    if node is None:
+        return []
+    if node.type in BINDING_NAMES:
+        return [node]
+    if node.type == "pair_pattern":  # `{c: d}` binds d
+        return _bound_names(node.child_by_field_name("value"))
+    found = []
+    for index, child in enumerate(node.children):
+        field = node.field_name_for_child(index)
+        if child.is_named and field not in NOT_BOUND and "type" not in child.type:
+            found += _bound_names(child)
+    return found
+
+
+def _c_like_params(parsed: Parsed, function) -> list:
+    heads = [function.child_by_field_name(f) for f in ("parameters", "parameter", "receiver")]
+    return [n for head in heads for n in _bound_names(head)]
+
+
+def _declared(parsed: Parsed, body, kinds: tuple[str, ...]) -> list:
+    """The names declared directly in a function body (not in nested functions): JS/TS
+    `const`/`let`/`var` (patterns too), `for (const x of …)`, `catch (e)`, a nested function's
+    name; Go `:=`, `var`, `const`, `range` with `:=`."""
+    found, stack = [], [body]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind == "variable_declarator" or kind in ("var_spec", "const_spec"):
+            found += _bound_names(current.child_by_field_name("name"))
+            if kind != "variable_declarator":
+                found += [n for n in current.children_by_field_name("name")[1:] if n.type == "identifier"]
+        elif kind == "for_in_statement" and current.child_by_field_name("kind") is not None:
+            found += _bound_names(current.child_by_field_name("left"))
+        elif kind == "catch_clause":
+            found += _bound_names(current.child_by_field_name("parameter"))
+        elif kind in ("short_var_declaration", "range_clause") and _declares(current):
+            found += _bound_names(current.child_by_field_name("left"))
+        if kind in kinds and current is not body:
+            title = current.child_by_field_name("name")
+            if title is not None and kind == "function_declaration":
+                found.append(title)
+            continue
+        stack += reversed(current.named_children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def _declares(node) -> bool:
+    """Whether a Go statement declares with `:=` (a short declaration always does)."""
+    return node.type == "short_var_declaration" or any(c.type == ":=" for c in node.children)

@@ -34,6 +34,7 @@ from .receivers import (
     imported_names,
     local_binding,
     member_parts,
+    module_names,
     receiver_of,
 )
 
@@ -229,7 +230,7 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
     definitions = {s.selection[:2] for s in named}
     owners = {s.name_path.rsplit("/", 2)[-2] for s in named if "/" in s.name_path}  # classes defining it here
     marks = Marks.of(_captures(parsed, (wanted[0] - 1, wanted[-1] - 1)) if wanted else {})
-    imported = imported_names(parsed)
+    imported, modules = imported_names(parsed), module_names(parsed)
     root = root_of(parsed)
     size = len(name.encode("utf-8", "surrogatepass"))
     ancestry = Ancestry(root, marks)
@@ -244,7 +245,7 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
             node = root.named_descendant_for_point_range(start, end)
             use = _use(node, ancestry, start, n, column, definitions, parsed.language in PATH_IMPORTS)
             if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
-                use = replace(use, receiver=receiver_of(parsed, node, imported))
+                use = replace(use, receiver=receiver_of(parsed, node, imported, modules))
             elif use.role in ("call", "use") and owners:
                 found = class_body_receiver(parsed, node)
                 if found is not None and found.name in owners:
@@ -367,6 +368,8 @@ def judge(use: Use, owner: str | None, definers: frozenset[str], function: bool 
         return CANDIDATE
     if function:
         return CANDIDATE if receiver.how == IMPORTED else OTHER
+    if receiver.how == IMPORTED and receiver.module:
+        return OTHER  # `os.path`, `m.x` with `import * as m`: a module's name, no class's member
     if receiver.how == BUILTIN:
         return OTHER if receiver.name != owner else SHOWN
     if owner is None or receiver.how not in (INSTANCE, SUPER):

@@ -12,7 +12,10 @@ summary; `offset`/`limit` page the one-line stage.
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections import Counter
+from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -46,9 +49,10 @@ from ..syntax.references import (
     classify,
     family,
     judge,
+    local_at,
 )
 from ..workspace import Text, Workspace
-from .precise import PRECISION, Confirmed, ahead, confirmed, result, source_notes
+from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 SECTIONS = (
@@ -113,9 +117,9 @@ class Reference:
     role: str
     symbol: str | None  # enclosing name path; None outside any definition (or no grammar)
     text: str  # the line, stripped
-    match: str = (
-        "name"  # "receiver": the syntax shows the receiver is the owner's class; "name": by name only
-    )
+    # "definition": of the thing asked for; "receiver": the syntax shows the receiver is the
+    # owner's class; "scope": a local's use, bound in its scope; "name": by name only, a candidate
+    match: str = "name"
     source: str = "name"  # "name" (by-name match), or the language server that confirmed it
 
 
@@ -137,6 +141,7 @@ class Target:
     function: bool = False  # a top-level function: `obj.name` (obj not an import) is not it
     receiver: Receiver | None = None  # of the member use started from
     language: str | None = None  # of the file started from
+    owner: str | None = None  # the class (name path) of the member definition started from
 
 
 def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, Target]:
@@ -150,10 +155,15 @@ def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, Targ
     use = uses[0]
     if use.role == "definition":
         symbols = [s for s in walk(outline(at.path, at.text)) if s.name == at.name and s.start_line <= line]
+        here = [s for s in symbols if s.selection[0] == line - 1] or symbols[-1:]
         kinds = {s.kind for s in symbols}
         member = bool(kinds) and kinds <= MEMBER_KINDS
         top = bool(symbols) and symbols[-1].kind == "function" and "/" not in symbols[-1].name_path
-        return at.name, Target(member, function=top and language in RECEIVER_LANGUAGES, language=language)
+        # a member's definition names its class: the uses are judged against that one
+        owner = here[0].name_path.rpartition("/")[0] if member and here else None
+        return at.name, Target(
+            member, function=top and language in RECEIVER_LANGUAGES, language=language, owner=owner or None
+        )
     if use.qualified:
         return at.name, Target(True, receiver=use.receiver, language=language)
     return at.name, Target(
@@ -171,6 +181,8 @@ class Collected:
     shown: int = 0  # uses whose receiver is the owner's class by the syntax (listed first)
     receivers: Counter = field(default_factory=Counter)  # left out: uses by other receivers
     elsewhere: Counter = field(default_factory=Counter)  # left out: uses by language
+    local: str | None = None  # the uses are a local's, from its scope ("a parameter of f")
+    cut: float | None = None  # the by-name uses were not matched within this many seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +245,10 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     uses in other languages than its definitions', bare uses of a member, uses on receivers
     of other classes (by the syntax), definitions outside the owner."""
     hits = gather(ctx, name, paths)
+    # other classes' definitions and uses are left out, but kept as candidates where the owner
+    # was inferred in a language whose type server counts an override or another
+    # implementation of the same interface member as one symbol (tsserver; pyright does not)
+    strict = family(target.language) not in LINKED_OVERRIDES  # by name path: no language, strict
     definitions = [h for h in hits if h.use.role == "definition"]
     definers = frozenset(d.rsplit("/", 2)[-2] for d in (defined_as(h, name) for h in definitions) if "/" in d)
     owner = owner or owner_of(target.receiver, definers)
@@ -247,11 +263,13 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
         if languages and family(hit.language) not in languages:
             out.elsewhere[hit.language or "no grammar"] += 1
             continue
+        rank = 1
         if use.role == "definition":
             outside = owned is not None and not owned(defined_as(hit, name))
-            if outside or (target.function and "/" in defined_as(hit, name).strip("/")):
+            if (outside and strict) or (target.function and "/" in defined_as(hit, name).strip("/")):
                 out.other += 1
                 continue
+            rank = 2 if outside else 1
         elif (
             target.member
             and hit.language in RECEIVER_LANGUAGES
@@ -261,16 +279,17 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
         ):
             out.bare += 1
             continue
-        rank = 1
         if use.role != "definition" and (target.member or target.function):
             verdict = judge(use, owner_class, definers, function=target.function)
-            if verdict == OTHER:
+            if verdict == OTHER and (strict or target.function or not another_class(use.receiver)):
                 out.receivers[receiver_label(use.receiver)] += 1
                 continue
-            rank = 0 if verdict == SHOWN else 1
+            rank = {SHOWN: 0, OTHER: 2}.get(verdict, 1)
             out.shown += rank == 0
         line = hit.text.line(use.line).strip()
-        match = "receiver" if rank == 0 and use.role != "definition" else "name"
+        match = "name" if rank else "receiver"
+        if use.role == "definition":
+            match = "name" if rank == 2 else "definition"
         ref = Reference(hit.shown, use.line, use.column, use.role, hit.symbol, line, match)
         ranked.append((rank, ref))
     order = {role: n for n, role in enumerate(ROLES)}
@@ -278,6 +297,15 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     ranked.sort(key=lambda x: (section[x[1].role], x[0], x[1].path, x[1].line, x[1].column, order[x[1].role]))
     out.refs = [ref for _, ref in ranked]
     return out
+
+
+LINKED_OVERRIDES = frozenset({"javascript"})  # the family: TypeScript, TSX, JavaScript
+
+
+def another_class(receiver: Receiver | None) -> bool:
+    """Whether a receiver is an instance of a class (or `super()`), not a builtin value or a
+    module: a class the syntax cannot tell apart from an override of the one asked for."""
+    return receiver is not None and receiver.how in ("instance", "super")
 
 
 def receiver_label(receiver: Receiver | None) -> str:
@@ -323,7 +351,7 @@ def answer_order(r: Reference) -> tuple:
     return (
         r.source == "name",
         SECTION_OF[r.role],
-        r.match != "receiver",
+        r.match == "name",
         r.path,
         r.line,
         r.column,
@@ -338,17 +366,75 @@ def starts_of(ctx: Context, at: UseAt | None, refs: list[Reference]) -> list[tup
     return [(ctx.workspace.resolve(r.path), r.line, r.column) for r in refs if r.role == "definition"]
 
 
+def local_uses(ctx: Context, at: UseAt) -> Collected | None:
+    """The uses of a local variable or parameter, from its binding's scope: those of the name
+    in its file that the syntax resolves to the same binding (exact, no search); None when
+    the name at `at` is no local."""
+    if at.qualifier is not None or (local := local_at(at.path, at.text, at.line, at.column)) is None:
+        return None
+    shown = ctx.workspace.display(at.path)
+    lines = [n for n in range(1, at.text.line_count + 1) if at.name in at.text.line(n)]
+    symbols = enclosing_symbols(at.path, at.text, lines)
+    refs = []
+    for use in classify(at.path, at.text, at.name, lines):
+        if use.role in TEXT_ROLES or local_at(at.path, at.text, use.line, use.column - 1) != local:
+            continue
+        content = at.text.line(use.line)
+        byte = len(content[: use.column - 1].encode("utf-8", "surrogatepass"))
+        role = "definition" if (use.line - 1, byte) == local.range[:2] else use.role
+        refs.append(
+            Reference(shown, use.line, use.column, role, symbols.get(use.line), content.strip(), "scope")
+        )
+    refs.sort(key=answer_order)
+    return Collected(
+        refs, local=f"{'a parameter' if local.kind == 'parameter' else 'a local'} of {local.function}"
+    )
+
+
 def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt | None, precision):
     """collect's uses merged with the server's, and the server's answer: from a use the
-    server is asked at once, while the names are matched; by name, at their definitions."""
-    pending = ahead(ctx, "references", starts_of(ctx, at, []), precision) if at is not None else None
-    collected = collect(ctx, identifier, owner, target, paths)
-    if pending is not None:
-        typed = result(ctx, pending)
-    else:
+    server is asked at once, while the names are matched; by name, at their definitions. A
+    local's uses come from its scope alone."""
+    if at is not None and paths is None and (scoped := local_uses(ctx, at)) is not None:
+        typed = confirmed(ctx, "references", starts_of(ctx, at, []), precision)
+        scoped.refs = merge_confirmed(ctx, scoped.refs, typed, identifier)
+        return scoped, typed
+    if at is None:
+        collected = collect(ctx, identifier, owner, target, paths)
         typed = confirmed(ctx, "references", starts_of(ctx, at, collected.refs), precision)
+    else:
+        collected, typed = both_at_once(ctx, identifier, owner, target, paths, at, precision)
     collected.refs = merge_confirmed(ctx, collected.refs, typed, identifier)
     return collected, typed
+
+
+# Once the server has answered, the by-name candidates may take this much longer: half the
+# server's own time again (the answer within 1.5x of the server's), and at least a quarter of
+# a second (a small project's candidates always come, whichever finishes first).
+CANDIDATES_WAIT = 0.5
+CANDIDATES_FLOOR = 0.25
+
+
+def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt, precision):
+    """The server's uses and the by-name ones, asked at once; by-name candidates still being
+    matched when the server's time is spent by half again are left out, and the answer says so."""
+    started = time.monotonic()
+    pending = ahead(ctx, "references", starts_of(ctx, at, []), precision)
+    stop = threading.Event()
+    quiet = replace(ctx, report=None, step_aside=None, cancel_event=stop)
+    by_name = AHEAD.submit(collect, quiet, identifier, owner, target, paths)
+    try:
+        typed = result(ctx, pending)
+        if typed.answered:
+            spent = time.monotonic() - started
+            allowed = spent + max(CANDIDATES_WAIT * spent, CANDIDATES_FLOOR)
+            if not wait([by_name], timeout=max(started + allowed - time.monotonic(), 0.0)).done:
+                return Collected([], owner=target.owner, cut=allowed), typed
+        while not wait([by_name], timeout=0.2).done:
+            ctx.progress("matching the name")
+        return by_name.result(), typed
+    finally:
+        stop.set()  # a cut or cancelled by-name search stops at its next checkpoint
 
 
 def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name: str) -> list[Reference]:
@@ -360,22 +446,25 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
     keys = {(ws.display(loc.path), loc.line, loc.column) for loc in found.locations}
     merged = [replace(r, source=found.server) if (r.path, r.line, r.column) in keys else r for r in refs]
     seen = {(r.path, r.line, r.column) for r in refs}
+    added: dict[Path, list] = {}
     for loc in found.locations:
-        if (ws.display(loc.path), loc.line, loc.column) in seen:
-            continue
-        text = ws.text(loc.path)
-        uses = [u for u in classify(loc.path, text, name, [loc.line]) if u.column == loc.column]
-        role = uses[0].role if uses else "use"
-        symbols = enclosing_symbols(loc.path, text, [loc.line]) if language_for(loc.path) else {}
-        shown, line = ws.display(loc.path), text.line(loc.line).strip()
-        merged.append(
-            Reference(shown, loc.line, loc.column, role, symbols.get(loc.line), line, source=found.server)
-        )
+        if (ws.display(loc.path), loc.line, loc.column) not in seen:
+            added.setdefault(loc.path, []).append(loc)
+    for path, locations in added.items():  # each file read, classified and outlined once
+        text, lines = ws.text(path), [loc.line for loc in locations]
+        roles = {(u.line, u.column): u.role for u in classify(path, text, name, lines)}
+        symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
+        shown = ws.display(path)
+        merged += [
+            Reference(shown, loc.line, loc.column, roles.get((loc.line, loc.column), "use"),
+                      symbols.get(loc.line), text.line(loc.line).strip(), source=found.server)
+            for loc in locations
+        ]  # fmt: skip
     merged.sort(key=answer_order)
     return merged
 
 
-def provenance(typed: Confirmed, refs: list[Reference]) -> list[str]:
+def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> list[str]:
     """The notes that say which source answered, and what that means for the reader."""
     if not typed.answered:
         first = "matched by name, not by type: a use of another thing with this name is listed too"
@@ -385,7 +474,7 @@ def provenance(typed: Confirmed, refs: list[Reference]) -> list[str]:
         f"{plural(len(refs) - sure, 'more use')} by name only, not confirmed: candidates (an untyped "
         "receiver's use is real, another thing's is not)"
         if len(refs) > sure
-        else "no other use by name"
+        else ("by name not matched in time" if cut else "no other use by name")
     )
     return [first, *source_notes(typed, "definitions")]
 
@@ -406,6 +495,10 @@ def sections(refs: list[Reference]):
             if source == "name" and title == "code" and any(r.match == "receiver" for r in chosen):
                 yield prefix + "code, by the receiver's class", [r for r in chosen if r.match == "receiver"]
                 chosen, title = [r for r in chosen if r.match != "receiver"], "code, by name"
+            if source == "name" and title == "definitions" and any(r.match == "name" for r in chosen):
+                if mine := [r for r in chosen if r.match == "definition"]:
+                    yield prefix + title, mine
+                chosen, title = [r for r in chosen if r.match == "name"], "definitions of other classes"
             if chosen:
                 yield prefix + title, chosen
 
@@ -467,7 +560,7 @@ def asked_for(ctx: Context, name: str | None, path: str | None, line: int | None
         return identifier, owner, Target(owner is not None), name
     if path is not None and line is not None:
         identifier, target = name_at(ctx.workspace, path, line, column)
-        return identifier, None, target, f"{identifier} (from {path}:{line})"
+        return identifier, target.owner, target, f"{identifier} (from {path}:{line})"
     raise Refusal(
         "no_name",
         "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",
@@ -576,7 +669,15 @@ def references(
     chosen = [r for r in found if roles is None or r.role in roles]
     end = page_end(offset, limit, len(chosen), "use")
     notes = notes_of(identifier, collected, roles, len(found) - len(chosen))
-    notes[:1] = provenance(typed, chosen)
+    notes[:1] = provenance(typed, chosen, cut=collected.cut is not None)
+    if collected.cut is not None:
+        notes.insert(
+            1,
+            f"left out: the by-name candidates, not matched within {collected.cut:.2f} s "
+            "(the server's time and half again); precision=syntax lists every use by name",
+        )
+    if collected.local and not typed.answered:
+        notes[:1] = [f"{collected.local}: its uses in its scope, as the syntax binds them (exact, no search)"]
     fields = {
         "name": identifier,
         "total": len(chosen),

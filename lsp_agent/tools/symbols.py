@@ -16,8 +16,9 @@ from pathlib import Path
 from ..budget import fits, per_file, plural, rows_that_fit
 from ..errors import Refusal
 from ..paging import number_lines, page, symbol_label
+from ..search import Query, check_query
 from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher, outline, walk
-from ..syntax.files import files_containing, source_files
+from ..syntax.files import files_containing, globbed, source_files
 from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import TYPE_KINDS, last_segment
 from ..syntax.ranking import ranked_map
@@ -29,6 +30,11 @@ SIGNATURES_PROPERTY = {
     "type": "boolean",
     "default": False,
     "description": "Show each signature (decorators, bases included) and the first line of its docstring.",
+}
+
+GLOB_PROPERTY = {
+    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+    "description": "As search's glob: '*.py' includes, '!*_test.py' excludes.",
 }
 
 SYMBOLS_SCHEMA = {
@@ -45,16 +51,17 @@ SYMBOLS_SCHEMA = {
             "description": "Show symbols down to this nesting depth (1: top level).",
         },
         "signatures": SIGNATURES_PROPERTY,
+        "glob": GLOB_PROPERTY,
         "max_chars": MAX_CHARS,
     },
     "additionalProperties": False,
 }
 
 SYMBOLS_SUMMARY = (
-    "Outline a file or folder (recursive, .gitignore honoured): each definition's kind, name and line range "
-    "(`method save  40-62`), nested. Use it to see what a file or package defines before reading it, then "
+    "Outline a file or folder (recursive, .gitignore honoured): each definition's kind, name and line range, "
+    "nested. Use it to see what a file or package defines before reading it, then "
     f"read path=FILE symbol=NAME for one definition. Over {BUDGET} it shortens to a shallower depth, "
-    'then to counts by kind, and says how to see more. Example: {"path": "src/models.py"}.'
+    'then to counts by kind. Example: {"path": "src/models.py"}.'
 )
 
 FIND_SCHEMA = {
@@ -69,6 +76,7 @@ FIND_SCHEMA = {
             "type": "string",
             "description": "Search only this file or folder (default: the whole workspace).",
         },
+        "glob": GLOB_PROPERTY,
         "kinds": {
             "type": "array",
             "items": {"enum": list(KINDS)},
@@ -88,7 +96,7 @@ FIND_SCHEMA = {
         "include_body": {
             "type": "boolean",
             "default": False,
-            "description": "Show the source of the match (paged like read; with several matches, all bodies if they fit).",
+            "description": "Show the source (paged like read; several matches: all bodies if they fit).",
         },
         "start": {
             "type": "integer",
@@ -101,8 +109,7 @@ FIND_SCHEMA = {
 }
 
 FIND_SUMMARY = (
-    "Find definitions by name or name path (`save`, `Model/save`, `/Model` at the top level; substring=true "
-    "for part of a name, kinds= to filter) in the workspace or under path: each match's file, line range, "
+    "Find definitions by name or name path (`save`, `Model/save`): each match's file, line range, "
     "kind and full name path. Use it rather than search to find where something is defined; "
     "include_body=true adds the source, signatures=true each signature, extends=Base the subclasses. Over "
     f'{BUDGET} it counts matches per file. Example: {{"name_path": "Model/save", "include_body": true}}.'
@@ -180,6 +187,7 @@ class Outlined:
     every: list[tuple[Path, Text]]  # every source file read, for the ranked map
     scanned: int
     version: str | None = None  # of the one file outlined
+    globs: tuple[str, ...] = ()  # choosing the files of a folder
 
     @property
     def total(self) -> int:
@@ -187,8 +195,9 @@ class Outlined:
 
     @property
     def what(self) -> str:
+        chosen = f" (glob {', '.join(self.globs)})" if self.globs else ""
         return plural(self.total, "symbol") + (
-            f" in {plural(len(self.files), 'file')}" if self.folder else ""
+            f" in {plural(len(self.files), 'file')}{chosen}" if self.folder else ""
         )
 
     @property
@@ -209,8 +218,16 @@ class Outlined:
         return out
 
 
-def outlined(ctx: Context, path: str) -> Outlined:
-    """The outline of one source file, or of every source file under a folder."""
+def globs_of(glob: str | list[str] | None) -> tuple[str, ...]:
+    """The `glob` argument as search takes it (one or several), checked as search checks it."""
+    globs = tuple([glob] if isinstance(glob, str) else glob or [])
+    check_query(Query("glob", globs=globs))
+    return globs
+
+
+def outlined(ctx: Context, path: str, globs: tuple[str, ...] = ()) -> Outlined:
+    """The outline of one source file, or of every source file under a folder (that `globs`
+    choose: a file named is outlined whatever they say, as search searches it)."""
     ws = ctx.workspace
     target = ws.resolve(path)
     shown = ws.display(target)
@@ -224,8 +241,8 @@ def outlined(ctx: Context, path: str) -> Outlined:
         return Outlined(
             shown, False, [(shown, outline(target, text))], {shown: (target, text)}, [], 1, text.version
         )
-    found = Outlined(shown, True, [], {}, [], 0)
-    paths = list(source_files(ws, target, check=ctx.check_cancelled))
+    found = Outlined(shown, True, [], {}, [], 0, globs=globs)
+    paths = list(source_files(ws, target, check=ctx.check_cancelled, globs=globs))
     found.scanned = len(paths)
     for n, file in enumerate(paths, 1):
         ctx.check_cancelled()
@@ -317,9 +334,15 @@ def count_stages(o: Outlined, budget: int) -> dict:
 
 @tool("symbols", "Outline symbols", SYMBOLS_SUMMARY, SYMBOLS_SCHEMA, light=one_small_file)
 def symbols(
-    ctx: Context, *, max_chars: int, path: str = ".", depth: int | None = None, signatures: bool = False
+    ctx: Context,
+    *,
+    max_chars: int,
+    path: str = ".",
+    depth: int | None = None,
+    signatures: bool = False,
+    glob: str | list[str] | None = None,
 ) -> dict:
-    o = outlined(ctx, path)
+    o = outlined(ctx, path, globs_of(glob))
     fields = {
         "path": o.shown,
         "files": len(o.files),
@@ -335,6 +358,8 @@ def symbols(
             if o.folder
             else "no definitions found"
         )
+        if o.folder and o.globs and not o.scanned:
+            where = f"no source file matches glob {', '.join(o.globs)}"
         return {"text": f"{o.shown} · {where}", "stage": "full tree", "depth": 0, **fields}
     answer = depth_stages(ctx, o, depth, signatures, max_chars) or (
         o.folder and ranked_stage(ctx, o, max_chars)
@@ -448,15 +473,23 @@ def find_symbol(
     include_body: bool = False,
     signatures: bool = False,
     start: int | None = None,
+    glob: str | list[str] | None = None,
 ) -> dict:
     ws = ctx.workspace
+    globs = globs_of(glob)
     targets = [ws.resolve(path)] if path is not None else list(ws.roots)
     scope = ws.display(targets[0]) if path is not None else "the workspace"
     found = matching(ctx, name_path, path, targets, kinds, extends, substring)
     what = f'find_symbol "{name_path or "*"}"' + (f" ({', '.join(kinds)})" if kinds else "")
     what += (f" extends {extends}" if extends else "") + f" in {scope}"
+    unglobbed = None
+    if globs:
+        found, unglobbed = chosen_by(ctx, found, targets, globs)
+        what += f" (glob {', '.join(globs)})"
     fields = {"matches": [{"path": f.shown, "name_path": f.symbol.name_path, "kind": f.symbol.kind,
                            "start_line": f.symbol.start_line, "end_line": f.symbol.end_line} for f in found]}  # fmt: skip
+    if not found and unglobbed:
+        return {"text": f"{what}: no matches ({unglobbed}).", "stage": "locations", **fields}
     if not found:
         hint = "try substring=true" if not substring else "try a shorter name"
         return {
@@ -471,6 +504,19 @@ def find_symbol(
     if answer["stage"] == "counts per file":
         del fields["matches"][200:]  # structured matches stay bounded too
     return answer | fields
+
+
+def chosen_by(
+    ctx: Context, found: list[Found], targets: list[Path], globs: tuple[str, ...]
+) -> tuple[list[Found], str | None]:
+    """The matches in the files `globs` choose under `targets` (as search's glob chooses),
+    and what the glob left out when it left out anything."""
+    allowed = globbed(ctx.workspace, targets, globs, check=ctx.check_cancelled)
+    kept = [f for f in found if f.path in allowed]
+    if not allowed:
+        return kept, "the glob matches no file there"
+    left = len(found) - len(kept)
+    return kept, (f"{plural(left, 'match')} in files the glob leaves out" if left else None)
 
 
 def find_definitions(

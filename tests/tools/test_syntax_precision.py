@@ -265,7 +265,7 @@ def test_definition_of_locals_and_parameters(nav, line, column, expected):
 def test_a_bare_name_in_a_class_body_is_its_member(nav):
     store = nav("references", name="Store/put")
     assert [(r["line"], r["role"], r["match"]) for r in store["references"]] == [
-        (12, "definition", "name"),
+        (12, "definition", "definition"),  # the one asked for
         (18, "call", "receiver"),  # super().put() in Repo(Store)
         (20, "use", "receiver"),  # put.alters_data in Repo's body: Repo's put, inherited from Store
     ]
@@ -281,3 +281,96 @@ def test_imports_of_a_package_opened_as_the_root():
     found = call(ctx, "definition", {"path": "conf.py", "line": 4, "column": 16})
     assert [(d["path"], d["name_path"]) for d in found["definitions"]] == [("functional.py", "lazy")]
     assert "through `from app.functional import lazy`" in found["text"] and found["guess"] is False
+
+
+JUDGED = """import json
+
+
+class Model:
+    def dump(self):
+        return self.dump()
+
+
+class Form:
+    def dump(self):
+        pass
+
+
+def run(m: Model, f: Form, x):
+    m.dump()
+    f.dump()
+    x.dump()
+    json.dump({}, None)
+    {}.dump()
+"""
+
+JUDGED_TS = """import * as fs from "fs";
+
+export class Model {
+  dump(): void {
+    this.dump();
+  }
+}
+
+export class Form {
+  dump(): void {}
+}
+
+export function run(m: Model, f: Form, x: any) {
+  m.dump();
+  f.dump();
+  x.dump();
+  fs.dump();
+  [].dump();
+}
+"""
+
+
+def test_from_a_methods_definition_its_class_is_judged(tmp_path):
+    """Started from `Model.dump`'s definition, the syntax states its own uses first, then the
+    candidates; a module's, a literal's and (in Python, as pyright) another class's uses are
+    left out."""
+    (tmp_path / "app.py").write_text(JUDGED)
+    ctx = Context(Workspace([tmp_path]))
+    answer = call(ctx, "references", {"path": "app.py", "line": 5, "column": 9, "precision": "syntax"})
+    assert [(r["line"], r["role"], r["match"]) for r in answer["references"]] == [
+        (5, "definition", "definition"),
+        (6, "call", "receiver"),  # self in Model
+        (15, "call", "receiver"),  # m: Model
+        (17, "call", "name"),  # x: the syntax does not say
+    ]
+    text = answer["text"]
+    assert "left out: 1 definition of `dump` outside Model" in text
+    assert (
+        "left out: 3 uses on receivers whose `dump` is not Model's by the syntax (Form 1, json 1, dict 1)"
+        in text
+    )
+    assert "── code, by the receiver's class" in text and "── code, by name" in text
+    named = call(ctx, "references", {"name": "Model/dump", "precision": "syntax"})
+    assert named["references"] == answer["references"]
+
+
+def test_in_typescript_other_classes_stay_as_the_last_candidates(tmp_path):
+    """tsserver counts an override or another implementation of an interface member as one
+    symbol: from a definition, another class's definition and uses stay, labelled, last."""
+    (tmp_path / "app.ts").write_text(JUDGED_TS)
+    ctx = Context(Workspace([tmp_path]))
+    answer = call(ctx, "references", {"path": "app.ts", "line": 4, "column": 3, "precision": "syntax"})
+    assert [(r["line"], r["role"], r["match"]) for r in answer["references"]] == [
+        (4, "definition", "definition"),
+        (10, "definition", "name"),  # Form's: a candidate
+        (5, "call", "receiver"),  # this in Model
+        (14, "call", "receiver"),  # m: Model
+        (16, "call", "name"),  # x: the syntax does not say
+        (15, "call", "name"),  # f: Form, another class: a candidate, last
+    ]
+    text = answer["text"]
+    assert "(fs 1, Array 1)" in text
+    assert "── definitions of other classes" in text
+    named = call(ctx, "references", {"name": "Model/dump", "precision": "syntax"})
+    assert [(r["line"], r["match"]) for r in named["references"]] == [
+        (4, "definition"),
+        (5, "receiver"),
+        (14, "receiver"),
+        (16, "name"),
+    ]

@@ -1,0 +1,67 @@
+"""The by-name candidates never hold a references answer much past the server's: matched at
+the same time as the server is asked, they may take half the server's time again; past that
+the answer is the server's uses, and it says the candidates were left out and how to get them.
+A real server process answers (tests/semantic/fault_server.py, mode ok); the by-name search
+is held until it is told to stop, so the cut does not depend on which finishes first."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from lsp_agent.config import Settings
+from lsp_agent.semantic import POOL
+from lsp_agent.tools import Context, call
+from lsp_agent.tools import references as references_tool
+from lsp_agent.workspace import Workspace
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "semantic" / "py"
+SERVER = Path(__file__).parent / "fault_server.py"
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    root = tmp_path / "py"
+    shutil.copytree(FIXTURE, root)
+    command = [sys.executable, str(SERVER), "ok", str(tmp_path / "log")]
+    chosen = Settings().replace(semantic_servers={"python": {"name": "fault-ok", "command": command}})
+    yield Context(Workspace([root]), chosen)
+    POOL.stop_all()
+
+
+def save_refs(ctx: Context) -> dict:
+    return call(ctx, "references", {"path": "app/views.py", "line": 10, "column": 11})
+
+
+def test_candidates_matched_in_time_are_listed_after_the_servers(ctx):
+    answer = save_refs(ctx)
+    sources = [r["source"] for r in answer["references"]]
+    assert sources[0] == "fault-ok" and "name" in sources
+    assert "by-name candidates, not matched" not in answer["text"]
+
+
+def test_candidates_not_matched_in_time_are_left_out_and_said(ctx, monkeypatch):
+    real = references_tool.collect
+    told_to_stop = threading.Event()
+
+    def held(quiet: Context, *arguments):
+        if quiet.cancel_event.wait(30):  # until the answer gives up on it
+            told_to_stop.set()
+        return real(quiet, *arguments)
+
+    monkeypatch.setattr(references_tool, "collect", held)
+    answer = save_refs(ctx)
+    assert [r["source"] for r in answer["references"]] == ["fault-ok"]
+    assert "note: left out: the by-name candidates, not matched within" in answer["text"]
+    assert "precision=syntax lists every use by name" in answer["text"]
+    assert "by name not matched in time" in answer["text"]
+    assert told_to_stop.wait(30)
+    monkeypatch.undo()
+    syntax = call(
+        ctx, "references", {"path": "app/views.py", "line": 10, "column": 11, "precision": "syntax"}
+    )
+    assert len(syntax["references"]) > 1  # by name alone, every use comes (the server is not asked)
