@@ -27,6 +27,10 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
         ):  # an unsaved new buffer is searched, as read reads it
             left_out.append(f"{escape_name(raw)} does not exist.")
             continue
+        if not real.is_dir() and not real.is_file() and ws.open_text(real) is None:
+            # a FIFO, socket or device: never opened (a reader could block on it forever)
+            left_out.append(f"{escape_name(raw)} is not a regular file (a device, socket or pipe).")
+            continue
         root = ws.root_of(real)
         assert root is not None  # resolve() keeps paths inside the roots
         rel = real.relative_to(root).as_posix()
@@ -39,8 +43,8 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
     if not targets:
         raise Refusal(
             "no_paths",
-            "None of the paths is inside the workspace: "
+            "None of the paths can be searched: "
             + " ".join(left_out)
-            + " Give paths relative to the workspace root.",
+            + " Give paths of files or folders, relative to the workspace root.",
         )
     return targets, left_out

@@ -226,3 +226,15 @@ def test_fifo_ignore_files_do_not_stop_any_walker(tmp_path):
         assert "error" not in answer, (tool, answer["text"])
     assert answers[0]["total_matches"] == 3 and answers[1]["total_matches"] == 3
     assert "deeper" in answers[3]["text"] and "b.py" in answers[4]["text"]
+
+
+def test_a_special_file_named_to_search_is_left_out_as_one(tmp_path):
+    """search paths=[a FIFO] said "no matches", as if the pipe held no text; it is left out
+    and the answer says why (it is never opened: a reader would wait for a writer)."""
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "a.py").write_text("needle = 1\n")
+    ctx = Context(Workspace([tmp_path]))
+    mixed = call(ctx, "search", {"pattern": "needle", "paths": ["pipe.py", "a.py"]})
+    assert mixed["total_matches"] == 1 and "pipe.py is not a regular file" in mixed["text"]
+    alone = call(ctx, "search", {"pattern": "needle", "paths": ["pipe.py"]})
+    assert alone["error"]["code"] == "no_paths" and "not a regular file" in alone["text"]
