@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..errors import Refusal
 from ..workspace import open_beneath, read_all
@@ -123,19 +124,30 @@ def walk_files(
             if not place.folder:
                 yield place.base
                 continue
-            try:
-                proc = subprocess.Popen(
-                    [rg, "--files", "--null", *walk_args([""], globs)],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    **place.popen_args(),
-                )
-            except OSError as exc:
-                raise Refusal(
-                    "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
-                ) from None
-            yield from listed(proc, place.base, check)
+            # with globs, what rg says goes to a file: a glob it cannot parse is refused, as search refuses it
+            with tempfile.TemporaryFile() if globs else open(os.devnull, "wb") as errors:
+                try:
+                    proc = subprocess.Popen(
+                        [rg, "--files", "--null", *walk_args([""], globs)],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=errors,
+                        **place.popen_args(),
+                    )
+                except OSError as exc:
+                    raise Refusal(
+                        "no_ripgrep", f"ripgrep ({rg}) could not be started to list files: {exc.strerror}."
+                    ) from None
+                yield from listed(proc, place.base, check)
+                if globs and proc.returncode:
+                    refuse_bad_glob(errors)
+
+
+def refuse_bad_glob(errors: IO[bytes]) -> None:
+    errors.seek(0)
+    message = errors.read(4096).decode("utf-8", errors="replace").strip()
+    if "error parsing glob" in message:
+        raise Refusal("invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{message}")
 
 
 def listed(proc: subprocess.Popen, base: Path, check: Callable[[], None] | None) -> Iterator[Path]:

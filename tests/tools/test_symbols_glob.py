@@ -79,3 +79,8 @@ def test_a_glob_ripgrep_cannot_take_is_refused(ctx):
     refused = call(ctx, "find_symbol", {"name_path": "save", "glob": "a\x00b"})
     assert refused["error"]["code"] == "invalid_glob"
     assert call(ctx, "symbols", {"path": ".", "glob": ["*.py"] * 101})["error"]["code"] == "invalid_glob"
+    # a glob ripgrep cannot parse is refused with its words, not taken as one that matches nothing
+    for tool, arguments in (("symbols", {"path": "."}), ("find_symbol", {"name_path": "save"})):
+        unparsable = call(ctx, tool, {**arguments, "glob": "{"})
+        assert unparsable["error"]["code"] == "invalid_glob", unparsable["text"]
+        assert "unclosed alternate group" in unparsable["text"]
