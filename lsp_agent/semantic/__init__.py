@@ -142,7 +142,9 @@ class Semantic:
         try:
             session = self.session(path)
         except Missing as exc:
-            raise Missing(f"{why}; {exc}" if why else str(exc)) from None
+            if why:  # the editor was asked and had nothing: the answer says so
+                raise Unavailable(f"{why}; {exc}") from None
+            raise
         if why:
             self.fallbacks.append(f"{why}: asked {session.spec.name} instead")
         try:

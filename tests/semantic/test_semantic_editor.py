@@ -119,12 +119,20 @@ def project(tmp_path) -> Path:
 
 
 async def start(
-    client: LanguageClient, root: Path, log: Path, *, advertise: bool = True, timeout: float = 1.0
+    client: LanguageClient,
+    root: Path,
+    log: Path,
+    *,
+    advertise: bool = True,
+    timeout: float = 1.0,
+    headless: bool = True,
 ) -> None:
     """Initialize as an editor that answers lspAgent/semantic (or not), with a headless
     server for Python set up too (tests/semantic/fault_server.py, answering one location)."""
     client.root = root
     servers = {"python": {"name": "fault-ok", "command": [sys.executable, str(FAULT_SERVER), "ok", str(log)]}}
+    if not headless:
+        servers = {"python": False}
     experimental = {"lspAgent": {"semantic": True}} if advertise else None
     await client.initialize_session(
         types.InitializeParams(
@@ -235,6 +243,18 @@ async def test_an_editor_with_nothing_falls_back_to_the_headless_server_and_says
     assert answer["semantic"]["server"] == "fault-ok", answer["text"]
     assert why in answer["text"] and "asked fault-ok instead" in answer["text"]
     assert headless_started(log)
+
+
+async def test_an_editor_with_nothing_and_no_headless_server_says_it_was_asked(client, project, tmp_path):
+    log = tmp_path / "headless.log"
+    await start(client, project, log, headless=False)
+    client.mode = "nothing"
+    answer = await request(client, "references", path="app/models.py", line=2, column=9)
+    assert "error" not in answer and {r["source"] for r in answer["references"]} == {"name"}
+    why = "Test Editor has no references provider for .py files; semantic_servers.python is false"
+    assert answer["semantic"]["unavailable"] == why
+    assert f"note: no type-aware answer: {why}" in answer["text"]
+    assert not headless_started(log)
 
 
 async def test_cancelling_the_call_cancels_the_question_at_the_editor(client, project, tmp_path):
