@@ -321,3 +321,35 @@ def test_python_call_arguments_named_like_python_keywords():
     # A keyword used as a keyword is still an error.
     bad = check("[f(a=(from == 2))]", tools=tools, dialects=["pythonic"])
     assert bad.calls == [] and [d.kind for d in bad.diagnostics] == ["malformed"]
+
+
+# -- LFM2: a shell command quoted with its own quotes ------------------------------------
+
+SHELL = {"name": "bash", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}
+
+
+def lfm2(source: str) -> str:
+    return f"<|tool_call_start|>[{source}]<|tool_call_end|>"
+
+
+@pytest.mark.parametrize(
+    ("source", "arguments"),
+    [
+        ("bash(command='sed -n '10,20p' src/app.py')", {"command": "sed -n '10,20p' src/app.py"}),
+        ("bash(command='echo 'a' && echo 'b'', cwd='/tmp')", {"command": "echo 'a' && echo 'b'", "cwd": "/tmp"}),
+        # the value is taken as written: its backslashes stay, its raw line break is one
+        (
+            "bash(command='python3 -c \"import re\nprint(re.sub(r'\\\\s', '', x))\"')",
+            {"command": "python3 -c \"import re\nprint(re.sub(r'\\\\s', '', x))\""},
+        ),
+    ],
+)
+def test_lfm2_string_holding_its_own_quotes_closes_where_the_call_goes_on(source, arguments):
+    got = check(lfm2(source), tools=ToolSet.from_list([SHELL, ANY]), dialects=["lfm2"])
+    assert (calls(got), got.diagnostics) == ([("bash", arguments)], [])
+
+
+def test_lfm2_string_no_reading_mends_is_reported():
+    for source in ("bash(command='a'b'c' d)", "bash(command='a' 'b' c)"):
+        got = check(lfm2(source), tools=ToolSet.from_list([SHELL]), dialects=["lfm2"])
+        assert got.calls == [] and [d.kind for d in got.diagnostics] == ["malformed"], source

@@ -14,6 +14,7 @@ import ast
 import io
 import re
 import tokenize
+from collections.abc import Callable
 from keyword import iskeyword, kwlist
 from typing import Any
 
@@ -201,6 +202,70 @@ class JsonNames(ast.NodeTransformer):
 
     def visit_Set(self, node: ast.Set) -> ast.AST:
         return ast.List([self.visit(e) for e in node.elts], ast.Load())
+
+
+# A string value (`name='…`) and what may follow its closing quote: the next argument or the call's end.
+QUOTED_VALUE = re.compile(r"[(,]\s*[A-Za-z_]\w*\s*=\s*(['\"])")
+VALUE_END = re.compile(r"\s*(?:,\s*[A-Za-z_]\w*\s*=|\))")
+MAX_QUOTE_TRIES = 16  # each try parses the whole list again: bound the work a reply can ask for
+MAX_MENDED = 100_000  # characters: a longer list is read as written
+
+
+def quotes_repaired(source: str, prepare: Callable[[str], str] = lambda s: s) -> str:
+    """The list with each string value that holds its own quote unescaped (a shell command
+    as LFM2 writes it: `command='sed -n '1,5p' f.py'`) closed at the first quote of its kind
+    after which the next argument or the call's end follows and the whole list parses; the
+    value is then taken as written, as vLLM reads it. A list that parses, or that no such
+    reading mends, is returned as it was (and reported if it does not parse)."""
+    if len(source) > MAX_MENDED or parses(prepare(source)):
+        return source
+    return mended(source, 0, prepare, [MAX_QUOTE_TRIES]) or source
+
+
+def mended(source: str, at: int, prepare: Callable[[str], str], tries: list[int]) -> str | None:
+    while m := QUOTED_VALUE.search(source, at):
+        quote, start = m.group(1), m.end()
+        end = string_end(source, start, quote)
+        if end is not None and VALUE_END.match(source, end + 1):
+            at = end + 1  # a string that ends where a value ends: not this one
+            continue
+        close = start - 1
+        while (close := source.find(quote, close + 1)) != -1:
+            if close == end or not VALUE_END.match(source, close + 1):
+                continue
+            tries[0] -= 1
+            if tries[0] < 0:
+                return None
+            written = source[: m.start(1)] + repr(source[start:close])
+            candidate = written + source[close + 1 :]
+            if parses(prepare(candidate)):
+                return candidate
+            later = mended(candidate, len(written), prepare, tries)  # another value broken too
+            if later is not None:
+                return later
+        return None
+    return None
+
+
+def string_end(source: str, start: int, quote: str) -> int | None:
+    """Where a one-quote string opened before `start` ends, backslash escapes skipped."""
+    i = start
+    while i < len(source):
+        if source[i] == "\\":
+            i += 2
+        elif source[i] == quote:
+            return i
+        else:
+            i += 1
+    return None
+
+
+def parses(source: str) -> bool:
+    try:
+        parse(source.strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def escape_line_breaks(source: str) -> str:
