@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from ..budget import (
@@ -480,7 +481,13 @@ def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> li
 
 
 def label(ref: Reference) -> str:
-    return ref.symbol or (TOP_LEVEL if language_for(ref.path) else "")
+    return ref.symbol or (TOP_LEVEL if has_grammar(ref.path) else "")
+
+
+@lru_cache(maxsize=4096)
+def has_grammar(path: str | Path) -> bool:
+    """language_for, asked once per file: each draw of a budget's bisection labels every line."""
+    return language_for(path) is not None
 
 
 def sections(refs: list[Reference]):
@@ -517,7 +524,7 @@ def one_line(refs: list[Reference], width: int | None = None) -> list[str]:
         for path, file_refs in by_file(chosen).items():
             out.append(path)
             for r in file_refs:
-                where = f" {label(r)}" if label(r) else ""
+                where = f" {name}" if (name := label(r)) else ""
                 out.append(f"{r.line} {r.role}{where}: {cut_line(r.text, width)}")
     return out
 
