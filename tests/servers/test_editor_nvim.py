@@ -85,3 +85,33 @@ def test_references_of_a_common_method_name_are_answered_by_type_through_neovim(
     assert save["semantic"]["server"] == "Neovim's attached clients: basedpyright", save["text"]
     typed = {(r["path"], r["line"]) for r in save["references"] if r["source"] != "name"}
     assert typed == {("app/models.py", 7), ("app/views.py", 10)}
+
+
+def test_a_rename_previewed_and_applied_through_neovim(nvim, project):
+    """rename asks Neovim (basedpyright attached) for the changes, shows them, and applies them
+    with one workspace/applyEdit: Neovim's buffers change, unsaved, the disk does not."""
+    nvim.edit(project / "app" / "views.py")
+    nvim.wait(
+        '(function() local c = vim.lsp.get_clients({ bufnr = 0, name = "basedpyright" })[1] '
+        "return c ~= nil and c.initialized end)()",
+        timeout_ms=60000,
+    )
+    on_disk = {rel: (project / rel).read_text() for rel in ("app/models.py", "app/views.py")}
+    asked = {"path": "app/models.py", "line": 7, "column": 9, "new_name": "store"}  # Order.save
+    preview = call(nvim, "rename", **asked)
+    assert "error" not in preview, preview["text"]
+    assert "Neovim's attached clients: basedpyright" in preview["text"]
+    applied = call(nvim, "rename", **asked, apply=True, if_version=preview["version"])
+    assert "error" not in applied, applied["text"]
+
+    def buffer(rel: str) -> list[str]:
+        return nvim.lua(
+            "return vim.api.nvim_buf_get_lines(vim.fn.bufadd(...), 0, -1, false)", str(project / rel)
+        )
+
+    assert buffer("app/models.py")[6] == "    def store(self):"
+    assert buffer("app/models.py")[7] == "        super().save()"  # Base.save: another symbol
+    assert buffer("app/views.py")[9] == "    order.store()"
+    assert buffer("app/views.py")[11] == '    cache.get("total")'
+    assert nvim.lua("return vim.bo[vim.fn.bufadd(...)].modified", str(project / "app" / "views.py"))
+    assert {rel: (project / rel).read_text() for rel in on_disk} == on_disk  # unsaved: the disk is as it was
