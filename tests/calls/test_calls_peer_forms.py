@@ -336,7 +336,10 @@ def lfm2(source: str) -> str:
     ("source", "arguments"),
     [
         ("bash(command='sed -n '10,20p' src/app.py')", {"command": "sed -n '10,20p' src/app.py"}),
-        ("bash(command='echo 'a' && echo 'b'', cwd='/tmp')", {"command": "echo 'a' && echo 'b'", "cwd": "/tmp"}),
+        (
+            "bash(command='echo 'a' && echo 'b'', cwd='/tmp')",
+            {"command": "echo 'a' && echo 'b'", "cwd": "/tmp"},
+        ),
         # the value is taken as written: its backslashes stay, its raw line break is one
         (
             "bash(command='python3 -c \"import re\nprint(re.sub(r'\\\\s', '', x))\"')",
