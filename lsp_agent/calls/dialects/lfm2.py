@@ -10,7 +10,7 @@ from ..dialect import Dialect
 from ..jsoncall import calls_from_json
 from ..model import Decodable, Problem
 from ..scan import Opening, PythonListFinder, WithTrailer, starts
-from .pythonic import RULES, escape_line_breaks, quotes_repaired
+from .pythonic import RULES, escape_line_breaks, quotes_mended
 from .pythonic import decode as decode_pythonic
 from .pythonic import render as render_pythonic
 
@@ -38,7 +38,7 @@ def decode(block: str) -> list[Decodable | Problem]:
         return calls_from_json(body)
     if body.replace(" ", "") == "[]":
         return []  # the model called nothing
-    return decode_pythonic(escape_line_breaks(quotes_repaired(body, escape_line_breaks)))
+    return decode_pythonic(escape_line_breaks(body), mend=lambda _: quotes_mended(body, escape_line_breaks))
 
 
 def render(name: str, arguments: dict) -> str:

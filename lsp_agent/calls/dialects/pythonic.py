@@ -68,11 +68,16 @@ def decode_llama4(block: str) -> list[Decodable | Problem]:
     return decode(block[len(START) :].rstrip().removesuffix(END))
 
 
-def decode(block: str) -> list[Decodable | Problem]:
+def decode(block: str, mend: Callable[[str], str | None] | None = None) -> list[Decodable | Problem]:
+    """The calls of a Python list; `mend`, asked only when the list does not parse, may give
+    a reading that does (quotes_mended)."""
     try:
         tree = parse(block.strip())
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        return [Problem(f"not a Python list of calls: {getattr(exc, 'msg', exc)}")]
+        mended = mend(block) if mend else None
+        if mended is None:
+            return [Problem(f"not a Python list of calls: {getattr(exc, 'msg', exc)}")]
+        tree = parse(mended.strip())
     node = tree.body
     elements = node.elts if isinstance(node, ast.List) else [node]
     if not elements:
@@ -211,15 +216,16 @@ MAX_QUOTE_TRIES = 16  # each try parses the whole list again: bound the work a r
 MAX_MENDED = 100_000  # characters: a longer list is read as written
 
 
-def quotes_repaired(source: str, prepare: Callable[[str], str] = lambda s: s) -> str:
-    """The list with each string value that holds its own quote unescaped (a shell command
-    as LFM2 writes it: `command='sed -n '1,5p' f.py'`) closed at the first quote of its kind
-    after which the next argument or the call's end follows and the whole list parses; the
-    value is then taken as written, as vLLM reads it. A list that parses, or that no such
-    reading mends, is returned as it was (and reported if it does not parse)."""
-    if len(source) > MAX_MENDED or parses(prepare(source)):
-        return source
-    return mended(source, 0, prepare, [MAX_QUOTE_TRIES]) or source
+def quotes_mended(source: str, prepare: Callable[[str], str] = lambda s: s) -> str | None:
+    """For a list that does not parse: each string value that holds its own quote unescaped
+    (a shell command as LFM2 writes it: `command='sed -n '1,5p' f.py'`) closed at the first
+    quote of its kind after which the next argument or the call's end follows and the whole
+    list parses, the value taken as written, as vLLM reads it; the mended list, prepared, or
+    None when no such reading mends it (then it is reported)."""
+    if len(source) > MAX_MENDED:
+        return None
+    found = mended(source, 0, prepare, [MAX_QUOTE_TRIES])
+    return None if found is None else prepare(found)
 
 
 def mended(source: str, at: int, prepare: Callable[[str], str], tries: list[int]) -> str | None:
