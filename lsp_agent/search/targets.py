@@ -3,6 +3,7 @@ noted. Shared by every tool that searches (search, references, definition, find_
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from ..errors import Refusal
@@ -22,14 +23,15 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
         except Refusal as refusal:
             left_out.append(refusal.message)
             continue
-        if (
-            not real.exists() and ws.open_text(real) is None
-        ):  # an unsaved new buffer is searched, as read reads it
-            left_out.append(f"{escape_name(raw)} does not exist.")
-            continue
-        if not real.is_dir() and not real.is_file() and ws.open_text(real) is None:
-            # a FIFO, socket or device: never opened (a reader could block on it forever)
-            left_out.append(f"{escape_name(raw)} is not a regular file (a device, socket or pipe).")
+        try:
+            mode: int | None = real.stat().st_mode
+        except OSError:
+            mode = None
+        if (mode is None or not (stat.S_ISDIR(mode) or stat.S_ISREG(mode))) and ws.open_text(real) is None:
+            # an unsaved new buffer is searched, as read reads it; a FIFO, socket or device is
+            # never opened (a reader could block on it forever)
+            why = "does not exist" if mode is None else "is not a regular file (a device, socket or pipe)"
+            left_out.append(f"{escape_name(raw)} {why}.")
             continue
         root = ws.root_of(real)
         assert root is not None  # resolve() keeps paths inside the roots
