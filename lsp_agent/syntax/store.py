@@ -39,6 +39,7 @@ import tempfile
 from array import array
 from dataclasses import fields
 from functools import cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -57,6 +58,7 @@ SECRET_BYTES = 32
 MAX_FILE = 1 << 30  # a larger index file is not read (an index of 1,000,000 files is ~300 MB)
 MAX_ROW = 1 << 28  # rows and columns in a range beyond this are no file's (256 MiB texts at most)
 FIELDS = tuple(f.name for f in fields(FileRecord))  # a record's pickle: ctime, inode, flat(record)
+_fields_of = attrgetter(*FIELDS)
 
 
 def cache_folder() -> Path:
@@ -186,9 +188,9 @@ def flat(record: FileRecord) -> tuple:
     """A record's fields as a pickle of plain values holds them: an array as its bytes, the
     typecodes of those fields first (an array pickled as itself costs the unpickler a class
     lookup, twice the time of all the rest)."""
-    values = [getattr(record, f) for f in FIELDS]
-    codes = "".join(v.typecode if isinstance(v, array) else " " for v in values)
-    return (codes, *(v.tobytes() if isinstance(v, array) else v for v in values))
+    values = _fields_of(record)
+    codes = "".join([v.typecode if isinstance(v, array) else " " for v in values])
+    return (codes, *[v.tobytes() if isinstance(v, array) else v for v in values])
 
 
 def unflat(codes: str, values: list) -> FileRecord:
