@@ -76,7 +76,7 @@ def load(raw: bytes) -> dict:
     return decoded(raw)
 
 
-SCAN = json.JSONDecoder().scan_once  # json.loads' own C scanner, without its Python around it
+SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # json.loads' own C scanner
 
 
 def decoded(raw: bytes) -> dict:
