@@ -19,7 +19,8 @@ interpreter's standard library).
 The load (`uptime`) is noted beside each workspace's figures: the cores are shared.
 `python -m benchmarks speed` runs both; `BENCH_SPEED_SCALES=django` picks one;
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
-worker's peak memory).
+worker's peak memory); `BENCH_SPEED_PARTS=cli` the CLI one-shots alone (a server's cold build
+saves the index; asked while it runs, then alone after it stopped).
 """
 
 from __future__ import annotations
@@ -178,6 +179,17 @@ async def server_figures(root: Path, cache: str) -> dict:
     return figures | asked
 
 
+async def cli_part(root: Path, cache: str) -> dict:
+    """The CLI one-shots alone: asking a server that built and saved the index, then with none."""
+    client = await Client.start(root, cache)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    asked = await asyncio.get_running_loop().run_in_executor(
+        None, cli_figures, root, cache, "asking the server"
+    )
+    await client.stop()
+    return asked
+
+
 async def typing_under_load(client: Client, root: Path) -> str:
     path = big_file(root)
     uri = path.as_uri()
@@ -311,6 +323,8 @@ def main() -> None:
             before = load()
             if os.environ.get("BENCH_SPEED_PARTS") == "overview":  # overview's figures alone
                 figures[scale] = asyncio.run(overview_figures(root, cache))
+            elif os.environ.get("BENCH_SPEED_PARTS") == "cli":  # the CLI one-shots alone
+                figures[scale] = asyncio.run(cli_part(root, cache)) | cli_figures(root, cache)
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)

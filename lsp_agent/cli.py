@@ -500,6 +500,8 @@ def asked(name: str, args: argparse.Namespace, arguments: dict[str, Any]) -> dic
     tool = REGISTRY[name]
     if tool.writes or name in RUNS_OTHERS or settings_from(args) != Settings():
         return None
+    if os.environ.get("LSP_AGENT_NO_SERVER"):  # said before local.py's imports (sockets) are paid
+        return None
     from .local import ask
 
     if "max_chars" in tool.schema.get("properties", {}):  # the default a command's answer has

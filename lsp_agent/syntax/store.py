@@ -6,13 +6,20 @@ workspace: `$LSP_AGENT_CACHE_DIR`, else `$XDG_CACHE_HOME/lsp-agent`, else
 (a record its stat cannot vouch for has size -1, see index.trusted_stat) and its language's
 grammar version (the grammar wheel's version and the query text) is the one that made it.
 
+The file is the format line, each file's record (a pickle of its fields) one after the
+other, then a table: the paths, where each record lies and its checksum, the grammar
+versions and the record's field names. The table's length and its own checksum end the file, so
+a record can be read alone: a one-shot command reads the table and the few records it asks
+for, not the whole file. Every checksum is keyed by a per-user secret (`secret`, a file only
+its owner can read): anyone else who can write the cache folder cannot make a table or a
+record this process takes, so a forged record (a kind code past the table, rows in the
+billions, invented names) is refused before it is unpickled. The pickles hold plain values
+(loading refuses any class but arrays). A file over MAX_FILE bytes is not read at all; each
+record is checked against its bounds too. Any failure means the index is built afresh; a
+record table of other fields (FileRecord changed) is another format, rebuilt, never misread.
+
 Writing is atomic (a temporary file renamed over the old one), so concurrent servers never
-see half a file: the last writer wins. The payload is a pickle of plain values only (loading
-refuses any class) under a checksum keyed by a per-user secret (`secret`, a file only its
-owner can read): anyone else who can write the cache folder cannot make a file this server
-takes, so a forged record (a kind code past the table, rows in the billions, invented
-names) is refused before it is unpickled. A file over MAX_FILE bytes is not read at all;
-each record is checked against its bounds too. Any failure means the index is built afresh.
+see half a file: the last writer wins (a reader keeps the file it opened).
 
 A record also keeps its file's ctime and inode when saved: after a restart, a file rewritten
 with its size and mtime kept (`touch -r`, a checkout within the second) has another ctime,
@@ -27,12 +34,14 @@ import logging
 import os
 import pickle
 import stat
+import sys
 import tempfile
 from array import array
+from dataclasses import fields
 from functools import cache
-from importlib import metadata
+from operator import attrgetter
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, ClassVar
 
 from .languages import GRAMMARS, query_source
 from .outline import KINDS
@@ -40,11 +49,16 @@ from .records import FileRecord
 
 log = logging.getLogger(__name__)
 
-FORMAT = b"lsp-agent symbol index 4\n"  # 3: keyed checksum, ctime and inode; 4: the names used
-DIGEST = 32
+# 3: keyed checksum, ctime and inode; 4: the names used; 5: records read one by one (a table)
+FORMAT = b"lsp-agent symbol index 5\n"
+DIGEST = 32  # the table's checksum
+RECORD_DIGEST = 16  # each record's
+TRAILER = 8 + DIGEST  # the table's length and checksum end the file
 SECRET_BYTES = 32
 MAX_FILE = 1 << 30  # a larger index file is not read (an index of 1,000,000 files is ~300 MB)
 MAX_ROW = 1 << 28  # rows and columns in a range beyond this are no file's (256 MiB texts at most)
+FIELDS = tuple(f.name for f in fields(FileRecord))  # a record's pickle: ctime, inode, flat(record)
+_fields_of = attrgetter(*FIELDS)
 
 
 def cache_folder() -> Path:
@@ -87,12 +101,38 @@ def index_file(folder: Path, roots: list[Path], encoding: str) -> Path:
 @cache
 def grammar_version(language: str) -> str:
     """What an outline depends on besides the source: the grammar wheel's version and the query."""
-    try:
-        version = metadata.version(GRAMMARS[language].package)
-    except metadata.PackageNotFoundError:
-        version = "?"
+    version = installed_version(GRAMMARS[language].package)
     query = hashlib.blake2b(query_source(language).encode("utf-8"), digest_size=8).hexdigest()
     return f"{version}/{query}"
+
+
+def installed_version(package: str) -> str:
+    """The installed version of a distribution: from the name of the first `.dist-info`
+    folder on sys.path that is its (`name-version.dist-info`, as a wheel installs it), as
+    importlib.metadata finds it, without its imports (a one-shot command's largest);
+    importlib.metadata's answer for any other kind of install; "?" when not installed."""
+    prefix = package.replace("-", "_").replace(".", "_").lower() + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.lower().startswith(prefix):  # a wheel's dist-info: `_` for `-` and `.` in the name
+                if name.endswith(".dist-info"):
+                    return name[len(prefix) : -len(".dist-info")]
+                if name.endswith(".egg-info"):
+                    return metadata_version(package)
+    return metadata_version(package)
+
+
+def metadata_version(package: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "?"
 
 
 def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileRecord]) -> None:
@@ -101,36 +141,12 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
     if not key:
         log.warning("symbol index not saved: no secret in %s", folder)
         return
-    rows = [
-        (
-            str(path),
-            *identity_of(path),
-            r.size,
-            r.mtime_ns,
-            r.version,
-            r.language,
-            r.names,
-            r.containers,
-            r.kinds,
-            r.ranges.tobytes(),
-            r.uses,
-            r.generated,
-            r.heads.tobytes(),
-        )
-        for path, r in files.items()
-    ]
-    languages = {r.language for r in files.values()}
-    saved = {"grammars": {lang: grammar_version(lang) for lang in languages}, "files": rows}
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(FORMAT + bytes(DIGEST))  # the checksum follows the payload's last frame
-                payload = _Frames(out, key)
-                pickle.dump(saved, payload, protocol=pickle.HIGHEST_PROTOCOL)
-                out.seek(len(FORMAT))
-                out.write(payload.checksum.digest())
+                write_index(out, key, files)
             os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)
@@ -139,29 +155,62 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
         log.warning("symbol index not saved to %s: %s", target, exc)
 
 
-class _Frames:
-    """The payload's file as the pickler writes it or the unpickler reads it: a frame (64 KiB)
-    a call, each call Python code where other threads may take the GIL. In one call, the
-    pickle of a monorepo's index held it for 70 ms, the server's requests waiting."""
+def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord]) -> None:
+    """The records one by one (each its own pickle: Python code between them, where other
+    threads may take the interpreter), then their table."""
+    out.write(FORMAT)
+    spans, digests, paths = array("Q"), bytearray(), []
+    offset = len(FORMAT)
+    for path, record in files.items():
+        blob = pickle.dumps((*identity_of(path), *flat(record)), protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(blob)
+        spans.extend((offset, len(blob)))
+        digests += hashlib.blake2b(blob, digest_size=RECORD_DIGEST, key=key).digest()
+        paths.append(str(path))
+        offset += len(blob)
+    languages = {r.language for r in files.values()}
+    table = pickle.dumps(
+        {
+            "grammars": {lang: grammar_version(lang) for lang in languages},
+            "fields": FIELDS,
+            "paths": paths,
+            "spans": spans.tobytes(),
+            "digests": bytes(digests),
+        },
+        protocol=pickle.HIGHEST_PROTOCOL,
+    )
+    out.write(table)
+    out.write(len(table).to_bytes(8, "little"))
+    out.write(hashlib.blake2b(table, digest_size=DIGEST, key=key).digest())
 
-    def __init__(self, file: BinaryIO, key: bytes = b""):
-        self.file = file
-        self.checksum = hashlib.blake2b(digest_size=DIGEST, key=key)
 
-    def write(self, data: bytes) -> int:
-        self.checksum.update(data)
-        return self.file.write(data)
+def flat(record: FileRecord) -> tuple:
+    """A record's fields as a pickle of plain values holds them: an array as its bytes, the
+    typecodes of those fields first (an array pickled as itself costs the unpickler a class
+    lookup, twice the time of all the rest)."""
+    values = _fields_of(record)
+    codes = "".join([v.typecode if isinstance(v, array) else " " for v in values])
+    return (codes, *[v.tobytes() if isinstance(v, array) else v for v in values])
 
-    def read(self, size: int = -1) -> bytes:
-        return self.file.read(size)
 
-    def readline(self) -> bytes:
-        return self.file.readline()
+def unflat(codes: str, values: list) -> FileRecord:
+    if len(codes) != len(values) or len(values) != len(FIELDS):
+        raise ValueError("a record of another shape")
+    fields: list[Any] = [v if c == " " else array(c, v) for c, v in zip(codes, values, strict=True)]
+    return FileRecord(*fields)
 
 
 class _PlainValues(pickle.Unpickler):
+    ARRAYS: ClassVar = {("array", "array"), ("array", "_array_reconstructor")}  # how an array pickles
+
     def find_class(self, module: str, name: str):
+        if (module, name) in self.ARRAYS:
+            return super().find_class(module, name)
         raise pickle.UnpicklingError(f"the index file holds a {module}.{name}: refused")
+
+
+def plain(blob: bytes) -> object:
+    return _PlainValues(io.BytesIO(blob)).load()
 
 
 def identity_of(path: Path | str) -> tuple[int, int]:
@@ -173,108 +222,136 @@ def identity_of(path: Path | str) -> tuple[int, int]:
     return info.st_ctime_ns, info.st_ino
 
 
-def read_index(source: Path) -> bytes | None:
-    """The index file's bytes, if it is a regular file of at most MAX_FILE bytes (checked
-    before reading: a 2 GiB sparse file is not read whole to find it is not an index)."""
-    try:
-        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE:
-            log.warning(
-                "symbol index %s is not a regular file under %d bytes: rebuilding it", source, MAX_FILE
-            )
-            return None
-        return file.read(MAX_FILE + 1)
-
-
 def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecord]:
     """The saved records whose grammar is unchanged and whose file is the one indexed;
     {} when there is no usable file."""
-    saved = saved_payload(folder, roots, encoding)
-    return {} if saved is None else records_of(saved)
+    saved = load_lazily(folder, roots, encoding)
+    if saved is None:
+        return {}
+    try:
+        return saved.take_all()
+    except ValueError as exc:
+        log.warning("symbol index not usable (%s): rebuilding it", exc)
+        return {}
+    finally:
+        saved.close()
 
 
 def load_lazily(folder: Path, roots: list[Path], encoding: str) -> SavedRecords | None:
     """The saved records as `load` would give them, each checked and made when first asked
     for (a one-shot command looks at a few files of thousands); None without a usable file."""
-    saved = saved_payload(folder, roots, encoding)
-    return None if saved is None else SavedRecords(saved)
-
-
-def saved_payload(folder: Path, roots: list[Path], encoding: str) -> dict | None:
-    """The saved index's plain values, if its file is whole and keyed by this user's secret."""
     source = index_file(folder, roots, encoding)
-    data = read_index(source)
-    key = secret(folder)
-    if data is None or not key:
-        return None
-    head, digest, payload = (
-        data[: len(FORMAT)],
-        data[len(FORMAT) : len(FORMAT) + DIGEST],
-        data[len(FORMAT) + DIGEST :],
-    )
-    if head != FORMAT or hashlib.blake2b(payload, digest_size=DIGEST, key=key).digest() != digest:
-        log.warning("symbol index %s is not usable: rebuilding it", source)
-        return None
     try:
-        saved = _PlainValues(_Frames(io.BytesIO(payload))).load()
-        return saved if isinstance(saved["grammars"], dict) and isinstance(saved["files"], list) else None
-    except Exception as exc:  # a valid checksum over a payload of another shape
-        log.warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
         return None
-
-
-def current_grammars(saved: dict) -> set[str]:
-    """The languages whose grammar made the saved records as it would make them now."""
-    return {
-        lang
-        for lang, version in saved["grammars"].items()
-        if lang in GRAMMARS and grammar_version(lang) == version
-    }
-
-
-def records_of(saved: dict) -> dict[Path, FileRecord]:
-    current = current_grammars(saved)
-    records = {}
-    for row in saved["files"]:
-        try:
-            record = record_of(row, current)
-        except Exception as exc:  # a valid checksum over a row of another shape
-            log.warning("symbol index not usable (%s): rebuilding it", exc)
-            return {}
-        if record is not None:
-            records[Path(row[0])] = record
-    return records
-
-
-def record_of(row: tuple, current: set[str]) -> FileRecord | None:
-    """A saved row's record, if its grammar is current, its file the one indexed and its
-    parts whole."""
-    path, ctime, inode, size, mtime, version, language, names, containers, kinds, ranges, *used = row
-    if language not in current or identity_of(path) != (ctime, inode):
-        return None  # another grammar, or the file changed in a way its size and mtime hide
-    uses, generated, heads = used
-    record = FileRecord(size, mtime, version, language, names, containers, kinds, array("I", ranges), uses, generated, array("i", heads))  # fmt: skip
-    return record if _whole(record) else None
+    key = secret(folder)
+    try:
+        saved = SavedRecords(fd, key) if key else None
+    except Exception as exc:  # not an index file, damaged, not keyed by this user's secret
+        log.warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
+        saved = None
+    if saved is None:
+        os.close(fd)
+    return saved
 
 
 class SavedRecords:
-    """A saved index's rows by path, made into records one at a time (see load_lazily)."""
+    """A saved index file's table, whose records are read, checked and made one at a time
+    (see load_lazily). Raises ValueError when the file is no index keyed by `key`."""
 
-    def __init__(self, saved: dict):
-        self.current = current_grammars(saved)
-        self.rows = {row[0]: row for row in saved["files"] if isinstance(row, tuple) and row}
+    def __init__(self, fd: int, key: bytes):
+        self.fd = -1  # until the table is read: the caller closes it
+        info = os.fstat(fd)
+        size = info.st_size
+        if not stat.S_ISREG(info.st_mode) or size > MAX_FILE:  # a 2 GiB sparse file is not read
+            raise ValueError(f"not a regular file under {MAX_FILE} bytes")
+        if size < len(FORMAT) + TRAILER or os.pread(fd, len(FORMAT), 0) != FORMAT:
+            raise ValueError("another format")
+        trailer = os.pread(fd, TRAILER, size - TRAILER)
+        length, digest = int.from_bytes(trailer[:8], "little"), trailer[8:]
+        end = size - TRAILER - length  # where the records end
+        if not len(FORMAT) <= end:
+            raise ValueError("a table longer than the file")
+        table = os.pread(fd, length, end)
+        if hashlib.blake2b(table, digest_size=DIGEST, key=key).digest() != digest:
+            raise ValueError("not keyed by this user's secret")
+        self.key, self.end = key, end
+        self.grammars, self.paths, self.spans, self.digests = self.parts(plain(table))
+        self.rows = {path: i for i, path in enumerate(self.paths)}  # a path's record not taken yet
+        self.current: dict[str, bool] = {}  # per language, whether its grammar made the records
+        self.fd = fd  # whole: this object closes it
+
+    def parts(self, table: object) -> tuple[dict, list[str], array, bytes]:
+        """The table's parts, if they are whole and of these records' fields."""
+        if not isinstance(table, dict) or table.get("fields") != FIELDS:
+            raise ValueError("records of other fields")
+        grammars, paths, digests = table["grammars"], table["paths"], table["digests"]
+        spans = array("Q", table["spans"])
+        n = len(paths)
+        if not (isinstance(grammars, dict) and isinstance(paths, list) and isinstance(digests, bytes)):
+            raise ValueError("a table of another shape")
+        if len(spans) != 2 * n or len(digests) != RECORD_DIGEST * n:
+            raise ValueError("a table of another shape")
+        return grammars, paths, spans, digests
 
     def take(self, path: Path) -> FileRecord | None:
         """The record of `path`, once (the caller keeps it); None when none is usable."""
-        row = self.rows.pop(str(path), None)
-        try:
-            return None if row is None else record_of(row, self.current)
-        except Exception:  # a valid checksum over a row of another shape
+        i = self.rows.pop(str(path), None)
+        if i is None:
             return None
+        offset, length = self.spans[2 * i], self.spans[2 * i + 1]
+        return self.record(i, os.pread(self.fd, length, offset))
+
+    def take_all(self) -> dict[Path, FileRecord]:
+        """Every usable record, by path; {} when any is damaged (the file is not to be trusted)."""
+        data = memoryview(os.pread(self.fd, self.end - len(FORMAT), len(FORMAT)))
+        records = {}
+        for path, i in self.rows.items():
+            offset, length = self.spans[2 * i] - len(FORMAT), self.spans[2 * i + 1]
+            record = self.record(i, data[offset : offset + length], strict=True)
+            if record is not None:
+                records[Path(path)] = record
+        self.rows = {}
+        return records
+
+    def record(self, i: int, blob: bytes | memoryview, *, strict: bool = False) -> FileRecord | None:
+        """Record `i` from its pickle, if its checksum is its, its grammar current, its file
+        the one indexed and its parts whole; `strict`: ValueError for a damaged one."""
+        digest = hashlib.blake2b(blob, digest_size=RECORD_DIGEST, key=self.key).digest()
+        try:
+            if digest != self.digests[RECORD_DIGEST * i : RECORD_DIGEST * (i + 1)]:
+                raise ValueError("a record whose checksum is not its")
+            return self.usable(self.paths[i], plain(bytes(blob)))
+        except Exception as exc:  # a valid checksum over a row of another shape
+            if strict:
+                raise ValueError(f"a damaged record ({exc})") from None
+            return None
+
+    def usable(self, path: str, row: object) -> FileRecord | None:
+        if not isinstance(row, tuple) or len(row) < 3 or not isinstance(row[2], str):
+            raise ValueError("a record of another shape")
+        ctime, inode, codes, *values = row
+        record = unflat(codes, values)
+        if not self.is_current(record.language) or identity_of(path) != (ctime, inode):
+            return None  # another grammar, or the file changed in a way its size and mtime hide
+        return record if _whole(record) else None
+
+    def is_current(self, language: str) -> bool:
+        """Whether the language's grammar made the saved records as it would make them now
+        (asked once per language, and only for the languages of the records taken)."""
+        if language not in self.current:
+            saved = self.grammars.get(language)
+            self.current[language] = language in GRAMMARS and grammar_version(language) == saved
+        return self.current[language]
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __del__(self) -> None:
+        self.close()
 
 
 def _whole(record: FileRecord) -> bool:
@@ -285,12 +362,17 @@ def _whole(record: FileRecord) -> bool:
         isinstance(record.names, str)
         and isinstance(record.containers, str)
         and isinstance(record.version, str)
+        and isinstance(record.kinds, bytes)
+        and isinstance(record.ranges, array)
+        and record.ranges.typecode == "I"
         and len(record.ranges) == 8 * n
         and lines == n
         and record.containers.count("\n") + 1 == max(n, 1)
         and (not n or (max(record.kinds) < len(KINDS) and max(record.ranges) <= MAX_ROW))
         and isinstance(record.uses, bytes)
         and isinstance(record.generated, bool)
+        and isinstance(record.heads, array)
+        and record.heads.typecode == "i"
         and len(record.heads) in (0, 2 * n)
         and (not record.heads or max(record.heads) <= MAX_ROW)
     )

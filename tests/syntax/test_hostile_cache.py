@@ -5,11 +5,11 @@ restart a file rewritten with its size and mtime kept is not served from its old
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import pickle
 import time
 import tracemalloc
+from array import array
 from pathlib import Path
 
 import pytest
@@ -36,24 +36,37 @@ def built(root: Path, cache: Path) -> index_module.SymbolIndex:
     return index
 
 
-def forge(saved: Path, change) -> None:
-    """Rewrite the index file as someone without the secret could: the payload changed, the
-    checksum recomputed without a key (as the format before keyed checksums)."""
-    payload = saved.read_bytes()[len(store.FORMAT) + store.DIGEST :]
-    data = pickle.load(io.BytesIO(payload))
-    change(data)
-    payload = pickle.dumps(data)
-    saved.write_bytes(store.FORMAT + hashlib.blake2b(payload, digest_size=store.DIGEST).digest() + payload)
+def forge(saved: Path, change, key: bytes = b"") -> None:
+    """Rewrite the index file as someone without the secret could (or, with `key`, as this
+    user could): each record changed, the checksums recomputed with that key (unkeyed: as
+    the format before keyed checksums)."""
+    data = saved.read_bytes()
+    length = int.from_bytes(data[-store.TRAILER : -store.DIGEST], "little")
+    table = pickle.loads(data[-store.TRAILER - length : -store.TRAILER])
+    spans = array("Q", table["spans"])
+    records, digests = bytearray(), bytearray()
+    for offset, size in zip(spans[::2], spans[1::2], strict=True):
+        row = list(pickle.loads(data[offset : offset + size]))
+        change(row)
+        blob = pickle.dumps(tuple(row))
+        spans[len(digests) // 8], spans[len(digests) // 8 + 1] = len(store.FORMAT) + len(records), len(blob)
+        records += blob
+        digests += hashlib.blake2b(blob, digest_size=store.RECORD_DIGEST, key=key).digest()
+    table |= {"spans": spans.tobytes(), "digests": bytes(digests)}
+    table_bytes = pickle.dumps(table)
+    digest = hashlib.blake2b(table_bytes, digest_size=store.DIGEST, key=key).digest()
+    saved.write_bytes(store.FORMAT + records + table_bytes + len(table_bytes).to_bytes(8, "little") + digest)
 
 
-def set_row(field: int, value):
-    """Set one field of every row, counted from the end (names -4, kinds -2, ranges -1)."""
+def set_field(name: str, value):
+    """Set one field of every record (a record's pickle: ctime, inode, the typecodes of its
+    arrays, then store.FIELDS)."""
 
-    def change(data):
-        rows = [list(row) for row in data["files"]]
-        for row in rows:
-            row[field] = value
-        data["files"] = [tuple(row) for row in rows]
+    def change(row):
+        i = store.FIELDS.index(name)
+        codes = row[2]
+        row[2] = codes[:i] + (value.typecode if isinstance(value, array) else " ") + codes[i + 1 :]
+        row[3 + i] = value.tobytes() if isinstance(value, array) else value
 
     return change
 
@@ -61,9 +74,9 @@ def set_row(field: int, value):
 @pytest.mark.parametrize(
     "change",
     [
-        set_row(-2, bytes([250])),  # a kind code past the table
-        set_row(-1, bytes(4) + (4_000_000_000).to_bytes(4, "little") + bytes(24)),  # a row in the billions
-        set_row(-4, "invented_name"),  # names nobody wrote
+        set_field("kinds", bytes([250])),  # a kind code past the table
+        set_field("ranges", array("I", [0, 4_000_000_000, 0, 0, 0, 0, 0, 0])),  # a row in the billions
+        set_field("names", "invented_name"),  # names nobody wrote
     ],
     ids=["kind-250", "huge-row", "invented-name"],
 )
@@ -81,6 +94,24 @@ def test_a_forged_index_file_is_refused_and_rebuilt(project, tmp_path, change):
         "invented_name"
         not in call(ctx, "find_symbol", {"name_path": "invented_name"})["text"].split("\n")[1:]
     )
+
+
+def test_a_record_holding_an_object_is_refused_even_under_the_secret(project, tmp_path):
+    cache = tmp_path / "cache"
+    built(project, cache)
+    saved = store.index_file(cache, [project], "utf-8")
+    forge(saved, set_field("names", Path("original_name")), key=store.secret(cache))
+    assert store.load(cache, [project], "utf-8") == {}
+
+
+def test_records_of_other_fields_are_not_read_as_these(project, tmp_path, monkeypatch):
+    """A FileRecord with a field more or fewer is another format: rebuilt, never misread."""
+    cache = tmp_path / "cache"
+    built(project, cache)
+    assert store.load(cache, [project], "utf-8")
+    monkeypatch.setattr(store, "FIELDS", (*store.FIELDS, "another"))
+    assert store.load(cache, [project], "utf-8") == {}
+    assert store.load_lazily(cache, [project], "utf-8") is None
 
 
 def test_an_oversized_index_file_is_not_read(project, tmp_path):

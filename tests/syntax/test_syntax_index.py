@@ -241,6 +241,18 @@ def test_records_of_another_grammar_version_are_not_reused(project, tmp_path_fac
     assert store.load(cache, [project], "utf-16") == {}
 
 
+def test_a_grammar_version_is_the_one_importlib_metadata_finds():
+    """The dist-info folder's name (read without importlib.metadata's imports) says the
+    version that importlib.metadata reads from its METADATA, for every grammar."""
+    from importlib import metadata
+
+    from lsp_agent.syntax.languages import GRAMMARS
+
+    for language in GRAMMARS.values():
+        assert store.installed_version(language.package) == metadata.version(language.package)
+    assert store.installed_version("no-such-distribution-anywhere") == "?"
+
+
 def test_saving_is_atomic_and_leaves_no_temporary_file(project, tmp_path_factory):
     cache = tmp_path_factory.mktemp("cache")
     index = built(project, cache)
