@@ -7,7 +7,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from .outline import KINDS, LineSymbols, last_line, line_segments, segment_lookup
-from .uses import unpack
+from .uses import unpack, unpack_table
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
@@ -60,6 +60,11 @@ class FileRecord:
     def used(self) -> tuple[str, array] | None:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""
         return None if self.uses is None else unpack(self.uses)
+
+    def table(self) -> tuple[str, array, array, bytes] | None:
+        """The file's use table (uses.unpack_table): every word's uses and their roles, kept
+        in `uses` after its names; None when not made (yet)."""
+        return None if self.uses is None else unpack_table(self.uses)
 
     def entry(self, i: int, names: list[str], containers: list[str]) -> Entry:
         r = self.ranges[8 * i : 8 * i + 8]
