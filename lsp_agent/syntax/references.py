@@ -32,6 +32,7 @@ from .receivers import (
     Receiver,
     class_body_receiver,
     imported_names,
+    known_parents,
     local_binding,
     member_parts,
     module_names,
@@ -243,27 +244,38 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
     owners = {s.name_path.rsplit("/", 2)[-2] for s in named if "/" in s.name_path}  # classes defining it here
     marks = Marks.of(_captures(parsed, (wanted[0] - 1, wanted[-1] - 1)) if wanted else {})
     imported, modules = imported_names(parsed), module_names(parsed)
-    root = root_of(parsed)
     size = len(name.encode("utf-8", "surrogatepass"))
-    ancestry = Ancestry(root, marks)
-    for n in wanted:
-        line = text.line(n)
-        for column in occurrences(line, name):
-            start = (n - 1, _byte_column(line, column))
-            end = (n - 1, start[1] + size)
-            token = root.descendant_for_point_range(start, end)
-            if token is not None and not token.is_named and tuple(token.start_point) == start:
-                continue  # a keyword or operator, not a name
-            node = root.named_descendant_for_point_range(start, end)
-            use = _use(node, ancestry, start, n, column, definitions, parsed.language in PATH_IMPORTS)
-            if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
-                use = replace(use, receiver=receiver_of(parsed, node, imported, modules))
-            elif use.role in ("call", "use") and owners:
-                found = class_body_receiver(parsed, node)
-                if found is not None and found.name in owners:
-                    use = replace(use, receiver=found)
-            uses.append(use)
+    ancestry = Ancestry(root_of(parsed), marks)
+    starts = _row_starts(text, parsed.data)
+    with known_parents(ancestry.parents):  # the receiver checks climb the cursor's path
+        for n in wanted:
+            line = text.line(n)
+            for column in occurrences(line, name):
+                start = (n - 1, _byte_column(line, column))
+                token, node = ancestry.locate(starts[n - 1] + start[1], starts[n - 1] + start[1] + size)
+                if not token.is_named and token.start_byte == starts[n - 1] + start[1]:
+                    continue  # a keyword or operator, not a name
+                use = _use(node, ancestry, start, n, column, definitions, parsed.language in PATH_IMPORTS)
+                if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
+                    use = replace(use, receiver=receiver_of(parsed, node, imported, modules))
+                elif use.role in ("call", "use") and owners:
+                    found = class_body_receiver(parsed, node)
+                    if found is not None and found.name in owners:
+                        use = replace(use, receiver=found)
+                uses.append(use)
     return uses
+
+
+def _row_starts(text: Text, data: bytes) -> list[int]:
+    """The UTF-8 byte offset of each line of `text` in `data` (its encoding)."""
+    if text.content.isascii():
+        return text._line_index().starts
+    starts, offset = [], 0
+    for line in text.lines(1, text.line_count):
+        starts.append(offset)
+        offset += len(line.encode("utf-8", "surrogatepass"))
+        offset += _terminator(data, offset)
+    return starts
 
 
 class Ancestry:
@@ -278,6 +290,33 @@ class Ancestry:
         self.cursor = root.walk()
         self.path = [root]  # the cursor's node and its ancestors, outermost first
         self.said = [marks.fold(NOTHING_SAID, root)]  # what each path's prefix says
+        self.parents: dict[int, Any] = {}  # of every node the cursor entered, by node id
+
+    def locate(self, start: int, end: int) -> tuple[Any, Any]:
+        """(the smallest node holding bytes start..end, the smallest named one), as
+        descendant_for_point_range and named_descendant_for_point_range find them (the
+        first child holding the range, at each level), from the cursor: it is left at the
+        named one."""
+        path, said, cursor = self.path, self.said, self.cursor
+        while len(path) > 1 and not (path[-1].start_byte <= start and end <= path[-1].end_byte):
+            cursor.goto_parent()
+            path.pop(), said.pop()
+        while cursor.goto_first_child_for_byte(start) is not None:
+            child = cursor.node
+            if not (child.start_byte <= start and end <= child.end_byte):
+                cursor.goto_parent()
+                break
+            self._enter(child)
+        smallest = path[-1]
+        while len(path) > 1 and not path[-1].is_named:
+            cursor.goto_parent()
+            path.pop(), said.pop()
+        return smallest, path[-1]
+
+    def _enter(self, child) -> None:
+        self.parents[child.id] = self.path[-1]
+        self.path.append(child)
+        self.said.append(self.marks.fold(self.said[-1], child))
 
     def of(self, node) -> tuple[Said, list]:
         """What `node` and its ancestors say, and those nodes (outermost first)."""
@@ -289,8 +328,7 @@ class Ancestry:
             if not _holds(cursor.node, node):
                 cursor.goto_parent()
                 break
-            path.append(cursor.node)
-            said.append(self.marks.fold(said[-1], cursor.node))
+            self._enter(cursor.node)
         if path[-1] == node:
             return said[-1], path
         lineage = list(_parents(node))[::-1]  # an empty node, where byte ranges cannot tell the branch
@@ -672,7 +710,7 @@ def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, 
             elif in_leaf and text_role is not None:
                 code = _text_code(text_role, strongest, path_imports)
             else:
-                code = _slow_code(root, ancestry, (row, byte), (row, byte + e - s), row + 1, column, definitions.get(word, set()), (text_role, strongest), path_imports)  # fmt: skip
+                code = _slow_code(ancestry, (row, byte), (s, e), row + 1, column, definitions.get(word, set()), (text_role, strongest), path_imports)  # fmt: skip
             order.setdefault(word, []).append((row, code))
         offset += len(line) if ascii_line else len(line.encode("utf-8", "surrogatepass"))
         offset += _terminator(data, offset)
@@ -756,15 +794,14 @@ def _text_code(text_role: str, strongest: str | None, path_imports: bool) -> int
     return ROLE_CODES[text_role]
 
 
-def _slow_code(root, ancestry: Ancestry, start, end, line: int, column: int, definitions, said, path_imports: bool) -> int:  # fmt: skip
+def _slow_code(ancestry: Ancestry, start, span: tuple[int, int], line: int, column: int, definitions, said, path_imports: bool) -> int:  # fmt: skip
     """The code of any other word, as _classify finds it (a comment's or string's words
     from what the spans say)."""
-    token = root.descendant_for_point_range(start, end)
-    if token is not None and not token.is_named and tuple(token.start_point) == start:
+    token, node = ancestry.locate(*span)
+    if not token.is_named and token.start_byte == span[0]:
         return NO_USE
     if said[0] is not None:
         return _text_code(said[0], said[1], path_imports)
-    node = root.named_descendant_for_point_range(start, end)
     return role_code(_use(node, ancestry, start, line, column, definitions, path_imports))
 
 
