@@ -221,13 +221,18 @@ def classify(
     keyword spelled like the name, `from` in `import x from "y"`, is not a use). From
     `table`, the file's use table (its index record's, made from this text), when the
     receivers of member uses are not wanted: then nothing is parsed."""
-    if table is not None and not receivers and (found := table_uses(table, text, name, lines)) is not None:
-        return found
     wanted = sorted(set(lines))
     key = (path, text.version, name, tuple(wanted))
-    if (found := USE_TABLES.get(key)) is None:
-        found = _classify(path, text, name, wanted)
-        USE_TABLES.put(key, found)
+    if (found := USE_TABLES.get(key)) is not None:  # with receivers: right for either
+        return list(found)
+    if table is not None and not receivers:
+        short = (*key, "no receivers")
+        if (found := USE_TABLES.get(short)) is None and (found := table_uses(table, text, name, wanted)) is not None:  # fmt: skip
+            USE_TABLES.put(short, found)
+        if found is not None:
+            return list(found)
+    found = _classify(path, text, name, wanted)
+    USE_TABLES.put(key, found)
     return list(found)
 
 

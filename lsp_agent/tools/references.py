@@ -38,6 +38,7 @@ from ..search import Query, run_search, targets_of
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import Receiver
+from ..syntax.records import line_symbols_of
 from ..syntax.references import (
     CODE_ROLES,
     MEMBER_KINDS,
@@ -221,7 +222,7 @@ def gather(ctx: Context, name: str, paths: list[str] | None, receivers: bool = T
         record = ctx.index.record_of(file.path, text) if ctx.index is not None and not receivers else None
         table = record.table() if record is not None else None
         if table is not None and record is not None:  # the record's outline: nothing parsed
-            around = record.line_symbols().around
+            around = line_symbols_of(file.path, record).around
             symbols = {line: around(line) for line in lines}
         else:
             symbols = enclosing_symbols(file.path, text, lines) if language else {}
