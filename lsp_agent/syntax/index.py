@@ -51,7 +51,7 @@ from .outline import (
 )
 from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 from .records import Entry, FileRecord, Range
-from .references import header_end, use_table
+from .references import header_end, table_stamp, use_table
 from .uses import file_uses, generated, has_table, pack, pack_table
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
             heads.extend(header_end(parsed, _Spot(points, selection)) or NO_HEAD)
     uses = pack(*file_uses(text.content))
     if table and parsed is not None and (found := use_table(parsed, text, defined)) is not None:
-        uses += pack_table(*found)
+        uses += pack_table(*found, table_stamp(language))
     bundle = generated(file_name, text.content, text.line_count)
     return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads)  # fmt: skip
 
@@ -423,7 +423,11 @@ class SymbolIndex:
         meanwhile stops it. Returns how many were made."""
         with self._lock:
             build = self._builds
-            wanted = [p for p, r in self.files.items() if r.size >= 0 and not has_table(r.uses)]
+            wanted = [
+                p
+                for p, r in self.files.items()
+                if r.size >= 0 and not has_table(r.uses, table_stamp(r.language))
+            ]
         if report is not None:
             report(f"use tables for {len(wanted):,} files", None)
 

@@ -11,11 +11,13 @@ here knows types, so `x.save()` is a use of every `save`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -612,6 +614,27 @@ ROLE_CODES = {role: n for n, role in enumerate(ROLES)}
 QUALIFIED = 0x10  # a code's bit for Use.qualified; its low bits are the role's place in ROLES
 NO_USE = 0xFF  # a keyword spelled like a name
 TEXT_CLASSES = ("comment", "code", "string")  # what a node says of the text in it (Marks.fold)
+
+
+TABLE_VERSION = b"1"  # of use_table's classification: a new one makes every table again
+
+
+@cache
+def table_stamp(language: str) -> bytes:
+    """What a language's use tables depend on besides the text (the references query, the
+    grammar's version, how they are made): a table saved under another stamp is made again."""
+    from importlib import metadata
+
+    from .languages import GRAMMARS, grammars_folder
+
+    entry = GRAMMARS[language]
+    try:
+        version = metadata.version(entry.package)
+    except metadata.PackageNotFoundError:
+        version = "?"
+    source = "\n".join(grammars_folder().joinpath(*q.split("/")).read_text("utf-8") for q in entry.references)
+    made = b"\0".join([TABLE_VERSION, version.encode(), source.encode("utf-8")])
+    return hashlib.blake2b(made, digest_size=8).digest()
 
 
 def role_code(use: Use) -> int:

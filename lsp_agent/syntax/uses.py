@@ -124,35 +124,46 @@ def generated(file_name: str, content: str, line_count: int) -> bool:
 # rides in a record's `uses` bytes as a second zlib stream after the names' (unpack reads
 # the first alone), so a saved index carries it as it carries those.
 TABLE_HEAD = "III"  # lengths of the names (UTF-8 bytes), the counts and the rows
+STAMP_BYTES = 8  # after the head: what made the table (references.table_stamp)
 
 
-def pack_table(names: list[str], counts: array, rows: array, codes: bytes) -> bytes:
+def pack_table(names: list[str], counts: array, rows: array, codes: bytes, stamp: bytes) -> bytes:
     joined = "\n".join(names).encode("utf-8", "surrogatepass")
     head = array(TABLE_HEAD[0], [len(joined), len(counts), len(rows)])
-    return zlib.compress(head.tobytes() + joined + counts.tobytes() + rows.tobytes() + codes, 1)
+    return zlib.compress(head.tobytes() + stamp + joined + counts.tobytes() + rows.tobytes() + codes, 1)
 
 
-def has_table(packed: bytes | None) -> bool:
-    """Whether a record's `uses` hold a use table after the names."""
+def _second(packed: bytes | None) -> bytes:
+    """The bytes after the names' zlib stream: a table's, if any."""
     if packed is None:
-        return False
+        return b""
     first = zlib.decompressobj()
     first.decompress(packed, MAX_PACKED)
-    return bool(first.unused_data)
+    return first.unused_data
 
 
-def unpack_table(packed: bytes) -> tuple[str, array, array, bytes] | None:
-    """(names "\\n"-joined, counts, rows, codes) of a record's `uses`, None when they hold no
-    table (a record made without a tree, or by an older version)."""
-    first = zlib.decompressobj()
-    first.decompress(packed, MAX_PACKED)
-    if not first.unused_data:
+def has_table(packed: bytes | None, stamp: bytes) -> bool:
+    """Whether a record's `uses` hold a use table made as `stamp` says tables are made now."""
+    after = _second(packed)
+    head = zlib.decompressobj().decompress(after, 12 + STAMP_BYTES) if after else b""
+    return head[12 : 12 + STAMP_BYTES] == stamp
+
+
+def unpack_table(packed: bytes, stamp: bytes) -> tuple[str, array, array, bytes] | None:
+    """(names "\n"-joined, counts, rows, codes) of a record's `uses`; None when they hold no
+    table (a record made without a tree, or by an older version) or one made otherwise than
+    `stamp` says (another references query): never read as this version's."""
+    after = _second(packed)
+    if not after:
         return None
-    data = zlib.decompressobj().decompress(first.unused_data, MAX_PACKED)
+    data = zlib.decompressobj().decompress(after, MAX_PACKED)
     head = array(TABLE_HEAD[0])
     head.frombytes(data[: head.itemsize * 3])
     size, n_counts, n_rows = head
     at = head.itemsize * 3
+    if data[at : at + STAMP_BYTES] != stamp:
+        return None
+    at += STAMP_BYTES
     names = data[at : at + size].decode("utf-8", "surrogatepass")
     at += size
     counts, rows = array("I"), array("I")

@@ -52,6 +52,7 @@ from ..syntax.references import (
     family,
     judge,
     local_at,
+    table_stamp,
 )
 from ..workspace import Text, Workspace
 from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, source_notes
@@ -220,7 +221,7 @@ def gather(ctx: Context, name: str, paths: list[str] | None, receivers: bool = T
         lines = [m.line for m in file.matches]
         language = language_for(file.path)
         record = ctx.index.record_of(file.path, text) if ctx.index is not None and not receivers else None
-        table = record.table() if record is not None else None
+        table = record.table(table_stamp(record.language)) if record is not None else None
         if table is not None and record is not None:  # the record's outline: nothing parsed
             around = line_symbols_of(file.path, record).around
             symbols = {line: around(line) for line in lines}

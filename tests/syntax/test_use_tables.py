@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lsp_agent.config import Settings
 from lsp_agent.syntax.index import SymbolIndex, index_file, read_record
 from lsp_agent.syntax.languages import language_for
-from lsp_agent.syntax.references import TOKEN, _classify, classify, table_uses, use_table
+from lsp_agent.syntax.references import TOKEN, _classify, classify, table_stamp, table_uses, use_table
 from lsp_agent.syntax.uses import has_table, pack_table, unpack_table
 from lsp_agent.tools import Context, run
 from lsp_agent.workspace import Text, Workspace
@@ -48,7 +48,7 @@ def test_a_workers_table_gives_every_words_uses_as_the_tree_does(corpus):
         language = language_for(path)
         record = read_record(str(path), language, "utf-16", [str(corpus)], table=True)
         assert record is not None
-        table = record.table()
+        table = record.table(table_stamp(language))
         if table is None:  # a language whose grammar names nothing "identifier"
             continue
         text = Text.from_bytes(path.read_bytes())
@@ -72,8 +72,11 @@ def test_a_record_made_without_a_table_reads_as_before(corpus):
     here = index_file(ws, path, "python", "utf-16")
     worker = read_record(str(path), "python", "utf-16", [str(corpus)], table=True)
     assert here is not None and worker is not None
-    assert here.table() is None and not has_table(here.uses)
-    assert worker.table() is not None and has_table(worker.uses)
+    stamp = table_stamp("python")
+    assert here.table(stamp) is None and not has_table(here.uses, stamp)
+    assert worker.table(stamp) is not None and has_table(worker.uses, stamp)
+    # made otherwise (another references query, an older version): never read, made again
+    assert worker.table(b"12345678") is None and not has_table(worker.uses, b"12345678")
     assert here.used() == worker.used()  # overview's names and counts: the same either way
 
 
@@ -115,7 +118,10 @@ def test_a_table_equals_the_tree_on_any_python(lines):
         defined.setdefault(row[1], set()).add(row[4][:2])
     found = use_table(parsed, text, defined)
     assert found is not None
-    table = unpack_table(b"x\x9c\x03\x00\x00\x00\x00\x01" + pack_table(*found))  # after an empty stream
+    stamp = table_stamp("python")
+    table = unpack_table(
+        b"x\x9c\x03\x00\x00\x00\x00\x01" + pack_table(*found, stamp), stamp
+    )  # after an empty stream
     assert table is not None
     path = Path("/nowhere/generated.py")
     every_line = range(1, text.line_count + 1)
@@ -132,7 +138,7 @@ def test_classify_takes_the_table_only_without_receivers(corpus):
     text = Text.from_bytes(path.read_bytes())
     record = read_record(str(path), "python", "utf-16", [str(corpus)], table=True)
     assert record is not None
-    table = record.table()
+    table = record.table(table_stamp("python"))
     assert table is not None
     lines = range(1, text.line_count + 1)
     name = next(w for w in TOKEN.findall(text.content) if len(w) > 3)
@@ -161,15 +167,16 @@ def test_make_tables_gives_the_records_on_disk_theirs_and_a_change_drops_it(tmp_
     ws.open_document(tmp_path / "c.py", "y = 2\n")  # an editor's buffer: never tabled
     index.update(tmp_path / "c.py")
     assert index.make_tables() == 2
-    assert all(has_table(index.files[tmp_path / n].uses) for n in ("a.py", "b.py"))
-    assert not has_table(index.files[tmp_path / "c.py"].uses)
+    stamp = table_stamp("python")
+    assert all(has_table(index.files[tmp_path / n].uses, stamp) for n in ("a.py", "b.py"))
+    assert not has_table(index.files[tmp_path / "c.py"].uses, stamp)
     assert index.make_tables() == 0  # nothing left to make
     loaded = SymbolIndex(ws, cache=index_cache)
     loaded.load()
-    assert loaded.files[tmp_path / "a.py"].table() == index.files[tmp_path / "a.py"].table()
+    assert loaded.files[tmp_path / "a.py"].table(stamp) == index.files[tmp_path / "a.py"].table(stamp)
     (tmp_path / "a.py").write_text("class Cart:\n    pass\n")
     index.update(tmp_path / "a.py")  # the text changed: its record is made again, without one
-    assert not has_table(index.files[tmp_path / "a.py"].uses)
+    assert not has_table(index.files[tmp_path / "a.py"].uses, stamp)
 
 
 def test_references_answers_the_same_from_the_tables(corpus, index_cache):
