@@ -3,7 +3,8 @@ definitions thousands deep (a generated or hostile file); every tool's cost must
 near-linear in its input, so ×k the nesting should cost about ×k the time, not ×k².
 
 Each row times one tool on one generated file (fresh caches: a new folder per run) at
-NESTING_SIZE levels and at NESTING_FACTOR times as many, and quotes the ratio.
+NESTING_SIZE levels and at NESTING_FACTOR times as many, and quotes the ratio;
+NESTING_FILES (shapes, `;` between) and NESTING_TOOLS (`,` between) pick some.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ FILES: dict[str, tuple[str, Callable[[int], str]]] = {
         lambda n: "".join(f"class C{i} {{ @d\nm{i}() {{ return class {{\n" for i in range(n)) + "marker();\n" + "}}}\n" * n,
     ),
     "Rust attributed fns": ("deep.rs", lambda n: "".join(f"#[a]\nfn f{i}() {{\n" for i in range(n)) + "marker();\n" + "}\n" * n),
+    "JS functions, the name at every depth": (
+        "deep.js",
+        lambda n: "".join(f"function f{i}() {{\nmarker(); marker(); x.marker(); marker;\n" for i in range(n)) + "}\n" * n,
+    ),
     "C blocks with prototypes": (
         "deep.c",
         lambda n: "void g() {\n" + "".join(f"{{ int f{i}(void);\n" for i in range(n)) + "marker();\n" + "}\n" * n + "}\n",
@@ -64,9 +69,14 @@ def main() -> None:
         f"One call on code nested {SIZE:,} and {big:,} deep (×{FACTOR}): the time should grow ×{FACTOR}",
         ["file", "tool", f"s at {SIZE:,}", f"s at {big:,}", "ratio"],
     )
+    shapes, tools = os.environ.get("NESTING_FILES"), os.environ.get("NESTING_TOOLS")
     for label, (file, make) in FILES.items():
+        if shapes and label not in shapes.split(";"):
+            continue
         small_text, big_text = make(SIZE), make(big)
         for tool, arguments in TOOLS.items():
+            if tools and tool not in tools.split(","):
+                continue
             small = min(once(file, small_text, tool, arguments(file, SIZE)) for _ in range(2))
             large = min(once(file, big_text, tool, arguments(file, big)) for _ in range(2))
             report.add(label, tool, small, large, large / max(small, 1e-6))

@@ -20,7 +20,9 @@ The load (`uptime`) is noted beside each workspace's figures: the cores are shar
 `python -m benchmarks speed` runs both; `BENCH_SPEED_SCALES=django` picks one;
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
 worker's peak memory); `BENCH_SPEED_PARTS=cli` the CLI one-shots alone (a server's cold build
-saves the index; asked while it runs, then alone after it stopped).
+saves the index; asked while it runs, then alone after it stopped); `BENCH_SPEED_PARTS=references`, references on a common name alone
+(its first ask on a warm server and asked again, against `rg -nw`), with
+`BENCH_SPEED_BEFORE=<commit>` beside a server run from that commit's package.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from pathlib import Path
 
 import lsp_agent
 from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
-from benchmarks.common import Client, Report, the_run
+from benchmarks.common import Client, Report, source_tree, the_run
 from lsp_agent.search import find_rg
 
 SCALES = ["django", "monorepo"]
@@ -295,6 +297,62 @@ async def overview_figures(root: Path, cache: str) -> dict:
     return figures
 
 
+COMMON = "filter"  # a common name: 5,122 uses in Django (every copy's in the monorepo)
+
+
+async def references_figures(root: Path, cache: str, code: Path | None = None, label: str = "") -> dict:
+    """references on a common name by name only (precision=syntax: no type server) over a
+    server warm-started from the index a cold build saved: its first ask (nothing cached but
+    the index) beside `rg -nw` right after, then asked again alternating with rg, the uses
+    found and the server's memory."""
+    rg = find_rg()
+    assert rg is not None
+    params = {"name": COMMON, "precision": "syntax"}
+    anchor = [rg, "-nw", COMMON, "."]
+    for _ in range(2):  # a cold build (and its use tables), then a warm start from what it saved
+        client = await Client.start(root, cache, code)
+        started = time.perf_counter()
+        await asyncio.wait_for(client.indexed.wait(), 3600)
+        indexed = time.perf_counter() - started
+        if code is None:  # an earlier commit may make none
+            await asyncio.wait_for(client.tabled.wait(), 3600)
+        tabled = time.perf_counter() - started
+        if _ == 0:
+            await client.stop()
+            saved = sum(f.stat().st_size for f in Path(cache).glob("index/*.symbols")) / 2**20
+            built = f"{indexed:.0f} s, use tables after {tabled:.0f} s; saved index {saved:.1f} MiB"
+    wall(anchor, root)  # rg's files in the page cache, as the server's are
+    started = time.perf_counter()
+    answer = await client.request("lspAgent/references", params)
+    first = time.perf_counter() - started
+    first_rg = wall(anchor, root)
+    ours, theirs, ratio = await alternating_lsp(
+        client, "lspAgent/references", params, lambda: wall(anchor, root)
+    )
+    uses = answer.get("total") if isinstance(answer, dict) else "?"
+    figures = {
+        f"references {COMMON!r}{label}, first ask (warm server) / rg -nw right after, s": f"{first:.2f} / {first_rg:.2f} = {first / first_rg:.2f}× ({uses:,} uses)",
+        f"references {COMMON!r}{label} asked again / rg -nw, s": f"{ours:.2f} / {theirs:.2f} = {ratio:.2f}×",
+        f"  server memory{label} after those, MiB (peak)": f"{memory_mib(client, 'VmRSS'):.0f} ({memory_mib(client):.0f})",
+        f"  cold build{label}: index ready after": built,
+    }  # fmt: skip
+    await client.stop()
+    return figures
+
+
+async def references_part(root: Path, cache: str) -> dict:
+    """references_figures of this package, and of BENCH_SPEED_BEFORE's when set (each with
+    its own index: their formats may differ), load noted before each."""
+    figures = {"load before (this package)": load()}
+    figures |= await references_figures(root, cache)
+    if before := os.environ.get("BENCH_SPEED_BEFORE"):
+        with tempfile.TemporaryDirectory() as code, tempfile.TemporaryDirectory() as other:
+            figures[f"load before ({before})"] = load()
+            tree = source_tree(before, Path(code))
+            figures |= await references_figures(root, other, tree, f" ({before})")
+    return figures
+
+
 GOALS = {  # the first key a figure holds names its goal
     "CLI search": "≤ 2× (Django)",
     "CLI find-symbol": "≤ 2× (Django)",
@@ -302,6 +360,7 @@ GOALS = {  # the first key a figure holds names its goal
     "worker's peak memory": "≤ 300 (monorepo)",
     "overview": "≤ 2× (monorepo)",
     "search ": "≤ 1.5×",
+    "references": "≤ 3× (every scale)",
     "definition": "≤ 50 (monorepo)",
     "read 2,000": "p99 ≤ 50",
     "documentSymbol": "p99 ≤ 100",
@@ -325,6 +384,8 @@ def main() -> None:
                 figures[scale] = asyncio.run(overview_figures(root, cache))
             elif os.environ.get("BENCH_SPEED_PARTS") == "cli":  # the CLI one-shots alone
                 figures[scale] = asyncio.run(cli_part(root, cache)) | cli_figures(root, cache)
+            elif os.environ.get("BENCH_SPEED_PARTS") == "references":
+                figures[scale] = asyncio.run(references_part(root, cache))
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)

@@ -183,6 +183,7 @@ class Client:
         self.ids = iter(range(1, 10**9))
         self.pending: dict[int, asyncio.Future] = {}
         self.indexed = asyncio.Event()
+        self.tabled = asyncio.Event()  # the use tables made after the index (references)
         self.titles: dict[object, str] = {}
         self.reader = asyncio.ensure_future(self.read())
 
@@ -252,6 +253,10 @@ class Client:
                     message["params"]["token"], ""
                 ):
                     self.indexed.set()
+                elif value.get("kind") == "end" and "use tables" in self.titles.get(
+                    message["params"]["token"], ""
+                ):
+                    self.tabled.set()
             elif "id" in message and message["id"] in self.pending:
                 if "error" in message:
                     self.pending[message["id"]].set_exception(RuntimeError(message["error"]))

@@ -316,6 +316,15 @@ class AgentServer(LanguageServer):
                 self.commands.listen(self.agent_workspace.roots)
         finally:
             await progress.finish()
+        if not self.stopping.is_set():  # then the use tables references answers from
+            progress = Progress(self, "lsp-agent: use tables", None)
+            tables = partial(
+                self.symbol_index.make_tables, self.stopping.is_set, self.lanes.step_aside, progress.report
+            )
+            try:
+                log.info("symbol index: %d use tables", await self.lanes.run(True, tables))
+            finally:
+                await progress.finish()
 
     def answer_command(self, name: str, params: Any) -> dict:
         """A one-shot command's call (from local.py's thread), run in the lanes as a client's;

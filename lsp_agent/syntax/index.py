@@ -51,8 +51,8 @@ from .outline import (
 )
 from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 from .records import Entry, FileRecord, Range
-from .references import header_end
-from .uses import file_uses, generated, pack
+from .references import header_end, table_stamp, use_table
+from .uses import file_uses, generated, has_table, pack, pack_table
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -128,10 +128,11 @@ class Columns:
 Row = tuple[str, str, str, tuple[int, int, int, int], tuple[int, int, int, int]]
 
 
-def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, file_name: str = "", parsed: Parsed | None = None) -> FileRecord:  # fmt: skip
+def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, file_name: str = "", parsed: Parsed | None = None, table: bool = False) -> FileRecord:  # fmt: skip
     """The record of `text` (the file `file_name`, `parsed` its tree): its definitions,
-    where their headers end, and the names it uses."""
+    where their headers end, and the names it uses; with `table`, its use table too."""
     names, containers, kinds, ranges, heads = [], [], bytearray(), array("I"), array("i")
+    defined: dict[str, set] = {}  # where each name's definitions start, as tree-sitter points
     convert = Columns(text, encoding).convert
     for kind, name, container, points, selection in rows:
         names.append(name)
@@ -139,9 +140,12 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
         kinds.append(KIND_CODES[kind])
         ranges.extend(convert(points))
         ranges.extend(convert(selection))
+        defined.setdefault(name, set()).add(selection[:2])
         if parsed is not None:
             heads.extend(header_end(parsed, _Spot(points, selection)) or NO_HEAD)
     uses = pack(*file_uses(text.content))
+    if table and parsed is not None and (found := use_table(parsed, text, defined)) is not None:
+        uses += pack_table(*found, table_stamp(language))
     bundle = generated(file_name, text.content, text.line_count)
     return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads)  # fmt: skip
 
@@ -406,6 +410,73 @@ class SymbolIndex:
                 self.save()
         return len(paths)
 
+    def make_tables(
+        self,
+        cancelled: Callable[[], bool] = lambda: False,
+        step_aside: Callable[[], None] = lambda: None,
+        report: Callable[[str, int | None], None] | None = None,
+    ) -> int:
+        """Use tables (references.use_table) for the records on disk made without one, after
+        a build (a table costs about three parses of its file: the index is ready first), by
+        worker processes when there are many: each file read and parsed again, its record
+        given the table where it is still the same text; then saved. A build started
+        meanwhile stops it. Returns how many were made."""
+        with self._lock:
+            build = self._builds
+            wanted = [
+                p
+                for p, r in self.files.items()
+                if r.size >= 0 and not has_table(r.uses, table_stamp(r.language))
+            ]
+        if report is not None:
+            report(f"use tables for {len(wanted):,} files", None)
+
+        def stopped() -> bool:
+            return cancelled() or self._builds != build
+
+        def between_files(n: int) -> None:
+            step_aside()
+            if n % FREEZE_EVERY == 0:
+                gc.freeze()
+
+        made = self._tables(wanted, build, stopped, between_files)
+        if made and self.cache is not None and not stopped():
+            self.save()
+        return made
+
+    def _tables(self, wanted: list[Path], build: int, stopped: Callable[[], bool], between_files: Callable[[int], None]) -> int:  # fmt: skip
+        made = 0
+        if len(wanted) >= PROCESS_MIN_FILES and MANY_CORES:
+            workers = Workers(self.encoding, self.workspace.roots, table=True)
+            try:
+                workers.send(wanted, last=True)
+                for n, (path, record) in enumerate(workers.records(stopped), 1):
+                    made += self._put_table(path, record, build)
+                    between_files(n)
+            finally:
+                workers.close()
+            return made
+        roots = [str(r) for r in self.workspace.roots]
+        for n, path in enumerate(wanted, 1):
+            if stopped():
+                break
+            language = language_for(path)
+            record = read_record(str(path), language, self.encoding, roots, table=True) if language else None
+            made += self._put_table(path, record, build)
+            between_files(n)
+        return made
+
+    def _put_table(self, path: Path, record: FileRecord | None, build: int) -> bool:
+        """Give the record of `path` the use table of `record`, made from the same text."""
+        with self._lock:
+            kept = self.files.get(path)
+            if record is None or kept is None or build != self._builds or record.size < 0:
+                return False
+            if (kept.version, kept.size, kept.mtime_ns) != (record.version, record.size, record.mtime_ns):
+                return False
+            kept.uses = record.uses
+            return True
+
     def _walk(
         self, workers: Workers, stopped: Callable[[], bool], between_files: Callable[[int], None]
     ) -> tuple[list[Path], list[Path], list[Path]]:
@@ -644,7 +715,9 @@ def trusted_stat(info: os.stat_result, read_at: int, *, from_editor: bool = Fals
     return info.st_size, info.st_mtime_ns
 
 
-def read_record(path: str, language: str, encoding: str, roots: list[str]) -> FileRecord | None:
+def read_record(
+    path: str, language: str, encoding: str, roots: list[str], table: bool = False
+) -> FileRecord | None:
     """The record of a file read from disk once (a worker's), parsed without the caches;
     None when it is gone, unreadable, binary or too large (as Workspace.text refuses it),
     or not beneath one of `roots` by a path without symlinks (see open_beneath)."""
@@ -669,14 +742,16 @@ def read_record(path: str, language: str, encoding: str, roots: list[str]) -> Fi
     utf8 = data if text.utf8 else encode(text)  # valid UTF-8: the same bytes
     parsed = fresh_parse(language, utf8)
     rows = fresh_rows(language, utf8, parsed) if parsed is not None else iter(())
-    return _recorded(path, text, language, rows, encoding, *trusted_stat(info, read_at), parsed)
+    return _recorded(path, text, language, rows, encoding, *trusted_stat(info, read_at), parsed, table)
 
 
-def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, parsed: Parsed | None = None) -> FileRecord | None:  # fmt: skip
+def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, parsed: Parsed | None = None, table: bool = False) -> FileRecord | None:  # fmt: skip
     """make_record, or None when the parser fails on the file (one bad file must not stop
     the index)."""
     try:
-        return make_record(text, language, rows, encoding, size, mtime_ns, os.path.basename(path), parsed)
+        return make_record(
+            text, language, rows, encoding, size, mtime_ns, os.path.basename(path), parsed, table
+        )
     except Exception:
         log.exception("symbol index: cannot outline %s", path)
         return None
@@ -726,8 +801,9 @@ class Workers:
     """One worker process per core (at most 8), started when a build first hands them files,
     parsing them CHUNK at a time: parsing holds the GIL, threads would not run in parallel."""
 
-    def __init__(self, encoding: str, roots: list[Path]):
+    def __init__(self, encoding: str, roots: list[Path], table: bool = False):
         self.encoding = encoding
+        self.table = table  # records with their use tables
         self.roots = [str(r) for r in roots]  # a worker opens files only beneath them
         self.pool: ProcessPoolExecutor | None = None
         self.tasks: list[Future] = []
@@ -749,7 +825,7 @@ class Workers:
             self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
         while len(paths) - self.sent >= CHUNK or (last and self.sent < len(paths)):
             chunk = [str(p) for p in paths[self.sent : self.sent + CHUNK]]
-            self.tasks.append(self.pool.submit(_index_files, chunk, self.encoding, self.roots))
+            self.tasks.append(self.pool.submit(_index_files, chunk, self.encoding, self.roots, self.table))
             self.sent += len(chunk)
 
     def records(self, cancelled) -> Iterator[tuple[Path, FileRecord | None]]:
@@ -779,14 +855,15 @@ def _start_worker() -> None:
     os.close(devnull)
 
 
-def _index_files(paths: list[str], encoding: str, roots: list[str]) -> list[tuple[str, FileRecord | None]]:
-    """Records of files read from disk, parsed without the caches (each file once)."""
+def _index_files(paths: list[str], encoding: str, roots: list[str], table: bool = False) -> list[tuple[str, FileRecord | None]]:  # fmt: skip
+    """Records of files read from disk, parsed without the caches (each file once); with
+    `table`, with their use tables."""
     if os.getppid() == 1:  # the server is gone: nobody wants these
         os._exit(0)
     out = []
     for path in paths:
         language = language_for(path)
-        out.append((path, read_record(path, language, encoding, roots) if language else None))
+        out.append((path, read_record(path, language, encoding, roots, table) if language else None))
     return out
 
 

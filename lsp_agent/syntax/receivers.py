@@ -10,6 +10,8 @@ definition in the file names.
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,16 +69,47 @@ def _text(parsed: Parsed, node) -> str:
     return parsed.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
+_KNOWN = threading.local()  # the parents a caller has seen, by node id (see known_parents)
+
+
+@contextmanager
+def known_parents(parents: dict[int, Any]):
+    """Within it, a node's parent is first looked up in `parents` (node id -> parent, as
+    references.Ancestry's cursor met them): tree-sitter finds a parent by walking down from
+    the root, so in code nested n deep each `.parent` costs n, and a use's receiver checks
+    ask up to MAX_UP of them."""
+    _KNOWN.parents = parents
+    try:
+        yield
+    finally:
+        _KNOWN.parents = None
+
+
+def _parent(node):
+    parents = getattr(_KNOWN, "parents", None)
+    if parents is not None and (found := parents.get(node.id)) is not None:
+        return found
+    return node.parent
+
+
+def _child(node, child):
+    """`child` of `node`, its parent noted for _parent."""
+    parents = getattr(_KNOWN, "parents", None)
+    if parents is not None and child is not None:
+        parents[child.id] = node
+    return child
+
+
 def member_parts(node) -> tuple[Any, Any] | None:
     """(the member expression, its receiver) when `node` is the name after a dot."""
-    parent = node.parent
+    parent = _parent(node)
     fields = MEMBER_NODES.get(getattr(parent, "type", ""))
     if fields is None:
         return None
     name = parent.child_by_field_name(fields[1])
     if name is None or name.start_byte != node.start_byte:
         return None
-    return parent, parent.child_by_field_name(fields[0])
+    return parent, _child(parent, parent.child_by_field_name(fields[0]))
 
 
 def receiver_of(
@@ -131,7 +164,7 @@ def _infer(
         kind in ("parenthesized_expression", "non_null_expression", "unary_expression")
         and node.named_children
     ):
-        return _infer(parsed, node.named_children[-1], imported, depth, modules)
+        return _infer(parsed, _child(node, node.named_children[-1]), imported, depth, modules)
     if kind in ("this", "super") or (kind == "identifier" and _text(parsed, node) in ("self", "cls", "this")):
         found = _own_class(parsed, node)
         return Receiver(SUPER if kind == "super" else INSTANCE, *found) if found else Receiver(OBJECT)
@@ -171,7 +204,7 @@ def _from_call(parsed: Parsed, node, imported: frozenset[str]) -> Receiver:
 
 def _enclosing(node, kinds: tuple[str, ...]):
     for _ in range(MAX_UP):
-        node = node.parent
+        node = _parent(node)
         if node is None or node.type in kinds:
             return node
     return None
@@ -245,8 +278,8 @@ def _from_identifier(
 
 
 def _root(node):
-    while node.parent is not None:
-        node = node.parent
+    while (parent := _parent(node)) is not None:
+        node = parent
     return node
 
 

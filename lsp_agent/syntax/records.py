@@ -3,11 +3,14 @@ objects per symbol; an Entry is made for an answer only."""
 
 from __future__ import annotations
 
+import threading
 from array import array
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .outline import KINDS, LineSymbols, last_line, line_segments, segment_lookup
-from .uses import unpack
+from .uses import unpack, unpack_table
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
@@ -61,6 +64,12 @@ class FileRecord:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""
         return None if self.uses is None else unpack(self.uses)
 
+    def table(self, stamp: bytes) -> tuple[str, array, array, bytes] | None:
+        """The file's use table (uses.unpack_table): every word's uses and their roles, kept
+        in `uses` after its names; None when not made (yet), or made otherwise than `stamp`
+        (references.table_stamp of its language) says."""
+        return None if self.uses is None else unpack_table(self.uses, stamp)
+
     def entry(self, i: int, names: list[str], containers: list[str]) -> Entry:
         r = self.ranges[8 * i : 8 * i + 8]
         return Entry(names[i], KINDS[self.kinds[i]], containers[i], (r[0], r[1], r[2], r[3]), (r[4], r[5], r[6], r[7]))  # fmt: skip
@@ -101,3 +110,24 @@ class _Span:
     end_line: int
     name_path: str
     children: list[_Span] = field(default_factory=list)
+
+
+LINE_SYMBOLS_SIZE = 2048  # records whose LineSymbols are kept (references labels each use)
+_LINE_SYMBOLS: OrderedDict[tuple[Path, str], LineSymbols] = OrderedDict()
+_LINE_SYMBOLS_LOCK = threading.Lock()
+
+
+def line_symbols_of(path: Path, record: FileRecord) -> LineSymbols:
+    """record.line_symbols(), kept for the last LINE_SYMBOLS_SIZE texts asked (by path and
+    version): a references call asked again labels the same files."""
+    key = (path, record.version)
+    with _LINE_SYMBOLS_LOCK:
+        if (found := _LINE_SYMBOLS.get(key)) is not None:
+            _LINE_SYMBOLS.move_to_end(key)
+            return found
+    found = record.line_symbols()
+    with _LINE_SYMBOLS_LOCK:
+        _LINE_SYMBOLS[key] = found
+        while len(_LINE_SYMBOLS) > LINE_SYMBOLS_SIZE:
+            _LINE_SYMBOLS.popitem(last=False)
+    return found

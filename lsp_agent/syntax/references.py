@@ -11,11 +11,13 @@ here knows types, so `x.save()` is a use of every `save`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from .receivers import (
     Receiver,
     class_body_receiver,
     imported_names,
+    known_parents,
     local_binding,
     member_parts,
     module_names,
@@ -207,14 +210,31 @@ class _UseTables:
 USE_TABLES = _UseTables()
 
 
-def classify(path: Path, text: Text, name: str, lines: Iterable[int]) -> list[Use]:
+def classify(
+    path: Path,
+    text: Text,
+    name: str,
+    lines: Iterable[int],
+    *,
+    table: Table | None = None,
+    receivers: bool = True,
+) -> list[Use]:
     """Every whole-word use of `name` on the given lines of a file, each with its role (a
-    keyword spelled like the name, `from` in `import x from "y"`, is not a use)."""
+    keyword spelled like the name, `from` in `import x from "y"`, is not a use). From
+    `table`, the file's use table (its index record's, made from this text), when the
+    receivers of member uses are not wanted: then nothing is parsed."""
     wanted = sorted(set(lines))
     key = (path, text.version, name, tuple(wanted))
-    if (found := USE_TABLES.get(key)) is None:
-        found = _classify(path, text, name, wanted)
-        USE_TABLES.put(key, found)
+    if (found := USE_TABLES.get(key)) is not None:  # with receivers: right for either
+        return list(found)
+    if table is not None and not receivers:
+        short = (*key, "no receivers")
+        if (found := USE_TABLES.get(short)) is None and (found := table_uses(table, text, name, wanted)) is not None:  # fmt: skip
+            USE_TABLES.put(short, found)
+        if found is not None:
+            return list(found)
+    found = _classify(path, text, name, wanted)
+    USE_TABLES.put(key, found)
     return list(found)
 
 
@@ -231,27 +251,38 @@ def _classify(path: Path, text: Text, name: str, wanted: list[int]) -> list[Use]
     owners = {s.name_path.rsplit("/", 2)[-2] for s in named if "/" in s.name_path}  # classes defining it here
     marks = Marks.of(_captures(parsed, (wanted[0] - 1, wanted[-1] - 1)) if wanted else {})
     imported, modules = imported_names(parsed), module_names(parsed)
-    root = root_of(parsed)
     size = len(name.encode("utf-8", "surrogatepass"))
-    ancestry = Ancestry(root, marks)
-    for n in wanted:
-        line = text.line(n)
-        for column in occurrences(line, name):
-            start = (n - 1, _byte_column(line, column))
-            end = (n - 1, start[1] + size)
-            token = root.descendant_for_point_range(start, end)
-            if token is not None and not token.is_named and tuple(token.start_point) == start:
-                continue  # a keyword or operator, not a name
-            node = root.named_descendant_for_point_range(start, end)
-            use = _use(node, ancestry, start, n, column, definitions, parsed.language in PATH_IMPORTS)
-            if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
-                use = replace(use, receiver=receiver_of(parsed, node, imported, modules))
-            elif use.role in ("call", "use") and owners:
-                found = class_body_receiver(parsed, node)
-                if found is not None and found.name in owners:
-                    use = replace(use, receiver=found)
-            uses.append(use)
+    ancestry = Ancestry(root_of(parsed), marks)
+    starts = _row_starts(text, parsed.data)
+    with known_parents(ancestry.parents):  # the receiver checks climb the cursor's path
+        for n in wanted:
+            line = text.line(n)
+            for column in occurrences(line, name):
+                start = (n - 1, _byte_column(line, column))
+                token, node = ancestry.locate(starts[n - 1] + start[1], starts[n - 1] + start[1] + size)
+                if not token.is_named and token.start_byte == starts[n - 1] + start[1]:
+                    continue  # a keyword or operator, not a name
+                use = _use(node, ancestry, start, n, column, definitions, parsed.language in PATH_IMPORTS)
+                if use.qualified and use.role not in TEXT_ROLES and use.role != "definition":
+                    use = replace(use, receiver=receiver_of(parsed, node, imported, modules))
+                elif use.role in ("call", "use") and owners:
+                    found = class_body_receiver(parsed, node)
+                    if found is not None and found.name in owners:
+                        use = replace(use, receiver=found)
+                uses.append(use)
     return uses
+
+
+def _row_starts(text: Text, data: bytes) -> list[int]:
+    """The UTF-8 byte offset of each line of `text` in `data` (its encoding)."""
+    if text.content.isascii():
+        return text._line_index().starts
+    starts, offset = [], 0
+    for line in text.lines(1, text.line_count):
+        starts.append(offset)
+        offset += len(line.encode("utf-8", "surrogatepass"))
+        offset += _terminator(data, offset)
+    return starts
 
 
 class Ancestry:
@@ -266,6 +297,33 @@ class Ancestry:
         self.cursor = root.walk()
         self.path = [root]  # the cursor's node and its ancestors, outermost first
         self.said = [marks.fold(NOTHING_SAID, root)]  # what each path's prefix says
+        self.parents: dict[int, Any] = {}  # of every node the cursor entered, by node id
+
+    def locate(self, start: int, end: int) -> tuple[Any, Any]:
+        """(the smallest node holding bytes start..end, the smallest named one), as
+        descendant_for_point_range and named_descendant_for_point_range find them (the
+        first child holding the range, at each level), from the cursor: it is left at the
+        named one."""
+        path, said, cursor = self.path, self.said, self.cursor
+        while len(path) > 1 and not (path[-1].start_byte <= start and end <= path[-1].end_byte):
+            cursor.goto_parent()
+            path.pop(), said.pop()
+        while cursor.goto_first_child_for_byte(start) is not None:
+            child = cursor.node
+            if not (child.start_byte <= start and end <= child.end_byte):
+                cursor.goto_parent()
+                break
+            self._enter(child)
+        smallest = path[-1]
+        while len(path) > 1 and not path[-1].is_named:
+            cursor.goto_parent()
+            path.pop(), said.pop()
+        return smallest, path[-1]
+
+    def _enter(self, child) -> None:
+        self.parents[child.id] = self.path[-1]
+        self.path.append(child)
+        self.said.append(self.marks.fold(self.said[-1], child))
 
     def of(self, node) -> tuple[Said, list]:
         """What `node` and its ancestors say, and those nodes (outermost first)."""
@@ -277,8 +335,7 @@ class Ancestry:
             if not _holds(cursor.node, node):
                 cursor.goto_parent()
                 break
-            path.append(cursor.node)
-            said.append(self.marks.fold(said[-1], cursor.node))
+            self._enter(cursor.node)
         if path[-1] == node:
             return said[-1], path
         lineage = list(_parents(node))[::-1]  # an empty node, where byte ranges cannot tell the branch
@@ -548,3 +605,260 @@ def _bases(parsed: Parsed, node) -> list[str]:
 def _last_names(names: list[str], parsed: Parsed, node) -> list[str]:
     header = parsed.data[node.start_byte : (_body(node) or node).start_byte].decode("utf-8", "replace")
     return [n for n in names if not re.search(r"(?<![\w$])" + re.escape(n) + r"\s*(\.|::)\s*\w", header)]
+
+
+# --- use tables: every name of a file classified in one pass, kept with its index record ----
+
+TOKEN = re.compile(r"[\w$]+")  # a word as word_pattern bounds it: a name's uses are its words
+ROLE_CODES = {role: n for n, role in enumerate(ROLES)}
+QUALIFIED = 0x10  # a code's bit for Use.qualified; its low bits are the role's place in ROLES
+NO_USE = 0xFF  # a keyword spelled like a name
+TEXT_CLASSES = ("comment", "code", "string")  # what a node says of the text in it (Marks.fold)
+
+
+TABLE_VERSION = b"1"  # of use_table's classification: a new one makes every table again
+
+
+@cache
+def table_stamp(language: str) -> bytes:
+    """What a language's use tables depend on besides the text (the references query, the
+    grammar's version, how they are made): a table saved under another stamp is made again."""
+    from importlib import metadata
+
+    from .languages import GRAMMARS, grammars_folder
+
+    entry = GRAMMARS[language]
+    try:
+        version = metadata.version(entry.package)
+    except metadata.PackageNotFoundError:
+        version = "?"
+    source = "\n".join(grammars_folder().joinpath(*q.split("/")).read_text("utf-8") for q in entry.references)
+    made = b"\0".join([TABLE_VERSION, version.encode(), source.encode("utf-8")])
+    return hashlib.blake2b(made, digest_size=8).digest()
+
+
+def role_code(use: Use) -> int:
+    return ROLE_CODES[use.role] | (QUALIFIED if use.qualified else 0)
+
+
+def _text_class(kind: str) -> str | None:
+    """What Marks.fold makes of a node of this kind: its checks, in its order."""
+    if "comment" in kind:
+        return "comment"
+    if any(mark in kind for mark in CODE_IN_STRING):
+        return "code"
+    if any(mark in kind for mark in STRING_MARKS):
+        return "string"
+    return None
+
+
+_LEXICONS: dict[str, Any] = {}
+_LEXICONS_LOCK = threading.Lock()
+
+
+def _lexicon(language: str):
+    """A query of `language` capturing the nodes that name (kinds holding "identifier") and
+    those that say what their text is (comments, strings, code in strings); None when the
+    grammar has no such kinds or the query does not compile."""
+    with _LEXICONS_LOCK:
+        if language not in _LEXICONS:
+            _LEXICONS[language] = _make_lexicon(language)
+        return _LEXICONS[language]
+
+
+def _make_lexicon(language: str):
+    import tree_sitter
+
+    from .languages import grammar
+
+    lang = grammar(language)
+    groups: dict[str, set[str]] = {g: set() for g in ("name", "keyword", *TEXT_CLASSES)}
+    for kind_id in range(lang.node_kind_count):
+        kind = lang.node_kind_for_id(kind_id)
+        if not kind or not lang.node_kind_is_visible(kind_id):
+            continue
+        if not lang.node_kind_is_named(kind_id):
+            if TOKEN.fullmatch(kind) and not kind[0].isdigit():
+                groups["keyword"].add(f'"{kind}"')
+        elif (found := _text_class(kind)) is not None:
+            groups[found].add(f"({kind})")
+        elif "identifier" in kind:
+            groups["name"].add(f"({kind})")
+    source = "\n".join(f"[{' '.join(sorted(ks))}] @{g}" for g, ks in groups.items() if ks)
+    try:
+        return tree_sitter.Query(lang, source) if groups["name"] else None
+    except Exception:  # a kind the query language cannot name (a supertype): no table
+        return None
+
+
+def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, int]]]) -> tuple[list[str], Any, Any, bytes] | None:  # fmt: skip
+    """The uses of every word of a file with their codes (see uses.pack_table), classified
+    as _classify does one name, in one pass: the references captures and the lexicon's nodes
+    of the whole file swept in order. A word that is a naming node's or a keyword's whole
+    text, or inside a comment or string with no node below it, costs a few lookups; any
+    other takes _classify's way. `definitions`: where each name's definitions start (rows
+    and UTF-8 columns). None without a lexicon."""
+    from array import array
+
+    import tree_sitter
+
+    lexicon = _lexicon(parsed.language)
+    if lexicon is None:
+        return None
+    root = root_of(parsed)
+    marks = Marks.of(_captures(parsed, (0, max(text.line_count, 1))))
+    found = tree_sitter.QueryCursor(lexicon).captures(root)
+    leaves = {(n.start_byte, n.end_byte): n.type for n in found.get("name", ()) if n.child_count == 0}
+    keywords = {(n.start_byte, n.end_byte) for n in found.get("keyword", ())}
+    callees: dict[int, list[int]] = {}
+    for start, end in marks.callees:
+        if (start, end) not in marks.containers:
+            callees.setdefault(end, []).append(start)
+    at = _Sweep(_spans(found, marks)).at
+    ancestry = Ancestry(root, marks)
+    path_imports = parsed.language in PATH_IMPORTS
+    order: dict[str, list[tuple[int, int]]] = {}
+    offset, data = 0, parsed.data  # offset: UTF-8 bytes before the line
+    for row, line in enumerate(text.lines(1, text.line_count)):
+        ascii_line = line.isascii()
+        for match in TOKEN.finditer(line):
+            word, column = match.group(), match.start()
+            if word[0].isdigit():
+                continue
+            byte = column if ascii_line else _byte_column(line, column)
+            s = offset + byte
+            e = s + (len(word) if ascii_line else len(word.encode("utf-8", "surrogatepass")))
+            text_role, strongest, in_leaf = at(s, e)
+            if (kind := leaves.get((s, e))) is not None and text_role is None:
+                code = _leaf_code(
+                    kind, s, e, strongest, marks, callees, (row, byte) in definitions.get(word, ())
+                )
+            elif (s, e) in keywords:
+                code = NO_USE
+            elif in_leaf and text_role is not None:
+                code = _text_code(text_role, strongest, path_imports)
+            else:
+                code = _slow_code(ancestry, (row, byte), (s, e), row + 1, column, definitions.get(word, set()), (text_role, strongest), path_imports)  # fmt: skip
+            order.setdefault(word, []).append((row, code))
+        offset += len(line) if ascii_line else len(line.encode("utf-8", "surrogatepass"))
+        offset += _terminator(data, offset)
+    counts, rows, codes = array("I"), array("I"), bytearray()
+    for uses in order.values():
+        counts.append(len(uses))
+        for row, code in uses:
+            rows.append(row)
+            codes.append(code)
+    return list(order), counts, rows, bytes(codes)
+
+
+def _terminator(data: bytes, at: int) -> int:
+    """The length of the line terminator at byte `at` (Text's lines carry none)."""
+    if data[at : at + 2] == b"\r\n":
+        return 2
+    return 1 if at < len(data) else 0
+
+
+# start and end byte, text class, container role, whether the node is a leaf
+Span = tuple[int, int, str | None, str | None, bool]
+
+
+def _spans(found: dict[str, list], marks: Marks) -> list[Span]:
+    """The nodes that say something of the text inside them, outermost first at a start."""
+    spans: list[Span] = [(s, e, None, role, False) for (s, e), role in marks.containers.items()]
+    for group in TEXT_CLASSES:
+        spans += [(n.start_byte, n.end_byte, group, None, n.child_count == 0) for n in found.get(group, ())]
+    spans.sort(key=lambda span: (span[0], -span[1]))
+    return spans
+
+
+TEXT_OF = {"comment": "comment", "code": None, "string": "string"}
+
+
+class _Sweep:
+    """What the spans around each of a file's words say (Marks.fold's text role and the
+    strongest container, and whether the innermost span is a leaf), the words asked for in
+    order: a stack of the open spans."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans, self.next = spans, 0
+        self.stack: list[tuple[int, str | None, str | None, bool]] = [(1 << 62, None, None, False)]
+
+    def at(self, start: int, end: int) -> tuple[str | None, str | None, bool]:
+        stack, spans = self.stack, self.spans
+        while stack[-1][0] <= start:
+            stack.pop()
+        while self.next < len(spans) and spans[self.next][0] <= start:
+            s, e, text, role, leaf = spans[self.next]
+            self.next += 1
+            while stack[-1][0] <= s:
+                stack.pop()
+            if e > start:
+                top = stack[-1]
+                stack.append((e, top[1] if text is None else TEXT_OF[text], _stronger(top[2], role), leaf))
+        while stack[-1][0] < end:  # a span ending inside the word holds no part of its path
+            stack.pop()
+        return stack[-1][1], stack[-1][2], stack[-1][3]
+
+
+def _leaf_code(kind: str, start: int, end: int, strongest, marks: Marks, callees, defined: bool) -> int:
+    """_use of a word that is a naming node's whole text, outside comments and strings."""
+    member = (start, end) in marks.members
+    if any(s <= start for s in callees.get(end, ())):
+        strongest = _stronger(strongest, "call")  # a callee ending where the name ends
+    if defined:
+        return ROLE_CODES["definition"] | QUALIFIED
+    if strongest is not None:
+        role = strongest
+    elif "type_identifier" in kind:
+        role = "type"
+    else:
+        role = "attribute" if member else "use"
+    return ROLE_CODES[role] | (QUALIFIED if member else 0)
+
+
+def _text_code(text_role: str, strongest: str | None, path_imports: bool) -> int:
+    if text_role == "string" and strongest == "import" and path_imports:
+        return ROLE_CODES["import"]  # a module path: Go's `import "a/b"`
+    return ROLE_CODES[text_role]
+
+
+def _slow_code(ancestry: Ancestry, start, span: tuple[int, int], line: int, column: int, definitions, said, path_imports: bool) -> int:  # fmt: skip
+    """The code of any other word, as _classify finds it (a comment's or string's words
+    from what the spans say)."""
+    token, node = ancestry.locate(*span)
+    if not token.is_named and token.start_byte == span[0]:
+        return NO_USE
+    if said[0] is not None:
+        return _text_code(said[0], said[1], path_imports)
+    return role_code(_use(node, ancestry, start, line, column, definitions, path_imports))
+
+
+Table = tuple[str, Any, Any, bytes]  # uses.unpack_table's: names, counts, rows, codes
+
+
+def table_uses(table: Table, text: Text, name: str, lines: Iterable[int]) -> list[Use] | None:
+    """classify's uses of `name` on the given lines from a file's use table, without their
+    receivers; None when the table cannot answer (not a word, or a line's words are not the
+    table's: then the file is classified from its tree)."""
+    if not TOKEN.fullmatch(name) or name[0].isdigit():
+        return None
+    names, counts, rows, codes = table
+    at = ("\n" + names + "\n").find("\n" + name + "\n")
+    on_row: dict[int, list[int]] = {}
+    if at >= 0:
+        index = names.count("\n", 0, at)
+        first = sum(counts[:index])
+        for k in range(first, first + counts[index]):
+            on_row.setdefault(rows[k], []).append(codes[k])
+    uses = []
+    for n in sorted(set(lines)):
+        columns = occurrences(text.line(n), name)
+        found = on_row.get(n - 1, [])
+        if len(columns) != len(found):
+            return None
+        uses += [
+            Use(n, c + 1, ROLES[code & 0x0F], bool(code & QUALIFIED))
+            for c, code in zip(columns, found, strict=True)
+            if code != NO_USE
+        ]
+    return uses

@@ -114,3 +114,60 @@ def unpack(packed: bytes) -> tuple[str, array]:
 def generated(file_name: str, content: str, line_count: int) -> bool:
     """A minified bundle or generated file: `x.min.js`, or lines far longer than code's."""
     return ".min." in file_name or len(content) / max(line_count, 1) > MAX_LINE_MEAN
+
+
+# --- the roles of every name in a file (references from the index) -------------------------
+
+# A use table: every word of a file ([\w$]+, not starting with a digit), grouped by the word
+# in order of its first use, each with its 0-based row and a code (references.role_code):
+# the names "\n"-joined, how many uses each has, then the rows and codes of all uses. It
+# rides in a record's `uses` bytes as a second zlib stream after the names' (unpack reads
+# the first alone), so a saved index carries it as it carries those.
+TABLE_HEAD = "III"  # lengths of the names (UTF-8 bytes), the counts and the rows
+STAMP_BYTES = 8  # after the head: what made the table (references.table_stamp)
+
+
+def pack_table(names: list[str], counts: array, rows: array, codes: bytes, stamp: bytes) -> bytes:
+    joined = "\n".join(names).encode("utf-8", "surrogatepass")
+    head = array(TABLE_HEAD[0], [len(joined), len(counts), len(rows)])
+    return zlib.compress(head.tobytes() + stamp + joined + counts.tobytes() + rows.tobytes() + codes, 1)
+
+
+def _second(packed: bytes | None) -> bytes:
+    """The bytes after the names' zlib stream: a table's, if any."""
+    if packed is None:
+        return b""
+    first = zlib.decompressobj()
+    first.decompress(packed, MAX_PACKED)
+    return first.unused_data
+
+
+def has_table(packed: bytes | None, stamp: bytes) -> bool:
+    """Whether a record's `uses` hold a use table made as `stamp` says tables are made now."""
+    after = _second(packed)
+    head = zlib.decompressobj().decompress(after, 12 + STAMP_BYTES) if after else b""
+    return head[12 : 12 + STAMP_BYTES] == stamp
+
+
+def unpack_table(packed: bytes, stamp: bytes) -> tuple[str, array, array, bytes] | None:
+    """(names "\n"-joined, counts, rows, codes) of a record's `uses`; None when they hold no
+    table (a record made without a tree, or by an older version) or one made otherwise than
+    `stamp` says (another references query): never read as this version's."""
+    after = _second(packed)
+    if not after:
+        return None
+    data = zlib.decompressobj().decompress(after, MAX_PACKED)
+    head = array(TABLE_HEAD[0])
+    head.frombytes(data[: head.itemsize * 3])
+    size, n_counts, n_rows = head
+    at = head.itemsize * 3
+    if data[at : at + STAMP_BYTES] != stamp:
+        return None
+    at += STAMP_BYTES
+    names = data[at : at + size].decode("utf-8", "surrogatepass")
+    at += size
+    counts, rows = array("I"), array("I")
+    counts.frombytes(data[at : at + 4 * n_counts])
+    at += 4 * n_counts
+    rows.frombytes(data[at : at + 4 * n_rows])
+    return names, counts, rows, data[at + 4 * n_rows :]

@@ -38,6 +38,7 @@ from ..search import Query, run_search, targets_of
 from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import Receiver
+from ..syntax.records import line_symbols_of
 from ..syntax.references import (
     CODE_ROLES,
     MEMBER_KINDS,
@@ -51,6 +52,7 @@ from ..syntax.references import (
     family,
     judge,
     local_at,
+    table_stamp,
 )
 from ..workspace import Text, Workspace
 from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, source_notes
@@ -195,8 +197,9 @@ class Hit:
     symbol: str | None
 
 
-def gather(ctx: Context, name: str, paths: list[str] | None) -> list[Hit]:
-    """Every whole-word use of `name`: ripgrep finds the lines, classify says what each is."""
+def gather(ctx: Context, name: str, paths: list[str] | None, receivers: bool = True) -> list[Hit]:
+    """Every whole-word use of `name`: ripgrep finds the lines, classify says what each is
+    (from a file's use table in the index when the receivers of member uses are not wanted)."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     # ripgrep finds the lines; classify then keeps the whole-word uses (`$` counts as a letter)
@@ -217,10 +220,16 @@ def gather(ctx: Context, name: str, paths: list[str] | None) -> list[Hit]:
             continue
         lines = [m.line for m in file.matches]
         language = language_for(file.path)
-        symbols = enclosing_symbols(file.path, text, lines) if language else {}
+        record = ctx.index.record_of(file.path, text) if ctx.index is not None and not receivers else None
+        table = record.table(table_stamp(record.language)) if record is not None else None
+        if table is not None and record is not None:  # the record's outline: nothing parsed
+            around = line_symbols_of(file.path, record).around
+            symbols = {line: around(line) for line in lines}
+        else:
+            symbols = enclosing_symbols(file.path, text, lines) if language else {}
         hits += [
             Hit(file.shown, language, text, u, symbols.get(u.line))
-            for u in classify(file.path, text, name, lines)
+            for u in classify(file.path, text, name, lines, table=table, receivers=receivers)
         ]
     return hits
 
@@ -245,7 +254,7 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
     """The uses of a name (inside `owner` when given) in answer order, and what was left out:
     uses in other languages than its definitions', bare uses of a member, uses on receivers
     of other classes (by the syntax), definitions outside the owner."""
-    hits = gather(ctx, name, paths)
+    hits = gather(ctx, name, paths, receivers=target.member or target.function)
     # other classes' definitions and uses are left out, but kept as candidates where the owner
     # was inferred in a language whose type server counts an override or another
     # implementation of the same interface member as one symbol (tsserver; pyright does not)

@@ -225,6 +225,31 @@ async def test_index_reports_progress(client: LanguageClient):
     assert ".py," in watch.register_options["watchers"][0]["globPattern"]
 
 
+async def test_use_tables_follow_the_index_and_references_answer_the_same(client: LanguageClient):
+    """After the index, the server makes the use tables (its own progress), and references by
+    name answers the same once they are made (tests/syntax/test_use_tables.py compares the
+    answers with and without them)."""
+    if client.encoding != "utf-16":
+        pytest.skip("checked with VS Code's capabilities")
+    send = client.protocol.send_request_async
+    params = {"name": "deposit", "precision": "syntax"}
+    before = await send("lspAgent/references", params)
+
+    async def tabled():
+        for values in client.progress_reports.values():
+            if (
+                values
+                and getattr(values[0], "title", "") == "lsp-agent: use tables"
+                and values[-1].kind == "end"
+            ):
+                return values
+        return None
+
+    assert (await eventually(tabled))[0].kind == "begin"
+    after = await send("lspAgent/references", params)
+    assert after["text"] == before["text"] and after["total"] >= 1
+
+
 async def test_symbol_tools_as_requests(client: LanguageClient):
     send = client.protocol.send_request_async
     outline = await send("lspAgent/symbols", {"path": "src/account.rb", "max_chars": 300})

@@ -1,0 +1,198 @@
+"""Use tables (issue 28 item 2): every word of a file classified in one pass when its index
+record is made, so that references on a common name looks its uses up instead of parsing.
+A table must give exactly what classifying one name from the tree gives, and ride with the
+record: made from the same text, gone when the text changes, saved and loaded with it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_agent.config import Settings
+from lsp_agent.syntax.index import SymbolIndex, index_file, read_record
+from lsp_agent.syntax.languages import language_for
+from lsp_agent.syntax.references import TOKEN, _classify, classify, table_stamp, table_uses, use_table
+from lsp_agent.syntax.uses import has_table, pack_table, unpack_table
+from lsp_agent.tools import Context, run
+from lsp_agent.workspace import Text, Workspace
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+def source_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and language_for(p) is not None)
+
+
+def seen(uses) -> list[tuple]:
+    return [(u.line, u.column, u.role, u.qualified) for u in uses]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    for part in ("grammars", "navigation", "precision", "semantic"):
+        shutil.copytree(FIXTURES / part, root / part)
+    return root
+
+
+def test_a_workers_table_gives_every_words_uses_as_the_tree_does(corpus):
+    """Every word of every fixture file (every grammar), on every line: the record's table
+    answers what _classify answers from the tree, roles, columns and qualified alike."""
+    languages, words = set(), 0
+    for path in source_files(corpus):
+        language = language_for(path)
+        record = read_record(str(path), language, "utf-16", [str(corpus)], table=True)
+        assert record is not None
+        table = record.table(table_stamp(language))
+        if table is None:  # a language whose grammar names nothing "identifier"
+            continue
+        text = Text.from_bytes(path.read_bytes())
+        every_line = range(1, text.line_count + 1)
+        for name in sorted(set(TOKEN.findall(text.content))):
+            if name[0].isdigit():
+                continue
+            assert seen(table_uses(table, text, name, every_line) or []) == seen(
+                _classify(path, text, name, list(every_line))
+            ), (path, name)
+            words += 1
+        languages.add(language)
+    assert len(languages) >= 11 and words > 800
+
+
+def test_a_record_made_without_a_table_reads_as_before(corpus):
+    """A record made in the server's process (an editor's buffer, a changed file) or saved
+    by an older version carries no table: references then parses, as it did."""
+    ws = Workspace([corpus])
+    path = next(p for p in source_files(corpus) if p.suffix == ".py")
+    here = index_file(ws, path, "python", "utf-16")
+    worker = read_record(str(path), "python", "utf-16", [str(corpus)], table=True)
+    assert here is not None and worker is not None
+    stamp = table_stamp("python")
+    assert here.table(stamp) is None and not has_table(here.uses, stamp)
+    assert worker.table(stamp) is not None and has_table(worker.uses, stamp)
+    # made otherwise (another references query, an older version): never read, made again
+    assert worker.table(b"12345678") is None and not has_table(worker.uses, b"12345678")
+    assert here.used() == worker.used()  # overview's names and counts: the same either way
+
+
+WORDS = st.sampled_from(["total", "items", "self", "Cart", "def", "return", "class", "import", "x"])
+PIECES = st.sampled_from(
+    [
+        "{w}",
+        "{w}.{v}",
+        "{w}({v})",
+        "{w}.{v}()",
+        "'{w} {v}'",
+        'f"{{{w}}} {v}"',
+        "# {w} {v}",
+        "class {w}({v}): pass",
+        "def {w}({v}): return {v}",
+        "from {w} import {v}",
+        "import {w}",
+        "{w} = {v}[{w}]",
+        "x: {w} = {v}",
+        "lambda {w}: {v}",
+        "{w} éé{v} {v}ü",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(PIECES, WORDS, WORDS, st.integers(0, 3)), min_size=1, max_size=12))
+def test_a_table_equals_the_tree_on_any_python(lines):
+    """Property: whatever the code (nested, broken, with comments, strings, f-strings and
+    keywords spelled like names), the table's uses of each word are the tree's."""
+    from lsp_agent.syntax.index import fresh_parse, fresh_rows
+
+    content = "\n".join("    " * depth + piece.format(w=w, v=v) for piece, w, v, depth in lines) + "\n"
+    text = Text.from_bytes(content.encode())
+    parsed = fresh_parse("python", content.encode())
+    assert parsed is not None
+    defined: dict[str, set] = {}
+    for row in fresh_rows("python", content.encode(), parsed):
+        defined.setdefault(row[1], set()).add(row[4][:2])
+    found = use_table(parsed, text, defined)
+    assert found is not None
+    stamp = table_stamp("python")
+    table = unpack_table(
+        b"x\x9c\x03\x00\x00\x00\x00\x01" + pack_table(*found, stamp), stamp
+    )  # after an empty stream
+    assert table is not None
+    path = Path("/nowhere/generated.py")
+    every_line = range(1, text.line_count + 1)
+    for name in set(found[0]):
+        assert seen(table_uses(table, text, name, every_line) or []) == seen(
+            _classify(path, text, name, list(every_line))
+        ), (content, name)
+
+
+def test_classify_takes_the_table_only_without_receivers(corpus):
+    path = corpus / "navigation" / "shop.py"
+    if not path.exists():
+        path = next(p for p in source_files(corpus) if p.suffix == ".py")
+    text = Text.from_bytes(path.read_bytes())
+    record = read_record(str(path), "python", "utf-16", [str(corpus)], table=True)
+    assert record is not None
+    table = record.table(table_stamp("python"))
+    assert table is not None
+    lines = range(1, text.line_count + 1)
+    name = next(w for w in TOKEN.findall(text.content) if len(w) > 3)
+    with_receivers = classify(path, text, name, lines, table=table)
+    from_table = classify(path, text, name, lines, table=table, receivers=False)
+    assert seen(from_table) == seen(with_receivers)
+    assert all(u.receiver is None for u in from_table)
+
+
+def test_make_tables_gives_the_records_on_disk_theirs_and_a_change_drops_it(tmp_path, index_cache):
+    (tmp_path / "a.py").write_text(
+        "class Cart:\n    def total(self, items):\n        return sum_all(items)\n"
+    )
+    (tmp_path / "b.py").write_text("def sum_all(items):\n    return Cart().total(items)\n")
+    (tmp_path / "c.py").write_text("x = 1\n")
+    ws = Workspace([tmp_path])
+    index = SymbolIndex(ws, cache=index_cache)
+    index.build()
+    for record in index.files.values():  # made just now: their stat does not vouch for them
+        record.size, record.mtime_ns = -1, 0
+    assert index.make_tables() == 0  # nothing on disk to vouch for
+    index = SymbolIndex(ws, cache=index_cache)
+    for path in list(ws.roots[0].iterdir()):  # older than the racy window: trusted by stat
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    index.build()
+    ws.open_document(tmp_path / "c.py", "y = 2\n")  # an editor's buffer: never tabled
+    index.update(tmp_path / "c.py")
+    assert index.make_tables() == 2
+    stamp = table_stamp("python")
+    assert all(has_table(index.files[tmp_path / n].uses, stamp) for n in ("a.py", "b.py"))
+    assert not has_table(index.files[tmp_path / "c.py"].uses, stamp)
+    assert index.make_tables() == 0  # nothing left to make
+    loaded = SymbolIndex(ws, cache=index_cache)
+    loaded.load()
+    assert loaded.files[tmp_path / "a.py"].table(stamp) == index.files[tmp_path / "a.py"].table(stamp)
+    (tmp_path / "a.py").write_text("class Cart:\n    pass\n")
+    index.update(tmp_path / "a.py")  # the text changed: its record is made again, without one
+    assert not has_table(index.files[tmp_path / "a.py"].uses, stamp)
+
+
+def test_references_answers_the_same_from_the_tables(corpus, index_cache):
+    """The answer a references call gives is the same text, tables or not (names common in
+    the fixtures, a member by name path)."""
+    for path in corpus.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    ws = Workspace([corpus])
+    index = SymbolIndex(ws, cache=index_cache)
+    index.build()
+    calls = [{"name": n} for n in ("total", "self", "items", "name", "value", "get")]
+    calls.append({"name": "Cart/total"})
+    context = Context(ws, Settings(precision="syntax"), index=index)
+    before = [run(context, "references", dict(c))["text"] for c in calls]
+    assert index.make_tables() > 20
+    after = [run(context, "references", dict(c))["text"] for c in calls]
+    assert before == after
+    assert any("uses in" in text for text in after)
