@@ -19,7 +19,9 @@ interpreter's standard library).
 The load (`uptime`) is noted beside each workspace's figures: the cores are shared.
 `python -m benchmarks speed` runs both; `BENCH_SPEED_SCALES=django` picks one;
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
-worker's peak memory).
+worker's peak memory); `BENCH_SPEED_PARTS=load` the read and the documentSymbol after an edit
+while 8 heavy calls run, over a warm server, with `BENCH_SPEED_BEFORE=<commit>` beside the same
+from that commit's package (runs alternating, BENCH_SPEED_ROUNDS of each, default 2).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from pathlib import Path
 
 import lsp_agent
 from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
-from benchmarks.common import Client, Report, the_run
+from benchmarks.common import Client, Report, source_tree, the_run
 from lsp_agent.search import find_rg
 
 SCALES = ["django", "monorepo"]
@@ -283,6 +285,44 @@ async def overview_figures(root: Path, cache: str) -> dict:
     return figures
 
 
+async def load_figures(root: Path, cache: str, code: Path | None = None) -> dict:
+    """The read and the documentSymbol after an edit while 8 heavy calls run (issue 28
+    item 4), over a server warm-started from `cache` (built there first when empty), run
+    from the source tree `code` when given; the server's and its workers' peak memory."""
+    client = await Client.start(root, cache, code)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    read = {"path": "big_module.py", "start": 4000, "max_chars": 2000}
+    idle = [await client.timed("lspAgent/read", read) for _ in range(20)]
+    busy = await under_load(client, lambda: client.timed("lspAgent/read", read))
+    reads = f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} reads)"  # fmt: skip
+    typing = await typing_under_load(client, root)
+    peaks = f"{memory_mib(client):.0f} / {descendants_peak_mib(client.process.pid):.0f}"
+    figures = {
+        "read 2,000 chars while 8 heavy calls run, p50 / p99 ms": reads,
+        f"documentSymbol after an edit ({BIG_FILE_LINES:,} lines) while 8 heavy calls run, p50 / p99 ms": typing,
+        "  server / workers' peak memory, MiB": peaks,
+    }
+    await client.stop()
+    return figures
+
+
+def load_rounds(root: Path, cache: str) -> dict:
+    """load_figures `rounds` times, alternating with the same from BENCH_SPEED_BEFORE's
+    package when set (before, this, before, this…): one column per run."""
+    before = os.environ.get("BENCH_SPEED_BEFORE")
+    rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "2"))
+    figures: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        code = source_tree(before, Path(tmp)) if before else None
+        asyncio.run(load_figures(root, cache))  # the cold build, which the runs start from
+        for n in range(1, rounds + 1):
+            runs = [(f"before ({before})", code), ("this tree", None)] if before else [("this tree", None)]
+            for who, tree in runs:
+                for figure, value in asyncio.run(load_figures(root, cache, tree)).items():
+                    figures[f"{figure} [{who}, run {n}]"] = f"{value} (load {load()})"
+    return figures
+
+
 GOALS = {  # the first key a figure holds names its goal
     "CLI search": "≤ 2× (Django)",
     "CLI find-symbol": "≤ 2× (Django)",
@@ -311,6 +351,8 @@ def main() -> None:
             before = load()
             if os.environ.get("BENCH_SPEED_PARTS") == "overview":  # overview's figures alone
                 figures[scale] = asyncio.run(overview_figures(root, cache))
+            elif os.environ.get("BENCH_SPEED_PARTS") == "load":  # reads and typing under load alone
+                figures[scale] = load_rounds(root, cache)
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)
