@@ -51,6 +51,8 @@ from .tools import Context, internal_error, is_light, run
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
+    from .syntax.index import SymbolIndex
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -262,6 +264,17 @@ class ToolProcesses:
                     raise Cancelled()
                 self.changed.wait(POLL)
 
+    def warm(self, roots: list[Path], encoding: str) -> None:
+        """Start the workers now and have them load the index saved for `roots` (once the
+        server has saved it): the first heavy call then finds them ready."""
+        with self.changed:
+            while len(self.alive) < self.workers:
+                worker = Worker()
+                self.alive.add(worker)
+                self.idle.append(worker)
+                worker.send("warm", roots, encoding)
+            self.changed.notify_all()
+
     def give_back(self, worker: Worker) -> None:
         with self.changed:
             if worker in self.alive:
@@ -351,7 +364,8 @@ class ServingEnd:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.lock = threading.Lock()  # sends come from the tool's threads and this one's
-        self.calls: queue.SimpleQueue[tuple[tuple, threading.Event]] = queue.SimpleQueue()
+        # each call with its cancel (None for a warm: load the saved index, answer nothing)
+        self.calls: queue.SimpleQueue[tuple[tuple, threading.Event | None]] = queue.SimpleQueue()
         self.cancel = threading.Event()  # the running (or last) call's
         self.replies: dict[int, queue.SimpleQueue] = {}
         self.reports: dict[int, Callable[[str], None]] = {}
@@ -370,6 +384,8 @@ class ServingEnd:
             if message[0] == "call":
                 self.cancel = threading.Event()
                 self.calls.put((message[1:], self.cancel))
+            elif message[0] == "warm":
+                self.calls.put((message[1:], None))
             elif message[0] == "cancel":
                 self.cancel.set()
             elif message[0] == "reply" and (waiting := self.replies.get(message[1])) is not None:
@@ -422,6 +438,9 @@ def worker_main(conn: Connection) -> None:
     threading.Thread(target=end.listen, name="pipe", daemon=True).start()
     while True:
         call, cancel = end.calls.get()
+        if cancel is None:  # warm: the saved index loaded before the first call needs it
+            saved_for(*call)
+            continue
         name = call[4]
         try:
             reply: tuple = ("answer", run_in_worker(end, cancel, *call))
@@ -436,27 +455,36 @@ def worker_main(conn: Connection) -> None:
         end.send(*reply)
 
 
-_SAVED: dict[tuple[Path, ...], tuple[float, Any]] = {}  # a worker's saved index per roots
+_SAVED: dict[tuple[Path, ...], tuple[float, SymbolIndex | None]] = {}  # a worker's saved index per roots
 
 
-def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], documents: dict[Path, str], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
-    """In a worker: the tool over a workspace of these roots and open buffers, with the
-    index a server saved for them (loaded again when saved again), its progress and semantic
-    questions sent to the serving process."""
+def saved_for(roots: list[Path], encoding: str) -> SymbolIndex | None:
+    """The index a server saved for these roots, as this worker loaded it (again when saved
+    again since)."""
     from .syntax import store
     from .syntax.index import saved_index
     from .workspace import Workspace
 
     ws = Workspace(roots)
-    for path, content in documents.items():
-        ws.open_document(path, content)
     try:
         saved = store.index_file(store.cache_folder(), ws.roots, encoding).stat().st_mtime
     except OSError:
         saved = 0.0
     if _SAVED.get(tuple(ws.roots), (None,))[0] != saved:
         _SAVED[tuple(ws.roots)] = (saved, saved_index(ws, encoding=encoding) if saved else None)
-    index = _SAVED[tuple(ws.roots)][1]
+    return _SAVED[tuple(ws.roots)][1]
+
+
+def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], documents: dict[Path, str], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
+    """In a worker: the tool over a workspace of these roots and open buffers, with the
+    index a server saved for them (loaded again when saved again), its progress and semantic
+    questions sent to the serving process."""
+    from .workspace import Workspace
+
+    ws = Workspace(roots)
+    for path, content in documents.items():
+        ws.open_document(path, content)
+    index = saved_for(roots, encoding)
     if index is not None:
         index.workspace = ws
     report = (lambda message, percentage: end.send("progress", message, percentage)) if reports else None

@@ -34,7 +34,7 @@ from . import __version__
 from .config import Settings
 from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
-from .lanes import Lanes, run_tool
+from .lanes import PROCESSES, Lanes, run_tool
 from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .semantic import editor as semantic_editor
@@ -314,6 +314,7 @@ class AgentServer(LanguageServer):
             log.info("symbol index: %d files", count)
             if not self.stopping.is_set():
                 self.commands.listen(self.agent_workspace.roots)
+                PROCESSES.warm(self.agent_workspace.roots, self.symbol_index.encoding)
         finally:
             await progress.finish()
 
