@@ -21,7 +21,8 @@ The load (`uptime`) is noted beside each workspace's figures: the cores are shar
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
 worker's peak memory); `BENCH_SPEED_PARTS=load` the read and the documentSymbol after an edit
 while 8 heavy calls run, over a warm server, with `BENCH_SPEED_BEFORE=<commit>` beside the same
-from that commit's package (runs alternating, BENCH_SPEED_ROUNDS of each, default 2).
+from that commit's package (runs alternating, BENCH_SPEED_ROUNDS of each, default 2;
+BENCH_SPEED_AFTER=<commit>: that commit's package instead of this tree).
 """
 
 from __future__ import annotations
@@ -308,16 +309,21 @@ async def load_figures(root: Path, cache: str, code: Path | None = None) -> dict
 
 def load_rounds(root: Path, cache: str) -> dict:
     """load_figures `rounds` times, alternating with the same from BENCH_SPEED_BEFORE's
-    package when set (before, this, before, this…): one column per run."""
-    before = os.environ.get("BENCH_SPEED_BEFORE")
+    package when set (before, after, before, after…): one row per run."""
+    before, after = os.environ.get("BENCH_SPEED_BEFORE"), os.environ.get("BENCH_SPEED_AFTER")
     rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "2"))
     figures: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        code = source_tree(before, Path(tmp)) if before else None
+        trees: dict[str, Path | None] = {}
+        for commit in (before, after):
+            if commit:
+                (Path(tmp) / commit).mkdir()
+                trees[f"at {commit}"] = source_tree(commit, Path(tmp) / commit)
+        if not after:
+            trees["this tree"] = None
         asyncio.run(load_figures(root, cache))  # the cold build, which the runs start from
         for n in range(1, rounds + 1):
-            runs = [(f"before ({before})", code), ("this tree", None)] if before else [("this tree", None)]
-            for who, tree in runs:
+            for who, tree in trees.items():
                 for figure, value in asyncio.run(load_figures(root, cache, tree)).items():
                     figures[f"{figure} [{who}, run {n}]"] = f"{value} (load {load()})"
     return figures
