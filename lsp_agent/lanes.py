@@ -154,9 +154,9 @@ class Worker:
             return "its pipe closed"
         return f"killed by signal {-code}" if code < 0 else f"exit code {code}"
 
-    def serve(self, ctx: Context) -> tuple:
+    def serve(self, ctx: Context, stop: threading.Event) -> tuple:
         """Relay a call's progress and semantic questions until its answer, or until the call
-        is cancelled here: ("stopping",)."""
+        is cancelled here: ("stopping",). `stop` stops the questions asked here for it."""
         sources: dict[int, Any] = {}
         while True:
             message = self.receive(POLL)
@@ -168,19 +168,18 @@ class Worker:
                 if ctx.report is not None:
                     ctx.report(message[1], message[2])
             elif message[0] == "semantic":
-                SEMANTIC.submit(self.answer_semantic, ctx, sources, *message[1:])
+                SEMANTIC.submit(self.answer_semantic, ctx, stop, sources, *message[1:])
             else:
                 return message
 
-    def answer_semantic(self, ctx: Context, sources: dict, asked: int, source: int, settings: Settings, method: str, args: tuple) -> None:  # fmt: skip
-        """A semantic question from the worker's tool, asked here and answered over the pipe."""
+    def answer_semantic(self, ctx: Context, stop: threading.Event, sources: dict, asked: int, source: int, settings: Settings, method: str, args: tuple) -> None:  # fmt: skip
+        """A semantic question from the worker's tool, asked here and answered over the pipe;
+        stopped (the request cancelled at the language server) when the call ends."""
         from .semantic import Semantic, Unavailable
 
         if source not in sources:
             report = partial_send(self, "report", source)
-            sources[source] = Semantic(
-                ctx.workspace, settings, ctx.cancel_event, report, editor=ctx.semantic_editor
-            )
+            sources[source] = Semantic(ctx.workspace, settings, stop, report, editor=ctx.semantic_editor)
         try:
             if method not in SEMANTIC_METHODS:
                 raise Unavailable(f"{method} is not asked from a worker")
@@ -230,9 +229,10 @@ class ToolProcesses:
             arguments,
             ctx.report is not None,
         )
+        stop = threading.Event()
         try:
             worker.send("call", *call)
-            outcome = worker.serve(ctx)
+            outcome = worker.serve(ctx, stop)
         except WorkerDied as died:
             self.discard(worker)
             log.warning("%s: the worker process stopped (%s)", name, died)
@@ -240,6 +240,8 @@ class ToolProcesses:
         except BaseException:
             self.discard(worker)
             raise
+        finally:
+            stop.set()
         if outcome[0] == "stopping":
             threading.Thread(target=self.drain, args=(worker,), name="worker-drain", daemon=True).start()
             raise Cancelled()
