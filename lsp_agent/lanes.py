@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config import Settings
 from .errors import ArgumentError, Cancelled, Refusal
-from .tools import Context, internal_error, is_light, run
+from .tools import REGISTRY, Context, internal_error, is_light, run
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -440,7 +440,9 @@ def worker_main(conn: Connection) -> None:
     threading.Thread(target=end.listen, name="pipe", daemon=True).start()
     while True:
         call, cancel = end.calls.get()
-        if cancel is None:  # warm: the saved index loaded before the first call needs it
+        if cancel is None:  # warm: the tools imported, the saved index loaded before a call needs them
+            for tool in IN_WORKERS:
+                REGISTRY[tool]
             saved_for(*call)
             continue
         name = call[4]

@@ -513,7 +513,7 @@ def position(content: str, offset: int, encoding: str) -> types.Position:
 
 def run_encoded(ctx: Context, name: str, arguments: dict) -> tuple[Encoded, str]:
     """A tool's answer encoded in its worker thread, and the outcome to trace."""
-    answer = run_tool(ctx, name, arguments)  # overview in a worker process
+    answer = run_tool(ctx, name, arguments)  # heavy calls in a worker process (lanes.py)
     return encoded(answer), f"error {answer['error']['code']}" if "error" in answer else "answered"
 
 

@@ -203,3 +203,15 @@ def test_a_read_is_answered_while_heavy_calls_hold_the_workers(project, tmp_path
         door.lanes.shutdown()
     assert read == run(ctx, "read", {"path": "app/models.py"})
     assert all(running)  # answered while all 8 were still running (or waiting for the worker)
+
+
+def test_warm_workers_are_the_ones_that_answer(project, tmp_path, processes, monkeypatch):
+    monkeypatch.setenv("LSP_AGENT_CACHE_DIR", str(tmp_path / "cache"))
+    index = SymbolIndex(Workspace([project]), cache=tmp_path / "cache")
+    index.build()  # and saved: the worker loads it when warmed
+    processes.warm(index.workspace.roots, index.encoding)
+    (worker,) = processes.idle
+    ctx = Context(index.workspace)
+    arguments = {"name_path": "save", "include_body": True}
+    assert processes.run(ctx, "find_symbol", arguments) == run(ctx, "find_symbol", arguments)
+    assert processes.alive == {worker}
