@@ -34,7 +34,6 @@ import asyncio
 import itertools
 import logging
 import os
-import pickle
 import queue
 import sys
 import threading
@@ -137,7 +136,7 @@ class Worker:
         try:
             with self.lock:
                 self.conn.send(message)
-        except (OSError, ValueError):  # it died: the call's thread sees that at its next receive
+        except (OSError, EOFError):  # it died: the call's thread sees that at its next receive
             pass
 
     def receive(self, timeout: float) -> tuple | None:
@@ -187,10 +186,13 @@ class Worker:
         except Exception as exc:  # Unavailable, Missing, RequestCancelled: the tool handles them
             reply = ("raise", exc)
         try:
-            pickle.dumps(reply)
+            self.send("reply", asked, reply)  # pickled whole before a byte is written
         except Exception as exc:  # an answer that cannot cross (it never should): as a fault
-            reply = ("raise", Unavailable(f"the answer could not be passed on ({type(exc).__name__})"))
-        self.send("reply", asked, reply)
+            self.send(
+                "reply",
+                asked,
+                ("raise", Unavailable(f"the answer could not be passed on ({type(exc).__name__})")),
+            )
 
     def kill(self) -> None:
         self.process.kill()
@@ -256,14 +258,14 @@ class ToolProcesses:
         """An idle worker, a new one while fewer than `workers` run, else the next to be free."""
         with self.changed:
             while True:
+                if ctx.cancel_event.is_set():
+                    raise Cancelled()
                 if self.idle:
                     return self.idle.pop()
                 if len(self.alive) < self.workers:
                     worker = Worker()
                     self.alive.add(worker)
                     return worker
-                if ctx.cancel_event.is_set():
-                    raise Cancelled()
                 self.changed.wait(POLL)
 
     def warm(self, roots: list[Path], encoding: str) -> None:
