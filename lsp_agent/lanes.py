@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
     from .syntax.index import SymbolIndex
+    from .syntax.records import FileRecord
+    from .workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +113,7 @@ class Lanes:
         for pool in (self.light, self.heavy):
             pool.shutdown(wait=False, cancel_futures=True)
         PROCESSES.stop()
+        RECORDS.stop()
 
 
 class WorkerDied(Exception):
@@ -254,6 +257,21 @@ class ToolProcesses:
             raise ArgumentError(outcome[1])
         return outcome[1]
 
+    def record(self, ws: Workspace, path: Path, encoding: str) -> tuple[bool, FileRecord | None]:
+        """(True, the index record of `path`'s current text made in a worker), or (False,
+        None) when no worker could make it (it died, or the server is stopping)."""
+        worker = self.take(Context(ws))
+        buffer = ws.open_text(path)
+        try:
+            worker.send("record", ws.roots, path, None if buffer is None else buffer.content, encoding)
+            while (message := worker.receive(POLL)) is None:
+                pass
+        except WorkerDied:
+            self.discard(worker)
+            return False, None
+        self.give_back(worker)
+        return True, message[1]
+
     def take(self, ctx: Context) -> Worker:
         """An idle worker, a new one while fewer than `workers` run, else the next to be free."""
         with self.changed:
@@ -333,6 +351,12 @@ def worker_stopped(name: str, how: str) -> dict:
 
 
 PROCESSES = ToolProcesses()
+# Records of large files re-indexed as they are typed into: a worker of their own, so that they
+# never wait behind a heavy call (and it holds no saved index).
+RECORDS = ToolProcesses(workers=1)
+# Files at least this large are re-indexed in RECORDS: a 9,000-line file's record is 150-600 ms
+# of Python, which would hold the interpreter that answers documentSymbol and reads.
+RECORD_IN_WORKER_BYTES = 64 * 1024
 
 
 def run_tool(ctx: Context, name: str, arguments: dict) -> dict:
@@ -388,8 +412,8 @@ class ServingEnd:
             if message[0] == "call":
                 self.cancel = threading.Event()
                 self.calls.put((message[1:], self.cancel))
-            elif message[0] == "warm":
-                self.calls.put((message[1:], None))
+            elif message[0] in ("warm", "record"):
+                self.calls.put((message, None))
             elif message[0] == "cancel":
                 self.cancel.set()
             elif message[0] == "reply" and (waiting := self.replies.get(message[1])) is not None:
@@ -442,10 +466,8 @@ def worker_main(conn: Connection) -> None:
     threading.Thread(target=end.listen, name="pipe", daemon=True).start()
     while True:
         call, cancel = end.calls.get()
-        if cancel is None:  # warm: the tools imported, the saved index loaded before a call needs them
-            for tool in IN_WORKERS:
-                REGISTRY[tool]
-            saved_for(*call)
+        if cancel is None:  # a job that is no call: answered, or not (warm)
+            job(end, call)
             continue
         name = call[4]
         try:
@@ -459,6 +481,31 @@ def worker_main(conn: Connection) -> None:
             reply = ("answer", internal_error(name, exc))
         end.reports.clear()
         end.send(*reply)
+
+
+def job(end: ServingEnd, message: tuple) -> None:
+    """warm: the tools imported and the saved index loaded before a call needs them; record:
+    a file's index record made here and sent (the serving process puts it in its index)."""
+    from .syntax.index import index_file
+    from .syntax.languages import language_for
+    from .workspace import Workspace
+
+    if message[0] == "warm":
+        for tool in IN_WORKERS:
+            REGISTRY[tool]
+        saved_for(*message[1:])
+        return
+    roots, path, buffer, encoding = message[1:]
+    ws = Workspace(roots)
+    if buffer is not None:
+        ws.open_document(path, buffer)
+    language = language_for(path)
+    try:
+        record = index_file(ws, path, language, encoding) if language is not None else None
+    except Exception:  # as the index's own update: one bad file must not stop it
+        log.exception("symbol index: cannot index %s", path)
+        record = None
+    end.send("record", record)
 
 
 _SAVED: dict[tuple[Path, ...], tuple[float, SymbolIndex | None]] = {}  # a worker's saved index per roots

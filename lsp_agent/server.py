@@ -34,7 +34,7 @@ from . import __version__
 from .config import Settings
 from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
-from .lanes import PROCESSES, Lanes, run_tool
+from .lanes import PROCESSES, RECORD_IN_WORKER_BYTES, RECORDS, Lanes, run_tool
 from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .semantic import editor as semantic_editor
@@ -347,9 +347,22 @@ class AgentServer(LanguageServer):
 
         def run() -> None:
             self._reindex_timers.pop(path, None)
-            loop.run_in_executor(self.lanes.heavy, self.symbol_index.update, path)
+            loop.run_in_executor(self.lanes.heavy, self.reindex, path)
 
         self._reindex_timers[path] = loop.call_later(delay, run)
+
+    def reindex(self, path: Path) -> None:
+        """Re-index one file; a large one's record is made in a worker process (lanes.py)."""
+        text, index = self.agent_workspace.open_text(path), self.symbol_index
+        try:
+            size = text.size if text is not None else path.stat().st_size
+        except OSError:
+            size = 0
+        if size >= RECORD_IN_WORKER_BYTES and self.agent_workspace.root_of(path) is not None:
+            made, record = RECORDS.record(self.agent_workspace, path, index.encoding)
+            if made:
+                return index.put(path, record)
+        index.update(path)
 
 
 # --- edits through the editor --------------------------------------------------------------

@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 
 from lsp_agent import lanes
+from lsp_agent import server as server_module
 from lsp_agent.config import Settings
 from lsp_agent.doors import Door
 from lsp_agent.errors import Cancelled
 from lsp_agent.semantic import POOL
+from lsp_agent.server import create_server
 from lsp_agent.syntax.index import SymbolIndex
 from lsp_agent.tools import Context, run
 from lsp_agent.workspace import Workspace
@@ -215,3 +217,27 @@ def test_warm_workers_are_the_ones_that_answer(project, tmp_path, processes, mon
     arguments = {"name_path": "save", "include_body": True}
     assert processes.run(ctx, "find_symbol", arguments) == run(ctx, "find_symbol", arguments)
     assert processes.alive == {worker}
+
+
+def test_a_large_file_typed_into_is_indexed_in_a_worker_as_here(project, monkeypatch):
+    """The record the server puts for a large buffer (AgentServer.reindex, after a pause in
+    typing) is made in a worker and is the one its own update would make."""
+    path = project / "app" / "large.py"
+    body = "".join(f"def handler_{n}(request):\n    return request.save({n})\n\n\n" for n in range(2000))
+    path.write_text(body)
+    monkeypatch.setattr(lanes, "RECORDS", lanes.ToolProcesses(workers=1))
+    monkeypatch.setattr(server_module, "RECORDS", lanes.RECORDS)
+    server = create_server(roots=[project])
+    index = server.symbol_index
+    server.agent_workspace.open_document(path, body.replace("handler_7(", "handler_seven("))
+    assert server.agent_workspace.open_text(path).size >= lanes.RECORD_IN_WORKER_BYTES
+    try:
+        server.reindex(path)
+        assert lanes.RECORDS.alive  # made there
+    finally:
+        lanes.RECORDS.stop()
+    made = index.files[path]
+    assert index.is_current(path)
+    index.update(path)  # in this process, from the same buffer
+    assert index.files[path] == made
+    assert [entry.name_path for _, entry in index.find("handler_seven", under=[project])] == ["handler_seven"]
