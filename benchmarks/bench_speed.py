@@ -320,6 +320,12 @@ async def load_figures(root: Path, cache: str, code: Path | None = None) -> dict
     return figures
 
 
+async def build_only(root: Path, cache: str) -> None:
+    client = await Client.start(root, cache)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    await client.stop()
+
+
 def load_rounds(root: Path, cache: str) -> dict:
     """load_figures `rounds` times, alternating with the same from BENCH_SPEED_BEFORE's
     package when set (before, after, before, after…): one row per run."""
@@ -334,7 +340,7 @@ def load_rounds(root: Path, cache: str) -> dict:
                 trees[f"at {commit}"] = source_tree(commit, Path(tmp) / commit)
         if not after:
             trees["this tree"] = None
-        asyncio.run(load_figures(root, cache))  # the cold build, which the runs start from
+        asyncio.run(build_only(root, cache))  # the cold build, which the runs start from
         for n in range(1, rounds + 1):
             for who, tree in trees.items():
                 for figure, value in asyncio.run(load_figures(root, cache, tree)).items():
