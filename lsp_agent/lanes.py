@@ -150,7 +150,7 @@ class Worker:
             raise WorkerDied(self.how()) from None
 
     def how(self) -> str:
-        self.process.join(5.0)  # its pipe closed as it exited: at once, but for a loaded machine
+        self.process.join(5.0)  # its pipe closed as it exited: reaped at once but on a loaded machine
         code = self.process.exitcode
         if code is None:
             return "its pipe closed"
