@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import lsp_agent
 from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
@@ -112,10 +113,11 @@ def alternating_lsp(client: Client, method: str, params: dict, anchor, runs: int
     return run()
 
 
-async def under_load(client: Client, light, samples: int = 40, *, cancel_rest: bool = False) -> list[float]:
+async def under_load(client: Client, light, samples: int = 40, *, cancel_rest: bool = False, pace: float = 0.0) -> list[float]:  # fmt: skip
     """Latencies of `light()` (a coroutine making one request) while the 8 heavy calls run:
-    each sampled as soon as the last answered, until the heavy calls end or `samples`; then
-    the heavy calls are waited for, or with `cancel_rest` cancelled ($/cancelRequest)."""
+    each sampled `pace` seconds after the last answered, until the heavy calls end or
+    `samples`; then the heavy calls are waited for, or with `cancel_rest` cancelled
+    ($/cancelRequest)."""
     loop = asyncio.get_running_loop()
     heavy = {}
     for method, params in HEAVY:
@@ -126,6 +128,7 @@ async def under_load(client: Client, light, samples: int = 40, *, cancel_rest: b
     times = []
     while len(times) < samples and not all(h.done() for h in heavy.values()):
         times.append(await light())
+        await asyncio.sleep(pace)
     for n, future in heavy.items():
         if cancel_rest and not future.done():
             client.notify("$/cancelRequest", {"id": n})
@@ -192,7 +195,7 @@ async def server_figures(root: Path, cache: str) -> dict:
     return figures | asked
 
 
-async def typing_under_load(client: Client, root: Path, *, cancel_rest: bool = False) -> str:
+async def typing_under_load(client: Client, root: Path, **load: Any) -> str:
     path = big_file(root)
     uri = path.as_uri()
     lines = path.read_text(encoding="utf-8").split("\n")
@@ -209,7 +212,7 @@ async def typing_under_load(client: Client, root: Path, *, cancel_rest: bool = F
         return await client.timed("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
 
     idle = [await edit_then_outline() for _ in range(10)]
-    busy = await under_load(client, edit_then_outline, cancel_rest=cancel_rest)
+    busy = await under_load(client, edit_then_outline, **load)
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
 
@@ -297,6 +300,11 @@ async def overview_figures(root: Path, cache: str) -> dict:
     return figures
 
 
+# The load part samples 200 times, one every 50 ms after the last answered: over the heavy
+# calls' first 10-20 s rather than their first second.
+LOAD_SAMPLING: dict[str, Any] = {"samples": 200, "pace": 0.05, "cancel_rest": True}
+
+
 async def load_figures(root: Path, cache: str, code: Path | None = None) -> dict:
     """The read and the documentSymbol after an edit while 8 heavy calls run (issue 28
     item 4), over a server warm-started from `cache` (built there first when empty), run
@@ -307,9 +315,9 @@ async def load_figures(root: Path, cache: str, code: Path | None = None) -> dict
     await asyncio.wait_for(client.indexed.wait(), 1800)
     read = {"path": "big_module.py", "start": 4000, "max_chars": 2000}
     idle = [await client.timed("lspAgent/read", read) for _ in range(20)]
-    busy = await under_load(client, lambda: client.timed("lspAgent/read", read), cancel_rest=True)
+    busy = await under_load(client, lambda: client.timed("lspAgent/read", read), **LOAD_SAMPLING)
     reads = f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} reads)"  # fmt: skip
-    typing = await typing_under_load(client, root, cancel_rest=True)
+    typing = await typing_under_load(client, root, **LOAD_SAMPLING)
     peaks = f"{memory_mib(client):.0f} / {descendants_peak_mib(client.process.pid):.0f}"
     figures = {
         "read 2,000 chars while 8 heavy calls run, p50 / p99 ms": reads,
