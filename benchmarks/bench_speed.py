@@ -22,7 +22,11 @@ The load (`uptime`) is noted beside each workspace's figures: the cores are shar
 worker's peak memory); `BENCH_SPEED_PARTS=cli` the CLI one-shots alone (a server's cold build
 saves the index; asked while it runs, then alone after it stopped); `BENCH_SPEED_PARTS=references`, references on a common name alone
 (its first ask on a warm server and asked again, against `rg -nw`), with
-`BENCH_SPEED_BEFORE=<commit>` beside a server run from that commit's package.
+`BENCH_SPEED_BEFORE=<commit>` beside a server run from that commit's package;
+`BENCH_SPEED_PARTS=load` the read and the documentSymbol after an edit
+while 8 heavy calls run, over a warm server, with `BENCH_SPEED_BEFORE=<commit>` beside the same
+from that commit's package (runs alternating, BENCH_SPEED_ROUNDS of each, default 2;
+BENCH_SPEED_AFTER=<commit>: that commit's package instead of this tree).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import lsp_agent
 from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
@@ -112,15 +117,28 @@ def alternating_lsp(client: Client, method: str, params: dict, anchor, runs: int
     return run()
 
 
-async def under_load(client: Client, light, samples: int = 40) -> list[float]:
+async def under_load(client: Client, light, samples: int = 40, *, cancel_rest: bool = False, pace: float = 0.0) -> list[float]:  # fmt: skip
     """Latencies of `light()` (a coroutine making one request) while the 8 heavy calls run:
-    each sampled as soon as the last answered, until the heavy calls end or `samples`."""
-    heavy = [asyncio.ensure_future(client.request(m, p)) for m, p in HEAVY]
+    each sampled `pace` seconds after the last answered, until the heavy calls end or
+    `samples`; then the heavy calls are waited for, or with `cancel_rest` cancelled
+    ($/cancelRequest)."""
+    loop = asyncio.get_running_loop()
+    heavy = {}
+    for method, params in HEAVY:
+        n = next(client.ids)
+        heavy[n] = client.pending[n] = loop.create_future()
+        client.send({"id": n, "method": method, "params": params})
     await asyncio.sleep(0.05)  # the heavy calls have started
     times = []
-    while len(times) < samples and not all(h.done() for h in heavy):
+    while len(times) < samples and not all(h.done() for h in heavy.values()):
         times.append(await light())
-    await asyncio.gather(*heavy, return_exceptions=True)
+        await asyncio.sleep(pace)
+    for n, future in heavy.items():
+        if cancel_rest and not future.done():
+            client.notify("$/cancelRequest", {"id": n})
+    await asyncio.gather(*heavy.values(), return_exceptions=True)
+    for n in heavy:
+        del client.pending[n]
     return times
 
 
@@ -192,7 +210,7 @@ async def cli_part(root: Path, cache: str) -> dict:
     return asked
 
 
-async def typing_under_load(client: Client, root: Path) -> str:
+async def typing_under_load(client: Client, root: Path, **load: Any) -> str:
     path = big_file(root)
     uri = path.as_uri()
     lines = path.read_text(encoding="utf-8").split("\n")
@@ -209,7 +227,7 @@ async def typing_under_load(client: Client, root: Path) -> str:
         return await client.timed("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
 
     idle = [await edit_then_outline() for _ in range(10)]
-    busy = await under_load(client, edit_then_outline)
+    busy = await under_load(client, edit_then_outline, **load)
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
 
@@ -340,6 +358,34 @@ async def references_figures(root: Path, cache: str, code: Path | None = None, l
     return figures
 
 
+# The load part samples 200 times, one every 50 ms after the last answered: over the heavy
+# calls' first 10-20 s rather than their first second.
+LOAD_SAMPLING: dict[str, Any] = {"samples": 200, "pace": 0.05, "cancel_rest": True}
+
+
+async def load_figures(root: Path, cache: str, code: Path | None = None) -> dict:
+    """The read and the documentSymbol after an edit while 8 heavy calls run (issue 28
+    item 4), over a server warm-started from `cache` (built there first when empty), run
+    from the source tree `code` when given; the server's and its workers' peak memory. The
+    heavy calls still running after the samples are cancelled (at monorepo scale they run
+    for minutes)."""
+    client = await Client.start(root, cache, code)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    read = {"path": "big_module.py", "start": 4000, "max_chars": 2000}
+    idle = [await client.timed("lspAgent/read", read) for _ in range(20)]
+    busy = await under_load(client, lambda: client.timed("lspAgent/read", read), **LOAD_SAMPLING)
+    reads = f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} reads)"  # fmt: skip
+    typing = await typing_under_load(client, root, **LOAD_SAMPLING)
+    peaks = f"{memory_mib(client):.0f} / {descendants_peak_mib(client.process.pid):.0f}"
+    figures = {
+        "read 2,000 chars while 8 heavy calls run, p50 / p99 ms": reads,
+        f"documentSymbol after an edit ({BIG_FILE_LINES:,} lines) while 8 heavy calls run, p50 / p99 ms": typing,
+        "  server / workers' peak memory, MiB": peaks,
+    }
+    await client.stop()
+    return figures
+
+
 async def references_part(root: Path, cache: str) -> dict:
     """references_figures of this package, and of BENCH_SPEED_BEFORE's when set (each with
     its own index: their formats may differ), load noted before each."""
@@ -350,6 +396,34 @@ async def references_part(root: Path, cache: str) -> dict:
             figures[f"load before ({before})"] = load()
             tree = source_tree(before, Path(code))
             figures |= await references_figures(root, other, tree, f" ({before})")
+    return figures
+
+
+async def build_only(root: Path, cache: str) -> None:
+    client = await Client.start(root, cache)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    await client.stop()
+
+
+def load_rounds(root: Path, cache: str) -> dict:
+    """load_figures `rounds` times, alternating with the same from BENCH_SPEED_BEFORE's
+    package when set (before, after, before, after…): one row per run."""
+    before, after = os.environ.get("BENCH_SPEED_BEFORE"), os.environ.get("BENCH_SPEED_AFTER")
+    rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "2"))
+    figures: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        trees: dict[str, Path | None] = {}
+        for commit in (before, after):
+            if commit:
+                (Path(tmp) / commit).mkdir()
+                trees[f"at {commit}"] = source_tree(commit, Path(tmp) / commit)
+        if not after:
+            trees["this tree"] = None
+        asyncio.run(build_only(root, cache))  # the cold build, which the runs start from
+        for n in range(1, rounds + 1):
+            for who, tree in trees.items():
+                for figure, value in asyncio.run(load_figures(root, cache, tree)).items():
+                    figures[f"{figure} [{who}, run {n}]"] = f"{value} (load {load()})"
     return figures
 
 
@@ -386,6 +460,8 @@ def main() -> None:
                 figures[scale] = asyncio.run(cli_part(root, cache)) | cli_figures(root, cache)
             elif os.environ.get("BENCH_SPEED_PARTS") == "references":
                 figures[scale] = asyncio.run(references_part(root, cache))
+            elif os.environ.get("BENCH_SPEED_PARTS") == "load":  # reads and typing under load alone
+                figures[scale] = load_rounds(root, cache)
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)

@@ -16,27 +16,45 @@ which bounds those waits; long C calls (a regular expression over the index's na
 in pieces shorter than that.
 
 Stepping aside still leaves a heavy thread's Python sharing the interpreter between
-checkpoints. The tools whose work is long pure Python over the files (IN_WORKERS: ranking
-the whole workspace) run in worker processes instead, given the roots, the settings and the
-open buffers; each worker keeps the index a server saved for the roots, whose records it
-uses where they hold a file's current text.
+checkpoints. The tools whose work is long pure Python over the files (IN_WORKERS: ranking,
+matching and classifying uses, the Python part of a search, outlines of folders) run in
+worker processes instead, given the roots, the settings and the open buffers; each worker
+keeps the index a server saved for the roots, whose records it uses where they hold a
+file's current text. The semantic source stays here: a language server's session belongs to
+the serving process (its open buffers, one session per language and root), so a tool in a
+worker asks it over the pipe (RemoteSemantic) and the answer is the one it gives in-process.
+A cancel tells the worker's tool to stop at its next checkpoint (the worker is killed if it
+has not within GRACE); a worker that dies fails its call with an answer saying so, and the
+next call starts another.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import logging
 import os
+import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as Pending
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config import Settings
-from .errors import Cancelled
-from .tools import Context, run
+from .errors import ArgumentError, Cancelled, Refusal
+from .tools import REGISTRY, Context, internal_error, is_light, run
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+    from .syntax.index import SymbolIndex
+    from .syntax.records import FileRecord
+    from .workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -46,9 +64,18 @@ HEAVY_WORKERS = 3
 # slows heavy work down but never stops it.
 MAX_PAUSE = 0.05
 SWITCH_INTERVAL = 0.001  # seconds a thread runs before another waiting for the GIL gets it
-IN_WORKERS = frozenset({"overview"})
+# Heavy calls of these tools run in a worker process (their light ones, on one small file, here).
+IN_WORKERS = frozenset(
+    {"overview", "references", "search", "symbols", "find_symbol", "definition", "list_files"}
+    | {"implementations", "callers", "callees"}
+)
+# ...except while the server's index is built: then these answer from it in milliseconds.
+FROM_THE_INDEX = frozenset({"find_symbol", "definition"})
 PROCESS_WORKERS = 1  # of 2 cores, one stays the server's; calls there remember the last ranking
 POLL = 0.05  # seconds between two looks at a call's cancel while its worker runs it
+GRACE = 2.0  # seconds a cancelled call's worker has to stop before it is killed
+# What a tool in a worker may ask the serving process's semantic source (Semantic's methods).
+SEMANTIC_METHODS = frozenset({"locations", "calls"})
 
 
 class Lanes:
@@ -86,67 +113,266 @@ class Lanes:
         for pool in (self.light, self.heavy):
             pool.shutdown(wait=False, cancel_futures=True)
         PROCESSES.stop()
+        RECORDS.stop()
+
+
+class WorkerDied(Exception):
+    """The worker process running a call exited before it answered."""
+
+
+class Worker:
+    """One worker process and the serving end of its pipe."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+        self.conn, child = context.Pipe()
+        self.process = context.Process(
+            target=worker_main, args=(child,), name="lsp-agent worker", daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.lock = threading.Lock()  # sends come from the call's thread and semantic threads
+
+    def send(self, *message: Any) -> None:
+        try:
+            with self.lock:
+                self.conn.send(message)
+        except (OSError, EOFError):  # it died: the call's thread sees that at its next receive
+            pass
+
+    def receive(self, timeout: float) -> tuple | None:
+        """The worker's next message, None if none came within `timeout`; raises WorkerDied."""
+        try:
+            return self.conn.recv() if self.conn.poll(timeout) else None
+        except (EOFError, OSError):
+            raise WorkerDied(self.how()) from None
+
+    def how(self) -> str:
+        self.process.join(5.0)  # its pipe closed as it exited: reaped at once but on a loaded machine
+        code = self.process.exitcode
+        if code is None:
+            return "its pipe closed"
+        return f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+
+    def serve(self, ctx: Context, stop: threading.Event) -> tuple:
+        """Relay a call's progress and semantic questions until its answer, or until the call
+        is cancelled here: ("stopping",). `stop` stops the questions asked here for it."""
+        sources: dict[int, Any] = {}
+        while True:
+            message = self.receive(POLL)
+            if message is None:
+                if ctx.cancel_event.is_set():
+                    self.send("cancel")
+                    return ("stopping",)
+            elif message[0] == "progress":
+                if ctx.report is not None:
+                    ctx.report(message[1], message[2])
+            elif message[0] == "semantic":
+                SEMANTIC.submit(self.answer_semantic, ctx, stop, sources, *message[1:])
+            else:
+                return message
+
+    def answer_semantic(self, ctx: Context, stop: threading.Event, sources: dict, asked: int, source: int, settings: Settings, method: str, args: tuple) -> None:  # fmt: skip
+        """A semantic question from the worker's tool, asked here and answered over the pipe;
+        stopped (the request cancelled at the language server) when the call ends."""
+        from .semantic import Semantic, Unavailable
+
+        if source not in sources:
+            report = partial_send(self, "report", source)
+            sources[source] = Semantic(ctx.workspace, settings, stop, report, editor=ctx.semantic_editor)
+        try:
+            if method not in SEMANTIC_METHODS:
+                raise Unavailable(f"{method} is not asked from a worker")
+            reply: tuple = ("ok", getattr(sources[source], method)(*args))
+        except Exception as exc:  # Unavailable, Missing, RequestCancelled: the tool handles them
+            reply = ("raise", exc)
+        try:
+            self.send("reply", asked, reply)  # pickled whole before a byte is written
+        except Exception as exc:  # an answer that cannot cross (it never should): as a fault
+            self.send(
+                "reply",
+                asked,
+                ("raise", Unavailable(f"the answer could not be passed on ({type(exc).__name__})")),
+            )
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.conn.close()
+
+
+def partial_send(worker: Worker, *head: Any) -> Callable[[str], None]:
+    return lambda message: worker.send(*head, message)
+
+
+# The serving process's threads that answer semantic questions from tools in workers.
+SEMANTIC = ThreadPoolExecutor(max_workers=4, thread_name_prefix="worker-semantic")
 
 
 class ToolProcesses:
-    """Worker processes (spawned on first use) that run IN_WORKERS tools."""
+    """Worker processes (spawned on first use, `workers` at most) that run IN_WORKERS tools."""
 
     def __init__(self, workers: int = PROCESS_WORKERS):
         self.workers = workers
-        self.pool: ProcessPoolExecutor | None = None
-        self.lock = threading.Lock()
+        self.idle: list[Worker] = []
+        self.alive: set[Worker] = set()
+        self.changed = threading.Condition()
 
     def run(self, ctx: Context, name: str, arguments: dict) -> dict:
-        """The tool's answer from a worker; a cancel answers Cancelled at once and stops the
-        workers (the others' calls fail over to this process)."""
-        ws = ctx.workspace
-        documents = {path: text.content for path, text in ws.open_documents().items()}
-        pool = self._pool()
+        """The tool's answer from a worker. A cancel answers Cancelled at once and tells the
+        worker's tool to stop; a worker that dies answers an error saying so."""
+        worker = self.take(ctx)
+        documents = {path: text.content for path, text in ctx.workspace.open_documents().items()}
+        encoding = ctx.index.encoding if ctx.index is not None else "utf-16"
+        call = (
+            ctx.workspace.roots,
+            documents,
+            encoding,
+            ctx.settings,
+            name,
+            arguments,
+            ctx.report is not None,
+        )
+        stop = threading.Event()
         try:
-            encoding = ctx.index.encoding if ctx.index is not None else "utf-16"
-            future = pool.submit(run_in_worker, ws.roots, documents, encoding, ctx.settings, name, arguments)
-        except RuntimeError:  # stopped meanwhile (a cancel, the server shutting down)
-            return run(ctx, name, arguments)
-        while True:
-            try:
-                return future.result(timeout=POLL)
-            except Pending:
+            worker.send("call", *call)
+            outcome = worker.serve(ctx, stop)
+        except WorkerDied as died:
+            self.discard(worker)
+            log.warning("%s: the worker process stopped (%s)", name, died)
+            return worker_stopped(name, str(died))
+        except BaseException:
+            self.discard(worker)
+            raise
+        finally:
+            stop.set()
+        if outcome[0] == "stopping":
+            threading.Thread(target=self.drain, args=(worker,), name="worker-drain", daemon=True).start()
+            raise Cancelled()
+        self.give_back(worker)
+        if outcome[0] == "cancelled":
+            raise Cancelled()
+        if outcome[0] == "invalid":
+            raise ArgumentError(outcome[1])
+        return outcome[1]
+
+    def record(self, ws: Workspace, path: Path, encoding: str) -> tuple[bool, FileRecord | None]:
+        """(True, the index record of `path`'s current text made in a worker), or (False,
+        None) when no worker could make it (it died, or the server is stopping)."""
+        worker = self.take(Context(ws))
+        buffer = ws.open_text(path)
+        try:
+            worker.send("record", ws.roots, path, None if buffer is None else buffer.content, encoding)
+            while (message := worker.receive(POLL)) is None:
+                pass
+        except WorkerDied:
+            self.discard(worker)
+            return False, None
+        self.give_back(worker)
+        return True, message[1]
+
+    def take(self, ctx: Context) -> Worker:
+        """An idle worker, a new one while fewer than `workers` run, else the next to be free."""
+        with self.changed:
+            while True:
                 if ctx.cancel_event.is_set():
-                    self.stop(pool)
-                    raise Cancelled() from None
-            except Exception:  # the worker died (stopped by another call's cancel, killed)
-                return run(ctx, name, arguments)
+                    raise Cancelled()
+                if self.idle:
+                    return self.idle.pop()
+                if len(self.alive) < self.workers:
+                    worker = Worker()
+                    self.alive.add(worker)
+                    return worker
+                self.changed.wait(POLL)
 
-    def _pool(self) -> ProcessPoolExecutor:
-        with self.lock:
-            if self.pool is None:
-                import multiprocessing
+    def warm(self, roots: list[Path], encoding: str) -> None:
+        """Start the workers now and have them load the index saved for `roots` (once the
+        server has saved it): the first heavy call then finds them ready."""
+        with self.changed:
+            while len(self.alive) < self.workers:
+                worker = Worker()
+                self.alive.add(worker)
+                self.idle.append(worker)
+                worker.send("warm", roots, encoding)
+            self.changed.notify_all()
 
-                context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
-                self.pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker)
-            return self.pool
+    def give_back(self, worker: Worker) -> None:
+        with self.changed:
+            if worker in self.alive:
+                self.idle.append(worker)
+                self.changed.notify()
 
-    def stop(self, pool: ProcessPoolExecutor | None = None) -> None:
-        """Stop the workers at once (a call that runs there is not waited for)."""
-        with self.lock:
-            pool = pool or self.pool
-            if pool is None or pool is not self.pool:
-                return
-            self.pool = None
-        processes = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
+    def discard(self, worker: Worker) -> None:
+        worker.kill()
+        with self.changed:
+            self.alive.discard(worker)
+            self.changed.notify()
+
+    def drain(self, worker: Worker) -> None:
+        """A cancelled call's worker back to idle once its tool stopped; killed after GRACE."""
+        deadline = time.monotonic() + GRACE
+        try:
+            while (left := deadline - time.monotonic()) > 0:
+                message = worker.receive(left)
+                if message is None:
+                    break
+                if message[0] == "semantic":  # a question asked as it was cancelled
+                    from .semantic import RequestCancelled
+
+                    worker.send("reply", message[1], ("raise", RequestCancelled()))
+                elif message[0] in ("answer", "cancelled", "invalid"):
+                    return self.give_back(worker)
+        except WorkerDied:
+            pass
+        self.discard(worker)
+
+    def stop(self) -> None:
+        """Stop every worker at once (a call that runs there is not waited for)."""
+        with self.changed:
+            workers, self.idle, self.alive = list(self.alive), [], set()
+            self.changed.notify_all()
+        for worker in workers:
+            worker.kill()
+
+    @property
+    def pool(self) -> set[Worker] | None:
+        """The workers alive, None when there are none (stopped, or none started yet)."""
+        return set(self.alive) or None
+
+
+def worker_stopped(name: str, how: str) -> dict:
+    return Refusal(
+        "worker_stopped",
+        f"{name} stopped: the worker process running it ended before it answered ({how}). "
+        "A new worker runs the next call; the same call again may work, or narrow it (path=, paths=) "
+        "if it needs more memory than there is.",
+    ).answer()
 
 
 PROCESSES = ToolProcesses()
+# Records of large files re-indexed as they are typed into: a worker of their own, so that they
+# never wait behind a heavy call (and it holds no saved index).
+RECORDS = ToolProcesses(workers=1)
+# Files at least this large are re-indexed in RECORDS: a 9,000-line file's record is 150-600 ms
+# of Python, which would hold the interpreter that answers documentSymbol and reads.
+RECORD_IN_WORKER_BYTES = 64 * 1024
 
 
 def run_tool(ctx: Context, name: str, arguments: dict) -> dict:
-    """tools.run, in a worker process for the IN_WORKERS tools."""
-    if name in IN_WORKERS:
+    """tools.run, in a worker process for the heavy calls of the IN_WORKERS tools."""
+    if in_worker(ctx, name, arguments):
         return PROCESSES.run(ctx, name, arguments)
     return run(ctx, name, arguments)
+
+
+def in_worker(ctx: Context, name: str, arguments: dict) -> bool:
+    if name not in IN_WORKERS or is_light(ctx.workspace, name, arguments):
+        return False
+    return not (name in FROM_THE_INDEX and ctx.index is not None and ctx.index.ready.is_set())
+
+
+# --- in a worker process -------------------------------------------------------------------
 
 
 def _start_worker() -> None:
@@ -159,28 +385,165 @@ def _start_worker() -> None:
     os.close(devnull)
 
 
-_SAVED: dict[tuple[Path, ...], tuple[float, Any]] = {}  # a worker's saved index per roots
+class ServingEnd:
+    """A worker's end of its pipe: a thread receives (calls, cancels, semantic replies) while
+    the main thread runs the calls one at a time."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.lock = threading.Lock()  # sends come from the tool's threads and this one's
+        # each call with its cancel (None for a warm: load the saved index, answer nothing)
+        self.calls: queue.SimpleQueue[tuple[tuple, threading.Event | None]] = queue.SimpleQueue()
+        self.cancel = threading.Event()  # the running (or last) call's
+        self.replies: dict[int, queue.SimpleQueue] = {}
+        self.reports: dict[int, Callable[[str], None]] = {}
+        self.ids = itertools.count(1)
+
+    def send(self, *message: Any) -> None:
+        with self.lock:
+            self.conn.send(message)
+
+    def listen(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):  # the server is gone: nobody wants what runs here
+                os._exit(0)
+            if message[0] == "call":
+                self.cancel = threading.Event()
+                self.calls.put((message[1:], self.cancel))
+            elif message[0] in ("warm", "record"):
+                self.calls.put((message, None))
+            elif message[0] == "cancel":
+                self.cancel.set()
+            elif message[0] == "reply" and (waiting := self.replies.get(message[1])) is not None:
+                waiting.put(message[2])
+            elif message[0] == "report" and (report := self.reports.get(message[1])) is not None:
+                report(message[2])
+
+    def ask(self, source: int, settings: Settings, method: str, args: tuple, cancel: threading.Event | None) -> Any:  # fmt: skip
+        """Semantic's `method`(*args), asked of the serving process's semantic source."""
+        from .semantic import RequestCancelled
+
+        asked = next(self.ids)
+        waiting: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.replies[asked] = waiting
+        try:
+            self.send("semantic", asked, source, settings, method, args)
+            while True:
+                try:
+                    kind, value = waiting.get(timeout=POLL)
+                    break
+                except queue.Empty:
+                    if cancel is not None and cancel.is_set():
+                        raise RequestCancelled() from None
+        finally:
+            del self.replies[asked]
+        if kind == "raise":
+            raise value
+        return value
 
 
-def run_in_worker(roots: list[Path], documents: dict[Path, str], encoding: str, settings: Settings, name: str, arguments: dict) -> dict:  # fmt: skip
-    """In a worker: the tool over a workspace of these roots and open buffers, with the
-    index a server saved for them (loaded again when saved again)."""
+class RemoteSemantic:
+    """The semantic source as a tool in a worker holds it: each question asked of the serving
+    process's (which has the language servers' sessions), the answer as it gives it there."""
+
+    def __init__(self, end: ServingEnd, settings: Settings, cancel: threading.Event | None, report: Callable[[str], None]) -> None:  # fmt: skip
+        self.end, self.settings, self.cancel = end, settings, cancel
+        self.source = next(end.ids)
+        end.reports[self.source] = report
+
+    def __getattr__(self, method: str) -> Callable[..., Any]:
+        if method not in SEMANTIC_METHODS:
+            raise AttributeError(method)
+        return lambda *args: self.end.ask(self.source, self.settings, method, args, self.cancel)
+
+
+def worker_main(conn: Connection) -> None:
+    """A worker process: the calls the serving process sends, one at a time, each answered."""
+    _start_worker()
+    end = ServingEnd(conn)
+    threading.Thread(target=end.listen, name="pipe", daemon=True).start()
+    while True:
+        call, cancel = end.calls.get()
+        if cancel is None:  # a job that is no call: answered, or not (warm)
+            job(end, call)
+            continue
+        name = call[4]
+        try:
+            reply: tuple = ("answer", run_in_worker(end, cancel, *call))
+        except Cancelled:
+            reply = ("cancelled",)
+        except ArgumentError as exc:
+            reply = ("invalid", str(exc))
+        except Exception as exc:  # outside the tool (loading the index): answered as a defect
+            log.exception("%s failed in a worker", name)
+            reply = ("answer", internal_error(name, exc))
+        end.reports.clear()
+        end.send(*reply)
+
+
+def job(end: ServingEnd, message: tuple) -> None:
+    """warm: the tools imported and the saved index loaded before a call needs them; record:
+    a file's index record made here and sent (the serving process puts it in its index)."""
+    from .syntax.index import index_file
+    from .syntax.languages import language_for
+    from .workspace import Workspace
+
+    if message[0] == "warm":
+        for tool in IN_WORKERS:
+            REGISTRY[tool]
+        saved_for(*message[1:])
+        return
+    roots, path, buffer, encoding = message[1:]
+    ws = Workspace(roots)
+    if buffer is not None:
+        ws.open_document(path, buffer)
+    language = language_for(path)
+    try:
+        record = index_file(ws, path, language, encoding) if language is not None else None
+    except Exception:  # as the index's own update: one bad file must not stop it
+        log.exception("symbol index: cannot index %s", path)
+        record = None
+    end.send("record", record)
+
+
+_SAVED: dict[tuple[Path, ...], tuple[float, SymbolIndex | None]] = {}  # a worker's saved index per roots
+
+
+def saved_for(roots: list[Path], encoding: str) -> SymbolIndex | None:
+    """The index a server saved for these roots, as this worker loaded it (again when saved
+    again since)."""
     from .syntax import store
     from .syntax.index import saved_index
     from .workspace import Workspace
 
-    if os.getppid() == 1:  # the server is gone: nobody wants this
-        os._exit(0)
     ws = Workspace(roots)
-    for path, content in documents.items():
-        ws.open_document(path, content)
     try:
         saved = store.index_file(store.cache_folder(), ws.roots, encoding).stat().st_mtime
     except OSError:
         saved = 0.0
     if _SAVED.get(tuple(ws.roots), (None,))[0] != saved:
         _SAVED[tuple(ws.roots)] = (saved, saved_index(ws, encoding=encoding) if saved else None)
-    index = _SAVED[tuple(ws.roots)][1]
+    return _SAVED[tuple(ws.roots)][1]
+
+
+def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], documents: dict[Path, str], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
+    """In a worker: the tool over a workspace of these roots and open buffers, with the
+    index a server saved for them (loaded again when saved again), its progress and semantic
+    questions sent to the serving process."""
+    from .workspace import Workspace
+
+    ws = Workspace(roots)
+    for path, content in documents.items():
+        ws.open_document(path, content)
+    index = saved_for(roots, encoding)
     if index is not None:
         index.workspace = ws
-    return run(Context(ws, settings, index=index), name, arguments)
+    report = (lambda message, percentage: end.send("progress", message, percentage)) if reports else None
+
+    def remote(chosen: Settings, told: Callable[[str], None]) -> RemoteSemantic:
+        return RemoteSemantic(end, chosen, cancel, told)
+
+    ctx = Context(ws, settings, report=report, cancel_event=cancel, index=index, semantic_source=remote)
+    return run(ctx, name, arguments)

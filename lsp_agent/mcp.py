@@ -84,7 +84,7 @@ def create_server(
         try:
             arguments = door.check(params.name, params.arguments)
             call = door.open(params.name, arguments, report=progress_reporter(ctx))
-            answer = await door.run(call, run_tool)  # overview in a worker process
+            answer = await door.run(call, run_tool)  # heavy calls in a worker process
         except ArgumentError as exc:  # malformed, or arguments only the tool can check
             return tool_error(str(exc))
         return types.CallToolResult(

@@ -34,7 +34,7 @@ from . import __version__
 from .config import Settings
 from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
-from .lanes import Lanes, run_tool
+from .lanes import PROCESSES, RECORD_IN_WORKER_BYTES, RECORDS, Lanes, run_tool
 from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .semantic import editor as semantic_editor
@@ -314,6 +314,7 @@ class AgentServer(LanguageServer):
             log.info("symbol index: %d files", count)
             if not self.stopping.is_set():
                 self.commands.listen(self.agent_workspace.roots)
+                PROCESSES.warm(self.agent_workspace.roots, self.symbol_index.encoding)
         finally:
             await progress.finish()
         if not self.stopping.is_set():  # then the use tables references answers from
@@ -355,9 +356,22 @@ class AgentServer(LanguageServer):
 
         def run() -> None:
             self._reindex_timers.pop(path, None)
-            loop.run_in_executor(self.lanes.heavy, self.symbol_index.update, path)
+            loop.run_in_executor(self.lanes.heavy, self.reindex, path)
 
         self._reindex_timers[path] = loop.call_later(delay, run)
+
+    def reindex(self, path: Path) -> None:
+        """Re-index one file; a large one's record is made in a worker process (lanes.py)."""
+        text, index = self.agent_workspace.open_text(path), self.symbol_index
+        try:
+            size = text.size if text is not None else path.stat().st_size
+        except OSError:
+            size = 0
+        if size >= RECORD_IN_WORKER_BYTES and self.agent_workspace.root_of(path) is not None:
+            made, record = RECORDS.record(self.agent_workspace, path, index.encoding)
+            if made:
+                return index.put(path, record)
+        index.update(path)
 
 
 # --- edits through the editor --------------------------------------------------------------
@@ -521,7 +535,7 @@ def position(content: str, offset: int, encoding: str) -> types.Position:
 
 def run_encoded(ctx: Context, name: str, arguments: dict) -> tuple[Encoded, str]:
     """A tool's answer encoded in its worker thread, and the outcome to trace."""
-    answer = run_tool(ctx, name, arguments)  # overview in a worker process
+    answer = run_tool(ctx, name, arguments)  # heavy calls in a worker process (lanes.py)
     return encoded(answer), f"error {answer['error']['code']}" if "error" in answer else "answered"
 
 

@@ -558,6 +558,11 @@ class SymbolIndex:
     def remove(self, path: Path) -> None:
         self._put(path, None)
 
+    def put(self, path: Path, record: FileRecord | None) -> None:
+        """The record of `path` made elsewhere from its current text (a worker process's,
+        lanes.py), kept as update keeps its own."""
+        self._put(path, record)
+
     def is_current(self, path: Path) -> bool:
         """Whether the record of `path` was made from its current text."""
         return self.current(path) is not None

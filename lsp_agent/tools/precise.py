@@ -71,6 +71,8 @@ AHEAD = ThreadPoolExecutor(max_workers=4, thread_name_prefix="semantic")
 
 def semantic(ctx: Context, precision: str | None, report: Callable[[str], None] | None = None) -> Semantic:
     settings = ctx.settings if precision is None else ctx.settings.replace(precision=precision)
+    if ctx.semantic_source is not None:  # in a worker: the serving process's, over the pipe
+        return ctx.semantic_source(settings, report or (lambda message: ctx.progress(message)))
     return Semantic(
         ctx.workspace, settings, ctx.cancel_event, report or (lambda message: ctx.progress(message)),
         editor=ctx.semantic_editor,

@@ -53,6 +53,9 @@ class Context:
     apply_edit: Callable[[Path, Text, str], str | None] | None = None
     # In an editor that answers lspAgent/semantic: its language features, asked first.
     semantic_editor: EditorLink | None = None
+    # In a worker process (lanes.py): semantic_source(settings, report) -> the serving
+    # process's semantic source, asked over the pipe. None: this process's own (Semantic).
+    semantic_source: Callable[[Settings, Callable[[str], None]], Any] | None = None
     _last_report: float = 0.0
 
     def check_cancelled(self) -> None:
