@@ -346,12 +346,16 @@ class Flows:
     def arrange(self, graph: Graph) -> None:
         """Once all uses are added: the uses in key order, with each key's run of them, and
         the keys each file defines, in file order."""
-        order = sorted(range(len(self.key)), key=self.key.__getitem__)
-        self.file_of = array("i", map(self.file.__getitem__, order))
-        self.weight_of = array("d", map(self.weight.__getitem__, order))
-        del order
         sizes = Counter(self.key)
         self.key_bounds = list(accumulate(map(sizes.__getitem__, range(self.keys)), initial=0))
+        # a counting sort (stable: each key's uses in the order added), no list per use
+        self.file_of = array("i", bytes(4 * len(self.key)))
+        self.weight_of = array("d", bytes(8 * len(self.key)))
+        place = self.key_bounds[:-1]
+        for file, key, weight in zip(self.file, self.key, self.weight, strict=True):
+            at = place[key]
+            place[key] = at + 1
+            self.file_of[at], self.weight_of[at] = file, weight
         self.starts, self.ends = self.key_bounds[:-1], self.key_bounds[1:]
         del self.file, self.weight, self.key
         self.pair_key, self.pair_bounds = graph.pair_key, graph.file_pairs
