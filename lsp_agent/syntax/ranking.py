@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from itertools import accumulate, compress, repeat
-from operator import add, ge, is_not, itemgetter, mul, sub, truediv
+from operator import add, ge, is_not, mul, neg, sub, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
 
@@ -431,16 +431,26 @@ def rank_definitions(graph: Graph) -> Sequence[Ranked]:
     # Sorted by rank to 12 digits: ranks equal but for rounding (two files used alike) are
     # ordered by path and line, not by the order in which floating-point sums were taken
     shown = sorted(range(len(graph.sources)), key=lambda f: str(graph.sources[f].path))
-    by_path = array("i", bytes(4 * len(shown)))
+    by_path = array("q", bytes(8 * len(shown)))
     for place, file in enumerate(shown):
-        by_path[file] = place
-    order = []
+        by_path[file] = place << 32
+    files, rows, ranks = array("i"), array("i"), array("d")
     for file, row, value in ranked_rows(graph, values, used):
-        order.append((-float(f"{value:.12g}"), by_path[file], graph.sources[file].start_line(row), file, row, value))  # fmt: skip
-    order.sort(key=lambda r: r[:3])
+        files.append(file)
+        rows.append(row)
+        ranks.append(value)
+    del values, used
+    at = array("q", (by_path[f] | graph.sources[f].start_line(r) for f, r in zip(files, rows, strict=True)))
+    order = sorted(range(len(files)), key=at.__getitem__)  # by path and line, then by rank:
+    del at
+    rounded = array("d", map(neg, map(float, map(format, ranks, repeat(".12g")))))
+    order.sort(key=rounded.__getitem__)  # a stable sort, two passes: as one by all three
+    del rounded
     for source in graph.sources:
         source.uses = None  # ranked: only the definitions are needed from here
-    return RankedList(graph.sources, order)
+    return RankedList(
+        graph.sources, *(array(a.typecode, map(a.__getitem__, order)) for a in (files, rows, ranks))
+    )
 
 
 def named_scores(graph: Graph, scores: list[float], used: list[bool]) -> list[float]:
@@ -460,33 +470,43 @@ def ranked_rows(graph: Graph, values: list[float], used: list[bool]) -> Iterator
     """(file, row, score) of each definition whose name scored, one per overloaded name
     path (of a name defined more than once in a file, the widest of each name path: see
     overloads); by file, then by name in the order of its first row."""
-    chosen = compress(zip(graph.row_file, graph.row_row, graph.row_pair, strict=True), map(used.__getitem__, graph.row_pair))  # fmt: skip
-    rows_of: dict[tuple[int, int], list[int]] = {}  # (file, the name's first pair) -> its rows
-    for file, row, pair in chosen:
-        other = graph.partner[pair]
-        rows_of.setdefault((file, pair if other < 0 else min(pair, other)), []).append(row)
+    partner = graph.partner
+
+    def chosen() -> Iterator[tuple[int, int, int, int]]:  # (file, row, pair, its name's first pair)
+        rows = zip(graph.row_file, graph.row_row, graph.row_pair, strict=True)
+        for file, row, pair in compress(rows, map(used.__getitem__, graph.row_pair)):
+            yield file, row, pair, pair if (other := partner[pair]) < 0 else min(pair, other)
+
+    count = array("i", bytes(4 * len(values)))  # of each name's rows (by its first pair)
+    for _, _, _, name in chosen():
+        count[name] += 1
+    many: dict[int, list[int]] = {}  # the rows of each name defined more than once in a file
+    for _, row, _, name in chosen():
+        if count[name] > 1:
+            many.setdefault(name, []).append(row)
     lines: tuple[int, tuple[list[str], list[str]] | None] = (-1, None)  # a file's names split
-    for (file, pair), rows in rows_of.items():
-        if len(rows) > 1:  # overloads: the widest of each name path
-            source = graph.sources[file]
-            if lines[0] != file and source.record is not None:
-                lines = file, (source.record.names.split("\n"), source.record.containers.split("\n"))
-            symbols = [source.ranked(row, 0.0, lines[1]).symbol for row in rows]
-            widest = {id(s) for s in overloads(symbols)}
-            rows = [row for row, s in zip(rows, symbols, strict=True) if id(s) in widest]
-        for row in rows:
+    for file, row, pair, name in chosen():
+        if count[name] == 1:
             yield file, row, values[pair]
+            continue
+        if (rows := many.pop(name, None)) is None:
+            continue  # given with the name's first row
+        source = graph.sources[file]  # overloads: the widest of each name path
+        if lines[0] != file and source.record is not None:
+            lines = file, (source.record.names.split("\n"), source.record.containers.split("\n"))
+        symbols = [source.ranked(row, 0.0, lines[1]).symbol for row in rows]
+        widest = {id(s) for s in overloads(symbols)}
+        for row, s in zip(rows, symbols, strict=True):
+            if id(s) in widest:
+                yield file, row, values[pair]
 
 
 class RankedList(Sequence[Ranked]):
     """The ranked definitions as flat arrays (a monorepo has hundreds of thousands), each
     made a Ranked only when asked for (a page of the map)."""
 
-    def __init__(self, sources: list[Source], order: list[tuple]):
-        self.sources = sources
-        self.file = array("i", map(itemgetter(3), order))
-        self.row = array("i", map(itemgetter(4), order))
-        self.rank = array("d", map(itemgetter(5), order))
+    def __init__(self, sources: list[Source], file: array, row: array, rank: array):
+        self.sources, self.file, self.row, self.rank = sources, file, row, rank
         self.lines: dict[int, tuple[list[str], list[str]]] = {}  # a few records' names split
 
     def __len__(self) -> int:
