@@ -305,6 +305,7 @@ async def overview_before_after(root: Path, cache: str, commit: str) -> dict:
     rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "3"))
     runs: dict[str, list[tuple[float, float, float, float]]] = {commit: [], "this tree": []}
     with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "tree").mkdir()
         code = source_tree(commit, Path(tmp) / "tree")
         tags = ctags_command(root, f"{tmp}/tags")
         wall(tags, root)
