@@ -19,7 +19,8 @@ interpreter's standard library).
 The load (`uptime`) is noted beside each workspace's figures: the cores are shared.
 `python -m benchmarks speed` runs both; `BENCH_SPEED_SCALES=django` picks one;
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
-worker's peak memory); `BENCH_SPEED_PARTS=cli` the CLI one-shots alone (a server's cold build
+worker's peak memory; with `BENCH_SPEED_BEFORE=<commit>` beside that commit's first call);
+`BENCH_SPEED_PARTS=cli` the CLI one-shots alone (a server's cold build
 saves the index; asked while it runs, then alone after it stopped); `BENCH_SPEED_PARTS=references`, references on a common name alone
 (its first ask on a warm server and asked again, against `rg -nw`), with
 `BENCH_SPEED_BEFORE=<commit>` beside a server run from that commit's package;
@@ -290,7 +291,9 @@ def descendants_peak_mib(pid: int) -> float:
 async def overview_figures(root: Path, cache: str) -> dict:
     """overview alone (issue 28 item 1): over a server warm-started from the index a cold
     build saved, its first call beside ctags -R right after, then again (nothing changed)
-    alternating with ctags, and the peak memory of the server and of overview's worker."""
+    alternating with ctags, and the peak memory of the server and of overview's worker.
+    With BENCH_SPEED_BEFORE=<commit>, first calls of that commit's tree and of this one
+    besides, in turn, each over a fresh warm server (BENCH_SPEED_ROUNDS rounds)."""
     figures: dict[str, str] = {}
     client = await Client.start(root, cache)
     await asyncio.wait_for(client.indexed.wait(), 1800)
@@ -312,6 +315,42 @@ async def overview_figures(root: Path, cache: str) -> dict:
     figures["  server peak memory after overview, MiB"] = f"{memory_mib(client):.0f}"
     figures["  overview worker's peak memory, MiB"] = f"{descendants_peak_mib(client.process.pid):.0f}"
     await client.stop()
+    if before := os.environ.get("BENCH_SPEED_BEFORE"):
+        figures |= await overview_before_after(root, cache, before)
+    return figures
+
+
+async def first_overview(root: Path, cache: str, tags: list[str], code: Path | None) -> tuple[float, float, float, float]:  # fmt: skip
+    """Over a fresh warm server (from `code`'s tree, else this one): the first overview, ctags
+    -R right after, the server's and the worker's peak memory."""
+    client = await Client.start(root, cache, code)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    first = await client.timed("lspAgent/overview", {})
+    tags_time = wall(tags, root)
+    peaks = memory_mib(client), descendants_peak_mib(client.process.pid)
+    await client.stop()
+    return first, tags_time, *peaks
+
+
+async def overview_before_after(root: Path, cache: str, commit: str) -> dict:
+    """The first overview of `commit`'s tree and of this one, in turn, each beside ctags -R
+    right after it: medians of the times and of each run's ratio to its ctags, peak memory."""
+    rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "3"))
+    runs: dict[str, list[tuple[float, float, float, float]]] = {commit: [], "this tree": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "tree").mkdir()
+        code = source_tree(commit, Path(tmp) / "tree")
+        tags = ctags_command(root, f"{tmp}/tags")
+        wall(tags, root)
+        for _ in range(rounds):
+            for label, tree in ((commit, code), ("this tree", None)):
+                runs[label].append(await first_overview(root, cache, tags, tree))
+    figures = {}
+    for label, found in runs.items():
+        first, tags_time = statistics.median(r[0] for r in found), statistics.median(r[1] for r in found)
+        ratio = statistics.median(r[0] / r[1] for r in found)
+        figures[f"overview first call, {label} / ctags -R (median of {rounds}), s"] = f"{first:.2f} / {tags_time:.2f} = {ratio:.2f}×"  # fmt: skip
+        figures[f"  {label}: server / worker peak memory, MiB"] = f"{max(r[2] for r in found):.0f} / {max(r[3] for r in found):.0f}"  # fmt: skip
     return figures
 
 
@@ -432,6 +471,7 @@ GOALS = {  # the first key a figure holds names its goal
     "CLI find-symbol": "≤ 2× (Django)",
     "peak memory after overview": "≤ 300 (monorepo)",
     "worker's peak memory": "≤ 300 (monorepo)",
+    "server / worker peak memory": "≤ 300 (monorepo)",
     "overview": "≤ 2× (monorepo)",
     "search ": "≤ 1.5×",
     "references": "≤ 3× (every scale)",
@@ -452,7 +492,11 @@ def main() -> None:
     for scale in chosen:
         root = workspace(scale)
         big_file(root)
-        with tempfile.TemporaryDirectory() as cache:
+        with tempfile.TemporaryDirectory() as temporary:
+            # BENCH_SPEED_CACHE: a folder keeping each scale's index between runs (the first
+            # server's build is then a warm start; overview's figures need only a saved index)
+            kept = os.environ.get("BENCH_SPEED_CACHE")
+            cache = str(Path(kept) / scale) if kept else temporary
             before = load()
             if os.environ.get("BENCH_SPEED_PARTS") == "overview":  # overview's figures alone
                 figures[scale] = asyncio.run(overview_figures(root, cache))

@@ -19,11 +19,13 @@ import os
 import threading
 import time
 from array import array
-from collections import defaultdict
+from bisect import bisect_right
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import reduce
 from itertools import accumulate, compress, repeat
-from operator import is_not, lshift, mul, or_, sub, truediv
+from operator import add, ge, is_not, mul, neg, sub, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
 
@@ -207,6 +209,13 @@ class Graph:
         self.key_word = array("i")  # by key id
         self.pair_key = array("i")  # by pair, in file order
         self.file_pairs = array("i", [0])  # file f's pairs: file_pairs[f]:file_pairs[f + 1]
+        # the pair of the same name's other key (member or top level) in the file, else -1
+        self.partner = array("i")
+        # each definition ranked (a row of a file whose name is rankable), in file order:
+        # its file, its row and its pair
+        self.row_file = array("i")
+        self.row_row = array("i")
+        self.row_pair = array("i")
 
     @property
     def paths(self) -> list[Path]:
@@ -220,8 +229,9 @@ class Graph:
 
     def add(self, source: Source) -> None:
         """A file's definitions (its uses are read once all files are in: see flows)."""
-        words, keys, own = self.words, self.keys, set()
-        for name, member, _ in source.rows():
+        words, keys, own = self.words, self.keys, dict[int, int]()
+        f, first = len(self.sources), len(self.pair_key)
+        for name, member, row in source.rows():
             if not rankable(name):
                 continue
             word = words.get(name)
@@ -233,9 +243,17 @@ class Graph:
             if key is None:
                 key = keys[code] = len(self.key_word)
                 self.key_word.append(word)
-            if key not in own:
-                own.add(key)
+            pair = own.get(code)
+            if pair is None:
+                pair = own[code] = len(self.pair_key)
                 self.pair_key.append(key)
+            self.row_file.append(f)
+            self.row_row.append(row)
+            self.row_pair.append(pair)
+        self.partner.extend(repeat(-1, len(self.pair_key) - first))
+        for code, pair in own.items():
+            if (other := own.get(code ^ 1)) is not None:
+                self.partner[pair] = other
         self.sources.append(source)
         self.file_pairs.append(len(self.pair_key))
 
@@ -246,36 +264,48 @@ class Graph:
             count[key] += 1
         return count
 
+    def lookups(self) -> tuple[dict[tuple[int, int], dict[str, int]], dict[int, set[str]]]:
+        """Per (family, whether a member), each name defined so to its key; per family, the
+        names defined in it either way."""
+        found: dict[tuple[int, int], dict[str, int]] = defaultdict(dict)
+        defined: dict[int, set[str]] = defaultdict(set)
+        mask = (1 << FAMILY_BITS) - 1
+        for code, key in self.keys.items():
+            name = self.names[code >> (FAMILY_BITS + 1)]
+            found[(code >> 1 & mask, code & 1)][name] = key
+            defined[code >> 1 & mask].add(name)
+        return found, defined
+
     def flows(self) -> Flows:
         """Each use of a defined key by a file (file, key, weight), file by file; a use of
         a name reaches the keys of its family: the top-level one by any use, the member one
-        by a use after `.` or `->`."""
+        by a use after `.` or `->`. A file's uses are taken in C (map, compress) but for
+        those of keys it defines itself."""
         m = self.definers()
-        keys, names, words = self.keys, self.names, self.words
+        keys, names = self.keys, self.names
         # a name's definers, as a top-level name and as a member: a use is split between them
         total = [0] * len(self.key_word)
         for code, key in keys.items():
             total[key] = m[key] + m[keys[code ^ 1]] if code ^ 1 in keys else m[key]
         share = [weight(names[w], t) / t for w, t in zip(self.key_word, total, strict=True)]
         flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
-        add, sqrt, shift = flows.add, math.sqrt, FAMILY_BITS + 1
+        lookups, defined = self.lookups()
         for f, source in enumerate(self.sources):
             uses, counts = source.used()
-            ids = list(map(words.get, uses.split("\n"))) if uses else []  # None: defined nowhere
-            present = list(map(is_not, ids, repeat(None)))
-            found = list(compress(ids, present))
-            if not found:
+            if not uses or (known := defined.get(source.family)) is None:
                 continue
-            codes = list(map(or_, map(lshift, found, repeat(shift)), repeat(source.family << 1)))
-            positions = list(compress(range(len(ids)), present))
-            first = self.file_pairs[f]  # the file's pairs, by key: where its own uses go
-            own = {key: first + n for n, key in enumerate(self.pair_key[first : self.file_pairs[f + 1]])}
+            used = uses.split("\n")
+            here = list(map(known.__contains__, used))  # the few names defined in the family
+            used = list(compress(used, here))
+            first, last = self.file_pairs[f], self.file_pairs[f + 1]
+            own = {key: first + n for n, key in enumerate(self.pair_key[first:last])}
             for member in (0, 1):  # the uses of top-level keys (any use), then of members
-                used = list(map(keys.get, map(or_, codes, repeat(member))))
-                numbers = map(counts[member::2].__getitem__, positions)
-                for key, n in compress(zip(used, numbers, strict=False), map(is_not, used, repeat(None))):  # type: ignore[assignment]
-                    if n and m[key] > (mine := key in own):
-                        add(f, key, share[key] * sqrt(n), own[key] if mine else -1, m[key])
+                if (lookup := lookups.get((source.family, member))) is not None:
+                    found = list(map(lookup.get, used))
+                    present = list(map(is_not, found, repeat(None)))
+                    numbers = list(compress(compress(counts[member::2], here), present))
+                    targets: list[int] = list(compress(compress(found, present), numbers))  # type: ignore[arg-type]
+                    flows.add_uses(f, targets, list(filter(None, numbers)), share, m, own)
         return flows
 
 
@@ -290,43 +320,52 @@ class Flows:
         self.file = array("i")
         self.key = array("i")
         self.weight = array("d")
-        self.own = array("i", [-1]) * pairs  # per pair (file, key): the file's own use of the key
+        self.own = array("d", [-1.0]) * pairs  # per pair (file, key): the weight of its own use
         self.out = [0.0] * files
         self.mine = [0.0] * files
 
-    def add(self, file: int, key: int, weight: float, pair: int, definers: int) -> None:
-        """A use; `pair`: the file's pair of the key when it defines it too, else -1."""
-        if pair >= 0:
-            self.own[pair] = len(self.key)
-            self.mine[file] += weight
-            definers -= 1
-        self.file.append(file)
-        self.key.append(key)
-        self.weight.append(weight)
-        self.out[file] += weight * definers
+    def add_uses(self, file: int, keys: list[int], numbers: list[int], share: list[float], definers: array, own: dict[int, int]) -> None:  # fmt: skip
+        """A file's uses of `keys`, each `numbers` times; `own`: the file's pair of each key
+        it defines, whose uses count only when another file defines the key too."""
+        reach = list(map(definers.__getitem__, keys))
+        mine = list(map(own.__contains__, keys))
+        if any(mine):
+            for i in reversed(list(compress(range(len(keys)), mine))):
+                reach[i] -= 1
+                if not reach[i]:  # the file alone defines it
+                    del keys[i], numbers[i], reach[i], mine[i]
+        weights = list(map(mul, map(share.__getitem__, keys), map(math.sqrt, numbers)))
+        for key, w in compress(zip(keys, weights, strict=True), mine):
+            self.own[own[key]] = w
+            self.mine[file] += w
+        self.out[file] = reduce(add, map(mul, weights, reach), self.out[file])  # in order, as += would
+        self.file.extend(repeat(file, len(keys)))
+        self.key.extend(keys)
+        self.weight.extend(weights)
 
     def arrange(self, graph: Graph) -> None:
         """Once all uses are added: the uses in key order, with each key's run of them, and
         the keys each file defines, in file order."""
-        order = sorted(range(len(self.key)), key=self.key.__getitem__)
-        self.file_of = array("i", map(self.file.__getitem__, order))
-        self.weight_of = array("d", map(self.weight.__getitem__, order))
-        self.slot = array("i", bytes(4 * len(order)))  # a use's place in key order
-        for place, use in enumerate(order):
-            self.slot[use] = place
-        sizes = [0] * self.keys
-        for k in self.key:
-            sizes[k] += 1
-        self.key_bounds = list(accumulate(sizes, initial=0))
+        sizes = Counter(self.key)
+        self.key_bounds = list(accumulate(map(sizes.__getitem__, range(self.keys)), initial=0))
+        # a counting sort (stable: each key's uses in the order added), no list per use
+        self.file_of = array("i", bytes(4 * len(self.key)))
+        self.weight_of = array("d", bytes(8 * len(self.key)))
+        place = self.key_bounds[:-1]
+        for file, key, weight in zip(self.file, self.key, self.weight, strict=True):
+            at = place[key]
+            place[key] = at + 1
+            self.file_of[at], self.weight_of[at] = file, weight
         self.starts, self.ends = self.key_bounds[:-1], self.key_bounds[1:]
-        del order, self.file, self.weight
+        del self.file, self.weight, self.key
         self.pair_key, self.pair_bounds = graph.pair_key, graph.file_pairs
 
     def inflow(self, share: list[float]) -> list[float]:
         """Per key, the rank its users send along it (each user's share times its weight),
         from prefix sums over the uses in key order (all in C)."""
-        sent = accumulate(map(mul, map(share.__getitem__, self.file_of), self.weight_of), initial=0.0)
-        prefix = list(sent)
+        prefix = array(
+            "d", accumulate(map(mul, map(share.__getitem__, self.file_of), self.weight_of), initial=0.0)
+        )
         return list(map(sub, map(prefix.__getitem__, self.ends), map(prefix.__getitem__, self.starts)))
 
     def pagerank(self) -> list[float]:
@@ -345,84 +384,129 @@ class Flows:
             base = (1 - DAMPING) / n + DAMPING * dangling / n
             share = list(map(truediv, map(mul, repeat(DAMPING), rank), out))
             inflow = self.inflow(share)
-            prefix = list(accumulate(map(inflow.__getitem__, self.pair_key), initial=0.0))
+            prefix = array("d", accumulate(map(inflow.__getitem__, self.pair_key), initial=0.0))
             received = map(sub, map(prefix.__getitem__, ends), map(prefix.__getitem__, starts))
             rank = list(map(sub, map(base.__add__, received), map(mul, share, self.mine)))
             if sum(map(abs, map(sub, rank, before))) < TOLERANCE:
                 break
         return rank
 
-    def scores(self, rank: list[float]) -> Iterator[tuple[int, int, float]]:
-        """(definer, key, score) of each pair some other file uses: the rank the users send
-        along the use, summed."""
+    def pair_scores(self, rank: list[float]) -> tuple[list[float], list[bool]]:
+        """Per pair (definer, key): the rank the other files using the key send along their
+        uses, and whether any does."""
         out = [o or math.inf for o in self.out]
         share = list(map(truediv, rank, out))
         inflow = self.inflow(share)
-        bounds, own = self.key_bounds, self.own
+        users = list(map(sub, self.ends, self.starts))
+        scores = list(map(inflow.__getitem__, self.pair_key))
+        used = list(map(bool, map(users.__getitem__, self.pair_key)))
+        for pair in compress(range(len(scores)), map(ge, self.own, repeat(0.0))):  # the definer uses it too
+            key = self.pair_key[pair]
+            used[pair] = users[key] > 1
+            scores[pair] = inflow[key] - share[bisect_right(self.pair_bounds, pair) - 1] * self.own[pair]
+        return scores, used
+
+    def scores(self, rank: list[float]) -> Iterator[tuple[int, int, float]]:
+        """(definer, key, score) of each pair some other file uses: the rank the users send
+        along the use, summed."""
+        scores, used = self.pair_scores(rank)
         for t in range(self.files):
             for pair in range(self.pair_bounds[t], self.pair_bounds[t + 1]):
-                key, mine = self.pair_key[pair], own[pair]
-                if bounds[key + 1] - bounds[key] > (mine >= 0):  # a user besides the definer
-                    sent = 0.0 if mine < 0 else share[t] * self.weight_of[self.slot[mine]]
-                    yield t, key, inflow[key] - sent
+                if used[pair]:
+                    yield t, self.pair_key[pair], scores[pair]
 
 
 def rank_definitions(graph: Graph) -> Sequence[Ranked]:
     """Every ranked definition, best first. A member (a method, a field) is used as `.name`,
     a top-level definition by its bare name too; a use's weight is split between the files
-    that define its name."""
+    that define its name: a definition scores what its file's pairs of its name (as a
+    member and top level) received."""
     if not graph.sources:
         return []
     flows = graph.flows()
     flows.arrange(graph)
-    rank = flows.pagerank()
-    score: dict[tuple[int, int], float] = defaultdict(float)
-    for file, key, value in flows.scores(rank):
-        score[(file, graph.key_word[key])] += value
+    scores, used = flows.pair_scores(flows.pagerank())
     del flows
-    by_file: dict[int, dict[str, float]] = defaultdict(dict)
-    for (file, word), value in score.items():
-        by_file[file][graph.names[word]] = value
-    del score
+    values = named_scores(graph, scores, used)
     # Sorted by rank to 12 digits: ranks equal but for rounding (two files used alike) are
     # ordered by path and line, not by the order in which floating-point sums were taken
-    order = []
-    for file, values in by_file.items():
-        source = graph.sources[file]
-        shown = str(source.path)
-        for row, value in ranked_in(source, values):
-            order.append((-float(f"{value:.12g}"), shown, source.start_line(row), file, row, value))
-    order.sort(key=lambda r: r[:3])
+    shown = sorted(range(len(graph.sources)), key=lambda f: str(graph.sources[f].path))
+    by_path = array("q", bytes(8 * len(shown)))
+    for place, file in enumerate(shown):
+        by_path[file] = place << 32
+    files, rows, ranks = array("i"), array("i"), array("d")
+    for file, row, value in ranked_rows(graph, values, used):
+        files.append(file)
+        rows.append(row)
+        ranks.append(value)
+    del values, used
+    at = array("q", (by_path[f] | graph.sources[f].start_line(r) for f, r in zip(files, rows, strict=True)))
+    order = sorted(range(len(files)), key=at.__getitem__)  # by path and line, then by rank:
+    del at
+    rounded = array("d", map(neg, map(float, map(format, ranks, repeat(".12g")))))
+    order.sort(key=rounded.__getitem__)  # a stable sort, two passes: as one by all three
+    del rounded
     for source in graph.sources:
         source.uses = None  # ranked: only the definitions are needed from here
-    return RankedList(graph.sources, order)
+    return RankedList(
+        graph.sources, *(array(a.typecode, map(a.__getitem__, order)) for a in (files, rows, ranks))
+    )
 
 
-def ranked_in(source: Source, values: dict[str, float]) -> Iterator[tuple[int, float]]:
-    """(row, score) of each definition of a file whose name scored (`values`), one per
-    overloaded name path."""
-    found: dict[str, list[int]] = defaultdict(list)
-    for name, _, row in source.rows():
-        if name in values:
-            found[name].append(row)
-    for name, rows in found.items():
-        if len(rows) > 1:  # overloads: the widest of each name path
-            symbols = [source.ranked(row, 0.0).symbol for row in rows]
-            widest = {id(s) for s in overloads(symbols)}
-            rows = [row for row, s in zip(rows, symbols, strict=True) if id(s) in widest]
-        for row in rows:
-            yield row, values[name]
+def named_scores(graph: Graph, scores: list[float], used: list[bool]) -> list[float]:
+    """Per pair, the score of its name in its file: its own and its partner's (the name's
+    other key), summed in pair order as each is used."""
+    named = [0.0 if not u else s for s, u in zip(scores, used, strict=True)]
+    alone = list(used)
+    for pair in compress(range(len(named)), map(ge, graph.partner, repeat(0))):
+        other = graph.partner[pair]
+        if alone[other]:
+            named[pair] = named[pair] + scores[other] if pair < other else scores[other] + named[pair]
+            used[pair] = True
+    return named
+
+
+def ranked_rows(graph: Graph, values: list[float], used: list[bool]) -> Iterator[tuple[int, int, float]]:  # fmt: skip
+    """(file, row, score) of each definition whose name scored, one per overloaded name
+    path (of a name defined more than once in a file, the widest of each name path: see
+    overloads); by file, then by name in the order of its first row."""
+    partner = graph.partner
+
+    def chosen() -> Iterator[tuple[int, int, int, int]]:  # (file, row, pair, its name's first pair)
+        rows = zip(graph.row_file, graph.row_row, graph.row_pair, strict=True)
+        for file, row, pair in compress(rows, map(used.__getitem__, graph.row_pair)):
+            yield file, row, pair, pair if (other := partner[pair]) < 0 else min(pair, other)
+
+    count = array("i", bytes(4 * len(values)))  # of each name's rows (by its first pair)
+    for _, _, _, name in chosen():
+        count[name] += 1
+    many: dict[int, list[int]] = {}  # the rows of each name defined more than once in a file
+    for _, row, _, name in chosen():
+        if count[name] > 1:
+            many.setdefault(name, []).append(row)
+    lines: tuple[int, tuple[list[str], list[str]] | None] = (-1, None)  # a file's names split
+    for file, row, pair, name in chosen():
+        if count[name] == 1:
+            yield file, row, values[pair]
+            continue
+        if (rows := many.pop(name, None)) is None:
+            continue  # given with the name's first row
+        source = graph.sources[file]  # overloads: the widest of each name path
+        if lines[0] != file and source.record is not None:
+            lines = file, (source.record.names.split("\n"), source.record.containers.split("\n"))
+        symbols = [source.ranked(row, 0.0, lines[1]).symbol for row in rows]
+        widest = {id(s) for s in overloads(symbols)}
+        for row, s in zip(rows, symbols, strict=True):
+            if id(s) in widest:
+                yield file, row, values[pair]
 
 
 class RankedList(Sequence[Ranked]):
     """The ranked definitions as flat arrays (a monorepo has hundreds of thousands), each
     made a Ranked only when asked for (a page of the map)."""
 
-    def __init__(self, sources: list[Source], order: list[tuple]):
-        self.sources = sources
-        self.file = array("i", (r[3] for r in order))
-        self.row = array("i", (r[4] for r in order))
-        self.rank = array("d", (r[5] for r in order))
+    def __init__(self, sources: list[Source], file: array, row: array, rank: array):
+        self.sources, self.file, self.row, self.rank = sources, file, row, rank
         self.lines: dict[int, tuple[list[str], list[str]]] = {}  # a few records' names split
 
     def __len__(self) -> int:
