@@ -708,8 +708,13 @@ def references(
     if not chosen:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)
         return {"text": text, "stage": STAGES[0], "next": None, **fields}
-    uses = Uses(asked, chosen, notes, offset, end, max_chars)
+    return {**page_of(Uses(asked, chosen, notes, offset, end, max_chars)), **fields}
+
+
+def page_of(uses: Uses) -> dict:
+    """The budgeted page: the first stage that fits, and where the next page starts (apart,
+    so that the precision bench can time the rendering on its own)."""
     after, this = uses.next_pages()
-    index, lines = first_stage(uses.stages(after, this), max_chars)
+    index, lines = first_stage(uses.stages(after, this), uses.budget)
     stage = lines[0].rsplit("stage: ", 1)[1]
-    return {"text": "\n".join(lines), "stage": stage, "next": after if index == 0 else this, **fields}
+    return {"text": "\n".join(lines), "stage": stage, "next": after if index == 0 else this}
