@@ -216,6 +216,9 @@ def definition_row(ctx: Context, source: Semantic, sites: list, label: str) -> l
 
 
 def corpus(label: str, root: Path, files: list[Path], report: Report, def_report: Report) -> None:
+    # the workspace holds resolved paths (benchmarks/.cache may be a link to a shared cache)
+    root = root.resolve()
+    files = [f.resolve() for f in files]
     ws = Workspace([root])
     ctx = Context(ws, settings())
     source = Semantic(ws, ctx.settings)
