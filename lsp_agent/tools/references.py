@@ -200,16 +200,16 @@ class Hit:
     symbol: str | None
 
 
-def gather(ctx: Context, name: str, paths: list[str] | None, globs: tuple[str, ...] = ()) -> list[Hit]:
-    """Every whole-word use of `name` (in the files `globs` choose, when given): ripgrep finds
-    the lines, classify says what each is."""
+def gather(ctx: Context, name: str, paths: list[str] | None, within: str | None = None) -> list[Hit]:
+    """Every whole-word use of `name` (in the files of the language family `within`, when
+    given): ripgrep finds the lines, classify says what each is."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     # ripgrep finds the lines; classify then keeps the whole-word uses (`$` counts as a letter)
     pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
     outcome = run_search(
         ws,
-        Query(pattern, globs=globs),
+        Query(pattern, globs=family_globs(within) if within else ()),
         targets,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
@@ -252,11 +252,9 @@ def collect(
 ) -> Collected:
     """The uses of a name (inside `owner` when given) in answer order, and what was left out:
     uses in other languages than its definitions', bare uses of a member, uses on receivers
-    of other classes (by the syntax), definitions outside the owner. `within`: only the files
-    of the target's language are searched (beside its server: the others' are never its uses
-    by type, and not walking them is most of the time saved), so those are not counted."""
-    searched = family(target.language) if within else None
-    hits = gather(ctx, name, paths, family_globs(searched) if searched else ())
+    of other classes (by the syntax), definitions outside the owner. `within`: only the
+    target language's files are searched (beside its server), the others are not counted."""
+    hits = gather(ctx, name, paths, family(target.language) if within else None)
     # other classes' definitions and uses are left out, but kept as candidates where the owner
     # was inferred in a language whose type server counts an override or another
     # implementation of the same interface member as one symbol (tsserver; pyright does not)
