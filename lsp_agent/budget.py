@@ -85,6 +85,16 @@ def largest_fit(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
     return lo
 
 
+def largest_fit_near(lo: int, hi: int, fits: Callable[[int], bool], guess: int | None) -> int:
+    """largest_fit, tried first at a guess (say, from sizes added up instead of drawn): where
+    fits(guess) and not fits(guess + 1), that is the answer, in two tries; else the bisection."""
+    if guess is None or not lo <= guess <= hi:
+        return largest_fit(lo, hi, fits)
+    if (guess == lo or fits(guess)) and (guess == hi or not fits(guess + 1)):
+        return guess
+    return largest_fit(lo, hi, fits)
+
+
 def most_that_fit(count: int, render: Callable[[int], list[str]], budget: int, one: str) -> int:
     """The largest k in 1..count whose `render(k)` fits `budget`; refuses, naming the size of
     one `one` ("file", "ranked definition"), when not even one fits."""
@@ -143,10 +153,16 @@ def cut_line(text: str, width: int | None) -> str:
     return text[: width - 1] + ELLIPSIS
 
 
-def widest_cut(draw: Callable[[int], list[str]], widest: int, budget: int) -> int | None:
+def widest_cut(
+    draw: Callable[[int], list[str]], widest: int, budget: int, guess: int | None = None
+) -> int | None:
     """The widest cut width in MIN_WIDTH..widest-1 (a cut shortens the widest line) whose
-    drawing fits `budget`; None when even MIN_WIDTH does not (the next stage shows no text)."""
-    n = largest_fit(0, widest - MIN_WIDTH, lambda n: n == 0 or fits(draw(MIN_WIDTH + n - 1), budget))
+    drawing fits `budget`; None when even MIN_WIDTH does not (the next stage shows no text).
+    A `guess` of that width is checked first (see largest_fit_near)."""
+    near = None if guess is None else max(guess - MIN_WIDTH + 1, 0)
+    n = largest_fit_near(
+        0, widest - MIN_WIDTH, lambda n: n == 0 or fits(draw(MIN_WIDTH + n - 1), budget), near
+    )
     return MIN_WIDTH + n - 1 if n else None
 
 
@@ -188,9 +204,10 @@ def showing(start: int, stop: int, total: int) -> str:
     return f", showing {start + 1:,}-{stop:,}" if (start or stop < total) else ""
 
 
-def page_size(draw: Callable[[int], list[str]], most: int, budget: int) -> int:
-    """The most items (1..most) whose page, drawn by draw(n), fits `budget` (at least 1)."""
-    return largest_fit(1, most, lambda n: fits(draw(n), budget))
+def page_size(draw: Callable[[int], list[str]], most: int, budget: int, guess: int | None = None) -> int:
+    """The most items (1..most) whose page, drawn by draw(n), fits `budget` (at least 1); a
+    `guess` is checked first (see largest_fit_near)."""
+    return largest_fit_near(1, most, lambda n: fits(draw(n), budget), guess)
 
 
 def rows_that_fit(

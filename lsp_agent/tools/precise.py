@@ -16,6 +16,7 @@ from pathlib import Path
 from ..budget import plural
 from ..errors import Cancelled
 from ..semantic import Location, Missing, RequestCancelled, Semantic, Unavailable
+from ..semantic.servers import family_of, spec_for
 from .registry import Context
 
 BY_NAME = "a question by name"  # no position to ask a server about: nothing to say
@@ -77,6 +78,18 @@ def semantic(ctx: Context, precision: str | None, report: Callable[[str], None] 
         ctx.workspace, settings, ctx.cancel_event, report or (lambda message: ctx.progress(message)),
         editor=ctx.semantic_editor,
     )  # fmt: skip
+
+
+def server_expected(ctx: Context, path: Path, precision: str | None) -> bool:
+    """Whether a language server is set up to answer about `path` (the editor's, or one
+    configured or on PATH): a guess made before asking, so that the by-name search beside it
+    may leave out other languages' files (a SCIP index alone is not guessed: all are searched)."""
+    if (precision or ctx.settings.precision) == "syntax":
+        return False
+    if ctx.semantic_editor is not None:
+        return True
+    family = family_of(path)
+    return family is not None and spec_for(family, ctx.settings.semantic_servers)[0] is not None
 
 
 def ahead(ctx: Context, method: str, starts: list[tuple[Path, int, int]], precision: str | None) -> Future:

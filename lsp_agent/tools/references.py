@@ -21,21 +21,26 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..budget import (
+    MIN_WIDTH,
     TOP_LEVEL,
     Stage,
     cut_line,
     first_stage,
+    largest_fit,
     page_end,
     page_size,
     per_file,
+    plain,
     plural,
     showing,
+    size,
     top_counts,
     widest_cut,
 )
 from ..errors import Refusal
 from ..search import Query, run_search, targets_of
-from ..syntax import enclosing_symbols, language_for, name_path_matcher, outline, walk
+from ..syntax import EXTENSIONS, enclosing_symbols, language_for, name_path_matcher, outline, walk
+from ..syntax.languages import FILENAMES
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import Receiver
 from ..syntax.records import line_symbols_of
@@ -55,7 +60,7 @@ from ..syntax.references import (
     table_stamp,
 )
 from ..workspace import Text, Workspace
-from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, source_notes
+from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, server_expected, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 SECTIONS = (
@@ -197,16 +202,19 @@ class Hit:
     symbol: str | None
 
 
-def gather(ctx: Context, name: str, paths: list[str] | None, receivers: bool = True) -> list[Hit]:
-    """Every whole-word use of `name`: ripgrep finds the lines, classify says what each is
-    (from a file's use table in the index when the receivers of member uses are not wanted)."""
+def gather(
+    ctx: Context, name: str, paths: list[str] | None, receivers: bool = True, within: str | None = None
+) -> list[Hit]:
+    """Every whole-word use of `name` (in the files of the language family `within`, when
+    given): ripgrep finds the lines, classify says what each is (from a file's use table in
+    the index when the receivers of member uses are not wanted)."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     # ripgrep finds the lines; classify then keeps the whole-word uses (`$` counts as a letter)
     pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
     outcome = run_search(
         ws,
-        Query(pattern),
+        Query(pattern, globs=family_globs(within) if within else ()),
         targets,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
@@ -250,11 +258,15 @@ def owner_of(receiver: Receiver | None, definers: frozenset[str]) -> str | None:
     return next((b for b in receiver.bases if b in definers and b != receiver.name), None)
 
 
-def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: list[str] | None) -> Collected:
+def collect(
+    ctx: Context, name: str, owner: str | None, target: Target, paths: list[str] | None, within: bool = False
+) -> Collected:
     """The uses of a name (inside `owner` when given) in answer order, and what was left out:
     uses in other languages than its definitions', bare uses of a member, uses on receivers
-    of other classes (by the syntax), definitions outside the owner."""
-    hits = gather(ctx, name, paths, receivers=target.member or target.function)
+    of other classes (by the syntax), definitions outside the owner. `within`: only the
+    target language's files are searched (beside its server), the others are not counted."""
+    receivers = target.member or target.function
+    hits = gather(ctx, name, paths, receivers, family(target.language) if within else None)
     # other classes' definitions and uses are left out, but kept as candidates where the owner
     # was inferred in a language whose type server counts an override or another
     # implementation of the same interface member as one symbol (tsserver; pyright does not)
@@ -310,6 +322,15 @@ def collect(ctx: Context, name: str, owner: str | None, target: Target, paths: l
 
 
 LINKED_OVERRIDES = frozenset({"javascript"})  # the family: TypeScript, TSX, JavaScript
+
+
+@lru_cache(maxsize=32)
+def family_globs(searched: str) -> tuple[str, ...]:
+    """ripgrep globs choosing the files of a language family, by extension (any case, as
+    language_for reads them) and file name."""
+    anycase = lambda ext: "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in ext)  # noqa: E731
+    names = [f"*{anycase(ext)}" for ext, language in EXTENSIONS.items() if family(language) == searched]
+    return (*names, *(name for name, language in FILENAMES.items() if family(language) == searched))
 
 
 def another_class(receiver: Receiver | None) -> bool:
@@ -432,9 +453,13 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
     pending = ahead(ctx, "references", starts_of(ctx, at, []), precision)
     stop = threading.Event()
     quiet = replace(ctx, report=None, step_aside=None, cancel_event=stop)
-    by_name = AHEAD.submit(collect, quiet, identifier, owner, target, paths)
+    within = server_expected(ctx, at.path, precision)
+    by_name = AHEAD.submit(collect, quiet, identifier, owner, target, paths, within)
     try:
         typed = result(ctx, pending)
+        if within and not typed.answered:  # the server was expected: search every file after all
+            stop.set()
+            return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
             spent = time.monotonic() - started
             allowed = spent + max(CANDIDATES_WAIT * spent, CANDIDATES_FLOOR)
@@ -526,16 +551,42 @@ def by_file(refs: list[Reference]) -> dict[str, list[Reference]]:
     return files
 
 
+def use_line(r: Reference, width: int | None = None) -> str:
+    where = f" {name}" if (name := label(r)) else ""
+    return f"{r.line} {r.role}{where}: {cut_line(r.text, width)}"
+
+
 def one_line(refs: list[Reference], width: int | None = None) -> list[str]:
     out = []
     for title, chosen in sections(refs):
         out.append(f"── {title}")
         for path, file_refs in by_file(chosen).items():
             out.append(path)
-            for r in file_refs:
-                where = f" {name}" if (name := label(r)) else ""
-                out.append(f"{r.line} {r.role}{where}: {cut_line(r.text, width)}")
+            out += [use_line(r, width) for r in file_refs]
     return out
+
+
+def prefix_sizes(refs: list[Reference]) -> list[int]:
+    """size(one_line(refs[:n])) for each n, added up: each use's line, its file's line once
+    per section, each section's title once. A guess (page_size checks it): the titles are
+    the whole list's, and a section whose uses are not in path order draws its files apart."""
+    titles = {id(r): title for title, chosen in sections(refs) for r in chosen}
+    sizes, total, seen = [0], -1, set[object]()
+    for r in refs:
+        title = titles.get(id(r))
+        if title is not None:  # every use is in a section; none is drawn twice
+            total += (len(f"── {title}") + 1) * (title not in seen) + (len(r.path) + 1) * (
+                (title, r.path) not in seen
+            )
+            total += len(use_line(r)) + 1
+            seen.update((title, (title, r.path)))
+        sizes.append(total)
+    return sizes
+
+
+def text_width(text: str, width: int) -> int:
+    """The characters of cut_line(text, width)."""
+    return len(plain(text)) if len(text) <= width else width
 
 
 def numbers(refs: list[Reference]) -> list[str]:
@@ -625,7 +676,16 @@ class Uses:
         def draw(n: int) -> list[str]:
             return self.render(start, start + n, STAGES[0], one_line(self.chosen[start : start + n]), more)
 
-        return page_size(draw, most, self.budget)
+        return page_size(draw, most, self.budget, self.guess(start, most, more))
+
+    def guess(self, start: int, most: int, more: str) -> int | None:
+        """page_size's answer from the uses' line sizes added up, not drawn (checked by it)."""
+        sizes = prefix_sizes(self.chosen[start : start + most])
+
+        def fits_page(n: int) -> bool:
+            return size(self.render(start, start + n, STAGES[0], [], more)) + 1 + sizes[n] <= self.budget
+
+        return largest_fit(1, most, fits_page)
 
     def next_pages(self) -> tuple[dict | None, dict]:
         """(the page after this one, this page as one line per use)."""
@@ -651,7 +711,8 @@ class Uses:
             def draw(width: int) -> list[str]:
                 return shortened(STAGES[1].format(width=width), one_line(page, width))
 
-            width = widest_cut(draw, max(len(r.text) for r in page), self.budget)
+            widest = max(len(r.text) for r in page)
+            width = widest_cut(draw, widest, self.budget, width_guess(draw, page, widest, self.budget))
             return None if width is None else draw(width)
 
         return [
@@ -661,6 +722,22 @@ class Uses:
             lambda: shortened(STAGES[3], counts(page)),
             lambda: shortened(STAGES[4], summary(page)),
         ]
+
+
+def width_guess(draw, page: list[Reference], widest: int, budget: int) -> int | None:
+    """widest_cut's answer from one drawing: a width changes only the uses' texts and the
+    digits of the stage's name, so the others' size is what that drawing leaves (checked by it)."""
+    if widest <= MIN_WIDTH:
+        return None
+    top, drawn = widest - 1, [r.text for _, chosen in sections(page) for r in chosen]
+    rest = size(draw(top)) - sum(text_width(text, top) for text in drawn) - len(str(top))
+
+    def fits_width(n: int) -> bool:
+        width = MIN_WIDTH + n - 1
+        return n == 0 or rest + len(str(width)) + sum(text_width(text, width) for text in drawn) <= budget
+
+    n = largest_fit(0, widest - MIN_WIDTH, fits_width)
+    return MIN_WIDTH + n - 1 if n else MIN_WIDTH - 1
 
 
 @tool("references", "Find references", SUMMARY, SCHEMA)
@@ -717,8 +794,13 @@ def references(
     if not chosen:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)
         return {"text": text, "stage": STAGES[0], "next": None, **fields}
-    uses = Uses(asked, chosen, notes, offset, end, max_chars)
+    return {**page_of(Uses(asked, chosen, notes, offset, end, max_chars)), **fields}
+
+
+def page_of(uses: Uses) -> dict:
+    """The budgeted page: the first stage that fits, and where the next page starts (apart,
+    so that the precision bench can time the rendering on its own)."""
     after, this = uses.next_pages()
-    index, lines = first_stage(uses.stages(after, this), max_chars)
+    index, lines = first_stage(uses.stages(after, this), uses.budget)
     stage = lines[0].rsplit("stage: ", 1)[1]
-    return {"text": "\n".join(lines), "stage": stage, "next": after if index == 0 else this, **fields}
+    return {"text": "\n".join(lines), "stage": stage, "next": after if index == 0 else this}
