@@ -309,16 +309,20 @@ def collect(
             rank = {SHOWN: 0, OTHER: 2}.get(verdict, 1)
             out.shown += rank == 0
         line = hit.text.line(use.line).strip()
-        match = "name" if rank else "receiver"
-        if use.role == "definition":
-            match = "name" if rank == 2 else "definition"
-        ref = Reference(hit.shown, use.line, use.column, use.role, hit.symbol, line, match)
+        ref = Reference(hit.shown, use.line, use.column, use.role, hit.symbol, line, match_of(use.role, rank))
         ranked.append((rank, ref))
     order = {role: n for n, role in enumerate(ROLES)}
     section = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
     ranked.sort(key=lambda x: (section[x[1].role], x[0], x[1].path, x[1].line, x[1].column, order[x[1].role]))
     out.refs = [ref for _, ref in ranked]
     return out
+
+
+def match_of(role: str, rank: int) -> str:
+    """What tied a use to the asked symbol: its receiver, its name, or it is the definition."""
+    if role == "definition":
+        return "name" if rank == 2 else "definition"
+    return "name" if rank else "receiver"
 
 
 LINKED_OVERRIDES = frozenset({"javascript"})  # the family: TypeScript, TSX, JavaScript
