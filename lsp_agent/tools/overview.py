@@ -10,6 +10,8 @@ from pathlib import Path
 from ..errors import Refusal
 from ..syntax.files import source_files
 from ..syntax.ranking import ranked_map
+from .confirmed_ranking import confirmed_ranking
+from .precise import PRECISION
 from .registry import MAX_CHARS, Context, tool
 
 PROGRESS_EVERY = 64  # files between two progress reports (a checkpoint too)
@@ -29,6 +31,7 @@ SCHEMA = {
             "description": "Skip this many of the top-ranked definitions.",
         },
         "max_chars": MAX_CHARS,
+        "precision": PRECISION,
     },
     "additionalProperties": False,
 }
@@ -36,13 +39,14 @@ SCHEMA = {
 SUMMARY = (
     "A ranked map of the code: the definitions other files use most (ranked like aider's repo map: "
     "PageRank over files linked by the names they use and define), each with its signature, grouped "
-    "by file, as many as fit the budget; offset= pages on to the next ones. Start here in an unknown "
-    "code base."
+    "by file, as many as fit the budget; offset= pages on to the next ones. With a SCIP index or a "
+    "language server the top ones are re-ranked by their confirmed references (the header says "
+    "which). Start here in an unknown code base."
 )
 
 
 @tool("overview", "Ranked code map", SUMMARY, SCHEMA)
-def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) -> dict:
+def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0, precision: str | None = None) -> dict:  # fmt: skip
     ws = ctx.workspace
     folder = ws.resolve(path)
     if not folder.is_dir():
@@ -60,4 +64,8 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
 
     files = ((file, None) for file in source_files(ws, folder, check=ctx.check_cancelled))
     shown = ws.display(folder) if folder not in ws.roots else "."
-    return ranked_map(ws, shown, files, offset, max_chars, index=ctx.index, check=reading)
+
+    def rerank(ranked):  # the top re-ranked by the references a semantic source confirms
+        return confirmed_ranking(ctx, ranked, offset, precision)
+
+    return ranked_map(ws, shown, files, offset, max_chars, index=ctx.index, check=reading, rerank=rerank)
