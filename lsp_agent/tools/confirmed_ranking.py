@@ -31,6 +31,7 @@ from typing import overload
 
 from ..errors import Cancelled
 from ..semantic import Missing, RequestCancelled, Semantic, Unavailable, scip
+from ..semantic.servers import family_of
 from ..syntax.ranking import Ranked
 from .registry import Context
 
@@ -216,6 +217,7 @@ def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirm
     of the call cancels the requests at the server."""
     places = candidates(ctx, source, ranked)
     found = Confirmation(candidates=len(places), ranked=len(ranked))
+    cold = cold_servers(source, [ranked[n].path for n in places])
     stop = source.cancel
     assert stop is not None
     deadline = time.monotonic() + CONFIRM_SECONDS
@@ -234,7 +236,29 @@ def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirm
         stop.set()  # what is still asked is cancelled at the server (a SCIP table being built goes on)
     if pending:
         note(found, f"{len(pending)} not answered within {CONFIRM_SECONDS:g} s", fault=True)
+    if just_started := [name for name in found.sources if name in cold]:
+        found.partial = (
+            found.partial or f"{just_started[0]} had just started (its first answers can miss uses)"
+        )
     return found
+
+
+def cold_servers(source: Semantic, paths: list[Path]) -> set[str]:
+    """The headless servers of these files' languages that have not answered yet since they
+    started: right after a start basedpyright answers references from the files it has read
+    so far, without saying so, so a ranking from those answers is asked again next time."""
+    cold, families = set(), set()
+    for path in paths if source.editor is None else []:
+        if (family := family_of(path)) in families:
+            continue
+        families.add(family)
+        try:
+            session = source.session(path)
+        except Missing:
+            continue
+        if not session.answered:
+            cold.add(session.spec.name)
+    return cold
 
 
 def take(found: Confirmation, place: int, future: Future) -> None:
