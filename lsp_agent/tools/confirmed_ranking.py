@@ -163,18 +163,36 @@ def reorder(ranked: Sequence[Ranked], found: Confirmation) -> Sequence[Ranked]:
     return Reordered(ranked, order)
 
 
-def candidates(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> list[int]:
+def candidates(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> tuple[list[int], str | None]:
     """The places asked about: the top SCIP_CANDIDATES where an index holds the file, of
-    the others the first SERVER_CANDIDATES."""
-    chosen, served, covered = [], 0, {}
+    the others the first SERVER_CANDIDATES whose language has a server; and why some of the
+    top have no source (none is set up for their language)."""
+    chosen, served, covered, missing, why = [], 0, {}, {}, None
     for n in range(min(len(ranked), SCIP_CANDIDATES)):
         path = ranked[n].path
         if path not in covered:
             covered[path] = indexed(ctx, source, path)
-        if covered[path] or served < SERVER_CANDIDATES:
+        if covered[path]:
             chosen.append(n)
-            served += not covered[path]
-    return chosen
+        elif served < SERVER_CANDIDATES:
+            if (family := family_of(path)) not in missing:
+                missing[family] = no_server(source, path)
+            if missing[family] is None:
+                chosen.append(n)
+                served += 1
+            why = why or missing[family]
+    return chosen, why
+
+
+def no_server(source: Semantic, path: Path) -> str | None:
+    """Why no language server can answer for `path`'s language, or None."""
+    if source.editor is not None:
+        return None  # the editor's own language features are asked first
+    try:
+        source.session(path)
+    except Missing as exc:
+        return str(exc)
+    return None
 
 
 def indexed(ctx: Context, source: Semantic, path: Path) -> bool:
@@ -215,8 +233,10 @@ def uses_of(ctx: Context, source: Semantic, r: Ranked) -> tuple[str, tuple[int, 
 def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirmation:
     """Each candidate's confirmed uses, asked in parallel within CONFIRM_SECONDS; a cancel
     of the call cancels the requests at the server."""
-    places = candidates(ctx, source, ranked)
-    found = Confirmation(candidates=len(places), ranked=len(ranked))
+    places, why = candidates(ctx, source, ranked)
+    found = Confirmation(candidates=len(places), ranked=len(ranked), why=why)
+    if not places:
+        return found
     cold = cold_servers(source, [ranked[n].path for n in places])
     stop = source.cancel
     assert stop is not None
@@ -269,6 +289,9 @@ def take(found: Confirmation, place: int, future: Future) -> None:
         raise Cancelled() from None
     except Unavailable as exc:  # Missing: no source for that language; else a fault
         note(found, str(exc) or "the server did not answer", fault=not isinstance(exc, Missing))
+        return
+    except Exception as exc:  # anything else the source raised: said, never the call's failure
+        note(found, f"{type(exc).__name__}: {exc}", fault=True)
         return
     if answered is None:
         return
