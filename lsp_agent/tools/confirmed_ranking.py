@@ -38,7 +38,7 @@ from .registry import Context
 BY_NAME = "ranked by use from other files (by name)"
 SCIP_CANDIDATES = 400  # top definitions asked of a SCIP index (about a default page)
 SERVER_CANDIDATES = 40  # of a language server: one request each
-PARALLEL = 4  # requests in flight at once
+PARALLEL = 4  # SCIP lookups at once; a server is asked one request at a time (see confirm)
 CONFIRM_SECONDS = 10.0  # for all of them; the rest are cancelled then
 
 
@@ -163,25 +163,24 @@ def reorder(ranked: Sequence[Ranked], found: Confirmation) -> Sequence[Ranked]:
     return Reordered(ranked, order)
 
 
-def candidates(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> tuple[list[int], str | None]:
-    """The places asked about: the top SCIP_CANDIDATES where an index holds the file, of
-    the others the first SERVER_CANDIDATES whose language has a server; and why some of the
-    top have no source (none is set up for their language)."""
-    chosen, served, covered, missing, why = [], 0, {}, {}, None
+def candidates(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> tuple[list[int], list[int], str | None]:  # fmt: skip
+    """The places asked about: of the top SCIP_CANDIDATES those whose file an index holds,
+    and of the others the first SERVER_CANDIDATES whose language has a server; and why some
+    of the top have no source (none is set up for their language)."""
+    indexed_places, served, covered, missing, why = [], [], {}, {}, None
     for n in range(min(len(ranked), SCIP_CANDIDATES)):
         path = ranked[n].path
         if path not in covered:
             covered[path] = indexed(ctx, source, path)
         if covered[path]:
-            chosen.append(n)
-        elif served < SERVER_CANDIDATES:
+            indexed_places.append(n)
+        elif len(served) < SERVER_CANDIDATES:
             if (family := family_of(path)) not in missing:
                 missing[family] = no_server(source, path)
             if missing[family] is None:
-                chosen.append(n)
-                served += 1
+                served.append(n)
             why = why or missing[family]
-    return chosen, why
+    return indexed_places, served, why
 
 
 def no_server(source: Semantic, path: Path) -> str | None:
@@ -231,18 +230,24 @@ def uses_of(ctx: Context, source: Semantic, r: Ranked) -> tuple[str, tuple[int, 
 
 
 def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirmation:
-    """Each candidate's confirmed uses, asked in parallel within CONFIRM_SECONDS; a cancel
-    of the call cancels the requests at the server."""
-    places, why = candidates(ctx, source, ranked)
-    found = Confirmation(candidates=len(places), ranked=len(ranked), why=why)
-    if not places:
+    """Each candidate's confirmed uses within CONFIRM_SECONDS, SCIP lookups in parallel
+    beside a server's requests one at a time (pyright runs one find-references at a time, a
+    new one cancelling the last, and after parallel requests and cancels basedpyright answered
+    every later one with an error); a cancel of the call cancels the request at the server."""
+    indexed_places, served, why = candidates(ctx, source, ranked)
+    found = Confirmation(candidates=len(indexed_places) + len(served), ranked=len(ranked), why=why)
+    if not found.candidates:
         return found
-    cold = cold_servers(source, [ranked[n].path for n in places])
+    cold = cold_servers(source, [ranked[n].path for n in served])
     stop = source.cancel
     assert stop is not None
     deadline = time.monotonic() + CONFIRM_SECONDS
-    pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="confirm")
-    pending = {pool.submit(uses_of, ctx, source, ranked[n]): n for n in places}
+    pools = ThreadPoolExecutor(PARALLEL, thread_name_prefix="confirm"), ThreadPoolExecutor(1, thread_name_prefix="confirm")  # fmt: skip
+    pending = {
+        pool.submit(uses_of, ctx, source, ranked[n]): n
+        for pool, places in zip(pools, (indexed_places, served), strict=True)
+        for n in places
+    }
     try:
         while pending and time.monotonic() < deadline:
             ctx.check_cancelled()
@@ -252,7 +257,8 @@ def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirm
                 take(found, pending.pop(future), future)
             ctx.progress(f"confirming references: {len(found.counts)} of {found.candidates}")
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)  # those not begun never are
+        for pool in pools:
+            pool.shutdown(wait=False, cancel_futures=True)  # those not begun never are
         stop.set()  # what is still asked is cancelled at the server (a SCIP table being built goes on)
     if pending:
         note(found, f"{len(pending)} not answered within {CONFIRM_SECONDS:g} s", fault=True)

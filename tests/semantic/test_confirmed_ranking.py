@@ -156,8 +156,9 @@ def test_a_hanging_server_is_cancelled_in_bounded_time(project, monkeypatch):
     assert order(answer) == BY_NAME
     assert answer["ranking"]["unavailable"] == "7 not answered within 1.5 s"
     log = project / "log"
-    wait_for(lambda: log.read_text().count('"$/cancelRequest"') == confirmed_ranking.PARALLEL, "the cancels")
-    assert log.read_text().count('"textDocument/references"') == confirmed_ranking.PARALLEL  # no more sent
+    # a server is asked one request at a time: the one in flight is cancelled, no other was sent
+    wait_for(lambda: log.read_text().count('"$/cancelRequest"') == 1, "the cancel")
+    assert log.read_text().count('"textDocument/references"') == 1
 
 
 def test_locations_outside_the_roots_are_never_counted(project):
@@ -193,3 +194,20 @@ def test_a_reordering_is_a_permutation_that_moves_only_the_confirmed(case):
     moved = [shown[i] for i in sorted(counts)]
     assert moved == sorted(counts, key=lambda i: (-counts[i][0], -counts[i][1], i))
     assert shown[0:n] == [shown[i] for i in range(n)]
+
+
+async def test_over_mcp_the_worker_process_ranks_by_the_index_too(project):
+    """The MCP door runs overview in a worker process (lanes.py): the index is read there."""
+    from mcp import Client, StdioServerParameters
+
+    root = indexed(project)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lsp_agent", "mcp", "--root", str(root)],
+        env={**os.environ, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]},
+    )  # fmt: skip
+    async with Client(params, mode="legacy", read_timeout_seconds=60) as mcp:
+        result = await mcp.call_tool("overview", {})
+    [block] = result.content
+    lines = block.text.splitlines()
+    assert "ranked by confirmed references from scip-python 0.6.6 index · showing 1-7" in lines[0]
+    assert [line.strip() for line in lines[1:5]] == ["app/star.py", "1: class Star", "2: def draw(self) -> str", "5: def clear(self) -> None"]  # fmt: skip
