@@ -167,7 +167,11 @@ def candidates(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> tupl
     """The places asked about: of the top SCIP_CANDIDATES those whose file an index holds,
     and of the others the first SERVER_CANDIDATES whose language has a server; and why some
     of the top have no source (none is set up for their language)."""
-    indexed_places, served, covered, missing, why = [], [], {}, {}, None
+    indexed_places: list[int] = []
+    served: list[int] = []
+    covered: dict[Path, bool] = {}
+    missing: dict[str | None, str | None] = {}
+    why: str | None = None
     for n in range(min(len(ranked), SCIP_CANDIDATES)):
         path = ranked[n].path
         if path not in covered:
