@@ -144,7 +144,7 @@ def confirmed_ranking(
     key = (settings.precision, tuple(settings.scip_indexes), repr(settings.semantic_servers))
     kept = KEPT.get(ranked, key)
     if kept is None or (offset == 0 and not kept[1].complete):
-        found = confirm(ctx, Semantic(ctx.workspace, settings, threading.Event(), editor=ctx.semantic_editor), ranked)  # fmt: skip
+        found = confirm(ctx, Semantic(ctx.workspace, settings, ctx.cancel_event, editor=ctx.semantic_editor), ranked)  # fmt: skip
         kept = (reorder(ranked, found), found)
         KEPT.put(ranked, key, kept)
     shown, found = kept
@@ -236,15 +236,16 @@ def uses_of(ctx: Context, source: Semantic, r: Ranked) -> tuple[str, tuple[int, 
 def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirmation:
     """Each candidate's confirmed uses within CONFIRM_SECONDS, SCIP lookups in parallel
     beside a server's requests one at a time (pyright runs one find-references at a time, a
-    new one cancelling the last, and after parallel requests and cancels basedpyright answered
-    every later one with an error); a cancel of the call cancels the request at the server."""
+    new one cancelling the last). At the deadline the request in flight is left to finish,
+    not cancelled: basedpyright 1.40 sent $/cancelRequest for a request it had not begun
+    (queued while it loads) answered every later references request with an error
+    ("this._token.cancel is not a function") until restarted. A cancel of the call still
+    cancels the request at the server."""
     indexed_places, served, why = candidates(ctx, source, ranked)
     found = Confirmation(candidates=len(indexed_places) + len(served), ranked=len(ranked), why=why)
     if not found.candidates:
         return found
     cold = cold_servers(source, [ranked[n].path for n in served])
-    stop = source.cancel
-    assert stop is not None
     deadline = time.monotonic() + CONFIRM_SECONDS
     pools = ThreadPoolExecutor(PARALLEL, thread_name_prefix="confirm"), ThreadPoolExecutor(1, thread_name_prefix="confirm")  # fmt: skip
     pending = {
@@ -261,9 +262,8 @@ def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirm
                 take(found, pending.pop(future), future)
             ctx.progress(f"confirming references: {len(found.counts)} of {found.candidates}")
     finally:
-        for pool in pools:
-            pool.shutdown(wait=False, cancel_futures=True)  # those not begun never are
-        stop.set()  # what is still asked is cancelled at the server (a SCIP table being built goes on)
+        for pool in pools:  # those not begun never are; those asked are left to finish
+            pool.shutdown(wait=False, cancel_futures=True)
     if pending:
         note(found, f"{len(pending)} not answered within {CONFIRM_SECONDS:g} s", fault=True)
     if just_started := [name for name in found.sources if name in cold]:
