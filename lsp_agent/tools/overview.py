@@ -11,7 +11,6 @@ from ..errors import Refusal
 from ..syntax.files import source_files
 from ..syntax.ranking import ranked_map
 from .confirmed_ranking import confirmed_ranking
-from .precise import PRECISION
 from .registry import MAX_CHARS, Context, tool
 
 PROGRESS_EVERY = 64  # files between two progress reports (a checkpoint too)
@@ -31,22 +30,20 @@ SCHEMA = {
             "description": "Skip this many of the top-ranked definitions.",
         },
         "max_chars": MAX_CHARS,
-        "precision": PRECISION,
     },
     "additionalProperties": False,
 }
 
 SUMMARY = (
-    "A ranked map of the code: the definitions other files use most (ranked like aider's repo map: "
-    "PageRank over files linked by the names they use and define), each with its signature, grouped "
-    "by file, as many as fit the budget; offset= pages on to the next ones. With a SCIP index or a "
-    "language server the top ones are re-ranked by their confirmed references (the header says "
-    "which). Start here in an unknown code base."
+    "A ranked map of the code: the definitions other files use most (PageRank over files linked by "
+    "the names they use and define; the top re-ranked by references a SCIP index or language server "
+    "confirms), with signatures, by file, as many as fit; offset= pages on. Start here in an unknown "
+    "code base."
 )
 
 
 @tool("overview", "Ranked code map", SUMMARY, SCHEMA)
-def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0, precision: str | None = None) -> dict:  # fmt: skip
+def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) -> dict:
     ws = ctx.workspace
     folder = ws.resolve(path)
     if not folder.is_dir():
@@ -66,6 +63,6 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0, 
     shown = ws.display(folder) if folder not in ws.roots else "."
 
     def rerank(ranked):  # the top re-ranked by the references a semantic source confirms
-        return confirmed_ranking(ctx, ranked, offset, precision)
+        return confirmed_ranking(ctx, ranked, offset)
 
     return ranked_map(ws, shown, files, offset, max_chars, index=ctx.index, check=reading, rerank=rerank)

@@ -114,8 +114,10 @@ def test_a_scip_index_ranks_by_its_confirmed_references(project):
     assert answer["text"].splitlines()[1:5] == ["app/star.py", "1: class Star", "  2: def draw(self) -> str", "  5: def clear(self) -> None"]  # fmt: skip
 
 
-def test_precision_syntax_per_call_leaves_the_index_unasked(project):
-    answer = call(Context(Workspace([indexed(project)]), Settings()), "overview", {"precision": "syntax"})
+def test_precision_syntax_leaves_the_index_unasked(project):
+    answer = call(
+        Context(Workspace([indexed(project)]), Settings().replace(precision="syntax")), "overview", {}
+    )
     assert order(answer) == BY_NAME
 
 
