@@ -5,9 +5,9 @@ every `get` defined anywhere).
 Each candidate's references are asked at its name, as the references tool asks them: from a
 SCIP index that holds the file (exact and cheap: a few table lookups), else from the editor's
 or a headless language server (one request per definition, costly). So the number asked is
-bounded by source (SCIP_CANDIDATES, SERVER_CANDIDATES), the requests run in parallel, and
-all of them within CONFIRM_SECONDS, after which the rest are cancelled at the server. The
-definitions confirmed are sorted by their confirmed uses from other files (then in their own
+bounded by source (SCIP_CANDIDATES, SERVER_CANDIDATES), SCIP lookups run in parallel beside
+a server's requests one at a time, and all within CONFIRM_SECONDS, after which no more are
+asked (see confirm for why the one in flight is left to finish). The definitions confirmed are sorted by their confirmed uses from other files (then in their own
 file) in the places they held, so the others keep theirs; past the candidates the order
 stays by name. A source that is missing, fails or is too slow leaves the by-name order, and
 the header says why. Locations outside the roots are never counted (the semantic source
@@ -39,7 +39,7 @@ BY_NAME = "ranked by use from other files (by name)"
 SCIP_CANDIDATES = 400  # top definitions asked of a SCIP index (about a default page)
 SERVER_CANDIDATES = 40  # of a language server: one request each
 PARALLEL = 4  # SCIP lookups at once; a server is asked one request at a time (see confirm)
-CONFIRM_SECONDS = 10.0  # for all of them; the rest are cancelled then
+CONFIRM_SECONDS = 10.0  # for all of them; those not asked by then stay by name
 
 
 @dataclass
@@ -134,11 +134,9 @@ class Kept:
 KEPT = Kept()
 
 
-def confirmed_ranking(
-    ctx: Context, ranked: Sequence[Ranked], offset: int, precision: str | None = None
-) -> tuple[Sequence[Ranked], str, dict]:
+def confirmed_ranking(ctx: Context, ranked: Sequence[Ranked], offset: int) -> tuple[Sequence[Ranked], str, dict]:  # fmt: skip
     """(the ranking to show, the header's phrase for it, the answer's `ranking` field)."""
-    settings = ctx.settings if precision is None else ctx.settings.replace(precision=precision)
+    settings = ctx.settings
     if settings.precision == "syntax" or not ranked:
         return ranked, BY_NAME, {"ranking": {"by": "name", "unavailable": f"precision={settings.precision}"}}
     key = (settings.precision, tuple(settings.scip_indexes), repr(settings.semantic_servers))
