@@ -40,6 +40,9 @@ SCIP_CANDIDATES = 400  # top definitions asked of a SCIP index (about a default 
 SERVER_CANDIDATES = 40  # of a language server: one request each
 PARALLEL = 4  # SCIP lookups at once; a server is asked one request at a time (see confirm)
 CONFIRM_SECONDS = 10.0  # for all of them; those not asked by then stay by name
+# A request left to finish times out after this long, not semantic_timeout: a timeout counts
+# as a hang (two in a row restart the server) and sends a cancel (see confirm)
+LEFT_TO_FINISH = 120.0
 
 
 @dataclass
@@ -142,7 +145,8 @@ def confirmed_ranking(ctx: Context, ranked: Sequence[Ranked], offset: int) -> tu
     key = (settings.precision, tuple(settings.scip_indexes), repr(settings.semantic_servers))
     kept = KEPT.get(ranked, key)
     if kept is None or (offset == 0 and not kept[1].complete):
-        found = confirm(ctx, Semantic(ctx.workspace, settings, ctx.cancel_event, editor=ctx.semantic_editor), ranked)  # fmt: skip
+        patient = settings.replace(semantic_timeout=max(settings.semantic_timeout, LEFT_TO_FINISH))
+        found = confirm(ctx, Semantic(ctx.workspace, patient, ctx.cancel_event, editor=ctx.semantic_editor), ranked)  # fmt: skip
         kept = (reorder(ranked, found), found)
         KEPT.put(ranked, key, kept)
     shown, found = kept
