@@ -190,7 +190,10 @@ class Session:
         conn.process.wait()
         for stream in (conn.process.stdin, conn.process.stdout):
             if stream is not None:
-                stream.close()
+                try:
+                    stream.close()
+                except OSError:  # what another thread had buffered for the dead process
+                    pass
 
     def stop(self) -> None:
         with self.lock:

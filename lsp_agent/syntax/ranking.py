@@ -643,6 +643,7 @@ def ranked_map(
     *,
     index: SymbolIndex | None = None,
     check: Callable[[Path], None] = lambda path: None,
+    rerank: Callable[[Sequence[Ranked]], tuple[Sequence[Ranked], str, dict]] | None = None,
 ) -> dict:
     """The ranked definitions of `files` (a text None: read when needed) from `offset`, as
     many as fit `budget`, grouped by file (`head`: the first line, instead of overview's own)."""
@@ -655,7 +656,8 @@ def ranked_map(
         ranked = rank_definitions(graph)
         del graph  # only the ranked definitions are needed from here
         REMEMBERED.put(stamp, (ranked, read))
-    fields = {"path": shown, "files": read, "ranked": len(ranked)}
+    ranked, how, more = reranked(ranked, offset, rerank)
+    fields = {"path": shown, "files": read, "ranked": len(ranked), **more}
     if not ranked:
         return {
             "text": f"overview {shown} · {plural(read, 'source file')}, no definition used by another file",
@@ -673,7 +675,7 @@ def ranked_map(
         lines = [
             head
             or f"overview {shown} · {plural(read, 'file')}, {plural(len(ranked), 'definition')} used across files"
-            f" · ranked by use from other files (by name) · showing {offset + 1:,}-{end:,}"
+            f" · {how} · showing {offset + 1:,}-{end:,}"
         ]
         if end < len(ranked):
             lines.append(f"more: the next ranked definitions with overview path={shown} offset={end}")
@@ -691,6 +693,14 @@ def ranked_map(
         ],
         **fields,
     }
+
+
+def reranked(ranked: Sequence[Ranked], offset: int, rerank: Callable | None) -> tuple[Sequence[Ranked], str, dict]:  # fmt: skip
+    """`rerank`'s ranking (reordered by another source: the header's phrase for it, the
+    answer's fields), when there is one and a page to show; else the ranking by name."""
+    if rerank is not None and 0 <= offset < len(ranked):
+        return rerank(ranked)
+    return ranked, "ranked by use from other files (by name)", {}
 
 
 def fitted(

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..errors import Refusal
 from ..syntax.files import source_files
 from ..syntax.ranking import ranked_map
+from .confirmed_ranking import confirmed_ranking
 from .registry import MAX_CHARS, Context, tool
 
 PROGRESS_EVERY = 64  # files between two progress reports (a checkpoint too)
@@ -34,9 +35,9 @@ SCHEMA = {
 }
 
 SUMMARY = (
-    "A ranked map of the code: the definitions other files use most (ranked like aider's repo map: "
-    "PageRank over files linked by the names they use and define), each with its signature, grouped "
-    "by file, as many as fit the budget; offset= pages on to the next ones. Start here in an unknown "
+    "A ranked map of the code: the definitions other files use most (PageRank over files linked by "
+    "the names they use and define; the top re-ranked by references a SCIP index or language server "
+    "confirms), with signatures, by file, as many as fit; offset= pages on. Start here in an unknown "
     "code base."
 )
 
@@ -60,4 +61,8 @@ def overview(ctx: Context, *, max_chars: int, path: str = ".", offset: int = 0) 
 
     files = ((file, None) for file in source_files(ws, folder, check=ctx.check_cancelled))
     shown = ws.display(folder) if folder not in ws.roots else "."
-    return ranked_map(ws, shown, files, offset, max_chars, index=ctx.index, check=reading)
+
+    def rerank(ranked):  # the top re-ranked by the references a semantic source confirms
+        return confirmed_ranking(ctx, ranked, offset)
+
+    return ranked_map(ws, shown, files, offset, max_chars, index=ctx.index, check=reading, rerank=rerank)
