@@ -75,7 +75,7 @@ PROCESS_WORKERS = 1  # of 2 cores, one stays the server's; calls there remember 
 POLL = 0.05  # seconds between two looks at a call's cancel while its worker runs it
 GRACE = 2.0  # seconds a cancelled call's worker has to stop before it is killed
 # What a tool in a worker may ask the serving process's semantic source (Semantic's methods).
-SEMANTIC_METHODS = frozenset({"locations", "calls"})
+SEMANTIC_METHODS = frozenset({"locations", "calls", "unserved", "cold"})
 
 
 class Lanes:

@@ -126,6 +126,34 @@ class Semantic:
             raise Missing("outside the workspace")
         return POOL.session(spec, root, self.settings)
 
+    def unserved(self, path: Path) -> str | None:
+        """Why no language server can answer for `path`'s language, or None (the editor's
+        own language features are asked first when one is attached)."""
+        if self.editor is not None:
+            return None
+        try:
+            self.session(path)
+        except Missing as exc:
+            return str(exc)
+        return None
+
+    def cold(self, paths: list[Path]) -> set[str]:
+        """The headless servers of these files' languages that have not answered since they
+        started: right after a start basedpyright answers references from the files it has
+        read so far, without saying so."""
+        cold, families = set(), set()
+        for path in paths if self.editor is None else []:
+            if (family := family_of(path)) in families:
+                continue
+            families.add(family)
+            try:
+                session = self.session(path)
+            except Missing:
+                continue
+            if not session.answered:
+                cold.add(session.spec.name)
+        return cold
+
     def _ask(self, method: str, path: Path, line: int, column: int, extra: dict | None = None):
         params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
         return self.route(method, {**params, **(extra or {})}, path)

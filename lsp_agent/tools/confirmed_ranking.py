@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import overload
 
+from ..config import Settings
 from ..errors import Cancelled
 from ..semantic import Missing, RequestCancelled, Semantic, Unavailable, scip
 from ..semantic.servers import family_of
@@ -146,11 +147,19 @@ def confirmed_ranking(ctx: Context, ranked: Sequence[Ranked], offset: int) -> tu
     kept = KEPT.get(ranked, key)
     if kept is None or (offset == 0 and not kept[1].complete):
         patient = settings.replace(semantic_timeout=max(settings.semantic_timeout, LEFT_TO_FINISH))
-        found = confirm(ctx, Semantic(ctx.workspace, patient, ctx.cancel_event, editor=ctx.semantic_editor), ranked)  # fmt: skip
+        found = confirm(ctx, source_for(ctx, patient), ranked)
         kept = (reorder(ranked, found), found)
         KEPT.put(ranked, key, kept)
     shown, found = kept
     return shown, found.header(), found.fields()
+
+
+def source_for(ctx: Context, settings: Settings) -> Semantic:
+    """The call's semantic source; in a worker process the serving process's, over the pipe,
+    so no second language server starts beside the one the editor or the server holds."""
+    if ctx.semantic_source is not None:
+        return ctx.semantic_source(settings, lambda message: None)
+    return Semantic(ctx.workspace, settings, ctx.cancel_event, editor=ctx.semantic_editor)
 
 
 def reorder(ranked: Sequence[Ranked], found: Confirmation) -> Sequence[Ranked]:
@@ -182,22 +191,11 @@ def candidates(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> tupl
             indexed_places.append(n)
         elif len(served) < SERVER_CANDIDATES:
             if (family := family_of(path)) not in missing:
-                missing[family] = no_server(source, path)
+                missing[family] = source.unserved(path)
             if missing[family] is None:
                 served.append(n)
             why = why or missing[family]
     return indexed_places, served, why
-
-
-def no_server(source: Semantic, path: Path) -> str | None:
-    """Why no language server can answer for `path`'s language, or None."""
-    if source.editor is not None:
-        return None  # the editor's own language features are asked first
-    try:
-        source.session(path)
-    except Missing as exc:
-        return str(exc)
-    return None
 
 
 def indexed(ctx: Context, source: Semantic, path: Path) -> bool:
@@ -247,7 +245,7 @@ def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirm
     found = Confirmation(candidates=len(indexed_places) + len(served), ranked=len(ranked), why=why)
     if not found.candidates:
         return found
-    cold = cold_servers(source, [ranked[n].path for n in served])
+    cold = source.cold([ranked[n].path for n in served])
     deadline = time.monotonic() + CONFIRM_SECONDS
     pools = ThreadPoolExecutor(PARALLEL, thread_name_prefix="confirm"), ThreadPoolExecutor(1, thread_name_prefix="confirm")  # fmt: skip
     pending = {
@@ -273,24 +271,6 @@ def confirm(ctx: Context, source: Semantic, ranked: Sequence[Ranked]) -> Confirm
             found.partial or f"{just_started[0]} had just started (its first answers can miss uses)"
         )
     return found
-
-
-def cold_servers(source: Semantic, paths: list[Path]) -> set[str]:
-    """The headless servers of these files' languages that have not answered yet since they
-    started: right after a start basedpyright answers references from the files it has read
-    so far, without saying so, so a ranking from those answers is asked again next time."""
-    cold, families = set(), set()
-    for path in paths if source.editor is None else []:
-        if (family := family_of(path)) in families:
-            continue
-        families.add(family)
-        try:
-            session = source.session(path)
-        except Missing:
-            continue
-        if not session.answered:
-            cold.add(session.spec.name)
-    return cold
 
 
 def take(found: Confirmation, place: int, future: Future) -> None:

@@ -98,7 +98,12 @@ def test_a_heavy_call_answers_in_a_worker_as_in_process(project, tmp_path, share
     views = project / "app" / "views.py"
     ctx.workspace.open_document(views, views.read_text().replace("cache.get", "cache.save"))
     assert lanes.in_worker(ctx, name, arguments)
+    # the language server is this process's either way; once it has answered, an overview
+    # ranked from it is no longer partial ("had just started"), so both see it answered
+    run(ctx, name, arguments)
     assert shared.run(ctx, name, arguments) == run(ctx, name, arguments)
+    # the worker asked this process's server: no second one started in the worker
+    assert len(received(tmp_path / "log", "initialize")) <= 1
 
 
 def test_semantic_answers_reach_a_tool_in_a_worker(project, tmp_path, shared):
