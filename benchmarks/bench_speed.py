@@ -19,7 +19,8 @@ interpreter's standard library).
 The load (`uptime`) is noted beside each workspace's figures: the cores are shared.
 `python -m benchmarks speed` runs both; `BENCH_SPEED_SCALES=django` picks one;
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
-worker's peak memory).
+worker's peak memory); `BENCH_SPEED_PARTS=definition` the warm start's memory against the cold
+build's and definition alone (by name and from a use, over the server and as a CLI one-shot).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from lsp_agent.search import find_rg
 SCALES = ["django", "monorepo"]
 RUNS = 5
 NAME = "get_response"  # defined in every Django copy
+METHOD = "save"  # a common method name: models, forms, sessions, the standard library
+METHOD_USE = ("django/contrib/auth/forms.py", 154, "user.save()")  # a use of it, receiver untyped
 # Search patterns by class: rare (a few dozen lines), common (thousands), very common.
 PATTERNS = {"rare": "get_response", "common": "self\\.assert", "very common": "self"}
 HEAVY = [
@@ -283,6 +286,47 @@ async def overview_figures(root: Path, cache: str) -> dict:
     return figures
 
 
+def method_use(root: Path) -> dict:
+    """The position of METHOD_USE in the workspace's first Django copy (the monorepo's
+    django1/, or Django itself)."""
+    rel, line, text = METHOD_USE
+    path = next(p for p in (root / "django1" / rel, root / rel) if p.exists())
+    column = path.read_text(encoding="utf-8").splitlines()[line - 1].index(text) + text.index(METHOD) + 1
+    return {"path": str(path.relative_to(root)), "line": line, "column": column}
+
+
+async def definition_figures(root: Path, cache: str) -> dict:
+    """definition alone (issue 28 item 5) and the warm start's memory: a cold build's memory,
+    then a warm start's from what it saved; over that server definition by name (a name in
+    every Django copy, a common method name) and from an untyped use of the method; then the
+    CLI one-shot with the saved index."""
+    figures: dict[str, str] = {}
+    client = await Client.start(root, cache)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    cold = memory_mib(client, "VmRSS")
+    await client.stop()
+    client = await Client.start(root, cache)
+    started = time.perf_counter()
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    ready = time.perf_counter() - started
+    warm = memory_mib(client, "VmRSS")
+    figures["warm start / cold build, server memory MiB"] = f"{warm:.0f} / {cold:.0f} ({warm / cold:.2f}×; ready in {ready:.1f} s)"  # fmt: skip
+    asked = {NAME: {"name": NAME}, METHOD: {"name": METHOD}, f"{METHOD} from a use": method_use(root)}
+    for label, params in asked.items():
+        first = await client.timed("lspAgent/definition", params)
+        times = [await client.timed("lspAgent/definition", params) for _ in range(7)]
+        figures[f"definition {label!r} (warm server), median ms"] = f"{statistics.median(times) * 1000:.0f} (first {first * 1000:.0f})"  # fmt: skip
+    await client.stop()
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(lsp_agent.__file__).parent)], check=True
+    )
+    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache, "LSP_AGENT_NO_SERVER": "1"}
+    for name in (NAME, METHOD):
+        one_shot = [wall([*CLI, "definition", name], root, env) for _ in range(3)]
+        figures[f"CLI definition {name!r} (alone), median s"] = f"{statistics.median(one_shot):.2f}"
+    return figures
+
+
 GOALS = {  # the first key a figure holds names its goal
     "CLI search": "≤ 2× (Django)",
     "CLI find-symbol": "≤ 2× (Django)",
@@ -290,6 +334,7 @@ GOALS = {  # the first key a figure holds names its goal
     "worker's peak memory": "≤ 300 (monorepo)",
     "overview": "≤ 2× (monorepo)",
     "search ": "≤ 1.5×",
+    "CLI definition": "",
     "definition": "≤ 50 (monorepo)",
     "read 2,000": "p99 ≤ 50",
     "documentSymbol": "p99 ≤ 100",
@@ -311,6 +356,8 @@ def main() -> None:
             before = load()
             if os.environ.get("BENCH_SPEED_PARTS") == "overview":  # overview's figures alone
                 figures[scale] = asyncio.run(overview_figures(root, cache))
+            elif os.environ.get("BENCH_SPEED_PARTS") == "definition":  # and the warm start's memory
+                figures[scale] = asyncio.run(definition_figures(root, cache))
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)
