@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from ..budget import largest_fit, plural, size
@@ -21,9 +22,10 @@ from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
 from ..syntax.index import SymbolIndex, outlined
-from ..syntax.outline import TYPE_KINDS, Symbol
+from ..syntax.outline import KINDS, TYPE_KINDS, Symbol
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
+from ..syntax.records import Entry, FileRecord
 from ..syntax.references import MEMBER_KINDS, RECEIVER_LANGUAGES, classify, family, local_at, signature
 from ..workspace import Text, Workspace
 from .precise import BY_NAME, PRECISION, Confirmed, confirmed, source_notes
@@ -32,6 +34,7 @@ from .registry import MAX_CHARS, POSITION, Context, tool
 MAX_HOPS = 4  # re-exports followed from one import
 MAX_CLASSES = 12  # classes looked through for a receiver's member (the class, its bases, theirs)
 LOCAL_SCOPES = frozenset({"function", "method", "constructor"})
+SIGNATURES_KEPT = 4096  # definitions whose signature lines are kept (a listing shows up to hundreds)
 DOC_LINES = 8  # of the symbol's documentation (a SCIP index's hover text) in the answer
 
 SCHEMA = {
@@ -62,11 +65,93 @@ SUMMARY = (
 )
 
 
-@dataclass(frozen=True)
 class Found:
-    path: Path
-    text: Text
-    symbol: Symbol
+    """A definition found: its file, the file's text and the outline's symbol."""
+
+    def __init__(self, path: Path, text: Text, symbol: Symbol):
+        self.path = path
+        self._text, self._symbol = text, symbol
+
+    @property
+    def text(self) -> Text:
+        return self._text
+
+    @property
+    def symbol(self) -> Symbol:
+        return self._symbol
+
+    @property
+    def definition(self) -> Symbol | Entry:
+        """What listing and ranking it needs: its name, kind, name path and lines."""
+        return self.symbol
+
+    def key(self) -> tuple:
+        """What its signature depends on: the file, its text's version, where and what it is."""
+        return self.path, self.text.version, self.symbol.start_line, self.symbol.name_path
+
+    def is_local(self) -> bool:
+        """Defined inside a function: not reachable from another file."""
+        parent = self.symbol.name_path.rpartition("/")[0]
+        return bool(parent) and any(
+            s.name_path == parent and s.kind in LOCAL_SCOPES for s in walk(outline(self.path, self.text))
+        )
+
+
+class Indexed(Found):
+    """A definition from the index, its entry and its file's record: the text is read and the
+    outline's symbol made (what a signature or the body needs) when first asked for, since
+    a listing shows a few of hundreds."""
+
+    def __init__(self, ws: Workspace, path: Path, record: FileRecord, entry: Entry):
+        self.path, self.record, self.entry = path, record, entry
+        self._ws = ws
+        self._read: Text | None = None
+        self._outlined: Symbol | None = None
+
+    @property
+    def text(self) -> Text:
+        if self._read is None:
+            self._read = self._ws.text(self.path)
+        return self._read
+
+    @property
+    def symbol(self) -> Symbol:
+        if self._outlined is None:
+            self._outlined = outlined(self.path, self.text, self.entry) or stand_in(self.entry)
+        return self._outlined
+
+    @property
+    def definition(self) -> Symbol | Entry:
+        return self.entry
+
+    def key(self) -> tuple:  # the record is current: its version is the text's, unread
+        return self.path, self.record.version, self.entry.start_line, self.entry.name_path
+
+    def is_local(self) -> bool:
+        """As Found.is_local, from the record's entries: the parent's kind without a parse."""
+        parent, record = self.entry.container, self.record
+        if not parent:
+            return False
+        containers, names = record.containers.split("\n"), record.names.split("\n")
+        return any(
+            KINDS[code] in LOCAL_SCOPES
+            and (f"{containers[i]}/{names[i]}" if containers[i] else names[i]) == parent
+            for i, code in enumerate(record.kinds)
+        )
+
+
+def stand_in(entry: Entry) -> Symbol:
+    """A symbol for an entry its file's outline lacks (the file changed since it was
+    indexed): its columns those of the entry."""
+    return Symbol(
+        entry.kind,
+        entry.name,
+        entry.name_path,
+        entry.start_line,
+        entry.end_line,
+        entry.range,
+        entry.selection,
+    )
 
 
 def defined_in(path: Path, text: Text, name: str) -> list[Found]:
@@ -131,50 +216,71 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
 
 
 def indexed_definitions(ctx: Context, index: SymbolIndex, name_path: str) -> list[Found]:
-    """The definitions `name_path` names, from the index's tables: only the defining files
-    are read (records found stale are made again first, as find_symbol does)."""
+    """The definitions `name_path` names, from the index's tables, no file read (records
+    found stale are made again first, as find_symbol does)."""
     ws = ctx.workspace
     hits = index.find(name_path, under=ws.roots)
-    if stale := {path for path, _ in hits if not index.is_current(path)}:
+    records = {path: index.current(path) for path, _ in hits}
+    if stale := [path for path, record in records.items() if record is None]:
         for path in stale:
             index.update(path)
         hits = index.find(name_path, under=ws.roots)
-    found = []
-    for path, entry in hits:
-        try:
-            text = ws.text(path)
-        except Refusal:
-            continue
-        if (symbol := outlined(path, text, entry)) is not None:
-            found.append(Found(path, text, symbol))
-    return found
+        records = {path: index.current(path) for path, _ in hits}
+    return [Indexed(ws, path, record, entry) for path, entry in hits if (record := records[path]) is not None]
 
 
 def nearness(origin: Path | None, found: Found) -> tuple:
     """Same file, then same folder, then the fewest folders apart; top-level before nested."""
-    depth = found.symbol.name_path.count("/")
+    depth = found.definition.name_path.count("/")
     tests = "test" in str(found.path).lower()
     if origin is None:
         return (tests, depth, len(found.path.parts), str(found.path))
     if found.path == origin:
-        return (0, 0, depth, found.symbol.start_line)
+        return (0, 0, depth, found.definition.start_line)
     common = Path(os.path.commonpath([origin.parent, found.path.parent]))
     apart = len(origin.parent.parts) - len(common.parts) + len(found.path.parent.parts) - len(common.parts)
     return (1, apart, tests, depth, str(found.path))
 
 
 def location(ws: Workspace, f: Found) -> str:
-    s = f.symbol
+    s = f.definition
     lines = str(s.start_line) if s.start_line == s.end_line else f"{s.start_line}-{s.end_line}"
     return f"{ws.display(f.path)}:{lines}  {s.kind} {s.name_path}"
 
 
+class Signatures:
+    """The signature lines of the definitions listed lately, by (path, version of the text,
+    first line, name path): each takes a parse of its file (its doc line), a listing shows
+    up to hundreds, and the trees kept are fewer."""
+
+    def __init__(self, size: int = SIGNATURES_KEPT):
+        self.size = size
+        self._lines: OrderedDict[tuple, list[str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, f: Found) -> list[str]:
+        key = f.key()
+        with self._lock:
+            if (kept := self._lines.get(key)) is not None:
+                self._lines.move_to_end(key)
+                return kept
+        try:
+            sig = signature(f.path, f.text, f.symbol)
+        except Refusal:  # an indexed file unreadable since it was indexed: its location alone
+            return []
+        lines = [f"  {sig.one_line()}"] + ([f"  # {sig.doc}"] if sig.doc else [])
+        with self._lock:
+            self._lines[key] = lines
+            while len(self._lines) > self.size:
+                self._lines.popitem(last=False)
+        return lines
+
+
+SIGNATURES = Signatures()
+
+
 def signature_lines(f: Found) -> list[str]:
-    sig = signature(f.path, f.text, f.symbol)
-    out = [f"  {sig.one_line()}"]
-    if sig.doc:
-        out.append(f"  # {sig.doc}")
-    return out
+    return SIGNATURES.of(f)
 
 
 def from_use(ctx: Context, path: str, line: int, column: int) -> tuple[str, str, list[Found], str, bool]:
@@ -221,7 +327,7 @@ def found_from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
         found = in_hierarchy(ws, at, everywhere, receiver)
         if found is not None:
             return found
-    everywhere = [f for f in everywhere if f.path == at.path or not is_local(f)]
+    everywhere = [f for f in everywhere if f.path == at.path or not f.is_local()]
     pool = everywhere
     if bare:
         pool = [f for f in everywhere if not is_member(f)]
@@ -274,7 +380,7 @@ def in_hierarchy(ws: Workspace, at: UseAt, everywhere: list[Found], receiver: Re
             members = [
                 f
                 for f in everywhere
-                if f.path == c.path and f.symbol.name_path == f"{c.symbol.name_path}/{at.name}"
+                if f.path == c.path and f.definition.name_path == f"{c.symbol.name_path}/{at.name}"
             ]
             queue += [(c.path, c.text, base) for base in signature(c.path, c.text, c.symbol).bases]
         if members:
@@ -287,20 +393,12 @@ def in_hierarchy(ws: Workspace, at: UseAt, everywhere: list[Found], receiver: Re
     return None
 
 
-def is_local(f: Found) -> bool:
-    """A definition inside a function: not reachable from another file."""
-    parent = f.symbol.name_path.rpartition("/")[0]
-    return bool(parent) and any(
-        s.name_path == parent and s.kind in LOCAL_SCOPES for s in walk(outline(f.path, f.text))
-    )
-
-
 def is_member(f: Found) -> bool:
-    return f.symbol.kind in MEMBER_KINDS
+    return f.definition.kind in MEMBER_KINDS
 
 
 def owner_name(f: Found) -> str | None:
-    parts = f.symbol.name_path.split("/")
+    parts = f.definition.name_path.split("/")
     return parts[-2] if len(parts) > 1 else None
 
 
@@ -369,7 +467,7 @@ def body_stage(
 ) -> dict | None:
     """The one definition's lines, paged like read (None when they do not fit); notes that
     are `doc:` lines are shown as they are."""
-    s = best.symbol
+    s = best.definition
     head = "\n".join([head, *(n if n.startswith("doc: ") else f"note: {n}" for n in notes)])
     answer = page(
         best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
@@ -406,7 +504,9 @@ def listing_stages(
             )
         return lines
 
-    n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
+    # counted up, not bisected: each candidate's signature takes a parse of its file, and a
+    # budget holds a few of hundreds (bisecting would make half of them first)
+    n = next((k - 1 for k in range(1, len(found) + 1) if size(listing(k)) > budget), len(found))
     if n:
         return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures"}
     locations = [head + " · stage: locations", *shown, *(location(ws, f) for f in found)]
@@ -449,9 +549,9 @@ def definition(
         "name": identifier,
         "guess": guess,
         "definitions": [
-            {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
-             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line,
-             "name_line": f.symbol.selection[0] + 1}
+            {"path": ws.display(f.path), "name_path": f.definition.name_path, "kind": f.definition.kind,
+             "start_line": f.definition.start_line, "end_line": f.definition.end_line,
+             "name_line": f.definition.selection[0] + 1}
             for f in found[:200]
         ],
     }  # fmt: skip
