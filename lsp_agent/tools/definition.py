@@ -12,8 +12,13 @@ from __future__ import annotations
 import os
 import re
 import threading
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
@@ -21,8 +26,8 @@ from ..paging import page
 from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
-from ..syntax.index import SymbolIndex, outlined
-from ..syntax.outline import KINDS, TYPE_KINDS, Symbol
+from ..syntax.index import NameBlock, SymbolIndex, outlined
+from ..syntax.outline import KINDS, TYPE_KINDS, Symbol, last_segment
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
 from ..syntax.records import Entry, FileRecord
@@ -133,11 +138,26 @@ class Indexed(Found):
         if not parent:
             return False
         containers, names = record.containers.split("\n"), record.names.split("\n")
+        if "/" in record.names:  # a name holding "/": the parent's name path is not split so
+            rows: Iterable[int] = range(len(names))
+        else:  # the rows named as the parent's last segment, found by list.index (in C)
+            rows = same_items(names, parent.rpartition("/")[2])
         return any(
-            KINDS[code] in LOCAL_SCOPES
+            KINDS[record.kinds[i]] in LOCAL_SCOPES
             and (f"{containers[i]}/{names[i]}" if containers[i] else names[i]) == parent
-            for i, code in enumerate(record.kinds)
+            for i in rows
         )
+
+
+def same_items(items: list[str], item: str) -> Iterator[int]:
+    """The indexes of `item` in `items`."""
+    i = -1
+    while True:
+        try:
+            i = items.index(item, i + 1)
+        except ValueError:
+            return
+        yield i
 
 
 def stand_in(entry: Entry) -> Symbol:
@@ -215,37 +235,114 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
     return found
 
 
+class NameTable:
+    """The names of one of the index's name blocks by hash, so that definition looks a name
+    up in a table instead of scanning every name (8 MB on a monorepo) at each call: each
+    name's hash (of its last segment, the part after any "/") in order, and where it is in
+    the block (file and line, packed), in the same order. 12 bytes a definition, made for a
+    block when first looked in; a block replaced (its files' names changed) is a new one."""
+
+    def __init__(self, block: NameBlock):
+        hashes: list[int] = []
+        places: list[int] = []
+        for n, (_, record) in enumerate(block.files):
+            names = record.names.split("\n")
+            if "/" in record.names:
+                names = [name.rpartition("/")[2] for name in names]
+            hashes += map(hash, names)
+            places += range(n << 32, (n << 32) + len(names))
+        order = sorted(range(len(hashes)), key=hashes.__getitem__)
+        self.hashes = array("q", [hashes[i] for i in order])
+        self.places = array("q", [places[i] for i in order])
+
+    def places_of(self, name: str) -> list[tuple[int, int]]:
+        """(file, line) in the block of each name whose hash is that of `name`, in order."""
+        h = hash(name)
+        start = bisect_left(self.hashes, h)
+        end = bisect_right(self.hashes, h, start)
+        return [(place >> 32, place & 0xFFFFFFFF) for place in self.places[start:end]]
+
+
+class NameTables:
+    """A NameTable for each name block in use, dropped with its block."""
+
+    def __init__(self) -> None:
+        self._tables: WeakKeyDictionary[NameBlock, NameTable] = WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def of(self, block: NameBlock) -> NameTable:
+        with self._lock:
+            table = self._tables.get(block)
+        if table is None:
+            table = NameTable(block)
+            with self._lock:
+                self._tables[block] = table
+        return table
+
+
+NAME_TABLES = NameTables()
+
+
+def named(index: SymbolIndex, name_path: str, roots: list[Path]) -> list[tuple[Path, FileRecord, Entry]]:
+    """What index.find(name_path) finds under `roots` (in another order: by file, then by
+    line), looked up in the name tables."""
+    matches, last = name_path_matcher(name_path), last_segment(name_path)
+    under = tuple(str(root).rstrip(os.sep) + os.sep for root in roots)
+    found = []
+    for block in index.names():
+        split: dict[int, tuple[list[str], list[str]]] = {}
+        for n, line in NAME_TABLES.of(block).places_of(last):
+            path, record = block.files[n]
+            if n not in split:
+                split[n] = record.names.split("\n"), record.containers.split("\n")
+            names, containers = split[n]
+            if names[line].rpartition("/")[2] != last or not str(path).startswith(under):
+                continue
+            entry = record.entry(line, names, containers)
+            if matches(entry.name_path):
+                found.append((path, record, entry))
+    return found
+
+
 def indexed_definitions(ctx: Context, index: SymbolIndex, name_path: str) -> list[Found]:
     """The definitions `name_path` names, from the index's tables, no file read (records
     found stale are made again first, as find_symbol does)."""
     ws = ctx.workspace
-    hits = index.find(name_path, under=ws.roots)
-    records = {path: index.current(path) for path, _ in hits}
-    if stale := [path for path, record in records.items() if record is None]:
+    hits = named(index, name_path, ws.roots)
+    records = {path: record for path, record, _ in hits}
+    if stale := [path for path, record in records.items() if index.current(path) is not record]:
         for path in stale:
             index.update(path)
-        hits = index.find(name_path, under=ws.roots)
-        records = {path: index.current(path) for path, _ in hits}
-    return [Indexed(ws, path, record, entry) for path, entry in hits if (record := records[path]) is not None]
+        hits = named(index, name_path, ws.roots)
+    return [Indexed(ws, path, record, entry) for path, record, entry in hits]
 
 
-def nearness(origin: Path | None, found: Found) -> tuple:
-    """Same file, then same folder, then the fewest folders apart; top-level before nested."""
-    depth = found.definition.name_path.count("/")
-    tests = "test" in str(found.path).lower()
-    if origin is None:
-        return (tests, depth, len(found.path.parts), str(found.path))
-    if found.path == origin:
-        return (0, 0, depth, found.definition.start_line)
-    common = Path(os.path.commonpath([origin.parent, found.path.parent]))
-    apart = len(origin.parent.parts) - len(common.parts) + len(found.path.parent.parts) - len(common.parts)
-    return (1, apart, tests, depth, str(found.path))
+def nearness(origin: Path | None) -> Callable[[Found], tuple]:
+    """A sort key: same file, then same folder, then the fewest folders apart; top-level
+    before nested."""
+    folders = origin.parent.parts if origin is not None else ()
+
+    def key(found: Found) -> tuple:
+        depth = found.definition.name_path.count("/")
+        tests = "test" in str(found.path).lower()
+        if origin is None:
+            return (tests, depth, len(found.path.parts), str(found.path))
+        if found.path == origin:
+            return (0, 0, depth, found.definition.start_line)
+        theirs = found.path.parts[:-1]
+        common = next(
+            (n for n, (a, b) in enumerate(zip(folders, theirs, strict=False)) if a != b),
+            min(len(folders), len(theirs)),
+        )
+        return (1, len(folders) - common + len(theirs) - common, tests, depth, str(found.path))
+
+    return key
 
 
-def location(ws: Workspace, f: Found) -> str:
+def location(display: Callable[[Path], str], f: Found) -> str:
     s = f.definition
     lines = str(s.start_line) if s.start_line == s.end_line else f"{s.start_line}-{s.end_line}"
-    return f"{ws.display(f.path)}:{lines}  {s.kind} {s.name_path}"
+    return f"{display(f.path)}:{lines}  {s.kind} {s.name_path}"
 
 
 class Signatures:
@@ -322,7 +419,7 @@ def found_from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
             return found
     here = family(language_for(at.path))
     everywhere = [f for f in workspace_definitions(ctx, at.name) if family(language_for(f.path)) == here]
-    everywhere.sort(key=lambda f: nearness(at.path, f))
+    everywhere.sort(key=nearness(at.path))
     if receiver is not None and receiver.how in (INSTANCE, SUPER):
         found = in_hierarchy(ws, at, everywhere, receiver)
         if found is not None:
@@ -440,7 +537,7 @@ def typed_from_use(ctx: Context, path: str, line: int, column: int, precision: s
 def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str, bool]:
     identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
     found = workspace_definitions(ctx, identifier, owner_part or None)
-    found.sort(key=lambda f: nearness(None, f))
+    found.sort(key=nearness(None))
     return identifier, name, found, "by name (top-level and non-test definitions first)", True
 
 
@@ -463,22 +560,27 @@ def documentation_lines(documentation: list[str], budget: int) -> tuple[str, ...
 
 
 def body_stage(
-    ws: Workspace, head: str, best: Found, others: list[Found], budget: int, notes: tuple[str, ...] = ()
+    display: Callable[[Path], str],
+    head: str,
+    best: Found,
+    others: list[Found],
+    budget: int,
+    notes: tuple[str, ...] = (),
 ) -> dict | None:
     """The one definition's lines, paged like read (None when they do not fit); notes that
     are `doc:` lines are shown as they are."""
     s = best.definition
     head = "\n".join([head, *(n if n.startswith("doc: ") else f"note: {n}" for n in notes)])
     answer = page(
-        best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
+        best.text, display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
         first=s.start_line, last=s.end_line, part=f"{s.kind} {s.name_path}",
-        notes=[f"also {location(ws, f)}" for f in others[:3]], then=f" symbol=/{s.name_path}",
+        notes=[f"also {location(display, f)}" for f in others[:3]], then=f" symbol=/{s.name_path}",
     )  # fmt: skip
     shown = "\n".join([head, answer["text"]])
     if len(shown) > budget:
         return None
     nxt = answer.get("next") and {
-        "path": ws.display(best.path),
+        "path": display(best.path),
         "symbol": "/" + s.name_path,
         **answer["next"],
     }
@@ -486,30 +588,32 @@ def body_stage(
 
 
 def listing_stages(
-    ws: Workspace, head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
+    display: Callable[[Path], str], head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
 ) -> dict:
     """Each candidate's location and signature, as many as fit; else locations alone."""
     shown = [n if n.startswith("doc: ") else f"note: {n}" for n in notes]
-    blocks: dict[int, list[str]] = {}  # each candidate's lines, made once for every count tried
+    lines = [head + " · stage: signatures", *shown]
 
-    def listing(n: int) -> list[str]:
-        lines = [head + " · stage: signatures", *shown]
-        for i, f in enumerate(found[:n]):
-            if i not in blocks:
-                blocks[i] = [location(ws, f), *signature_lines(f)]
-            lines += blocks[i]
-        if n < len(found):
-            lines.append(
-                f"[{len(found) - n} more not shown: narrow with a name path (Owner/name) or start from a use]"
-            )
-        return lines
+    def more(n: int) -> list[str]:
+        if n == len(found):
+            return []
+        return [
+            f"[{len(found) - n} more not shown: narrow with a name path (Owner/name) or start from a use]"
+        ]
 
-    # counted up, not bisected: each candidate's signature takes a parse of its file, and a
-    # budget holds a few of hundreds (bisecting would make half of them first)
-    n = next((k - 1 for k in range(1, len(found) + 1) if size(listing(k)) > budget), len(found))
+    # The most candidates whose lines and the line saying how many more fit, counted up: each
+    # candidate's signature takes a parse of its file, and a budget holds a few of hundreds.
+    chars, n = size(lines), 0
+    for f in found:
+        block = [location(display, f), *signature_lines(f)]
+        chars += size(block) + 1
+        if chars + sum(len(line) + 1 for line in more(n + 1)) > budget:
+            break
+        lines += block
+        n += 1
     if n:
-        return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures"}
-    locations = [head + " · stage: locations", *shown, *(location(ws, f) for f in found)]
+        return {"text": "\n".join(lines + more(n)), "next": None, "stage": "signatures"}
+    locations = [head + " · stage: locations", *shown, *(location(display, f) for f in found)]
     top = 1 + len(shown)  # the head and its notes
     k = largest_fit(
         0, len(found), lambda k: k == 0 or size([*locations[: k + top], "[99999 more]"]) <= budget
@@ -533,6 +637,7 @@ def definition(
     max_chars: int,
 ) -> dict:
     ws = ctx.workspace
+    display = cache(ws.display)  # for this answer: a file holds several candidates
     typed = Confirmed(unavailable=BY_NAME)
     if path is not None and line is not None:
         identifier, asked, found, how, guess, typed = typed_from_use(ctx, path, line, column, precision)
@@ -549,7 +654,7 @@ def definition(
         "name": identifier,
         "guess": guess,
         "definitions": [
-            {"path": ws.display(f.path), "name_path": f.definition.name_path, "kind": f.definition.kind,
+            {"path": display(f.path), "name_path": f.definition.name_path, "kind": f.definition.kind,
              "start_line": f.definition.start_line, "end_line": f.definition.end_line,
              "name_line": f.definition.selection[0] + 1}
             for f in found[:200]
@@ -563,6 +668,10 @@ def definition(
     counted = "definition" if how.startswith("by type") else "candidate"
     head = f"definition of {asked} · {plural(len(found), counted)} · {how}"
     one = len(found) == 1 or not guess
-    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars, notes)) is not None:
+    if (
+        body
+        and one
+        and (answer := body_stage(display, head, found[0], found[1:], max_chars, notes)) is not None
+    ):
         return answer | fields
-    return listing_stages(ws, head, found, max_chars, notes) | fields
+    return listing_stages(display, head, found, max_chars, notes) | fields
