@@ -138,7 +138,7 @@ class Indexed(Found):
         if not parent:
             return False
         containers, names = record.containers.split("\n"), record.names.split("\n")
-        if "/" in record.names:  # a name holding "/": the parent's name path is not split so
+        if "/" in record.names:  # a name holds "/": the parent's row may not be named its last segment
             rows: Iterable[int] = range(len(names))
         else:  # the rows named as the parent's last segment, found by list.index (in C)
             rows = same_items(names, parent.rpartition("/")[2])
