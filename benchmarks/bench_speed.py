@@ -27,7 +27,9 @@ saves the index; asked while it runs, then alone after it stopped); `BENCH_SPEED
 `BENCH_SPEED_PARTS=load` the read and the documentSymbol after an edit
 while 8 heavy calls run, over a warm server, with `BENCH_SPEED_BEFORE=<commit>` beside the same
 from that commit's package (runs alternating, BENCH_SPEED_ROUNDS of each, default 2;
-BENCH_SPEED_AFTER=<commit>: that commit's package instead of this tree).
+BENCH_SPEED_AFTER=<commit>: that commit's package instead of this tree);
+`BENCH_SPEED_PARTS=definition` the warm start's memory against the cold
+build's and definition alone (by name and from a use, over the server and as a CLI one-shot).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ from lsp_agent.search import find_rg
 SCALES = ["django", "monorepo"]
 RUNS = 5
 NAME = "get_response"  # defined in every Django copy
+METHOD = "save"  # a common method name: models, forms, sessions, the standard library
+METHOD_USE = ("django/contrib/auth/forms.py", 154, "user.save()")  # a use of it, receiver untyped
 # Search patterns by class: rare (a few dozen lines), common (thousands), very common.
 PATTERNS = {"rare": "get_response", "common": "self\\.assert", "very common": "self"}
 HEAVY = [
@@ -466,6 +470,47 @@ def load_rounds(root: Path, cache: str) -> dict:
     return figures
 
 
+def method_use(root: Path) -> dict:
+    """The position of METHOD_USE in the workspace's first Django copy (the monorepo's
+    django1/, or Django itself)."""
+    rel, line, text = METHOD_USE
+    path = next(p for p in (root / "django1" / rel, root / rel) if p.exists())
+    column = path.read_text(encoding="utf-8").splitlines()[line - 1].index(text) + text.index(METHOD) + 1
+    return {"path": str(path.relative_to(root)), "line": line, "column": column}
+
+
+async def definition_figures(root: Path, cache: str) -> dict:
+    """definition alone (issue 28 item 5) and the warm start's memory: a cold build's memory,
+    then a warm start's from what it saved; over that server definition by name (a name in
+    every Django copy, a common method name) and from an untyped use of the method; then the
+    CLI one-shot with the saved index."""
+    figures: dict[str, str] = {}
+    client = await Client.start(root, cache)
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    cold = memory_mib(client, "VmRSS")
+    await client.stop()
+    client = await Client.start(root, cache)
+    started = time.perf_counter()
+    await asyncio.wait_for(client.indexed.wait(), 1800)
+    ready = time.perf_counter() - started
+    warm = memory_mib(client, "VmRSS")
+    figures["warm start / cold build, server memory MiB"] = f"{warm:.0f} / {cold:.0f} ({warm / cold:.2f}×; ready in {ready:.1f} s)"  # fmt: skip
+    asked = {NAME: {"name": NAME}, METHOD: {"name": METHOD}, f"{METHOD} from a use": method_use(root)}
+    for label, params in asked.items():
+        first = await client.timed("lspAgent/definition", params)
+        times = [await client.timed("lspAgent/definition", params) for _ in range(7)]
+        figures[f"definition {label!r} (warm server), median ms"] = f"{statistics.median(times) * 1000:.0f} (first {first * 1000:.0f})"  # fmt: skip
+    await client.stop()
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(lsp_agent.__file__).parent)], check=True
+    )
+    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache, "LSP_AGENT_NO_SERVER": "1"}
+    for name in (NAME, METHOD):
+        one_shot = [wall([*CLI, "definition", name], root, env) for _ in range(3)]
+        figures[f"CLI definition {name!r} (alone), median s"] = f"{statistics.median(one_shot):.2f}"
+    return figures
+
+
 GOALS = {  # the first key a figure holds names its goal
     "CLI search": "≤ 2× (Django)",
     "CLI find-symbol": "≤ 2× (Django)",
@@ -475,6 +520,7 @@ GOALS = {  # the first key a figure holds names its goal
     "overview": "≤ 2× (monorepo)",
     "search ": "≤ 1.5×",
     "references": "≤ 3× (every scale)",
+    "CLI definition": "",
     "definition": "≤ 50 (monorepo)",
     "read 2,000": "p99 ≤ 50",
     "documentSymbol": "p99 ≤ 100",
@@ -506,6 +552,8 @@ def main() -> None:
                 figures[scale] = asyncio.run(references_part(root, cache))
             elif os.environ.get("BENCH_SPEED_PARTS") == "load":  # reads and typing under load alone
                 figures[scale] = load_rounds(root, cache)
+            elif os.environ.get("BENCH_SPEED_PARTS") == "definition":  # and the warm start's memory
+                figures[scale] = asyncio.run(definition_figures(root, cache))
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import threading
+from array import array
+from bisect import bisect_left, bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
@@ -20,10 +26,11 @@ from ..paging import page
 from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
-from ..syntax.index import SymbolIndex, outlined
-from ..syntax.outline import TYPE_KINDS, Symbol
+from ..syntax.index import NameBlock, SymbolIndex, outlined
+from ..syntax.outline import KINDS, TYPE_KINDS, Symbol, last_segment
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
+from ..syntax.records import Entry, FileRecord
 from ..syntax.references import MEMBER_KINDS, RECEIVER_LANGUAGES, classify, family, local_at, signature
 from ..workspace import Text, Workspace
 from .precise import BY_NAME, PRECISION, Confirmed, confirmed, source_notes
@@ -32,6 +39,7 @@ from .registry import MAX_CHARS, POSITION, Context, tool
 MAX_HOPS = 4  # re-exports followed from one import
 MAX_CLASSES = 12  # classes looked through for a receiver's member (the class, its bases, theirs)
 LOCAL_SCOPES = frozenset({"function", "method", "constructor"})
+SIGNATURES_KEPT = 4096  # definitions whose signature lines are kept (a listing shows up to hundreds)
 DOC_LINES = 8  # of the symbol's documentation (a SCIP index's hover text) in the answer
 
 SCHEMA = {
@@ -62,11 +70,108 @@ SUMMARY = (
 )
 
 
-@dataclass(frozen=True)
 class Found:
-    path: Path
-    text: Text
-    symbol: Symbol
+    """A definition found: its file, the file's text and the outline's symbol."""
+
+    def __init__(self, path: Path, text: Text, symbol: Symbol):
+        self.path = path
+        self._text, self._symbol = text, symbol
+
+    @property
+    def text(self) -> Text:
+        return self._text
+
+    @property
+    def symbol(self) -> Symbol:
+        return self._symbol
+
+    @property
+    def definition(self) -> Symbol | Entry:
+        """What listing and ranking it needs: its name, kind, name path and lines."""
+        return self.symbol
+
+    def key(self) -> tuple:
+        """What its signature depends on: the file, its text's version, where and what it is."""
+        return self.path, self.text.version, self.symbol.start_line, self.symbol.name_path
+
+    def is_local(self) -> bool:
+        """Defined inside a function: not reachable from another file."""
+        parent = self.symbol.name_path.rpartition("/")[0]
+        return bool(parent) and any(
+            s.name_path == parent and s.kind in LOCAL_SCOPES for s in walk(outline(self.path, self.text))
+        )
+
+
+class Indexed(Found):
+    """A definition from the index, its entry and its file's record: the text is read and the
+    outline's symbol made (what a signature or the body needs) when first asked for, since
+    a listing shows a few of hundreds."""
+
+    def __init__(self, ws: Workspace, path: Path, record: FileRecord, entry: Entry):
+        self.path, self.record, self.entry = path, record, entry
+        self._ws = ws
+        self._read: Text | None = None
+        self._outlined: Symbol | None = None
+
+    @property
+    def text(self) -> Text:
+        if self._read is None:
+            self._read = self._ws.text(self.path)
+        return self._read
+
+    @property
+    def symbol(self) -> Symbol:
+        if self._outlined is None:
+            self._outlined = outlined(self.path, self.text, self.entry) or stand_in(self.entry)
+        return self._outlined
+
+    @property
+    def definition(self) -> Symbol | Entry:
+        return self.entry
+
+    def key(self) -> tuple:  # the record is current: its version is the text's, unread
+        return self.path, self.record.version, self.entry.start_line, self.entry.name_path
+
+    def is_local(self) -> bool:
+        """As Found.is_local, from the record's entries: the parent's kind without a parse."""
+        parent, record = self.entry.container, self.record
+        if not parent:
+            return False
+        containers, names = record.containers.split("\n"), record.names.split("\n")
+        if "/" in record.names:  # a name holds "/": the parent's row may not be named its last segment
+            rows: Iterable[int] = range(len(names))
+        else:  # the rows named as the parent's last segment, found by list.index (in C)
+            rows = same_items(names, parent.rpartition("/")[2])
+        return any(
+            KINDS[record.kinds[i]] in LOCAL_SCOPES
+            and (f"{containers[i]}/{names[i]}" if containers[i] else names[i]) == parent
+            for i in rows
+        )
+
+
+def same_items(items: list[str], item: str) -> Iterator[int]:
+    """The indexes of `item` in `items`."""
+    i = -1
+    while True:
+        try:
+            i = items.index(item, i + 1)
+        except ValueError:
+            return
+        yield i
+
+
+def stand_in(entry: Entry) -> Symbol:
+    """A symbol for an entry its file's outline lacks (the file changed since it was
+    indexed): its columns those of the entry."""
+    return Symbol(
+        entry.kind,
+        entry.name,
+        entry.name_path,
+        entry.start_line,
+        entry.end_line,
+        entry.range,
+        entry.selection,
+    )
 
 
 def defined_in(path: Path, text: Text, name: str) -> list[Found]:
@@ -130,51 +235,149 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
     return found
 
 
-def indexed_definitions(ctx: Context, index: SymbolIndex, name_path: str) -> list[Found]:
-    """The definitions `name_path` names, from the index's tables: only the defining files
-    are read (records found stale are made again first, as find_symbol does)."""
-    ws = ctx.workspace
-    hits = index.find(name_path, under=ws.roots)
-    if stale := {path for path, _ in hits if not index.is_current(path)}:
-        for path in stale:
-            index.update(path)
-        hits = index.find(name_path, under=ws.roots)
+class NameTable:
+    """The names of one of the index's name blocks by hash, so that definition looks a name
+    up in a table instead of scanning every name (8 MB on a monorepo) at each call: each
+    name's hash (of its last segment, the part after any "/") in order, and where it is in
+    the block (file and line, packed), in the same order. 12 bytes a definition, made for a
+    block when first looked in; a block replaced (its files' names changed) is a new one."""
+
+    def __init__(self, block: NameBlock):
+        hashes: list[int] = []
+        places: list[int] = []
+        for n, (_, record) in enumerate(block.files):
+            names = record.names.split("\n")
+            if "/" in record.names:
+                names = [name.rpartition("/")[2] for name in names]
+            hashes += map(hash, names)
+            places += range(n << 32, (n << 32) + len(names))
+        order = sorted(range(len(hashes)), key=hashes.__getitem__)
+        self.hashes = array("q", [hashes[i] for i in order])
+        self.places = array("q", [places[i] for i in order])
+
+    def places_of(self, name: str) -> list[tuple[int, int]]:
+        """(file, line) in the block of each name whose hash is that of `name`, in order."""
+        h = hash(name)
+        start = bisect_left(self.hashes, h)
+        end = bisect_right(self.hashes, h, start)
+        return [(place >> 32, place & 0xFFFFFFFF) for place in self.places[start:end]]
+
+
+class NameTables:
+    """A NameTable for each name block in use, dropped with its block."""
+
+    def __init__(self) -> None:
+        self._tables: WeakKeyDictionary[NameBlock, NameTable] = WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def of(self, block: NameBlock) -> NameTable:
+        with self._lock:
+            table = self._tables.get(block)
+        if table is None:
+            table = NameTable(block)
+            with self._lock:
+                self._tables[block] = table
+        return table
+
+
+NAME_TABLES = NameTables()
+
+
+def named(index: SymbolIndex, name_path: str, roots: list[Path]) -> list[tuple[Path, FileRecord, Entry]]:
+    """What index.find(name_path) finds under `roots` (in another order: by file, then by
+    line), looked up in the name tables."""
+    matches, last = name_path_matcher(name_path), last_segment(name_path)
+    under = tuple(str(root).rstrip(os.sep) + os.sep for root in roots)
     found = []
-    for path, entry in hits:
-        try:
-            text = ws.text(path)
-        except Refusal:
-            continue
-        if (symbol := outlined(path, text, entry)) is not None:
-            found.append(Found(path, text, symbol))
+    for block in index.names():
+        split: dict[int, tuple[list[str], list[str]]] = {}
+        for n, line in NAME_TABLES.of(block).places_of(last):
+            path, record = block.files[n]
+            if n not in split:
+                split[n] = record.names.split("\n"), record.containers.split("\n")
+            names, containers = split[n]
+            if names[line].rpartition("/")[2] != last or not str(path).startswith(under):
+                continue
+            entry = record.entry(line, names, containers)
+            if matches(entry.name_path):
+                found.append((path, record, entry))
     return found
 
 
-def nearness(origin: Path | None, found: Found) -> tuple:
-    """Same file, then same folder, then the fewest folders apart; top-level before nested."""
-    depth = found.symbol.name_path.count("/")
-    tests = "test" in str(found.path).lower()
-    if origin is None:
-        return (tests, depth, len(found.path.parts), str(found.path))
-    if found.path == origin:
-        return (0, 0, depth, found.symbol.start_line)
-    common = Path(os.path.commonpath([origin.parent, found.path.parent]))
-    apart = len(origin.parent.parts) - len(common.parts) + len(found.path.parent.parts) - len(common.parts)
-    return (1, apart, tests, depth, str(found.path))
+def indexed_definitions(ctx: Context, index: SymbolIndex, name_path: str) -> list[Found]:
+    """The definitions `name_path` names, from the index's tables, no file read (records
+    found stale are made again first, as find_symbol does)."""
+    ws = ctx.workspace
+    hits = named(index, name_path, ws.roots)
+    records = {path: record for path, record, _ in hits}
+    if stale := [path for path, record in records.items() if index.current(path) is not record]:
+        for path in stale:
+            index.update(path)
+        hits = named(index, name_path, ws.roots)
+    return [Indexed(ws, path, record, entry) for path, record, entry in hits]
 
 
-def location(ws: Workspace, f: Found) -> str:
-    s = f.symbol
+def nearness(origin: Path | None) -> Callable[[Found], tuple]:
+    """A sort key: same file, then same folder, then the fewest folders apart; top-level
+    before nested."""
+    folders = origin.parent.parts if origin is not None else ()
+
+    def key(found: Found) -> tuple:
+        depth = found.definition.name_path.count("/")
+        tests = "test" in str(found.path).lower()
+        if origin is None:
+            return (tests, depth, len(found.path.parts), str(found.path))
+        if found.path == origin:
+            return (0, 0, depth, found.definition.start_line)
+        theirs = found.path.parts[:-1]
+        common = next(
+            (n for n, (a, b) in enumerate(zip(folders, theirs, strict=False)) if a != b),
+            min(len(folders), len(theirs)),
+        )
+        return (1, len(folders) - common + len(theirs) - common, tests, depth, str(found.path))
+
+    return key
+
+
+def location(display: Callable[[Path], str], f: Found) -> str:
+    s = f.definition
     lines = str(s.start_line) if s.start_line == s.end_line else f"{s.start_line}-{s.end_line}"
-    return f"{ws.display(f.path)}:{lines}  {s.kind} {s.name_path}"
+    return f"{display(f.path)}:{lines}  {s.kind} {s.name_path}"
+
+
+class Signatures:
+    """The signature lines of the definitions listed lately, by (path, version of the text,
+    first line, name path): each takes a parse of its file (its doc line), a listing shows
+    up to hundreds, and the trees kept are fewer."""
+
+    def __init__(self, size: int = SIGNATURES_KEPT):
+        self.size = size
+        self._lines: OrderedDict[tuple, list[str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, f: Found) -> list[str]:
+        key = f.key()
+        with self._lock:
+            if (kept := self._lines.get(key)) is not None:
+                self._lines.move_to_end(key)
+                return kept
+        try:
+            sig = signature(f.path, f.text, f.symbol)
+        except Refusal:  # an indexed file unreadable since it was indexed: its location alone
+            return []
+        lines = [f"  {sig.one_line()}"] + ([f"  # {sig.doc}"] if sig.doc else [])
+        with self._lock:
+            self._lines[key] = lines
+            while len(self._lines) > self.size:
+                self._lines.popitem(last=False)
+        return lines
+
+
+SIGNATURES = Signatures()
 
 
 def signature_lines(f: Found) -> list[str]:
-    sig = signature(f.path, f.text, f.symbol)
-    out = [f"  {sig.one_line()}"]
-    if sig.doc:
-        out.append(f"  # {sig.doc}")
-    return out
+    return SIGNATURES.of(f)
 
 
 def from_use(ctx: Context, path: str, line: int, column: int) -> tuple[str, str, list[Found], str, bool]:
@@ -216,12 +419,12 @@ def found_from_use(ctx: Context, at: UseAt) -> tuple[list[Found], str, bool]:
             return found
     here = family(language_for(at.path))
     everywhere = [f for f in workspace_definitions(ctx, at.name) if family(language_for(f.path)) == here]
-    everywhere.sort(key=lambda f: nearness(at.path, f))
+    everywhere.sort(key=nearness(at.path))
     if receiver is not None and receiver.how in (INSTANCE, SUPER):
         found = in_hierarchy(ws, at, everywhere, receiver)
         if found is not None:
             return found
-    everywhere = [f for f in everywhere if f.path == at.path or not is_local(f)]
+    everywhere = [f for f in everywhere if f.path == at.path or not f.is_local()]
     pool = everywhere
     if bare:
         pool = [f for f in everywhere if not is_member(f)]
@@ -274,7 +477,7 @@ def in_hierarchy(ws: Workspace, at: UseAt, everywhere: list[Found], receiver: Re
             members = [
                 f
                 for f in everywhere
-                if f.path == c.path and f.symbol.name_path == f"{c.symbol.name_path}/{at.name}"
+                if f.path == c.path and f.definition.name_path == f"{c.symbol.name_path}/{at.name}"
             ]
             queue += [(c.path, c.text, base) for base in signature(c.path, c.text, c.symbol).bases]
         if members:
@@ -287,20 +490,12 @@ def in_hierarchy(ws: Workspace, at: UseAt, everywhere: list[Found], receiver: Re
     return None
 
 
-def is_local(f: Found) -> bool:
-    """A definition inside a function: not reachable from another file."""
-    parent = f.symbol.name_path.rpartition("/")[0]
-    return bool(parent) and any(
-        s.name_path == parent and s.kind in LOCAL_SCOPES for s in walk(outline(f.path, f.text))
-    )
-
-
 def is_member(f: Found) -> bool:
-    return f.symbol.kind in MEMBER_KINDS
+    return f.definition.kind in MEMBER_KINDS
 
 
 def owner_name(f: Found) -> str | None:
-    parts = f.symbol.name_path.split("/")
+    parts = f.definition.name_path.split("/")
     return parts[-2] if len(parts) > 1 else None
 
 
@@ -342,7 +537,7 @@ def typed_from_use(ctx: Context, path: str, line: int, column: int, precision: s
 def from_name(ctx: Context, name: str) -> tuple[str, str, list[Found], str, bool]:
     identifier, _, owner_part = name.strip("/").replace(".", "/").rpartition("/")[::-1]
     found = workspace_definitions(ctx, identifier, owner_part or None)
-    found.sort(key=lambda f: nearness(None, f))
+    found.sort(key=nearness(None))
     return identifier, name, found, "by name (top-level and non-test definitions first)", True
 
 
@@ -365,22 +560,27 @@ def documentation_lines(documentation: list[str], budget: int) -> tuple[str, ...
 
 
 def body_stage(
-    ws: Workspace, head: str, best: Found, others: list[Found], budget: int, notes: tuple[str, ...] = ()
+    display: Callable[[Path], str],
+    head: str,
+    best: Found,
+    others: list[Found],
+    budget: int,
+    notes: tuple[str, ...] = (),
 ) -> dict | None:
     """The one definition's lines, paged like read (None when they do not fit); notes that
     are `doc:` lines are shown as they are."""
-    s = best.symbol
+    s = best.definition
     head = "\n".join([head, *(n if n.startswith("doc: ") else f"note: {n}" for n in notes)])
     answer = page(
-        best.text, ws.display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
+        best.text, display(best.path), start=s.start_line, max_chars=max(budget - len(head) - 1, 200),
         first=s.start_line, last=s.end_line, part=f"{s.kind} {s.name_path}",
-        notes=[f"also {location(ws, f)}" for f in others[:3]], then=f" symbol=/{s.name_path}",
+        notes=[f"also {location(display, f)}" for f in others[:3]], then=f" symbol=/{s.name_path}",
     )  # fmt: skip
     shown = "\n".join([head, answer["text"]])
     if len(shown) > budget:
         return None
     nxt = answer.get("next") and {
-        "path": ws.display(best.path),
+        "path": display(best.path),
         "symbol": "/" + s.name_path,
         **answer["next"],
     }
@@ -388,28 +588,32 @@ def body_stage(
 
 
 def listing_stages(
-    ws: Workspace, head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
+    display: Callable[[Path], str], head: str, found: list[Found], budget: int, notes: tuple[str, ...] = ()
 ) -> dict:
     """Each candidate's location and signature, as many as fit; else locations alone."""
     shown = [n if n.startswith("doc: ") else f"note: {n}" for n in notes]
-    blocks: dict[int, list[str]] = {}  # each candidate's lines, made once for every count tried
+    lines = [head + " · stage: signatures", *shown]
 
-    def listing(n: int) -> list[str]:
-        lines = [head + " · stage: signatures", *shown]
-        for i, f in enumerate(found[:n]):
-            if i not in blocks:
-                blocks[i] = [location(ws, f), *signature_lines(f)]
-            lines += blocks[i]
-        if n < len(found):
-            lines.append(
-                f"[{len(found) - n} more not shown: narrow with a name path (Owner/name) or start from a use]"
-            )
-        return lines
+    def more(n: int) -> list[str]:
+        if n == len(found):
+            return []
+        return [
+            f"[{len(found) - n} more not shown: narrow with a name path (Owner/name) or start from a use]"
+        ]
 
-    n = largest_fit(0, len(found), lambda k: k == 0 or size(listing(k)) <= budget)
+    # The most candidates whose lines and the line saying how many more fit, counted up: each
+    # candidate's signature takes a parse of its file, and a budget holds a few of hundreds.
+    chars, n = size(lines), 0
+    for f in found:
+        block = [location(display, f), *signature_lines(f)]
+        chars += size(block) + 1
+        if chars + sum(len(line) + 1 for line in more(n + 1)) > budget:
+            break
+        lines += block
+        n += 1
     if n:
-        return {"text": "\n".join(listing(n)), "next": None, "stage": "signatures"}
-    locations = [head + " · stage: locations", *shown, *(location(ws, f) for f in found)]
+        return {"text": "\n".join(lines + more(n)), "next": None, "stage": "signatures"}
+    locations = [head + " · stage: locations", *shown, *(location(display, f) for f in found)]
     top = 1 + len(shown)  # the head and its notes
     k = largest_fit(
         0, len(found), lambda k: k == 0 or size([*locations[: k + top], "[99999 more]"]) <= budget
@@ -433,6 +637,7 @@ def definition(
     max_chars: int,
 ) -> dict:
     ws = ctx.workspace
+    display = cache(ws.display)  # for this answer: a file holds several candidates
     typed = Confirmed(unavailable=BY_NAME)
     if path is not None and line is not None:
         identifier, asked, found, how, guess, typed = typed_from_use(ctx, path, line, column, precision)
@@ -449,9 +654,9 @@ def definition(
         "name": identifier,
         "guess": guess,
         "definitions": [
-            {"path": ws.display(f.path), "name_path": f.symbol.name_path, "kind": f.symbol.kind,
-             "start_line": f.symbol.start_line, "end_line": f.symbol.end_line,
-             "name_line": f.symbol.selection[0] + 1}
+            {"path": display(f.path), "name_path": f.definition.name_path, "kind": f.definition.kind,
+             "start_line": f.definition.start_line, "end_line": f.definition.end_line,
+             "name_line": f.definition.selection[0] + 1}
             for f in found[:200]
         ],
     }  # fmt: skip
@@ -463,6 +668,10 @@ def definition(
     counted = "definition" if how.startswith("by type") else "candidate"
     head = f"definition of {asked} · {plural(len(found), counted)} · {how}"
     one = len(found) == 1 or not guess
-    if body and one and (answer := body_stage(ws, head, found[0], found[1:], max_chars, notes)) is not None:
+    if (
+        body
+        and one
+        and (answer := body_stage(display, head, found[0], found[1:], max_chars, notes)) is not None
+    ):
         return answer | fields
-    return listing_stages(ws, head, found, max_chars, notes) | fields
+    return listing_stages(display, head, found, max_chars, notes) | fields
