@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..workspace import Text
 from .languages import GRAMMARS, grammar, language_for, query, query_source
-from .parsing import MAX_PARSE_BYTES, PARSES, Change, Parsed
+from .parsing import MAX_PARSE_BYTES, PARSES, Parsed
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -85,12 +85,41 @@ def walk(symbols: Iterable[Symbol]) -> Iterator[Symbol]:
 Segments = tuple[list[int], list[tuple[int, int, str | None]]]
 
 
+@dataclass(slots=True)
+class _Group:
+    """A top-level definition with the definitions inside it (outer before inner), and the
+    symbol made of them. The definitions' offsets are `byte_shift` and their rows `row_shift`
+    short of where they are now: an edit before a group moves it without copying what it holds."""
+
+    definitions: list[_Definition]
+    symbol: Symbol
+    byte_shift: int = 0
+    row_shift: int = 0
+
+    @property
+    def start(self) -> int:
+        return self.definitions[0].start + self.byte_shift
+
+    @property
+    def end(self) -> int:
+        return self.definitions[0].end + self.byte_shift
+
+    def placed(self) -> list[_Definition]:
+        """The definitions where they are now."""
+        if not self.byte_shift and not self.row_shift:
+            return self.definitions
+        return [_shifted(d, self.byte_shift, self.row_shift) for d in self.definitions]
+
+
 @dataclass
 class _Entry:
     version: str
-    symbols: list[Symbol]
-    definitions: list[_Definition]  # what the symbols were made from, for the next version
+    groups: list[_Group]  # what the symbols were made from, for the next version
     segments: Segments | None = None
+
+    @property
+    def symbols(self) -> list[Symbol]:
+        return [group.symbol for group in self.groups]
 
 
 class _Outlines:
@@ -98,6 +127,7 @@ class _Outlines:
         self.size = size
         self._entries: OrderedDict[Path, _Entry] = OrderedDict()
         self._lock = threading.Lock()
+        self.counts = {"fresh": 0, "updated": 0}  # outlines made whole, and from the one before
 
     def entry(self, path: Path, text: Text) -> _Entry:
         with self._lock:
@@ -106,10 +136,9 @@ class _Outlines:
                 self._entries.move_to_end(path)
                 return earlier
         language = language_for(path)
-        entry = _Entry(text.version, [], [])
+        entry = _Entry(text.version, [])
         if language is not None and (parsed := PARSES.parse(path, text, language)) is not None:
-            entry.definitions = definitions(parsed, earlier)
-            entry.symbols = _nest_reusing(entry.definitions, earlier, parsed.change)
+            entry.groups = _groups(parsed, earlier)
         with self._lock:
             self._entries[path] = entry
             self._entries.move_to_end(path)
@@ -280,24 +309,35 @@ def build(parsed: Parsed) -> list[Symbol]:
     return _nest(definitions(parsed))
 
 
-def definitions(parsed: Parsed, earlier: _Entry | None = None) -> list[_Definition]:
-    """The definitions of a parsed text, outer before inner. After an incremental parse
-    from the text `earlier` outlined, only the innermost definition holding the change is
-    queried again; the others are kept, moved by the edit."""
-    if earlier is not None and parsed.change is not None and parsed.change.previous == earlier.version:
-        updated = _update(parsed, earlier.definitions)
-        if updated is not None:
-            return updated
+def definitions(parsed: Parsed) -> list[_Definition]:
+    """The definitions of a parsed text, outer before inner."""
     found = sorted(_definitions(parsed), key=_order)
     if any(d.kind == FILE_NAMESPACE for d in found):
         found = sorted(_extend_file_namespaces(found, parsed.data), key=_order)
     return found
 
 
+def _groups(parsed: Parsed, earlier: _Entry | None) -> list[_Group]:
+    """The outline of a parsed text in top-level groups. After an incremental parse from
+    the text `earlier` outlined, from its groups: only those the edit (or a change of syntax
+    it made) reaches are queried again, those after it move, those before it stay."""
+    if earlier is not None and parsed.change is not None and parsed.change.previous == earlier.version:
+        updated = _update(parsed, earlier.groups)
+        if updated is not None:
+            OUTLINES.counts["updated"] += 1
+            return updated
+    OUTLINES.counts["fresh"] += 1
+    return _grouped(definitions(parsed))
+
+
+def _grouped(found: list[_Definition]) -> list[_Group]:
+    return [_Group(group, _nest(group)[0]) for group in _top_level_groups(found)]
+
+
 def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Iterable[_Definition]:
     """One definition per name: the widest capture of a name wins (a decorated definition
     over the bare one it wraps), then the earliest pattern (struct before plain type).
-    With `within`, only the definitions inside that byte range."""
+    With `within`, only those of the query's matches in that byte range (some may cross it)."""
     import tree_sitter
 
     compiled, own = _outline_query(parsed.language)
@@ -315,8 +355,6 @@ def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Itera
         resolved = _definition(pattern, captures, parsed.data, around) if pattern < own else None
         if resolved is not None:
             name_start, definition = resolved
-            if within is not None and not (within[0] <= definition.start and definition.end <= within[1]):
-                continue
             old = found.get(name_start)
             if old is None or definition.rank < old[1].rank:
                 found[name_start] = (name_start, definition)
@@ -454,35 +492,80 @@ def _point(point: tree_sitter.Point) -> tuple[int, int]:
     return point[0], point[1]
 
 
-def _update(parsed: Parsed, old: list[_Definition]) -> list[_Definition] | None:
-    """The definitions after an edit, from those before it: the top-level definition
-    strictly holding the edit (and every range whose syntax changed) is queried again, the
-    definitions after it move by the edit, those before it stay. None when no top-level
-    definition holds the change, or it ends elsewhere than the edit moved its end to (the
-    edit changed what follows), or a file-scoped namespace spans the file: query it all."""
+def _update(parsed: Parsed, old: list[_Group]) -> list[_Group] | None:
+    """The groups after an edit, from those before it: the groups the edit or a range whose
+    syntax changed touches (and, where definitions take in leading siblings, the next one)
+    are queried again, from the end of the group before them to the start of the group
+    after them; the groups after move by the edit, those before stay. None where that
+    cannot hold: a definition found crosses the span queried (the edit changed what holds
+    what), or a file-scoped namespace spans the file: query it all."""
     assert parsed.change is not None
     edit, changed = parsed.change.edit, parsed.change.changed
     start, old_end, new_end = edit["start_byte"], edit["old_end_byte"], edit["new_end_byte"]
     delta = new_end - old_end
-    holder, outer_end = None, -1
-    for d in old:
-        if d.kind == FILE_NAMESPACE:
+    # the span touched, in the old text's offsets (a changed range inside the edit's new
+    # text maps to the edit's old span)
+    lo = min([start, *(a for a, _ in changed)])
+    hi = max([old_end, *(b - delta for _, b in changed if b >= new_end)])
+    first = bisect_left([g.end for g in old], lo)  # the first group ending at lo or after
+    last = bisect_right([g.start for g in old], hi)  # the groups before it start at hi or before
+    if GRAMMARS[parsed.language].leading:
+        last = min(len(old), last + 1)  # an attribute typed before a group belongs to it
+    before, after = old[:first], old[last:]
+    span = (before[-1].end if before else 0, after[0].start + delta if after else len(parsed.data))
+    inside = _definitions_within(parsed, span)
+    if inside is None:
+        return None
+    return before + _grouped(inside) + [_moved_group(g, edit, delta) for g in after]
+
+
+def _definitions_within(parsed: Parsed, span: tuple[int, int]) -> list[_Definition] | None:
+    """The definitions inside a span of a parsed text, outer before inner; None when one
+    found crosses its bounds (or is a file-scoped namespace)."""
+    lo, hi = span
+    inside = []
+    for d in _definitions(parsed, span):
+        if d.end <= lo or d.start >= hi:
+            continue
+        if d.start < lo or d.end > hi or d.kind == FILE_NAMESPACE:
             return None
-        if d.start >= outer_end:  # top level: not inside the previous top-level definition
-            outer_end = d.end
-            if d.start < start and old_end < d.end:
-                holder = d
-    if holder is None:
-        return None
-    lo, hi = holder.start, holder.end + delta
-    if any(a < lo or b > hi for a, b in changed):
-        return None
-    inside = list(_definitions(parsed, (lo, hi)))
-    if not any(d.start == lo and d.end == hi for d in inside):
-        return None
-    before = [d for d in old if d.end <= lo]
-    after = [_moved(d, edit, delta) for d in old if d.start >= holder.end]
-    return sorted(before + inside + after, key=_order)
+        inside.append(d)
+    return sorted(inside, key=_order)
+
+
+def _moved_group(group: _Group, edit: dict, delta: int) -> _Group:
+    """A group after an edit (it starts at or after its end), where the edit puts it: the
+    same symbol when its points stay, its symbol's rows shifted when it starts on a later
+    line than the edit's end, made again when it starts on that line (its columns move)."""
+    (old_row, _), (new_row, _) = edit["old_end_point"], edit["new_end_point"]
+    rows = new_row - old_row
+    if group.definitions[0].start_point[0] + group.row_shift > old_row:
+        if not rows:
+            return _Group(group.definitions, group.symbol, group.byte_shift + delta, group.row_shift)
+        return _Group(
+            group.definitions,
+            _shift_rows(group.symbol, rows),
+            group.byte_shift + delta,
+            group.row_shift + rows,
+        )
+    moved = [_moved(d, edit, delta) for d in group.placed()]
+    return _Group(moved, _nest(moved)[0])
+
+
+def _shift_rows(symbol: Symbol, rows: int) -> Symbol:
+    (a, b, c, d), (e, f, g, h) = symbol.range, symbol.selection
+    return Symbol(
+        symbol.kind, symbol.name, symbol.name_path, symbol.start_line + rows, symbol.end_line + rows,
+        (a + rows, b, c + rows, d), (e + rows, f, g + rows, h), [_shift_rows(c, rows) for c in symbol.children],
+    )  # fmt: skip
+
+
+def _shifted(d: _Definition, delta: int, rows: int) -> _Definition:
+    (a, b), (c, e), (f, g, h, i) = d.start_point, d.end_point, d.selection
+    return _Definition(
+        d.start + delta, d.end + delta, d.kind, d.name, d.scope, (a + rows, b), (c + rows, e),
+        (f + rows, g, h + rows, i), d.rank,
+    )  # fmt: skip
 
 
 def _moved_point(point: tuple[int, ...], edit: dict) -> tuple[int, int]:
@@ -551,32 +634,6 @@ def nested(definitions: list[_Definition]) -> Iterator[tuple[_Definition, str, s
         yield d, kind, prefix, parent
         stack.append((d.end, kept, kind, prefix + d.name, d.start))
         kept += 1
-
-
-def _nest_reusing(found: list[_Definition], earlier: _Entry | None, change: Change | None) -> list[Symbol]:
-    """_nest, one top-level definition (with what it holds) at a time, keeping the earlier
-    outline's symbol where the edit from it left one as it was: made from the same
-    definitions at the same points, on lines the edit did not touch. Consumers may then
-    keep what they derive from a top-level symbol by its identity (the LSP front door
-    keeps its JSON): typing in one function makes only that function's symbols again."""
-    kept: dict[tuple, Symbol] = {}
-    first_row = last_row = 0  # the lines the edit touched
-    if earlier is not None and change is not None and change.previous == earlier.version:
-        groups = _top_level_groups(earlier.definitions)
-        kept = {_made_from(group): symbol for group, symbol in zip(groups, earlier.symbols, strict=True)}
-        first_row, last_row = change.edit["start_point"][0], change.edit["new_end_point"][0]
-    symbols = []
-    for group in _top_level_groups(found):
-        symbol = kept.get(_made_from(group))
-        if symbol is None or (first_row <= symbol.range[2] and symbol.range[0] <= last_row):
-            (symbol,) = _nest(group)
-        symbols.append(symbol)
-    return symbols
-
-
-def _made_from(group: list[_Definition]) -> tuple:
-    """What the symbols of a group are made from: their definitions without byte offsets."""
-    return tuple((d.kind, d.name, d.scope, d.start_point, d.end_point, d.selection) for d in group)
 
 
 def _top_level_groups(definitions: list[_Definition]) -> Iterator[list[_Definition]]:
