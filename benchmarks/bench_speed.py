@@ -19,7 +19,9 @@ interpreter's standard library).
 The load (`uptime`) is noted beside each workspace's figures: the cores are shared.
 `python -m benchmarks speed` runs both; `BENCH_SPEED_SCALES=django` picks one;
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
-worker's peak memory).
+worker's peak memory); `BENCH_SPEED_PARTS=typing` documentSymbol after an edit alone (while a
+cold index builds, idle, and under the 8 heavy calls), with `BENCH_SPEED_BASELINE=<commit>`
+beside that commit's server, runs alternating.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from pathlib import Path
 
 import lsp_agent
 from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
-from benchmarks.common import Client, Report, the_run
+from benchmarks.common import Client, Report, source_tree, the_run
 from lsp_agent.search import find_rg
 
 SCALES = ["django", "monorepo"]
@@ -179,11 +181,17 @@ async def server_figures(root: Path, cache: str) -> dict:
 
 
 async def typing_under_load(client: Client, root: Path) -> str:
+    idle, busy = await typing_times(client, root)
+    return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
+
+
+def typist(client: Client, root: Path):
+    """Opens the big file and returns a coroutine function: one edit (a character typed or
+    taken back on one line), then documentSymbol, timed."""
     path = big_file(root)
     uri = path.as_uri()
     lines = path.read_text(encoding="utf-8").split("\n")
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "\n".join(lines)}})  # fmt: skip
-    await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     row = next(n for n in range(BIG_FILE_LINES // 2, BIG_FILE_LINES) if lines[n].startswith("        return"))
     version = iter(range(2, 10**6))
 
@@ -194,10 +202,60 @@ async def typing_under_load(client: Client, root: Path) -> str:
         client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": n}, "contentChanges": [change]})  # fmt: skip
         return await client.timed("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
 
+    return edit_then_outline
+
+
+async def typing_times(client: Client, root: Path, rounds: int = 1) -> tuple[list[float], list[float]]:
+    """documentSymbol after an edit: idle, and while the 8 heavy calls run (`rounds` times)."""
+    edit_then_outline = typist(client, root)
+    await client.request("textDocument/documentSymbol", {"textDocument": {"uri": big_file(root).as_uri()}})
     idle = [await edit_then_outline() for _ in range(10)]
-    busy = await under_load(client, edit_then_outline)
-    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-    return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
+    busy = []
+    for _ in range(rounds):
+        busy += await under_load(client, edit_then_outline)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": big_file(root).as_uri()}})
+    return idle, busy
+
+
+async def typing_once(root: Path, code: Path | None) -> dict[str, list[float]]:
+    """One server from an empty cache: typing while its cold index builds, then idle and
+    under load."""
+    with tempfile.TemporaryDirectory() as cache:
+        client = await Client.start(root, cache, code)
+        edit_then_outline = typist(client, root)
+        await client.request(
+            "textDocument/documentSymbol", {"textDocument": {"uri": big_file(root).as_uri()}}
+        )
+        cold = []
+        while not client.indexed.is_set() and len(cold) < 400:
+            cold.append(await edit_then_outline())
+        client.notify("textDocument/didClose", {"textDocument": {"uri": big_file(root).as_uri()}})
+        await asyncio.wait_for(client.indexed.wait(), 1800)
+        idle, busy = await typing_times(client, root, rounds=2)
+        await client.stop()
+    return {"while a cold index builds": cold, "idle": idle, "while 8 heavy calls run": busy}
+
+
+async def typing_figures(root: Path) -> dict:
+    """documentSymbol after an edit alone (issue 28 item 4), beside BENCH_SPEED_BASELINE's
+    server when set (two runs each, alternating; samples pooled)."""
+    baseline = os.environ.get("BENCH_SPEED_BASELINE")
+    with tempfile.TemporaryDirectory() as tmp:
+        servers = {"this": None}
+        if baseline:
+            servers = {baseline: source_tree(baseline, Path(tmp)), "this": None}
+        pooled: dict[tuple[str, str], list[float]] = {}
+        for _ in range(2 if baseline else 1):
+            for name, code in servers.items():
+                for when, times in (await typing_once(root, code)).items():
+                    pooled.setdefault((when, name), []).extend(times)
+    figures = {}
+    for (when, name), times in pooled.items():
+        figure = f"documentSymbol after an edit ({BIG_FILE_LINES:,} lines) {when}, {name}, p50 / p99 ms"
+        figures[figure] = (
+            f"{statistics.median(times) * 1000:.1f} / {p99(times) * 1000:.1f} ({len(times)} edits)"
+        )
+    return figures
 
 
 def cli_figures(root: Path, cache: str, how: str = "alone") -> dict:
@@ -311,6 +369,8 @@ def main() -> None:
             before = load()
             if os.environ.get("BENCH_SPEED_PARTS") == "overview":  # overview's figures alone
                 figures[scale] = asyncio.run(overview_figures(root, cache))
+            elif os.environ.get("BENCH_SPEED_PARTS") == "typing":  # documentSymbol's alone
+                figures[scale] = asyncio.run(typing_figures(root))
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)
