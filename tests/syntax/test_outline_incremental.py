@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.server import OutlineJson
-from lsp_agent.syntax.index import Columns
+from lsp_agent.syntax.index import Columns, non_ascii_lines
 from lsp_agent.syntax.outline import OUTLINES, build, outline
 from lsp_agent.syntax.parsing import PARSES, ParseCache
 from lsp_agent.workspace import Text
@@ -145,3 +145,17 @@ def test_typing_in_one_function_queries_only_its_group_and_keeps_the_others():
         after[3].start_line + 1,
         after[3].end_line + 1,
     )
+
+
+@given(
+    st.lists(st.sampled_from(["a", "\n", "é", "𝄞", " ", "\u2028", "\x85"]), max_size=40).map("".join),
+    st.integers(1, 9),
+)
+def test_the_lines_found_not_ascii_are_the_texts_lines_that_are_not(content, chunk):
+    text = Text.from_str(content)
+    expected = {n: line for n, line in enumerate(text.lines(1, text.line_count)) if not line.isascii()}
+    assert non_ascii_lines(content, chunk) == non_ascii_lines(content) == expected
+    columns, by_line = Columns(text, "utf-16"), Columns(text, "utf-16")
+    by_line.scanned = True  # as for a text that may end its lines in CRLF: from its line index
+    points = [(row, col) for row in range(text.line_count + 1) for col in range(0, 9, 2)]
+    assert [columns.column(*p) for p in points] == [by_line.column(*p) for p in points]
