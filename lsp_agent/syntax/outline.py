@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..workspace import Text
 from .languages import GRAMMARS, grammar, language_for, query, query_source
-from .parsing import MAX_PARSE_BYTES, PARSES, Parsed
+from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, parse_fresh
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -115,11 +115,8 @@ class _Group:
 class _Entry:
     version: str
     groups: list[_Group]  # what the symbols were made from, for the next version
+    symbols: list[Symbol]  # the symbol of each group
     segments: Segments | None = None
-
-    @property
-    def symbols(self) -> list[Symbol]:
-        return [group.symbol for group in self.groups]
 
 
 class _Outlines:
@@ -136,9 +133,10 @@ class _Outlines:
                 self._entries.move_to_end(path)
                 return earlier
         language = language_for(path)
-        entry = _Entry(text.version, [])
+        entry = _Entry(text.version, [], [])
         if language is not None and (parsed := PARSES.parse(path, text, language)) is not None:
             entry.groups = _groups(parsed, earlier)
+            entry.symbols = [group.symbol for group in entry.groups]
         with self._lock:
             self._entries[path] = entry
             self._entries.move_to_end(path)
@@ -160,7 +158,7 @@ def fresh_definitions(language: str, data: bytes) -> list[_Definition]:
     """The definitions of `data` (UTF-8) parsed afresh, without the caches (for files read once)."""
     if len(data) > MAX_PARSE_BYTES:
         return []
-    return definitions(Parsed(language, "", data, PARSES.parser(language).parse(data)))
+    return definitions(Parsed(language, "", data, parse_fresh(PARSES.parser(language), data)))
 
 
 def enclosing_symbol(path: Path, text: Text, line: int) -> str | None:
