@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from lsp_agent.server import OutlineJson
 from lsp_agent.syntax.index import Columns, non_ascii_lines
 from lsp_agent.syntax.outline import OUTLINES, build, outline
-from lsp_agent.syntax.parsing import PARSES, ParseCache
+from lsp_agent.syntax.parsing import CHUNKED_PARSE_BYTES, PARSES, ParseCache, parse_fresh
 from lsp_agent.workspace import Text
 
 SOURCES = {
@@ -159,3 +159,34 @@ def test_the_lines_found_not_ascii_are_the_texts_lines_that_are_not(content, chu
     by_line.scanned = True  # as for a text that may end its lines in CRLF: from its line index
     points = [(row, col) for row in range(text.line_count + 1) for col in range(0, 9, 2)]
     assert [columns.column(*p) for p in points] == [by_line.column(*p) for p in points]
+
+
+PARSED_PIECES = [
+    "def f(x):\n",
+    "    return 'é𝄞'\n",
+    "class A:\n",
+    '    s = "日本語"\n',
+    "x = 1\n",
+    "\n",
+    "  # 𝄞é\n",
+    "(",
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(PARSED_PIECES), min_size=1, max_size=400).map("".join))
+def test_a_large_text_parsed_in_chunks_is_the_text_parsed_whole(content):
+    """Chunks end inside characters, lines and tokens; the tree is the same to the byte."""
+    data = content.encode() * (CHUNKED_PARSE_BYTES // len(content.encode()) + 1)
+    assert len(data) > CHUNKED_PARSE_BYTES
+    parser = PARSES.parser("python")
+
+    def nodes(tree):
+        pending, found = [tree.root_node], []
+        while pending:
+            node = pending.pop()
+            found.append((node.type, node.start_byte, node.end_byte, node.start_point, node.end_point))
+            pending += node.children
+        return found
+
+    assert nodes(parse_fresh(parser, data)) == nodes(parser.parse(data))
