@@ -181,7 +181,7 @@ async def server_figures(root: Path, cache: str) -> dict:
 
 
 async def typing_under_load(client: Client, root: Path) -> str:
-    idle, busy = await typing_times(client, root)
+    idle, busy, _ = await typing_times(client, root)
     return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
 
 
@@ -205,16 +205,19 @@ def typist(client: Client, root: Path):
     return edit_then_outline
 
 
-async def typing_times(client: Client, root: Path, rounds: int = 1) -> tuple[list[float], list[float]]:
-    """documentSymbol after an edit: idle, and while the 8 heavy calls run (`rounds` times)."""
+async def typing_times(client: Client, root: Path, rounds: int = 1) -> tuple[list[float], list[float], float]:
+    """documentSymbol after an edit: idle, and while the 8 heavy calls run (`rounds` times);
+    and the CPU the server spent on each idle edit and documentSymbol."""
     edit_then_outline = typist(client, root)
     await client.request("textDocument/documentSymbol", {"textDocument": {"uri": big_file(root).as_uri()}})
-    idle = [await edit_then_outline() for _ in range(10)]
+    cpu = client.cpu_seconds()
+    idle = [await edit_then_outline() for _ in range(20)]
+    cpu = (client.cpu_seconds() - cpu) / len(idle)
     busy = []
     for _ in range(rounds):
         busy += await under_load(client, edit_then_outline)
     client.notify("textDocument/didClose", {"textDocument": {"uri": big_file(root).as_uri()}})
-    return idle, busy
+    return idle, busy, cpu
 
 
 async def typing_once(root: Path, code: Path | None) -> dict[str, list[float]]:
@@ -226,14 +229,14 @@ async def typing_once(root: Path, code: Path | None) -> dict[str, list[float]]:
         await client.request(
             "textDocument/documentSymbol", {"textDocument": {"uri": big_file(root).as_uri()}}
         )
-        cold = []
+        cold: list[float] = []
         while not client.indexed.is_set() and len(cold) < 400:
             cold.append(await edit_then_outline())
         client.notify("textDocument/didClose", {"textDocument": {"uri": big_file(root).as_uri()}})
         await asyncio.wait_for(client.indexed.wait(), 1800)
-        idle, busy = await typing_times(client, root, rounds=2)
+        idle, busy, cpu = await typing_times(client, root, rounds=2)
         await client.stop()
-    return {"while a cold index builds": cold, "idle": idle, "while 8 heavy calls run": busy}
+    return {"while a cold index builds": cold, "idle": idle, "while 8 heavy calls run": busy, "CPU": [cpu]}
 
 
 async def typing_figures(root: Path) -> dict:
@@ -241,7 +244,7 @@ async def typing_figures(root: Path) -> dict:
     server when set (two runs each, alternating; samples pooled)."""
     baseline = os.environ.get("BENCH_SPEED_BASELINE")
     with tempfile.TemporaryDirectory() as tmp:
-        servers = {"this": None}
+        servers: dict[str, Path | None] = {"this": None}
         if baseline:
             servers = {baseline: source_tree(baseline, Path(tmp)), "this": None}
         pooled: dict[tuple[str, str], list[float]] = {}
@@ -251,6 +254,10 @@ async def typing_figures(root: Path) -> dict:
                     pooled.setdefault((when, name), []).extend(times)
     figures = {}
     for (when, name), times in pooled.items():
+        if when == "CPU":
+            figure = f"  server CPU per edit and documentSymbol (idle), {name}, ms (each run)"
+            figures[figure] = " / ".join(f"{t * 1000:.1f}" for t in times)
+            continue
         figure = f"documentSymbol after an edit ({BIG_FILE_LINES:,} lines) {when}, {name}, p50 / p99 ms"
         figures[figure] = (
             f"{statistics.median(times) * 1000:.1f} / {p99(times) * 1000:.1f} ({len(times)} edits)"
