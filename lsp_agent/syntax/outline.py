@@ -491,12 +491,13 @@ def _point(point: tree_sitter.Point) -> tuple[int, int]:
 
 
 def _update(parsed: Parsed, old: list[_Group]) -> list[_Group] | None:
-    """The groups after an edit, from those before it: the groups the edit or a range whose
-    syntax changed touches (and, where definitions take in leading siblings, the next one)
-    are queried again, from the end of the group before them to the start of the group
-    after them; the groups after move by the edit, those before stay. None where that
-    cannot hold: a definition found crosses the span queried (the edit changed what holds
-    what), or a file-scoped namespace spans the file: query it all."""
+    """The groups after an edit, from those before it. A group strictly holding the edit and
+    every range whose syntax changed is made again from inside (_renew); else the groups
+    these touch (and, where definitions take in leading siblings, the next one) are queried
+    again, from the end of the group before them to the start of the group after them. The
+    groups after move by the edit, those before stay. None where that cannot hold: a
+    definition found crosses the span queried (the edit changed what holds what), or a
+    file-scoped namespace spans the file: query it all."""
     assert parsed.change is not None
     edit, changed = parsed.change.edit, parsed.change.changed
     start, old_end, new_end = edit["start_byte"], edit["old_end_byte"], edit["new_end_byte"]
@@ -507,6 +508,8 @@ def _update(parsed: Parsed, old: list[_Group]) -> list[_Group] | None:
     hi = max([old_end, *(b - delta for _, b in changed if b >= new_end)])
     first = bisect_left([g.end for g in old], lo)  # the first group ending at lo or after
     last = bisect_right([g.start for g in old], hi)  # the groups before it start at hi or before
+    if last - first == 1 and (renewed := _renewed(parsed, old[first], (lo, hi))) is not None:
+        return [*old[:first], renewed, *(_moved_group(g, edit, delta) for g in old[last:])]
     if GRAMMARS[parsed.language].leading:
         last = min(len(old), last + 1)  # an attribute typed before a group belongs to it
     before, after = old[:first], old[last:]
@@ -517,17 +520,111 @@ def _update(parsed: Parsed, old: list[_Group]) -> list[_Group] | None:
     return before + _grouped(inside) + [_moved_group(g, edit, delta) for g in after]
 
 
-def _definitions_within(parsed: Parsed, span: tuple[int, int]) -> list[_Definition] | None:
-    """The definitions inside a span of a parsed text, outer before inner; None when one
-    found crosses its bounds (or is a file-scoped namespace)."""
+def _renewed(parsed: Parsed, group: _Group, touched: tuple[int, int]) -> _Group | None:
+    """A group after an edit whose touched span (old offsets) it strictly holds, or None."""
+    found = group.placed()
+    if len(found) == 1 or not (found[0].start < touched[0] and touched[1] < found[0].end):
+        return None
+    renewed = _renew(parsed, found, group.symbol, [], touched)
+    return None if renewed is None else _Group(*renewed)
+
+
+def _renew(
+    parsed: Parsed,
+    found: list[_Definition],
+    symbol: Symbol,
+    chain: list[_Definition],
+    touched: tuple[int, int],
+) -> tuple[list[_Definition], Symbol] | None:
+    """A definition (found[0], with those inside it; `symbol` made of them) strictly holding
+    the touched span, after the edit, made as _update makes the top level: the child holding
+    the span strictly made again from inside, or the children it touches queried again and
+    those after moved; the children before and their symbols kept. `chain`: the definitions
+    around it, moved by the edit. None where that cannot hold."""
+    assert parsed.change is not None
+    edit = parsed.change.edit
+    delta = edit["new_end_byte"] - edit["old_end_byte"]
+    top = found[0]
+    kids = list(_top_level_groups(found[1:]))
+    if len(kids) != len(symbol.children) or len(chain) + 1 >= MAX_NESTING:
+        return None  # some were cut at MAX_NESTING
+    moved_top = replace(top, end=top.end + delta, end_point=_moved_point(top.end_point, edit), rank=(top.rank[0] - delta, top.rank[1]))  # fmt: skip
+    around = [*chain, moved_top]
+    lo, hi = touched
+    first = bisect_left([k[0].end for k in kids], lo)
+    last = bisect_right([k[0].start for k in kids], hi)
+    deeper = None
+    if last - first == 1 and len(kids[first]) > 1 and kids[first][0].start < lo and hi < kids[first][0].end:
+        deeper = _renew(parsed, kids[first], symbol.children[first], around, touched)
+    if deeper is not None:
+        middle, made = deeper[0], [deeper[1]]
+    else:
+        if GRAMMARS[parsed.language].leading:
+            last = min(len(kids), last + 1)
+        span = (kids[first - 1][0].end if first else top.start, kids[last][0].start + delta if last < len(kids) else moved_top.end)  # fmt: skip
+        inside = _definitions_within(parsed, span, around)
+        if inside is None:
+            return None
+        middle, made = inside, _nest_under(around, inside)
+    after = _moved_kids(kids[last:], symbol.children[last:], around, edit)
+    end = moved_top.end_point
+    renewed = Symbol(
+        symbol.kind, symbol.name, symbol.name_path, symbol.start_line, last_line(top.start_point[0], end),
+        (*top.start_point, *end), symbol.selection, [*symbol.children[:first], *made, *after[1]],
+    )  # fmt: skip
+    return [moved_top, *(d for kid in kids[:first] for d in kid), *middle, *after[0]], renewed
+
+
+def _moved_kids(
+    kids: list[list[_Definition]], symbols: list[Symbol], around: list[_Definition], edit: dict
+) -> tuple[list[_Definition], list[Symbol]]:
+    """Children after an edit (inside `around`), where it puts them, and their symbols: the
+    same or with rows shifted where they start on a later line than the edit's end."""
+    delta = edit["new_end_byte"] - edit["old_end_byte"]
+    (row, _), (new_row, _) = edit["old_end_point"], edit["new_end_point"]
+    moved: list[_Definition] = []
+    made: list[Symbol] = []
+    for kid, symbol in zip(kids, symbols, strict=True):
+        placed = [_moved(d, edit, delta) for d in kid]
+        moved += placed
+        if kid[0].start_point[0] > row:
+            made.append(_shift_rows(symbol, new_row - row) if new_row != row else symbol)
+        else:
+            made += _nest_under(around, placed)
+    return moved, made
+
+
+def _nest_under(chain: list[_Definition], found: list[_Definition]) -> list[Symbol]:
+    """The symbols of definitions inside the innermost of `chain` (each inside the one
+    before), as _nest makes them there."""
+    symbols = _nest(chain + found)
+    for _ in chain:
+        symbols = symbols[-1].children
+    return symbols
+
+
+def _definitions_within(
+    parsed: Parsed, span: tuple[int, int], around: list[_Definition] | None = None
+) -> list[_Definition] | None:
+    """The definitions inside a span of a parsed text, outer before inner, leaving out those
+    `around` it (each must be found again as it is there); None when one found crosses the
+    span's bounds, or is a file-scoped namespace."""
     lo, hi = span
-    inside = []
+    around = around or []
+    inside, again = [], 0
     for d in _definitions(parsed, span):
         if d.end <= lo or d.start >= hi:
             continue
+        if d in around:
+            again += 1
+            continue
         if d.start < lo or d.end > hi or d.kind == FILE_NAMESPACE:
             return None
+        if any(d.start == a.start or d.selection == a.selection for a in around):
+            return None  # one around it changed
         inside.append(d)
+    if again != len(around):
+        return None
     return sorted(inside, key=_order)
 
 
