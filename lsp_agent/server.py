@@ -15,6 +15,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -572,6 +573,16 @@ def document_symbol_head(columns: Columns, s: Symbol, parent: str | None) -> dic
     }
 
 
+# A line of a position in DocumentSymbol JSON: `{"line": ` never occurs inside a string
+# there, whose quotes are escaped.
+JSON_LINE = re.compile(r'\{"line": (\d+)')
+
+
+def shift_lines(text: str, rows: int) -> str:
+    """DocumentSymbol JSON with every position `rows` lines further down."""
+    return JSON_LINE.sub(lambda m: f'{{"line": {int(m[1]) + rows}', text)
+
+
 class OutlineJson:
     """The JSON of documentSymbol answers, made one symbol at a time and kept for the last
     answers of each of the most recent documents. After an edit the outline keeps the very
@@ -599,9 +610,15 @@ class OutlineJson:
             kept = made.get((id(symbol), parent))
             if kept is not None and kept[0] is symbol:
                 return kept[1]
-            # as json.dumps writes the dict of document_symbols, its children spliced in
-            head = json.dumps(document_symbol_head(columns, symbol, parent))
-            text = f'{head[:-1]}, "children": [{", ".join(one(c, symbol.kind) for c in symbol.children)}]}}'
+            shifted = symbol.shifted_from
+            origin = made.get((id(shifted[0]), parent)) if shifted is not None else None
+            if shifted is not None and origin is not None and origin[0] is shifted[0]:
+                text = shift_lines(origin[1], shifted[1])  # lines typed or taken out above it
+            else:  # as json.dumps writes the dict of document_symbols, its children spliced in
+                head = json.dumps(document_symbol_head(columns, symbol, parent))
+                text = (
+                    f'{head[:-1]}, "children": [{", ".join(one(c, symbol.kind) for c in symbol.children)}]}}'
+                )
             made[id(symbol), parent] = symbol, text
             return text
 

@@ -58,6 +58,9 @@ class Symbol:
     range: tuple[int, int, int, int]
     selection: tuple[int, int, int, int]  # the range of the name
     children: list[Symbol] = field(default_factory=list)
+    # (the symbol of the text before an edit, rows added): made by moving that one down
+    # or up, so a consumer may move what it made of it (the LSP front door: its JSON)
+    shifted_from: tuple[Symbol, int] | None = field(default=None, compare=False, repr=False)
 
     def walk(self) -> Iterator[Symbol]:
         yield self
@@ -649,9 +652,11 @@ def _moved_group(group: _Group, edit: dict, delta: int) -> _Group:
 
 def _shift_rows(symbol: Symbol, rows: int) -> Symbol:
     (a, b, c, d), (e, f, g, h) = symbol.range, symbol.selection
+    symbol.shifted_from = None  # one step back at most: a chain would hold every version
     return Symbol(
         symbol.kind, symbol.name, symbol.name_path, symbol.start_line + rows, symbol.end_line + rows,
         (a + rows, b, c + rows, d), (e + rows, f, g + rows, h), [_shift_rows(c, rows) for c in symbol.children],
+        (symbol, rows),
     )  # fmt: skip
 
 
