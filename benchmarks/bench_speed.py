@@ -29,7 +29,10 @@ while 8 heavy calls run, over a warm server, with `BENCH_SPEED_BEFORE=<commit>` 
 from that commit's package (runs alternating, BENCH_SPEED_ROUNDS of each, default 2;
 BENCH_SPEED_AFTER=<commit>: that commit's package instead of this tree);
 `BENCH_SPEED_PARTS=definition` the warm start's memory against the cold
-build's and definition alone (by name and from a use, over the server and as a CLI one-shot).
+build's and definition alone (by name and from a use, over the server and as a CLI one-shot);
+`BENCH_SPEED_PARTS=typing` documentSymbol after an edit alone (while a
+cold index builds, idle, and under the 8 heavy calls), with `BENCH_SPEED_BASELINE=<commit>`
+beside that commit's server, runs alternating.
 """
 
 from __future__ import annotations
@@ -216,11 +219,17 @@ async def cli_part(root: Path, cache: str) -> dict:
 
 
 async def typing_under_load(client: Client, root: Path, **load: Any) -> str:
+    idle, busy, _ = await typing_times(client, root, **load)
+    return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
+
+
+def typist(client: Client, root: Path):
+    """Opens the big file and returns a coroutine function: one edit (a character typed or
+    taken back on one line), then documentSymbol, timed."""
     path = big_file(root)
     uri = path.as_uri()
     lines = path.read_text(encoding="utf-8").split("\n")
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "\n".join(lines)}})  # fmt: skip
-    await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     row = next(n for n in range(BIG_FILE_LINES // 2, BIG_FILE_LINES) if lines[n].startswith("        return"))
     version = iter(range(2, 10**6))
 
@@ -231,10 +240,67 @@ async def typing_under_load(client: Client, root: Path, **load: Any) -> str:
         client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": n}, "contentChanges": [change]})  # fmt: skip
         return await client.timed("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
 
-    idle = [await edit_then_outline() for _ in range(10)]
-    busy = await under_load(client, edit_then_outline, **load)
-    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-    return f"{statistics.median(busy) * 1000:.0f} / {p99(busy) * 1000:.0f} (idle p50 {statistics.median(idle) * 1000:.0f}; {len(busy)} edits)"  # fmt: skip
+    return edit_then_outline
+
+
+async def typing_times(client: Client, root: Path, rounds: int = 1, **load: Any) -> tuple[list[float], list[float], float]:  # fmt: skip
+    """documentSymbol after an edit: idle, and while the 8 heavy calls run (`rounds` times);
+    and the CPU the server spent on each idle edit and documentSymbol."""
+    edit_then_outline = typist(client, root)
+    await client.request("textDocument/documentSymbol", {"textDocument": {"uri": big_file(root).as_uri()}})
+    cpu = client.cpu_seconds()
+    idle = [await edit_then_outline() for _ in range(20)]
+    cpu = (client.cpu_seconds() - cpu) / len(idle)
+    busy = []
+    for _ in range(rounds):
+        busy += await under_load(client, edit_then_outline, **load)
+    client.notify("textDocument/didClose", {"textDocument": {"uri": big_file(root).as_uri()}})
+    return idle, busy, cpu
+
+
+async def typing_once(root: Path, code: Path | None) -> dict[str, list[float]]:
+    """One server from an empty cache: typing while its cold index builds, then idle and
+    under load."""
+    with tempfile.TemporaryDirectory() as cache:
+        client = await Client.start(root, cache, code)
+        edit_then_outline = typist(client, root)
+        await client.request(
+            "textDocument/documentSymbol", {"textDocument": {"uri": big_file(root).as_uri()}}
+        )
+        cold: list[float] = []
+        while not client.indexed.is_set() and len(cold) < 400:
+            cold.append(await edit_then_outline())
+        client.notify("textDocument/didClose", {"textDocument": {"uri": big_file(root).as_uri()}})
+        await asyncio.wait_for(client.indexed.wait(), 1800)
+        idle, busy, cpu = await typing_times(client, root, rounds=2)
+        await client.stop()
+    return {"while a cold index builds": cold, "idle": idle, "while 8 heavy calls run": busy, "CPU": [cpu]}
+
+
+async def typing_figures(root: Path) -> dict:
+    """documentSymbol after an edit alone (issue 28 item 4), beside BENCH_SPEED_BASELINE's
+    server when set (two runs each, alternating; samples pooled)."""
+    baseline = os.environ.get("BENCH_SPEED_BASELINE")
+    with tempfile.TemporaryDirectory() as tmp:
+        servers: dict[str, Path | None] = {"this": None}
+        if baseline:
+            servers = {baseline: source_tree(baseline, Path(tmp)), "this": None}
+        pooled: dict[tuple[str, str], list[float]] = {}
+        for _ in range(2 if baseline else 1):
+            for name, code in servers.items():
+                for when, times in (await typing_once(root, code)).items():
+                    pooled.setdefault((when, name), []).extend(times)
+    figures = {}
+    for (when, name), times in pooled.items():
+        if when == "CPU":
+            figure = f"  server CPU per edit and documentSymbol (idle), {name}, ms (each run)"
+            figures[figure] = " / ".join(f"{t * 1000:.1f}" for t in times)
+            continue
+        figure = f"documentSymbol after an edit ({BIG_FILE_LINES:,} lines) {when}, {name}, p50 / p99 ms"
+        figures[figure] = (
+            f"{statistics.median(times) * 1000:.1f} / {p99(times) * 1000:.1f} ({len(times)} edits)"
+        )
+    return figures
 
 
 def cli_figures(root: Path, cache: str, how: str = "alone") -> dict:
@@ -554,6 +620,8 @@ def main() -> None:
                 figures[scale] = load_rounds(root, cache)
             elif os.environ.get("BENCH_SPEED_PARTS") == "definition":  # and the warm start's memory
                 figures[scale] = asyncio.run(definition_figures(root, cache))
+            elif os.environ.get("BENCH_SPEED_PARTS") == "typing":  # documentSymbol's alone
+                figures[scale] = asyncio.run(typing_figures(root))
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)

@@ -36,10 +36,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
 log = logging.getLogger(__name__)
@@ -226,19 +227,33 @@ class StrictProtocol(LanguageServerProtocol):
 
     def change_out_of_range(self, params: Any) -> str | None:
         """Why a didChange cannot apply to the buffer as the server has it (a range on a line
-        past its end: the editor's buffer is another), or None. Checked on a copy, change
-        by change, since each range is in the text the ones before it made."""
+        past its end: the editor's buffer is another), or None. Checked change by change on
+        a copy of the text, since each range is in the text the ones before it made."""
         document = self._server.workspace.text_documents.get(params.text_document.uri)
         if document is None:
             return None
         copy = TextDocument(document.uri, document.source, position_codec=document.position_codec)
-        for change in params.content_changes:
+        for n, change in enumerate(params.content_changes):
             if (bad := getattr(change, "range", None)) is not None:
                 lines = len(copy.lines)
                 if max(bad.start.line, bad.end.line) > lines or (bad.start.line, bad.start.character) > (bad.end.line, bad.end.character):  # fmt: skip
                     return f"a change at lines {bad.start.line + 1}-{bad.end.line + 1} of a buffer of {lines} lines"
-            copy.apply_change(change)
+            if n + 1 < len(params.content_changes):  # the last one is checked: no need to apply it
+                apply_change(copy, change)
         return None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        """pygls's, each change applied by apply_change."""
+        for change in params.content_changes:
+            document = self.workspace.text_documents.get(unquote(params.text_document.uri))
+            if document is None:  # as pygls fails
+                self.workspace.update_text_document(params.text_document, change)
+                continue
+            apply_change(document, change)
+            document.version = params.text_document.version
+        if (user_handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield user_handler, (params,), None
 
     def document_lost(self, uri: str, why: str) -> None:
         """A change could not be applied: the server's copy of the buffer is no longer the
@@ -314,6 +329,28 @@ class StrictProtocol(LanguageServerProtocol):
             super().handle_message(structured)
         except Exception:  # pygls answers handler errors itself; this is a bug of ours
             log.exception("unhandled error handling %s", method)
+
+
+def apply_change(document: TextDocument, change: Any) -> None:
+    """document.apply_change, with the text it makes, in one pass of C over the text: pygls
+    rebuilds it line by line in Python (7 ms for a change to a 9,000-line buffer)."""
+    if (
+        not isinstance(change, types.TextDocumentContentChangePartial)
+        or not document._is_sync_kind_incremental
+    ):
+        document.apply_change(change)
+        return
+    source = document.source
+    lines = source.splitlines(True)  # the lines as pygls counts them
+    span = document.position_codec.range_from_client_units(lines, change.range)
+    first, last = span.start.line, span.end.line
+    if not 0 <= first <= last < len(lines):  # pygls's own way with what it cannot find
+        document.apply_change(change)
+        return
+    offset = sum(map(len, lines[:first]))  # (the codec keeps a column within its line)
+    start = offset + span.start.character
+    end = offset + sum(map(len, lines[first:last])) + span.end.character
+    document._source = source[:start] + change.text + source[end:]
 
 
 def document_uri(message: dict) -> Any:

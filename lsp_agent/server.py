@@ -15,6 +15,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -39,7 +40,7 @@ from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .semantic import editor as semantic_editor
 from .semantic.connection import RequestCancelled, ServerFailed
-from .syntax import EXTENSIONS, Symbol, language_for, outline
+from .syntax import EXTENSIONS, Symbol, language_for, outline, walk
 from .syntax.index import Columns, SymbolIndex
 from .syntax.parsing import PARSES
 from .syntax.store import cache_folder
@@ -577,44 +578,84 @@ def document_symbols(columns: Columns, symbols: list[Symbol], parent: str | None
     has thousands)."""
     return [
         {
-            "name": s.name,
-            "kind": int(symbol_kind(s.kind, parent)),
-            "detail": s.kind,
-            "range": range_dict(columns.convert(s.range)),
-            "selectionRange": range_dict(columns.convert(s.selection)),
+            **document_symbol_head(columns, s, parent),
             "children": document_symbols(columns, s.children, s.kind),
         }
         for s in symbols
     ]
 
 
+def document_symbol_head(columns: Columns, s: Symbol, parent: str | None) -> dict:
+    """A DocumentSymbol without its children."""
+    return {
+        "name": s.name,
+        "kind": int(symbol_kind(s.kind, parent)),
+        "detail": s.kind,
+        "range": range_dict(columns.convert(s.range)),
+        "selectionRange": range_dict(columns.convert(s.selection)),
+    }
+
+
+# A line of a position in DocumentSymbol JSON: `{"line": ` never occurs inside a string
+# there, whose quotes are escaped.
+JSON_LINE = re.compile(r'\{"line": (\d+)')
+
+
+def shift_lines(text: str, rows: int) -> str:
+    """DocumentSymbol JSON with every position `rows` lines further down."""
+    return JSON_LINE.sub(lambda m: f'{{"line": {int(m[1]) + rows}', text)
+
+
 class OutlineJson:
-    """The JSON of documentSymbol answers, made one top-level symbol at a time and kept for
-    the last answer of each of the most recent documents. After an edit the outline keeps
-    the very objects of the top-level symbols the edit left as they were (on lines it did
-    not touch, see syntax.outline), so typing in one function encodes only that one."""
+    """The JSON of documentSymbol answers, made one symbol at a time and kept for the last
+    answers of each of the most recent documents. After an edit the outline keeps the very
+    objects of the symbols the edit left as they were (on lines it did not touch, see
+    syntax.outline), so typing in one method encodes only that method and the symbols
+    holding it; the JSON of the others is spliced in as it was."""
 
     def __init__(self, documents: int = 16):
         self.documents = documents
-        self._kept: OrderedDict[tuple[Path, str], dict[int, tuple[Symbol, str]]] = OrderedDict()
+        # per document: (symbol, its parent's kind) by id -> the symbol and its JSON
+        self._kept: OrderedDict[tuple[Path, str], dict[tuple[int, str | None], tuple[Symbol, str]]] = (
+            OrderedDict()
+        )
+        self._current: dict[tuple[Path, str], int] = {}  # entries current at the last pruning
         self._lock = threading.Lock()
 
     def encode(self, path: Path, columns: Columns, symbols: list[Symbol]) -> Encoded:
         key = (path, columns.encoding)
         with self._lock:
-            earlier = self._kept.get(key, {})
-        made: dict[int, tuple[Symbol, str]] = {}
-        for symbol in symbols:
-            kept = earlier.get(id(symbol))
-            if kept is None or kept[0] is not symbol:  # the id of a symbol since collected
-                kept = symbol, json.dumps(document_symbols(columns, [symbol])[0])
-            made[id(symbol)] = kept
+            # the entries of symbols no longer in the outline go when they are as many as
+            # the others (they hold their symbols, so an id is not reused meanwhile)
+            made = dict(self._kept.get(key, {}))
+
+        def one(symbol: Symbol, parent: str | None) -> str:
+            kept = made.get((id(symbol), parent))
+            if kept is not None and kept[0] is symbol:
+                return kept[1]
+            shifted = symbol.shifted_from
+            origin = made.get((id(shifted[0]), parent)) if shifted is not None else None
+            if shifted is not None and origin is not None and origin[0] is shifted[0]:
+                text = shift_lines(origin[1], shifted[1])  # lines typed or taken out above it
+            else:  # as json.dumps writes the dict of document_symbols, its children spliced in
+                head = json.dumps(document_symbol_head(columns, symbol, parent))
+                text = (
+                    f'{head[:-1]}, "children": [{", ".join(one(c, symbol.kind) for c in symbol.children)}]}}'
+                )
+            made[id(symbol), parent] = symbol, text
+            return text
+
+        answer = Encoded("[" + ",".join(one(symbol, None) for symbol in symbols) + "]")
+        if len(made) > 2 * self._current.get(key, 0) + 64:
+            current = {id(s) for s in walk(symbols)}
+            made = {k: v for k, v in made.items() if k[0] in current}
+            self._current[key] = len(made)
         with self._lock:
             self._kept[key] = made
             self._kept.move_to_end(key)
             while len(self._kept) > self.documents:
-                self._kept.popitem(last=False)
-        return Encoded("[" + ",".join(text for _, text in made.values()) + "]")
+                self._current.pop(self._kept.popitem(last=False)[0], None)
+        return answer
 
 
 PROGRESS_EVERY = 0.1  # seconds between two reports of one piece of work

@@ -91,6 +91,31 @@ def column(line: bytes, byte_column: int, encoding: str) -> int:
     return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
 
 
+NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+ASCII_CHUNK = 4096  # characters checked at once by str.isascii before a search looks closer
+
+
+def non_ascii_lines(content: str, chunk: int = ASCII_CHUNK) -> dict[int, str]:
+    """The lines of `content` (split at "\n") that are not ASCII, by 0-based row: found in
+    chunks that str.isascii passes over, so a large text with a few of them needs no line
+    index (splitting a 9,000-line buffer into lines took longer than outlining it after an
+    edit; a search of it all, a third of that)."""
+    found: dict[int, str] = {}
+    row = counted = at = 0  # the row at offset `counted`; nothing before `at` is left to find
+    for lo in range(0, len(content), chunk):
+        hi = lo + chunk
+        at = max(at, lo)
+        if at >= hi or content[at:hi].isascii():
+            continue
+        while (match := NOT_ASCII.search(content, at, hi)) is not None:
+            start = match.start()
+            row, counted = row + content.count("\n", counted, start), start
+            end = content.find("\n", start)
+            at = len(content) if end < 0 else end
+            found[row] = content[content.rfind("\n", 0, start) + 1 : at]
+    return found
+
+
 class Columns:
     """Converts the points of one text to `encoding`, each line encoded once (and only a
     line that is not ASCII: every encoding counts ASCII alike)."""
@@ -99,6 +124,8 @@ class Columns:
         self.text = text
         self.encoding = "utf-8" if text.content.isascii() else encoding
         self.lines: dict[int, bytes | None] = {}  # None: an ASCII line
+        self.wide: dict[int, str] | None = None  # the lines that are not ASCII, once scanned
+        self.scanned = False
 
     def convert(self, points: tuple[int, int, int, int]) -> Range:
         if self.encoding == "utf-8":
@@ -118,6 +145,13 @@ class Columns:
     def _non_ascii(self, row: int) -> bytes | None:
         """The UTF-8 bytes of line `row`; None when its columns need no conversion (an
         ASCII line, or a row past the end)."""
+        if not self.scanned:
+            self.scanned = True
+            if "\r" not in self.text.content:  # (a Text's lines drop the "\r" of CRLF)
+                self.wide = non_ascii_lines(self.text.content)
+        if self.wide is not None:
+            wide = self.wide.get(row)
+            return None if wide is None else wide.encode("utf-8", "surrogatepass")
         if row >= self.text.line_count or (line := self.text.line(row + 1)).isascii():
             return None
         return line.encode("utf-8", "surrogatepass")

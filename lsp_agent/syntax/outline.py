@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..workspace import Text
 from .languages import GRAMMARS, grammar, language_for, query, query_source
-from .parsing import MAX_PARSE_BYTES, PARSES, Change, Parsed
+from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, parse_fresh
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -58,6 +58,9 @@ class Symbol:
     range: tuple[int, int, int, int]
     selection: tuple[int, int, int, int]  # the range of the name
     children: list[Symbol] = field(default_factory=list)
+    # (the symbol of the text before an edit, rows added): made by moving that one down
+    # or up, so a consumer may move what it made of it (the LSP front door: its JSON)
+    shifted_from: tuple[Symbol, int] | None = field(default=None, compare=False, repr=False)
 
     def walk(self) -> Iterator[Symbol]:
         yield self
@@ -85,11 +88,37 @@ def walk(symbols: Iterable[Symbol]) -> Iterator[Symbol]:
 Segments = tuple[list[int], list[tuple[int, int, str | None]]]
 
 
+@dataclass(slots=True)
+class _Group:
+    """A top-level definition with the definitions inside it (outer before inner), and the
+    symbol made of them. The definitions' offsets are `byte_shift` and their rows `row_shift`
+    short of where they are now: an edit before a group moves it without copying what it holds."""
+
+    definitions: list[_Definition]
+    symbol: Symbol
+    byte_shift: int = 0
+    row_shift: int = 0
+
+    @property
+    def start(self) -> int:
+        return self.definitions[0].start + self.byte_shift
+
+    @property
+    def end(self) -> int:
+        return self.definitions[0].end + self.byte_shift
+
+    def placed(self) -> list[_Definition]:
+        """The definitions where they are now."""
+        if not self.byte_shift and not self.row_shift:
+            return self.definitions
+        return [_shifted(d, self.byte_shift, self.row_shift) for d in self.definitions]
+
+
 @dataclass
 class _Entry:
     version: str
-    symbols: list[Symbol]
-    definitions: list[_Definition]  # what the symbols were made from, for the next version
+    groups: list[_Group]  # what the symbols were made from, for the next version
+    symbols: list[Symbol]  # the symbol of each group
     segments: Segments | None = None
 
 
@@ -98,6 +127,7 @@ class _Outlines:
         self.size = size
         self._entries: OrderedDict[Path, _Entry] = OrderedDict()
         self._lock = threading.Lock()
+        self.counts = {"fresh": 0, "updated": 0}  # outlines made whole, and from the one before
 
     def entry(self, path: Path, text: Text) -> _Entry:
         with self._lock:
@@ -108,8 +138,8 @@ class _Outlines:
         language = language_for(path)
         entry = _Entry(text.version, [], [])
         if language is not None and (parsed := PARSES.parse(path, text, language)) is not None:
-            entry.definitions = definitions(parsed, earlier)
-            entry.symbols = _nest_reusing(entry.definitions, earlier, parsed.change)
+            entry.groups = _groups(parsed, earlier)
+            entry.symbols = [group.symbol for group in entry.groups]
         with self._lock:
             self._entries[path] = entry
             self._entries.move_to_end(path)
@@ -131,7 +161,7 @@ def fresh_definitions(language: str, data: bytes) -> list[_Definition]:
     """The definitions of `data` (UTF-8) parsed afresh, without the caches (for files read once)."""
     if len(data) > MAX_PARSE_BYTES:
         return []
-    return definitions(Parsed(language, "", data, PARSES.parser(language).parse(data)))
+    return definitions(Parsed(language, "", data, parse_fresh(PARSES.parser(language), data)))
 
 
 def enclosing_symbol(path: Path, text: Text, line: int) -> str | None:
@@ -280,24 +310,35 @@ def build(parsed: Parsed) -> list[Symbol]:
     return _nest(definitions(parsed))
 
 
-def definitions(parsed: Parsed, earlier: _Entry | None = None) -> list[_Definition]:
-    """The definitions of a parsed text, outer before inner. After an incremental parse
-    from the text `earlier` outlined, only the innermost definition holding the change is
-    queried again; the others are kept, moved by the edit."""
-    if earlier is not None and parsed.change is not None and parsed.change.previous == earlier.version:
-        updated = _update(parsed, earlier.definitions)
-        if updated is not None:
-            return updated
+def definitions(parsed: Parsed) -> list[_Definition]:
+    """The definitions of a parsed text, outer before inner."""
     found = sorted(_definitions(parsed), key=_order)
     if any(d.kind == FILE_NAMESPACE for d in found):
         found = sorted(_extend_file_namespaces(found, parsed.data), key=_order)
     return found
 
 
+def _groups(parsed: Parsed, earlier: _Entry | None) -> list[_Group]:
+    """The outline of a parsed text in top-level groups. After an incremental parse from
+    the text `earlier` outlined, from its groups: only those the edit (or a change of syntax
+    it made) reaches are queried again, those after it move, those before it stay."""
+    if earlier is not None and parsed.change is not None and parsed.change.previous == earlier.version:
+        updated = _update(parsed, earlier.groups)
+        if updated is not None:
+            OUTLINES.counts["updated"] += 1
+            return updated
+    OUTLINES.counts["fresh"] += 1
+    return _grouped(definitions(parsed))
+
+
+def _grouped(found: list[_Definition]) -> list[_Group]:
+    return [_Group(group, _nest(group)[0]) for group in _top_level_groups(found)]
+
+
 def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Iterable[_Definition]:
     """One definition per name: the widest capture of a name wins (a decorated definition
     over the bare one it wraps), then the earliest pattern (struct before plain type).
-    With `within`, only the definitions inside that byte range."""
+    With `within`, only those of the query's matches in that byte range (some may cross it)."""
     import tree_sitter
 
     compiled, own = _outline_query(parsed.language)
@@ -315,8 +356,6 @@ def _definitions(parsed: Parsed, within: tuple[int, int] | None = None) -> Itera
         resolved = _definition(pattern, captures, parsed.data, around) if pattern < own else None
         if resolved is not None:
             name_start, definition = resolved
-            if within is not None and not (within[0] <= definition.start and definition.end <= within[1]):
-                continue
             old = found.get(name_start)
             if old is None or definition.rank < old[1].rank:
                 found[name_start] = (name_start, definition)
@@ -454,35 +493,179 @@ def _point(point: tree_sitter.Point) -> tuple[int, int]:
     return point[0], point[1]
 
 
-def _update(parsed: Parsed, old: list[_Definition]) -> list[_Definition] | None:
-    """The definitions after an edit, from those before it: the top-level definition
-    strictly holding the edit (and every range whose syntax changed) is queried again, the
-    definitions after it move by the edit, those before it stay. None when no top-level
-    definition holds the change, or it ends elsewhere than the edit moved its end to (the
-    edit changed what follows), or a file-scoped namespace spans the file: query it all."""
+def _update(parsed: Parsed, old: list[_Group]) -> list[_Group] | None:
+    """The groups after an edit, from those before it. A group strictly holding the edit and
+    every range whose syntax changed is made again from inside (_renew); else the groups
+    these touch (and, where definitions take in leading siblings, the next one) are queried
+    again, from the end of the group before them to the start of the group after them. The
+    groups after move by the edit, those before stay. None where that cannot hold: a
+    definition found crosses the span queried (the edit changed what holds what), or a
+    file-scoped namespace spans the file: query it all."""
     assert parsed.change is not None
     edit, changed = parsed.change.edit, parsed.change.changed
     start, old_end, new_end = edit["start_byte"], edit["old_end_byte"], edit["new_end_byte"]
     delta = new_end - old_end
-    holder, outer_end = None, -1
-    for d in old:
-        if d.kind == FILE_NAMESPACE:
+    # the span touched, in the old text's offsets (a changed range inside the edit's new
+    # text maps to the edit's old span)
+    lo = min([start, *(a for a, _ in changed)])
+    hi = max([old_end, *(b - delta for _, b in changed if b >= new_end)])
+    first = bisect_left([g.end for g in old], lo)  # the first group ending at lo or after
+    last = bisect_right([g.start for g in old], hi)  # the groups before it start at hi or before
+    if last - first == 1 and (renewed := _renewed(parsed, old[first], (lo, hi))) is not None:
+        return [*old[:first], renewed, *(_moved_group(g, edit, delta) for g in old[last:])]
+    if GRAMMARS[parsed.language].leading:
+        last = min(len(old), last + 1)  # an attribute typed before a group belongs to it
+    before, after = old[:first], old[last:]
+    span = (before[-1].end if before else 0, after[0].start + delta if after else len(parsed.data))
+    inside = _definitions_within(parsed, span)
+    if inside is None:
+        return None
+    return before + _grouped(inside) + [_moved_group(g, edit, delta) for g in after]
+
+
+def _renewed(parsed: Parsed, group: _Group, touched: tuple[int, int]) -> _Group | None:
+    """A group after an edit whose touched span (old offsets) it strictly holds, or None."""
+    found = group.placed()
+    if len(found) == 1 or not (found[0].start < touched[0] and touched[1] < found[0].end):
+        return None
+    renewed = _renew(parsed, found, group.symbol, [], touched)
+    return None if renewed is None else _Group(*renewed)
+
+
+def _renew(
+    parsed: Parsed,
+    found: list[_Definition],
+    symbol: Symbol,
+    chain: list[_Definition],
+    touched: tuple[int, int],
+) -> tuple[list[_Definition], Symbol] | None:
+    """A definition (found[0], with those inside it; `symbol` made of them) strictly holding
+    the touched span, after the edit, made as _update makes the top level: the child holding
+    the span strictly made again from inside, or the children it touches queried again and
+    those after moved; the children before and their symbols kept. `chain`: the definitions
+    around it, moved by the edit. None where that cannot hold."""
+    assert parsed.change is not None
+    edit = parsed.change.edit
+    delta = edit["new_end_byte"] - edit["old_end_byte"]
+    top = found[0]
+    kids = list(_top_level_groups(found[1:]))
+    if len(kids) != len(symbol.children) or len(chain) + 1 >= MAX_NESTING:
+        return None  # some were cut at MAX_NESTING
+    moved_top = replace(top, end=top.end + delta, end_point=_moved_point(top.end_point, edit), rank=(top.rank[0] - delta, top.rank[1]))  # fmt: skip
+    around = [*chain, moved_top]
+    lo, hi = touched
+    first = bisect_left([k[0].end for k in kids], lo)
+    last = bisect_right([k[0].start for k in kids], hi)
+    deeper = None
+    if last - first == 1 and len(kids[first]) > 1 and kids[first][0].start < lo and hi < kids[first][0].end:
+        deeper = _renew(parsed, kids[first], symbol.children[first], around, touched)
+    if deeper is not None:
+        middle, made = deeper[0], [deeper[1]]
+    else:
+        if GRAMMARS[parsed.language].leading:
+            last = min(len(kids), last + 1)
+        span = (kids[first - 1][0].end if first else top.start, kids[last][0].start + delta if last < len(kids) else moved_top.end)  # fmt: skip
+        inside = _definitions_within(parsed, span, around)
+        if inside is None:
             return None
-        if d.start >= outer_end:  # top level: not inside the previous top-level definition
-            outer_end = d.end
-            if d.start < start and old_end < d.end:
-                holder = d
-    if holder is None:
+        middle, made = inside, _nest_under(around, inside)
+    after = _moved_kids(kids[last:], symbol.children[last:], around, edit)
+    end = moved_top.end_point
+    renewed = Symbol(
+        symbol.kind, symbol.name, symbol.name_path, symbol.start_line, last_line(top.start_point[0], end),
+        (*top.start_point, *end), symbol.selection, [*symbol.children[:first], *made, *after[1]],
+    )  # fmt: skip
+    return [moved_top, *(d for kid in kids[:first] for d in kid), *middle, *after[0]], renewed
+
+
+def _moved_kids(
+    kids: list[list[_Definition]], symbols: list[Symbol], around: list[_Definition], edit: dict
+) -> tuple[list[_Definition], list[Symbol]]:
+    """Children after an edit (inside `around`), where it puts them, and their symbols: the
+    same or with rows shifted where they start on a later line than the edit's end."""
+    delta = edit["new_end_byte"] - edit["old_end_byte"]
+    (row, _), (new_row, _) = edit["old_end_point"], edit["new_end_point"]
+    moved: list[_Definition] = []
+    made: list[Symbol] = []
+    for kid, symbol in zip(kids, symbols, strict=True):
+        placed = [_moved(d, edit, delta) for d in kid]
+        moved += placed
+        if kid[0].start_point[0] > row:
+            made.append(_shift_rows(symbol, new_row - row) if new_row != row else symbol)
+        else:
+            made += _nest_under(around, placed)
+    return moved, made
+
+
+def _nest_under(chain: list[_Definition], found: list[_Definition]) -> list[Symbol]:
+    """The symbols of definitions inside the innermost of `chain` (each inside the one
+    before), as _nest makes them there."""
+    symbols = _nest(chain + found)
+    for _ in chain:
+        symbols = symbols[-1].children
+    return symbols
+
+
+def _definitions_within(
+    parsed: Parsed, span: tuple[int, int], around: list[_Definition] | None = None
+) -> list[_Definition] | None:
+    """The definitions inside a span of a parsed text, outer before inner, leaving out those
+    `around` it (each must be found again as it is there); None when one found crosses the
+    span's bounds, or is a file-scoped namespace."""
+    lo, hi = span
+    around = around or []
+    inside, again = [], 0
+    for d in _definitions(parsed, span):
+        if d.end <= lo or d.start >= hi:
+            continue
+        if d in around:
+            again += 1
+            continue
+        if d.start < lo or d.end > hi or d.kind == FILE_NAMESPACE:
+            return None
+        if any(d.start == a.start or d.selection == a.selection for a in around):
+            return None  # one around it changed
+        inside.append(d)
+    if again != len(around):
         return None
-    lo, hi = holder.start, holder.end + delta
-    if any(a < lo or b > hi for a, b in changed):
-        return None
-    inside = list(_definitions(parsed, (lo, hi)))
-    if not any(d.start == lo and d.end == hi for d in inside):
-        return None
-    before = [d for d in old if d.end <= lo]
-    after = [_moved(d, edit, delta) for d in old if d.start >= holder.end]
-    return sorted(before + inside + after, key=_order)
+    return sorted(inside, key=_order)
+
+
+def _moved_group(group: _Group, edit: dict, delta: int) -> _Group:
+    """A group after an edit (it starts at or after its end), where the edit puts it: the
+    same symbol when its points stay, its symbol's rows shifted when it starts on a later
+    line than the edit's end, made again when it starts on that line (its columns move)."""
+    (old_row, _), (new_row, _) = edit["old_end_point"], edit["new_end_point"]
+    rows = new_row - old_row
+    if group.definitions[0].start_point[0] + group.row_shift > old_row:
+        if not rows:
+            return _Group(group.definitions, group.symbol, group.byte_shift + delta, group.row_shift)
+        return _Group(
+            group.definitions,
+            _shift_rows(group.symbol, rows),
+            group.byte_shift + delta,
+            group.row_shift + rows,
+        )
+    moved = [_moved(d, edit, delta) for d in group.placed()]
+    return _Group(moved, _nest(moved)[0])
+
+
+def _shift_rows(symbol: Symbol, rows: int) -> Symbol:
+    (a, b, c, d), (e, f, g, h) = symbol.range, symbol.selection
+    symbol.shifted_from = None  # one step back at most: a chain would hold every version
+    return Symbol(
+        symbol.kind, symbol.name, symbol.name_path, symbol.start_line + rows, symbol.end_line + rows,
+        (a + rows, b, c + rows, d), (e + rows, f, g + rows, h), [_shift_rows(c, rows) for c in symbol.children],
+        (symbol, rows),
+    )  # fmt: skip
+
+
+def _shifted(d: _Definition, delta: int, rows: int) -> _Definition:
+    (a, b), (c, e), (f, g, h, i) = d.start_point, d.end_point, d.selection
+    return _Definition(
+        d.start + delta, d.end + delta, d.kind, d.name, d.scope, (a + rows, b), (c + rows, e),
+        (f + rows, g, h + rows, i), d.rank,
+    )  # fmt: skip
 
 
 def _moved_point(point: tuple[int, ...], edit: dict) -> tuple[int, int]:
@@ -551,32 +734,6 @@ def nested(definitions: list[_Definition]) -> Iterator[tuple[_Definition, str, s
         yield d, kind, prefix, parent
         stack.append((d.end, kept, kind, prefix + d.name, d.start))
         kept += 1
-
-
-def _nest_reusing(found: list[_Definition], earlier: _Entry | None, change: Change | None) -> list[Symbol]:
-    """_nest, one top-level definition (with what it holds) at a time, keeping the earlier
-    outline's symbol where the edit from it left one as it was: made from the same
-    definitions at the same points, on lines the edit did not touch. Consumers may then
-    keep what they derive from a top-level symbol by its identity (the LSP front door
-    keeps its JSON): typing in one function makes only that function's symbols again."""
-    kept: dict[tuple, Symbol] = {}
-    first_row = last_row = 0  # the lines the edit touched
-    if earlier is not None and change is not None and change.previous == earlier.version:
-        groups = _top_level_groups(earlier.definitions)
-        kept = {_made_from(group): symbol for group, symbol in zip(groups, earlier.symbols, strict=True)}
-        first_row, last_row = change.edit["start_point"][0], change.edit["new_end_point"][0]
-    symbols = []
-    for group in _top_level_groups(found):
-        symbol = kept.get(_made_from(group))
-        if symbol is None or (first_row <= symbol.range[2] and symbol.range[0] <= last_row):
-            (symbol,) = _nest(group)
-        symbols.append(symbol)
-    return symbols
-
-
-def _made_from(group: list[_Definition]) -> tuple:
-    """What the symbols of a group are made from: their definitions without byte offsets."""
-    return tuple((d.kind, d.name, d.scope, d.start_point, d.end_point, d.selection) for d in group)
 
 
 def _top_level_groups(definitions: list[_Definition]) -> Iterator[list[_Definition]]:

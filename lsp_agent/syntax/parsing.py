@@ -24,6 +24,13 @@ TREE_CACHE_SIZE = 48  # trees (with their bytes) kept for incremental re-parses 
 # cache is also bounded by the source bytes it holds; the newest tree is always kept.
 TREE_CACHE_BYTES = 8 * 1024 * 1024
 MAX_PARSE_BYTES = 32 * 1024 * 1024  # larger texts get no symbols (a parse would take seconds)
+# A parse of a bytes object holds the GIL until it is done: a tenth of a second for a large
+# file, which a light call in another thread (a read, documentSymbol while typing) then
+# waits for. Handed a function to read from instead, the parser calls back into Python for
+# each chunk, where the interpreter lets another thread run. Texts this large are parsed
+# from scratch that way; an incremental parse (the light lane's) runs through.
+CHUNKED_PARSE_BYTES = 16 * 1024
+PARSE_CHUNK = 4096  # bytes read at once: about a millisecond of parsing
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,13 @@ class Change:
     previous: str  # the earlier version
     edit: dict  # the edit from it (arguments of tree_sitter.Tree.edit)
     changed: tuple[tuple[int, int], ...]  # byte ranges, in the new text, whose syntax changed
+
+
+def parse_fresh(parser: tree_sitter.Parser, data: bytes) -> tree_sitter.Tree:
+    """The tree of `data` parsed from scratch (in chunks when large, see CHUNKED_PARSE_BYTES)."""
+    if len(data) <= CHUNKED_PARSE_BYTES:
+        return parser.parse(data)
+    return parser.parse(lambda offset, _point: data[offset : offset + PARSE_CHUNK])
 
 
 def encode(text: Text) -> bytes:
@@ -168,7 +182,7 @@ class ParseCache:
             change = Change(previous.version, edit, changed)
             kind = "incremental"
         else:
-            tree = parser.parse(data)
+            tree = parse_fresh(parser, data)
             kind = "cold"
         parsed = Parsed(language, text.version, data, tree, change)
         with self._lock:
