@@ -191,7 +191,11 @@ class AgentServer(LanguageServer):
         self._stop_event = stop_event = threading.Event()
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            head = await reader.read(1)
+            try:
+                head = await reader.read(1)
+            except asyncio.CancelledError:  # the server stops (Ctrl-C) before the client spoke
+                writer.close()  # not re-raised: Python 3.11's stream callback logs a cancelled
+                return  # handler as an error, with a traceback, where 3.12 lets it be
             if not head:
                 writer.close()
                 return

@@ -9,6 +9,7 @@ naming the command once). The exit codes are the ones `lsp-agent --help` documen
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -315,6 +316,32 @@ def test_a_tcp_server_waiting_for_its_client_ends_quietly_on_ctrl_c(project):
 
     wait_for(listening, "the server to listen")
     assert interrupted(process) == (INTERRUPTED, "\nlsp-agent serve: interrupted\n")
+
+
+def open_files(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_a_tcp_server_holding_a_silent_connection_ends_quietly_on_ctrl_c(project):
+    """A connection that has not sent a byte yet when Ctrl-C comes: its handler is cancelled
+    as the server stops, which Python 3.11's streams logged as an error with a traceback."""
+    holder, port = taken_port()
+    holder.close()
+    process = started(["serve", "--tcp", str(port)], project)
+    wait_for(lambda: open_files(process.pid) > 0 and listens(port), "the server to listen")
+    before = open_files(process.pid)
+    with socket.create_connection(("127.0.0.1", port)):  # silent, held open
+        wait_for(lambda: open_files(process.pid) > before, "the server to accept it")
+        assert interrupted(process) == (INTERRUPTED, "\nlsp-agent serve: interrupted\n")
+
+
+def listens(port: int) -> bool:
+    """Whether a socket listens on `port` (from /proc/net/tcp: no probe connection made)."""
+    with open("/proc/net/tcp") as table:
+        return any(
+            fields[1].endswith(f":{port:04X}") and fields[3] == "0A"  # 0A: LISTEN
+            for fields in (line.split() for line in list(table)[1:])
+        )
 
 
 # Pipes: a reader that leaves early ends the command quietly; stdin at its end is an answer.
