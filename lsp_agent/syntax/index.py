@@ -861,7 +861,8 @@ class Workers:
 
             context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
             workers = min(os.cpu_count() or 1, 8)
-            self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
+            start = _start_table_worker if self.table else _start_worker
+            self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=start)
         while len(paths) - self.sent >= CHUNK or (last and self.sent < len(paths)):
             chunk = [str(p) for p in paths[self.sent : self.sent + CHUNK]]
             self.tasks.append(self.pool.submit(_index_files, chunk, self.encoding, self.roots, self.table))
@@ -882,6 +883,13 @@ class Workers:
         server exits) waits for one chunk at most."""
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_table_worker() -> None:
+    # Use tables only make later answers faster: every call an agent waits for (overview and
+    # references in the tools' worker, at 5) comes before them, not beside them.
+    os.nice(19)
+    _start_worker()
 
 
 def _start_worker() -> None:

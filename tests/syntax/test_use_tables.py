@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.config import Settings
-from lsp_agent.syntax.index import SymbolIndex, index_file, read_record
+from lsp_agent.syntax.index import SymbolIndex, Workers, index_file, read_record
 from lsp_agent.syntax.languages import language_for
 from lsp_agent.syntax.references import TOKEN, _classify, classify, table_stamp, table_uses, use_table
 from lsp_agent.syntax.uses import has_table, pack_table, unpack_table
@@ -196,3 +196,19 @@ def test_references_answers_the_same_from_the_tables(corpus, index_cache):
     after = [run(context, "references", dict(c))["text"] for c in calls]
     assert before == after
     assert any("uses in" in text for text in after)
+
+
+def test_table_workers_yield_to_the_calls_an_agent_waits_for(tmp_path):
+    """Tables are made after the index is ready, beside the calls agents wait for: their
+    workers run at the lowest priority, below the index's and the tools' workers (nice 5)."""
+    niceness = {}
+    for table in (False, True):
+        workers = Workers("utf-16", [tmp_path], table=table)
+        workers.send([], last=True)  # starts the pool
+        try:
+            assert workers.pool is not None
+            niceness[table] = workers.pool.submit(os.nice, 0).result(timeout=60)
+        finally:
+            workers.close()
+    assert niceness[True] == 19
+    assert niceness[True] > niceness[False] or niceness[False] == 19  # a test run at nice 14 or more
