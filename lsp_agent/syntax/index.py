@@ -409,14 +409,7 @@ class SymbolIndex:
             self._builds += 1
             build = self._builds
         self.ready.clear()  # tools asking meanwhile look in the files: the index lacks added folders
-
-        def stopped() -> bool:
-            return cancelled() or self._builds != build
-
-        def between_files(n: int) -> None:
-            step_aside()
-            if n % FREEZE_EVERY == 0:
-                gc.freeze()
+        stopped, between_files = self._checkpoints(build, cancelled, step_aside)
 
         if not self._loaded and self.cache is not None:
             self._loaded = True
@@ -444,6 +437,23 @@ class SymbolIndex:
                 self.save()
         return len(paths)
 
+    def _checkpoints(
+        self, build: int, cancelled: Callable[[], bool], step_aside: Callable[[], None]
+    ) -> tuple[Callable[[], bool], Callable[[int], None]]:
+        """(whether build `build` is to stop: cancelled, or superseded by a later build; what
+        it does between two files: lets light requests run first, and now and then freezes
+        what it keeps out of the collector's reach)."""
+
+        def stopped() -> bool:
+            return cancelled() or self._builds != build
+
+        def between_files(n: int) -> None:
+            step_aside()
+            if n % FREEZE_EVERY == 0:
+                gc.freeze()
+
+        return stopped, between_files
+
     def make_tables(
         self,
         cancelled: Callable[[], bool] = lambda: False,
@@ -464,14 +474,7 @@ class SymbolIndex:
             ]
         if report is not None:
             report(f"use tables for {len(wanted):,} files", None)
-
-        def stopped() -> bool:
-            return cancelled() or self._builds != build
-
-        def between_files(n: int) -> None:
-            step_aside()
-            if n % FREEZE_EVERY == 0:
-                gc.freeze()
+        stopped, between_files = self._checkpoints(build, cancelled, step_aside)
 
         made = self._tables(wanted, build, stopped, between_files)
         if made and self.cache is not None and not stopped():
