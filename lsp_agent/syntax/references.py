@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -93,6 +94,29 @@ def word_pattern(name: str) -> re.Pattern:
 def occurrences(line: str, name: str) -> list[int]:
     """0-based character columns of `name` as a whole word in `line`."""
     return [m.start() for m in word_pattern(name).finditer(line)]
+
+
+WORDISH = re.compile(r"[\w$]")  # a character word_pattern does not let a name touch
+
+
+def word_lines(text: Text, name: str) -> list[int]:
+    """The 1-based lines holding `name` as a whole word (word_pattern's matches): those
+    whose uses classify finds. The name is looked for as a literal (fast in C; a pattern
+    starting with a look-behind is tried at every character), each match then checked."""
+    content, lines = text.content, []
+    if not name:
+        return lines
+    after = re.compile(re.escape(name) + r"(?![\w$])")
+    row, counted = 1, 0  # the line at offset `counted`
+    for match in after.finditer(content):
+        start = match.start()
+        if start and WORDISH.match(content, start - 1):
+            continue
+        row += content.count("\n", counted, start)
+        counted = start
+        if not lines or lines[-1] != row:
+            lines.append(row)
+    return lines
 
 
 def _byte_column(line: str, column: int) -> int:
@@ -836,6 +860,20 @@ def _slow_code(ancestry: Ancestry, start, span: tuple[int, int], line: int, colu
 Table = tuple[str, Any, Any, bytes]  # uses.unpack_table's: names, counts, rows, codes
 
 
+def table_lines(table: Table, name: str) -> list[int] | None:
+    """The 1-based lines where a file's use table has words `name` (those classify answers
+    for); None when the table cannot say (not a word)."""
+    if not TOKEN.fullmatch(name) or name[0].isdigit():
+        return None
+    names, counts, rows, _ = table
+    at = ("\n" + names + "\n").find("\n" + name + "\n")
+    if at < 0:
+        return []
+    index = names.count("\n", 0, at)
+    first = sum(counts[:index])
+    return sorted({row + 1 for row in rows[first : first + counts[index]]})
+
+
 def table_uses(table: Table, text: Text, name: str, lines: Iterable[int]) -> list[Use] | None:
     """classify's uses of `name` on the given lines from a file's use table, without their
     receivers; None when the table cannot answer (not a word, or a line's words are not the
@@ -862,3 +900,40 @@ def table_uses(table: Table, text: Text, name: str, lines: Iterable[int]) -> lis
             if code != NO_USE
         ]
     return uses
+
+
+def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
+    """The enclosing name path of each of the sorted 1-based `lines`, as the record's
+    line_symbols().around says (outline.line_segments: the innermost definition, the first of
+    siblings sharing a line), in one pass over its definitions without building the segments:
+    each is clipped to the lines its parent left after its earlier siblings; the deepest clipped
+    one holding a line names it."""
+    from bisect import bisect_left
+
+    from .outline import last_line
+
+    labels: dict[int, str | None] = dict.fromkeys(lines)
+    if not lines or not record.kinds:
+        return labels
+    names, containers, ranges = record.names.split("\n"), record.containers.split("\n"), record.ranges
+    # open definitions: (end point, last line it may label, the next line its children may take);
+    # a clipped-away one keeps nothing (its children neither: line_segments does not enter it)
+    stack: list[list] = [[(1 << 62, 0), 1 << 62, 1]]
+    for i in range(len(record.kinds)):
+        row, _, end_row, end_column = ranges[8 * i : 8 * i + 4]
+        end = (end_row, end_column)
+        while len(stack) > 1 and not end <= stack[-1][0]:
+            stack.pop()
+        parent = stack[-1]
+        first, last = max(row + 1, parent[2]), min(last_line(row, end), parent[1])
+        if first > last:
+            stack.append([end, 0, 1])  # nothing left to it or inside it
+            continue
+        parent[2] = last + 1
+        stack.append([end, last, first])
+        lo, hi = bisect_left(lines, first), bisect_right(lines, last)
+        if lo < hi:
+            label = f"{containers[i]}/{names[i]}" if containers[i] else names[i]
+            for line in lines[lo:hi]:
+                labels[line] = label
+    return labels

@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 import threading
 import time
+from bisect import bisect_right
 from collections import Counter
 from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import accumulate
 from pathlib import Path
 
 from ..budget import (
@@ -43,7 +45,6 @@ from ..syntax import EXTENSIONS, enclosing_symbols, language_for, name_path_matc
 from ..syntax.languages import FILENAMES
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import Receiver
-from ..syntax.records import line_symbols_of
 from ..syntax.references import (
     CODE_ROLES,
     MEMBER_KINDS,
@@ -57,7 +58,10 @@ from ..syntax.references import (
     family,
     judge,
     local_at,
+    record_labels,
+    table_lines,
     table_stamp,
+    word_lines,
 )
 from ..workspace import Text, Workspace
 from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, server_expected, source_notes
@@ -206,16 +210,19 @@ def gather(
     ctx: Context, name: str, paths: list[str] | None, receivers: bool = True, within: str | None = None
 ) -> list[Hit]:
     """Every whole-word use of `name` (in the files of the language family `within`, when
-    given): ripgrep finds the lines, classify says what each is (from a file's use table in
-    the index when the receivers of member uses are not wanted)."""
+    given): ripgrep finds the files, a file's use table in the index (when current, and the
+    receivers of member uses are not wanted) or one scan of its text the lines, classify
+    says what each use is (from that table: nothing parsed)."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
-    # ripgrep finds the lines; classify then keeps the whole-word uses (`$` counts as a letter)
+    # ripgrep only names the files (its lines are not decoded): the text says where the
+    # whole-word uses are (`$` counts as a letter)
     pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
     outcome = run_search(
         ws,
         Query(pattern, globs=family_globs(within) if within else ()),
         targets,
+        keep_details=lambda *_: False,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
     )
@@ -226,13 +233,16 @@ def gather(
             text = ws.text(file.path)
         except Refusal:
             continue
-        lines = [m.line for m in file.matches]
         language = language_for(file.path)
         record = ctx.index.record_of(file.path, text) if ctx.index is not None and not receivers else None
         table = record.table(table_stamp(record.language)) if record is not None else None
+        lines = table_lines(table, name) if table is not None else None
+        if lines is None:
+            lines = word_lines(text, name)
+        if not lines:
+            continue
         if table is not None and record is not None:  # the record's outline: nothing parsed
-            around = line_symbols_of(file.path, record).around
-            symbols = {line: around(line) for line in lines}
+            symbols = record_labels(record, lines)
         else:
             symbols = enclosing_symbols(file.path, text, lines) if language else {}
         hits += [
@@ -728,17 +738,32 @@ class Uses:
         ]
 
 
+def widths_at(texts: list[str]):
+    """width -> sum(text_width(t, width) for t in texts), each asked in log time: the texts
+    by length, what those up to a width draw added up."""
+    ordered = sorted(texts, key=len)
+    lengths = [len(t) for t in ordered]
+    drawn = list(accumulate((len(plain(t)) for t in ordered), initial=0))
+
+    def widths(width: int) -> int:
+        k = bisect_right(lengths, width)
+        return drawn[k] + width * (len(ordered) - k)
+
+    return widths
+
+
 def width_guess(draw, page: list[Reference], widest: int, budget: int) -> int | None:
     """widest_cut's answer from one drawing: a width changes only the uses' texts and the
     digits of the stage's name, so the others' size is what that drawing leaves (checked by it)."""
     if widest <= MIN_WIDTH:
         return None
     top, drawn = widest - 1, [r.text for _, chosen in sections(page) for r in chosen]
-    rest = size(draw(top)) - sum(text_width(text, top) for text in drawn) - len(str(top))
+    widths = widths_at(drawn)
+    rest = size(draw(top)) - widths(top) - len(str(top))
 
     def fits_width(n: int) -> bool:
         width = MIN_WIDTH + n - 1
-        return n == 0 or rest + len(str(width)) + sum(text_width(text, width) for text in drawn) <= budget
+        return n == 0 or rest + len(str(width)) + widths(width) <= budget
 
     n = largest_fit(0, widest - MIN_WIDTH, fits_width)
     return MIN_WIDTH + n - 1 if n else MIN_WIDTH - 1
