@@ -167,6 +167,7 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
     where their headers end, and the names it uses; with `table`, its use table too."""
     names, containers, kinds, ranges, heads = [], [], bytearray(), array("I"), array("i")
     defined: dict[str, set] = {}  # where each name's definitions start, as tree-sitter points
+    owners: dict[str, set[str]] = {}  # the classes defining each name (their last segment)
     convert = Columns(text, encoding).convert
     for kind, name, container, points, selection in rows:
         names.append(name)
@@ -175,10 +176,12 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
         ranges.extend(convert(points))
         ranges.extend(convert(selection))
         defined.setdefault(name, set()).add(selection[:2])
+        if container:
+            owners.setdefault(name, set()).add(container.rsplit("/", 1)[-1])
         if parsed is not None:
             heads.extend(header_end(parsed, _Spot(points, selection)) or NO_HEAD)
     uses = pack(*file_uses(text.content))
-    if table and parsed is not None and (found := use_table(parsed, text, defined)) is not None:
+    if table and parsed is not None and (found := use_table(parsed, text, defined, owners)) is not None:
         uses += pack_table(*found, table_stamp(language))
     bundle = generated(file_name, text.content, text.line_count)
     return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads)  # fmt: skip

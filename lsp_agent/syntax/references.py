@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,7 @@ def root_of(parsed: Parsed) -> Any:
     return tree.root_node
 
 
+@lru_cache(maxsize=256)
 def word_pattern(name: str) -> re.Pattern:
     """The name as a whole word: not inside a longer identifier (`$` counts as a letter, as
     in JavaScript)."""
@@ -245,15 +246,15 @@ def classify(
 ) -> list[Use]:
     """Every whole-word use of `name` on the given lines of a file, each with its role (a
     keyword spelled like the name, `from` in `import x from "y"`, is not a use). From
-    `table`, the file's use table (its index record's, made from this text), when the
-    receivers of member uses are not wanted: then nothing is parsed."""
+    `table`, the file's use table (its index record's, made from this text), receivers
+    and all: then nothing is parsed."""
     wanted = sorted(set(lines))
     key = (path, text.version, name, tuple(wanted))
     if (found := USE_TABLES.get(key)) is not None:  # with receivers: right for either
         return list(found)
-    if table is not None and not receivers:
-        short = (*key, "no receivers")
-        if (found := USE_TABLES.get(short)) is None and (found := table_uses(table, text, name, wanted)) is not None:  # fmt: skip
+    if table is not None:
+        short = key if receivers else (*key, "no receivers")
+        if (found := USE_TABLES.get(short)) is None and (found := table_uses(table, text, name, wanted, receivers)) is not None:  # fmt: skip
             USE_TABLES.put(short, found)
         if found is not None:
             return list(found)
@@ -640,7 +641,7 @@ NO_USE = 0xFF  # a keyword spelled like a name
 TEXT_CLASSES = ("comment", "code", "string")  # what a node says of the text in it (Marks.fold)
 
 
-TABLE_VERSION = b"1"  # of use_table's classification: a new one makes every table again
+TABLE_VERSION = b"2"  # of use_table's classification: a new one makes every table again
 
 
 @cache
@@ -715,13 +716,14 @@ def _make_lexicon(language: str):
         return None
 
 
-def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, int]]]) -> tuple[list[str], Any, Any, bytes] | None:  # fmt: skip
-    """The uses of every word of a file with their codes (see uses.pack_table), classified
-    as _classify does one name, in one pass: the references captures and the lexicon's nodes
-    of the whole file swept in order. A word that is a naming node's or a keyword's whole
-    text, or inside a comment or string with no node below it, costs a few lookups; any
-    other takes _classify's way. `definitions`: where each name's definitions start (rows
-    and UTF-8 columns). None without a lexicon."""
+def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, int]]], owners: dict[str, set[str]] | None = None) -> TableParts | None:  # fmt: skip
+    """The uses of every word of a file with their codes and receivers (see uses.pack_table),
+    classified as _classify does one name, in one pass: the references captures and the
+    lexicon's nodes of the whole file swept in order. A word that is a naming node's or a
+    keyword's whole text, or inside a comment or string with no node below it, costs a few
+    lookups; any other takes _classify's way. `definitions`: where each name's definitions
+    start (rows and UTF-8 columns); `owners`: the classes defining each name here (the last
+    segment of its containers). None without a lexicon."""
     from array import array
 
     import tree_sitter
@@ -729,6 +731,7 @@ def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, 
     lexicon = _lexicon(parsed.language)
     if lexicon is None:
         return None
+    owners = owners or {}
     root = root_of(parsed)
     marks = Marks.of(_captures(parsed, (0, max(text.line_count, 1))))
     found = tree_sitter.QueryCursor(lexicon).captures(root)
@@ -741,38 +744,89 @@ def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, 
     at = _Sweep(_spans(found, marks)).at
     ancestry = Ancestry(root, marks)
     path_imports = parsed.language in PATH_IMPORTS
-    order: dict[str, list[tuple[int, int]]] = {}
+    receivers = _Receivers(parsed, ancestry, owners)
+    order: dict[str, list[tuple[int, int, int]]] = {}
     offset, data = 0, parsed.data  # offset: UTF-8 bytes before the line
-    for row, line in enumerate(text.lines(1, text.line_count)):
-        ascii_line = line.isascii()
-        for match in TOKEN.finditer(line):
-            word, column = match.group(), match.start()
-            if word[0].isdigit():
-                continue
-            byte = column if ascii_line else _byte_column(line, column)
-            s = offset + byte
-            e = s + (len(word) if ascii_line else len(word.encode("utf-8", "surrogatepass")))
-            text_role, strongest, in_leaf = at(s, e)
-            if (kind := leaves.get((s, e))) is not None and text_role is None:
-                code = _leaf_code(
-                    kind, s, e, strongest, marks, callees, (row, byte) in definitions.get(word, ())
-                )
-            elif (s, e) in keywords:
-                code = NO_USE
-            elif in_leaf and text_role is not None:
-                code = _text_code(text_role, strongest, path_imports)
-            else:
-                code = _slow_code(ancestry, (row, byte), (s, e), row + 1, column, definitions.get(word, set()), (text_role, strongest), path_imports)  # fmt: skip
-            order.setdefault(word, []).append((row, code))
-        offset += len(line) if ascii_line else len(line.encode("utf-8", "surrogatepass"))
-        offset += _terminator(data, offset)
-    counts, rows, codes = array("I"), array("I"), bytearray()
+    with known_parents(ancestry.parents):  # the receiver checks climb the cursor's path
+        for row, line in enumerate(text.lines(1, text.line_count)):
+            ascii_line = line.isascii()
+            for match in TOKEN.finditer(line):
+                word, column = match.group(), match.start()
+                if word[0].isdigit():
+                    continue
+                byte = column if ascii_line else _byte_column(line, column)
+                s = offset + byte
+                e = s + (len(word) if ascii_line else len(word.encode("utf-8", "surrogatepass")))
+                text_role, strongest, in_leaf = at(s, e)
+                if (kind := leaves.get((s, e))) is not None and text_role is None:
+                    code = _leaf_code(
+                        kind, s, e, strongest, marks, callees, (row, byte) in definitions.get(word, ())
+                    )
+                elif (s, e) in keywords:
+                    code = NO_USE
+                elif in_leaf and text_role is not None:
+                    code = _text_code(text_role, strongest, path_imports)
+                else:
+                    code = _slow_code(ancestry, (row, byte), (s, e), row + 1, column, definitions.get(word, set()), (text_role, strongest), path_imports)  # fmt: skip
+                order.setdefault(word, []).append((row, code, receivers.of(word, code, s, e)))
+            offset += len(line) if ascii_line else len(line.encode("utf-8", "surrogatepass"))
+            offset += _terminator(data, offset)
+    counts, rows, codes, ids = array("I"), array("I"), bytearray(), array("I")
     for uses in order.values():
         counts.append(len(uses))
-        for row, code in uses:
+        for row, code, receiver in uses:
             rows.append(row)
             codes.append(code)
-    return list(order), counts, rows, bytes(codes)
+            ids.append(receiver)
+    return list(order), counts, rows, bytes(codes), "\n".join(receivers.written), ids
+
+
+# a use table's parts (uses.pack_table): the words, their counts, the rows and codes of their
+# uses, the file's receivers (one a line, see _Receivers) and each use's (0: none, else its line + 1)
+TableParts = tuple[list[str], Any, Any, bytes, str, Any]
+CODE_ROLE_NAMES = ("call", "use")
+
+
+class _Receivers:
+    """The receivers of a file's uses as _classify finds them, each written once (Receiver
+    fields apart by \x1f, the bases by \x1e): a member use's (`obj.name`), a bare name's in a
+    Python class body defining it."""
+
+    def __init__(self, parsed: Parsed, ancestry: Ancestry, owners: dict[str, set[str]]) -> None:
+        self.parsed, self.ancestry, self.owners = parsed, ancestry, owners
+        self.imported, self.modules = imported_names(parsed), module_names(parsed)
+        self.ids: dict[Receiver, int] = {}
+        self.written: list[str] = []
+
+    def of(self, word: str, code: int, start: int, end: int) -> int:
+        if code == NO_USE:
+            return 0
+        role, qualified = ROLES[code & 0x0F], bool(code & QUALIFIED)
+        if qualified and role not in TEXT_ROLES and role != "definition":
+            node = self.ancestry.locate(start, end)[1]
+            found = receiver_of(self.parsed, node, self.imported, self.modules)
+        elif role in CODE_ROLE_NAMES and word in self.owners:
+            found = class_body_receiver(self.parsed, self.ancestry.locate(start, end)[1])
+            found = found if found is not None and found.name in self.owners[word] else None
+        else:
+            return 0
+        if found is None:
+            return 0
+        if (known := self.ids.get(found)) is None:
+            known = self.ids[found] = len(self.written) + 1
+            self.written.append(
+                f"{found.how}\x1f{found.name}\x1f{int(found.module)}\x1f" + "\x1e".join(found.bases)
+            )
+        return known
+
+
+def read_receivers(written: str) -> list[Receiver]:
+    """_Receivers.written, read back."""
+    out = []
+    for line in written.split("\n") if written else ():
+        how, name, module, bases = line.split("\x1f")
+        out.append(Receiver(how, name, tuple(bases.split("\x1e")) if bases else (), module == "1"))
+    return out
 
 
 def _terminator(data: bytes, at: int) -> int:
@@ -857,7 +911,9 @@ def _slow_code(ancestry: Ancestry, start, span: tuple[int, int], line: int, colu
     return role_code(_use(node, ancestry, start, line, column, definitions, path_imports))
 
 
-Table = tuple[str, Any, Any, bytes]  # uses.unpack_table's: names, counts, rows, codes
+Table = tuple[
+    str, Any, Any, bytes, str, Any
+]  # uses.unpack_table's: names, counts, rows, codes, receivers, ids
 
 
 def table_lines(table: Table, name: str) -> list[int] | None:
@@ -865,7 +921,7 @@ def table_lines(table: Table, name: str) -> list[int] | None:
     for); None when the table cannot say (not a word)."""
     if not TOKEN.fullmatch(name) or name[0].isdigit():
         return None
-    names, counts, rows, _ = table
+    names, counts, rows = table[:3]
     at = ("\n" + names + "\n").find("\n" + name + "\n")
     if at < 0:
         return []
@@ -874,20 +930,21 @@ def table_lines(table: Table, name: str) -> list[int] | None:
     return sorted({row + 1 for row in rows[first : first + counts[index]]})
 
 
-def table_uses(table: Table, text: Text, name: str, lines: Iterable[int]) -> list[Use] | None:
-    """classify's uses of `name` on the given lines from a file's use table, without their
-    receivers; None when the table cannot answer (not a word, or a line's words are not the
-    table's: then the file is classified from its tree)."""
+def table_uses(table: Table, text: Text, name: str, lines: Iterable[int], receivers: bool = False) -> list[Use] | None:  # fmt: skip
+    """classify's uses of `name` on the given lines from a file's use table (with their
+    receivers when asked); None when the table cannot answer (not a word, or a line's words
+    are not the table's: then the file is classified from its tree)."""
     if not TOKEN.fullmatch(name) or name[0].isdigit():
         return None
-    names, counts, rows, codes = table
+    names, counts, rows, codes, written, ids = table
     at = ("\n" + names + "\n").find("\n" + name + "\n")
-    on_row: dict[int, list[int]] = {}
+    on_row: dict[int, list[tuple[int, int]]] = {}
     if at >= 0:
         index = names.count("\n", 0, at)
         first = sum(counts[:index])
         for k in range(first, first + counts[index]):
-            on_row.setdefault(rows[k], []).append(codes[k])
+            on_row.setdefault(rows[k], []).append((codes[k], ids[k] if receivers else 0))
+    read = read_receivers(written) if receivers and written else []
     uses = []
     for n in sorted(set(lines)):
         columns = occurrences(text.line(n), name)
@@ -895,8 +952,8 @@ def table_uses(table: Table, text: Text, name: str, lines: Iterable[int]) -> lis
         if len(columns) != len(found):
             return None
         uses += [
-            Use(n, c + 1, ROLES[code & 0x0F], bool(code & QUALIFIED))
-            for c, code in zip(columns, found, strict=True)
+            Use(n, c + 1, ROLES[code & 0x0F], bool(code & QUALIFIED), read[rid - 1] if rid else None)
+            for c, (code, rid) in zip(columns, found, strict=True)
             if code != NO_USE
         ]
     return uses

@@ -119,18 +119,22 @@ def generated(file_name: str, content: str, line_count: int) -> bool:
 # --- the roles of every name in a file (references from the index) -------------------------
 
 # A use table: every word of a file ([\w$]+, not starting with a digit), grouped by the word
-# in order of its first use, each with its 0-based row and a code (references.role_code):
-# the names "\n"-joined, how many uses each has, then the rows and codes of all uses. It
-# rides in a record's `uses` bytes as a second zlib stream after the names' (unpack reads
-# the first alone), so a saved index carries it as it carries those.
-TABLE_HEAD = "III"  # lengths of the names (UTF-8 bytes), the counts and the rows
+# in order of its first use, each with its 0-based row, a code (references.role_code) and
+# its receiver (0: none, else n: the n-th of the file's receivers, references._Receivers):
+# the names "\n"-joined, how many uses each has, the rows, codes, receivers and the uses'
+# receivers. It rides in a record's `uses` bytes as a second zlib stream after the names'
+# (unpack reads the first alone), so a saved index carries it as it carries those.
+TABLE_HEAD = "IIII"  # lengths of the names (UTF-8 bytes), the counts, the rows, the receivers (bytes)
+HEAD_BYTES = 16
 STAMP_BYTES = 8  # after the head: what made the table (references.table_stamp)
 
 
-def pack_table(names: list[str], counts: array, rows: array, codes: bytes, stamp: bytes) -> bytes:
+def pack_table(names: list[str], counts: array, rows: array, codes: bytes, receivers: str, ids: array, stamp: bytes) -> bytes:  # fmt: skip
     joined = "\n".join(names).encode("utf-8", "surrogatepass")
-    head = array(TABLE_HEAD[0], [len(joined), len(counts), len(rows)])
-    return zlib.compress(head.tobytes() + stamp + joined + counts.tobytes() + rows.tobytes() + codes, 1)
+    written = receivers.encode("utf-8", "surrogatepass")
+    head = array(TABLE_HEAD[0], [len(joined), len(counts), len(rows), len(written)])
+    body = [head.tobytes(), stamp, joined, counts.tobytes(), rows.tobytes(), codes, written, ids.tobytes()]
+    return zlib.compress(b"".join(body), 1)
 
 
 def _second(packed: bytes | None) -> bytes:
@@ -145,29 +149,34 @@ def _second(packed: bytes | None) -> bytes:
 def has_table(packed: bytes | None, stamp: bytes) -> bool:
     """Whether a record's `uses` hold a use table made as `stamp` says tables are made now."""
     after = _second(packed)
-    head = zlib.decompressobj().decompress(after, 12 + STAMP_BYTES) if after else b""
-    return head[12 : 12 + STAMP_BYTES] == stamp
+    head = zlib.decompressobj().decompress(after, HEAD_BYTES + STAMP_BYTES) if after else b""
+    return head[HEAD_BYTES : HEAD_BYTES + STAMP_BYTES] == stamp
 
 
-def unpack_table(packed: bytes, stamp: bytes) -> tuple[str, array, array, bytes] | None:
-    """(names "\n"-joined, counts, rows, codes) of a record's `uses`; None when they hold no
-    table (a record made without a tree, or by an older version) or one made otherwise than
-    `stamp` says (another references query): never read as this version's."""
+def unpack_table(packed: bytes, stamp: bytes) -> tuple[str, array, array, bytes, str, array] | None:
+    """(names "\n"-joined, counts, rows, codes, receivers, the uses' receivers) of a record's
+    `uses`; None when they hold no table (a record made without a tree, or by an older
+    version) or one made otherwise than `stamp` says (another references query, an older
+    table): never read as this version's."""
     after = _second(packed)
     if not after:
         return None
     data = zlib.decompressobj().decompress(after, MAX_PACKED)
-    head = array(TABLE_HEAD[0])
-    head.frombytes(data[: head.itemsize * 3])
-    size, n_counts, n_rows = head
-    at = head.itemsize * 3
-    if data[at : at + STAMP_BYTES] != stamp:
+    if data[HEAD_BYTES : HEAD_BYTES + STAMP_BYTES] != stamp:
         return None
-    at += STAMP_BYTES
+    head = array(TABLE_HEAD[0])
+    head.frombytes(data[:HEAD_BYTES])
+    size, n_counts, n_rows, n_written = head
+    at = HEAD_BYTES + STAMP_BYTES
     names = data[at : at + size].decode("utf-8", "surrogatepass")
     at += size
-    counts, rows = array("I"), array("I")
+    counts, rows, ids = array("I"), array("I"), array("I")
     counts.frombytes(data[at : at + 4 * n_counts])
     at += 4 * n_counts
     rows.frombytes(data[at : at + 4 * n_rows])
-    return names, counts, rows, data[at + 4 * n_rows :]
+    at += 4 * n_rows
+    codes = data[at : at + n_rows]
+    at += n_rows
+    written = data[at : at + n_written].decode("utf-8", "surrogatepass")
+    ids.frombytes(data[at + n_written : at + n_written + 4 * n_rows])
+    return names, counts, rows, codes, written, ids

@@ -210,9 +210,9 @@ def gather(
     ctx: Context, name: str, paths: list[str] | None, receivers: bool = True, within: str | None = None
 ) -> list[Hit]:
     """Every whole-word use of `name` (in the files of the language family `within`, when
-    given): ripgrep finds the files, a file's use table in the index (when current, and the
-    receivers of member uses are not wanted) or one scan of its text the lines, classify
-    says what each use is (from that table: nothing parsed)."""
+    given): ripgrep finds the files, a file's use table in the index (when current) or one
+    scan of its text the lines, classify says what each use is (from that table, receivers
+    and all: nothing parsed)."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     # ripgrep only names the files (its lines are not decoded): the text says where the
@@ -234,7 +234,7 @@ def gather(
         except Refusal:
             continue
         language = language_for(file.path)
-        record = ctx.index.record_of(file.path, text) if ctx.index is not None and not receivers else None
+        record = ctx.index.record_of(file.path, text) if ctx.index is not None else None
         table = record.table(table_stamp(record.language)) if record is not None else None
         lines = table_lines(table, name) if table is not None else None
         if lines is None:

@@ -32,6 +32,11 @@ def seen(uses) -> list[tuple]:
     return [(u.line, u.column, u.role, u.qualified) for u in uses]
 
 
+def whole(uses) -> list[tuple]:
+    """Everything classify says of each use: its receiver too."""
+    return [(u.line, u.column, u.role, u.qualified, u.receiver) for u in uses]
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("corpus")
@@ -42,8 +47,9 @@ def corpus(tmp_path_factory) -> Path:
 
 def test_a_workers_table_gives_every_words_uses_as_the_tree_does(corpus):
     """Every word of every fixture file (every grammar), on every line: the record's table
-    answers what _classify answers from the tree, roles, columns and qualified alike."""
-    languages, words = set(), 0
+    answers what _classify answers from the tree, roles, columns, qualified and receivers
+    alike (and without receivers, the same uses without them)."""
+    languages, words, receivers = set(), 0, 0
     for path in source_files(corpus):
         language = language_for(path)
         record = read_record(str(path), language, "utf-16", [str(corpus)], table=True)
@@ -56,12 +62,14 @@ def test_a_workers_table_gives_every_words_uses_as_the_tree_does(corpus):
         for name in sorted(set(TOKEN.findall(text.content))):
             if name[0].isdigit():
                 continue
-            assert seen(table_uses(table, text, name, every_line) or []) == seen(
-                _classify(path, text, name, list(every_line))
-            ), (path, name)
+            tree = _classify(path, text, name, list(every_line))
+            assert whole(table_uses(table, text, name, every_line, True) or []) == whole(tree), (path, name)
+            bare = table_uses(table, text, name, every_line) or []
+            assert seen(bare) == seen(tree) and all(u.receiver is None for u in bare)
             words += 1
+            receivers += sum(u.receiver is not None for u in tree)
         languages.add(language)
-    assert len(languages) >= 11 and words > 800
+    assert len(languages) >= 11 and words > 800 and receivers > 50
 
 
 def test_a_record_made_without_a_table_reads_as_before(corpus):
@@ -114,9 +122,12 @@ def test_a_table_equals_the_tree_on_any_python(lines):
     parsed = fresh_parse("python", content.encode())
     assert parsed is not None
     defined: dict[str, set] = {}
+    owners: dict[str, set] = {}
     for row in fresh_rows("python", content.encode(), parsed):
         defined.setdefault(row[1], set()).add(row[4][:2])
-    found = use_table(parsed, text, defined)
+        if row[2]:
+            owners.setdefault(row[1], set()).add(row[2].rsplit("/", 1)[-1])
+    found = use_table(parsed, text, defined, owners)
     assert found is not None
     stamp = table_stamp("python")
     table = unpack_table(
@@ -126,12 +137,14 @@ def test_a_table_equals_the_tree_on_any_python(lines):
     path = Path("/nowhere/generated.py")
     every_line = range(1, text.line_count + 1)
     for name in set(found[0]):
-        assert seen(table_uses(table, text, name, every_line) or []) == seen(
+        assert whole(table_uses(table, text, name, every_line, True) or []) == whole(
             _classify(path, text, name, list(every_line))
         ), (content, name)
 
 
-def test_classify_takes_the_table_only_without_receivers(corpus):
+def test_classify_answers_from_the_table_receivers_and_all(corpus):
+    """With a table, classify answers what the tree answers, receivers too (member uses by
+    name path are judged by them); without receivers wanted, the same uses."""
     path = corpus / "navigation" / "shop.py"
     if not path.exists():
         path = next(p for p in source_files(corpus) if p.suffix == ".py")
@@ -141,11 +154,15 @@ def test_classify_takes_the_table_only_without_receivers(corpus):
     table = record.table(table_stamp("python"))
     assert table is not None
     lines = range(1, text.line_count + 1)
-    name = next(w for w in TOKEN.findall(text.content) if len(w) > 3)
-    with_receivers = classify(path, text, name, lines, table=table)
-    from_table = classify(path, text, name, lines, table=table, receivers=False)
-    assert seen(from_table) == seen(with_receivers)
-    assert all(u.receiver is None for u in from_table)
+    members = [w for w in sorted(set(TOKEN.findall(text.content))) if f".{w}" in text.content]
+    assert members
+    for name in members:
+        tree = _classify(path, text, name, list(lines))
+        assert whole(classify(path, text, name, lines, table=table)) == whole(tree)
+        assert seen(classify(path, text, name, lines, table=table, receivers=False)) == seen(tree)
+    assert any(
+        u.receiver is not None for name in members for u in classify(path, text, name, lines, table=table)
+    )
 
 
 def test_make_tables_gives_the_records_on_disk_theirs_and_a_change_drops_it(tmp_path, index_cache):
