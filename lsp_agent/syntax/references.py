@@ -93,8 +93,18 @@ def word_pattern(name: str) -> re.Pattern:
 
 
 def occurrences(line: str, name: str) -> list[int]:
-    """0-based character columns of `name` as a whole word in `line`."""
-    return [m.start() for m in word_pattern(name).finditer(line)]
+    """0-based character columns of `name` as a whole word in `line` (word_pattern's
+    matches, found as the literal and then checked: a look-behind first is slow to search)."""
+    found, size = [], len(name)
+    at = line.find(name) if name else -1
+    while at >= 0:
+        end = at + size
+        if (at == 0 or not WORDISH.match(line, at - 1)) and not WORDISH.match(line, end):
+            found.append(at)
+            at = line.find(name, end)
+        else:
+            at = line.find(name, at + 1)
+    return found
 
 
 WORDISH = re.compile(r"[\w$]")  # a character word_pattern does not let a name touch
@@ -976,9 +986,9 @@ def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
     # open definitions: (end point, last line it may label, the next line its children may take);
     # a clipped-away one keeps nothing (its children neither: line_segments does not enter it)
     stack: list[list] = [[(1 << 62, 0), 1 << 62, 1]]
+    low, high = lines[0], lines[-1]
     for i in range(len(record.kinds)):
-        row, _, end_row, end_column = ranges[8 * i : 8 * i + 4]
-        end = (end_row, end_column)
+        row, end = ranges[8 * i], (ranges[8 * i + 2], ranges[8 * i + 3])
         while len(stack) > 1 and not end <= stack[-1][0]:
             stack.pop()
         parent = stack[-1]
@@ -988,6 +998,8 @@ def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
             continue
         parent[2] = last + 1
         stack.append([end, last, first])
+        if first > high or last < low:
+            continue
         lo, hi = bisect_left(lines, first), bisect_right(lines, last)
         if lo < hi:
             label = f"{containers[i]}/{names[i]}" if containers[i] else names[i]

@@ -22,6 +22,7 @@ from lsp_agent.syntax.references import (
     table_lines,
     table_stamp,
     word_lines,
+    word_pattern,
 )
 from lsp_agent.tools.references import text_width, widths_at
 from lsp_agent.workspace import Text
@@ -35,7 +36,7 @@ def seen(uses) -> list[tuple]:
 
 def lines_with(text: Text, name: str) -> list[int]:
     """The lines classify finds uses of `name` on: those where it occurs as a whole word."""
-    return [n for n in range(1, text.line_count + 1) if occurrences(text.line(n), name)]
+    return [n for n in range(1, text.line_count + 1) if word_pattern(name).search(text.line(n))]
 
 
 @settings(max_examples=400, deadline=None)
@@ -45,9 +46,13 @@ def lines_with(text: Text, name: str) -> list[int]:
 )
 def test_word_lines_are_the_lines_holding_the_name_as_a_word(content, name):
     """Property: any text (CRLF, a lone CR, marks, `$`, a name inside a longer one, one
-    repeated), any name: the scan's lines are those a line-by-line search finds."""
+    repeated), any name: the scan's lines are those a line-by-line search of the whole-word
+    pattern finds, and each line's columns are its matches."""
     for text in (Text.from_str(content), Text.from_bytes(content.encode("utf-8", "surrogatepass"))):
         assert word_lines(text, name) == lines_with(text, name)
+        for n in range(1, text.line_count + 1):
+            line = text.line(n)
+            assert occurrences(line, name) == [m.start() for m in word_pattern(name).finditer(line)]
 
 
 @pytest.fixture(scope="module")
