@@ -425,6 +425,7 @@ async def overview_before_after(root: Path, cache: str, commit: str) -> dict:
 
 
 COMMON = "filter"  # a common name: 5,122 uses in Django (every copy's in the monorepo)
+MEMBER = "QuerySet/filter"  # the same asked by owner: each use's receiver judged
 
 
 async def references_figures(root: Path, cache: str, code: Path | None = None, label: str = "") -> dict:
@@ -457,9 +458,14 @@ async def references_figures(root: Path, cache: str, code: Path | None = None, l
         client, "lspAgent/references", params, lambda: wall(anchor, root)
     )
     uses = answer.get("total") if isinstance(answer, dict) else "?"
+    member = {"name": MEMBER, "precision": "syntax"}  # judged by receivers: from the tables too
+    started = time.perf_counter()
+    await client.request("lspAgent/references", member)
+    by_owner, by_owner_rg = time.perf_counter() - started, wall(anchor, root)
     figures = {
         f"references {COMMON!r}{label}, first ask (warm server) / rg -nw right after, s": f"{first:.2f} / {first_rg:.2f} = {first / first_rg:.2f}× ({uses:,} uses)",
         f"references {COMMON!r}{label} asked again / rg -nw, s": f"{ours:.2f} / {theirs:.2f} = {ratio:.2f}×",
+        f"  references {MEMBER!r}{label}, first ask / rg -nw {COMMON}, s": f"{by_owner:.2f} / {by_owner_rg:.2f} = {by_owner / by_owner_rg:.2f}×",
         f"  server memory{label} after those, MiB (peak)": f"{memory_mib(client, 'VmRSS'):.0f} ({memory_mib(client):.0f})",
         f"  cold build{label}: index ready after": built,
     }  # fmt: skip
