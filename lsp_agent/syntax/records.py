@@ -64,7 +64,7 @@ class FileRecord:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""
         return None if self.uses is None else unpack(self.uses)
 
-    def table(self, stamp: bytes) -> tuple[str, array, array, bytes] | None:
+    def table(self, stamp: bytes) -> tuple[str, array, array, bytes, str, array] | None:
         """The file's use table (uses.unpack_table): every word's uses and their roles, kept
         in `uses` after its names; None when not made (yet), or made otherwise than `stamp`
         (references.table_stamp of its language) says."""

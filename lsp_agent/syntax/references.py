@@ -114,7 +114,7 @@ def word_lines(text: Text, name: str) -> list[int]:
     """The 1-based lines holding `name` as a whole word (word_pattern's matches): those
     whose uses classify finds. The name is looked for as a literal (fast in C; a pattern
     starting with a look-behind is tried at every character), each match then checked."""
-    content, lines = text.content, []
+    content, lines = text.content, list[int]()
     if not name:
         return lines
     after = re.compile(re.escape(name) + r"(?![\w$])")
