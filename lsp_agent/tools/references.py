@@ -60,7 +60,16 @@ from ..syntax.references import (
     table_stamp,
 )
 from ..workspace import Text, Workspace
-from .precise import BESIDE, PRECISION, Confirmed, ahead, confirmed, result, server_expected, source_notes
+from .precise import (
+    BESIDE,
+    PRECISION,
+    Confirmed,
+    ahead,
+    confirmed,
+    result,
+    server_expected,
+    source_notes,
+)
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 SECTIONS = (
@@ -491,8 +500,7 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
             added.setdefault(loc.path, []).append(loc)
     for path, locations in added.items():  # each file read, classified and outlined once
         text, lines = ws.text(path), [loc.line for loc in locations]
-        roles = {(u.line, u.column): u.role for u in classify(path, text, name, lines)}
-        symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
+        roles, symbols = roles_and_symbols(ctx, path, text, name, lines)
         shown = ws.display(path)
         merged += [
             Reference(shown, loc.line, loc.column, roles.get((loc.line, loc.column), "use"),
@@ -501,6 +509,20 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
         ]  # fmt: skip
     merged.sort(key=answer_order)
     return merged
+
+
+def roles_and_symbols(ctx: Context, path: Path, text: Text, name: str, lines: list[int]) -> tuple[dict, dict]:
+    """({(line, column): role}, {line: enclosing symbol}) of `name` on `lines`: from the file's
+    index record and use table when they are current (nothing parsed), else parsed."""
+    record = ctx.index.record_of(path, text) if ctx.index is not None else None
+    table = record.table(table_stamp(record.language)) if record is not None else None
+    uses = classify(path, text, name, lines, table=table, receivers=False)
+    if table is not None and record is not None:
+        around = line_symbols_of(path, record).around
+        symbols = {line: around(line) for line in lines}
+    else:
+        symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
+    return {(u.line, u.column): u.role for u in uses}, symbols
 
 
 def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> list[str]:
