@@ -8,8 +8,6 @@ counted in `dropped` and never shown.
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -70,23 +68,6 @@ class Confirmed:
 
 # Questions asked while the syntax source works on the same call (`ahead`).
 AHEAD = ThreadPoolExecutor(max_workers=4, thread_name_prefix="semantic")
-
-# The by-name search beside a server's question runs this much below it (nice): on a loaded
-# machine the two share the cores, and the answer waits on the server's part (the by-name
-# part may be cut). The serving process's tool workers are 5 below it already (lanes.py).
-YIELD = 5
-
-
-def lowered() -> None:
-    """Run this thread (and the ripgrep it starts) YIELD below its process (Linux: per thread)."""
-    try:
-        ident = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, ident, min(os.getpriority(os.PRIO_PROCESS, ident) + YIELD, 19))
-    except (AttributeError, OSError):
-        pass
-
-
-BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="by-name", initializer=lowered)
 
 
 def semantic(ctx: Context, precision: str | None, report: Callable[[str], None] | None = None) -> Semantic:

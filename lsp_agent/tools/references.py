@@ -60,16 +60,7 @@ from ..syntax.references import (
     table_stamp,
 )
 from ..workspace import Text, Workspace
-from .precise import (
-    BESIDE,
-    PRECISION,
-    Confirmed,
-    ahead,
-    confirmed,
-    result,
-    server_expected,
-    source_notes,
-)
+from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, server_expected, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 SECTIONS = (
@@ -467,7 +458,7 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
     stop = threading.Event()
     quiet = replace(ctx, report=None, step_aside=None, cancel_event=stop)
     within = server_expected(ctx, at.path, precision)
-    by_name = BESIDE.submit(collect, quiet, identifier, owner, target, paths, within)
+    by_name = AHEAD.submit(collect, quiet, identifier, owner, target, paths, within)
     try:
         typed = result(ctx, pending)
         if within and not typed.answered:  # the server was expected: search every file after all
