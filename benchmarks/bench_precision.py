@@ -11,6 +11,10 @@ query beside the server's own (the same warm session), and of that time the rend
 budgeted page alone (references' `page_of`: the stage that fits and the next page's size), so
 that the goal "at most 1.5x the server's time plus the rendering" is measured as it reads.
 
+The tools are asked as the serving process asks them: with the workspace's symbol index built,
+its use tables made, before the first question (an agent's server has built them by then; a bench
+without them would parse every candidate file on each query, which no agent waits for).
+
 Servers: SERVERS (default ~/.cache/lsp-agent-ci/servers, what `make test-servers` installs).
 SAMPLE (default 10) names per category; CORPORA (default "Django,rxjs") which corpora to run.
 """
@@ -26,6 +30,7 @@ from pathlib import Path
 from lsp_agent.config import Settings
 from lsp_agent.semantic import POOL, Semantic
 from lsp_agent.syntax import outline, walk
+from lsp_agent.syntax.index import SymbolIndex
 from lsp_agent.tools import Context, call
 from lsp_agent.tools import precise as precise_tool
 from lsp_agent.tools import references as references_tool
@@ -239,7 +244,12 @@ def corpus(label: str, root: Path, files: list[Path], report: Report, def_report
     root = root.resolve()
     files = [f.resolve() for f in files]
     ws = Workspace([root])
-    ctx = Context(ws, settings())
+    started = time.perf_counter()
+    index = SymbolIndex(ws)
+    index.build()
+    index.make_tables()
+    report.note(f"{label}: symbol index and use tables made in {time.perf_counter() - started:.0f} s")
+    ctx = Context(ws, settings(), index=index)
     source = Semantic(ws, ctx.settings)
     sample = definitions(ws, files)
     first_path, first_symbol = next(iter(v for v in sample.values() if v))[0]

@@ -56,6 +56,24 @@ PYTHON_SETTINGS = {
 }
 
 
+# pyright answers references (and implementation) after cancelling the previous one's token
+# source; a request cancelled before it was dispatched leaves a source vscode-jsonrpc's
+# CancellationTokenSource cannot cancel twice ("this._token.cancel is not a function"), and
+# from then on every references request fails until a restart. Its file-based cancellation
+# strategy's sources can: asked for on the command line (the folder is never made, so no
+# file is written; $/cancelRequest still cancels as before).
+PYRIGHTS = ("basedpyright-langserver", "pyright-langserver")
+CANCEL_RECEIVE = "--cancellationReceive"
+
+
+def launch_command(spec: Spec) -> list[str]:
+    """The command a session runs for `spec`: a pyright given its file-based cancellation."""
+    command = list(spec.command)
+    if Path(command[0]).stem in PYRIGHTS and not any(a.startswith(CANCEL_RECEIVE) for a in command):
+        command.append(f"{CANCEL_RECEIVE}=file:lsp-agent-{os.getpid()}")
+    return command
+
+
 def family_of(path: Path) -> str | None:
     suffix = path.suffix.lower()
     return next((f for f, known in KNOWN.items() if suffix in known[3]), None)

@@ -23,7 +23,7 @@ from ..errors import Refusal
 from ..search.walk import walk_files
 from ..workspace import uri_to_path
 from .connection import Connection, RequestCancelled, ServerFailed
-from .servers import Spec
+from .servers import Spec, launch_command
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ class Session:
     def _spawn(self) -> None:
         try:
             process = subprocess.Popen(
-                list(self.spec.command),
+                launch_command(self.spec),
                 cwd=self.root,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

@@ -453,16 +453,25 @@ def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: 
     return collected, typed
 
 
-# Once the server has answered, the by-name candidates may take this much longer: half the
-# server's own time again (the answer within 1.5x of the server's), and at least a quarter of
-# a second (a small project's candidates always come, whichever finishes first).
-CANDIDATES_WAIT = 0.5
+# Once the server has answered, the by-name candidates may take this much of its time again,
+# so that the answer, with its merging and notes, stays within 1.5x the server's. In a small
+# workspace (or one whose index is not known) they get at least CANDIDATES_FLOOR: there the
+# by-name search's own start (a ripgrep run, a few parses) is all of it, and a small project's
+# candidates always come, whichever finishes first.
+CANDIDATES_WAIT = 0.4
 CANDIDATES_FLOOR = 0.25
+SMALL_WORKSPACE = 100  # files in the index
+
+
+def candidates_floor(ctx: Context) -> float:
+    small = ctx.index is None or len(ctx.index.files) < SMALL_WORKSPACE
+    return CANDIDATES_FLOOR if small else 0.0
 
 
 def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt, precision):
     """The server's uses and the by-name ones, asked at once; by-name candidates still being
-    matched when the server's time is spent by half again are left out, and the answer says so."""
+    matched when the server's time is spent and CANDIDATES_WAIT of it again are left out, and the
+    answer says so."""
     started = time.monotonic()
     pending = ahead(ctx, "references", starts_of(ctx, at, []), precision)
     stop = threading.Event()
@@ -476,7 +485,7 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
             spent = time.monotonic() - started
-            allowed = spent + max(CANDIDATES_WAIT * spent, CANDIDATES_FLOOR)
+            allowed = spent + max(CANDIDATES_WAIT * spent, candidates_floor(ctx))
             if not wait([by_name], timeout=max(started + allowed - time.monotonic(), 0.0)).done:
                 return Collected([], owner=target.owner, cut=allowed), typed
         while not wait([by_name], timeout=0.2).done:
@@ -501,8 +510,7 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
             added.setdefault(loc.path, []).append(loc)
     for path, locations in added.items():  # each file read, classified and outlined once
         text, lines = ws.text(path), [loc.line for loc in locations]
-        roles = {(u.line, u.column): u.role for u in classify(path, text, name, lines)}
-        symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
+        roles, symbols = roles_and_symbols(ctx, path, text, name, lines)
         shown = ws.display(path)
         merged += [
             Reference(shown, loc.line, loc.column, roles.get((loc.line, loc.column), "use"),
@@ -511,6 +519,20 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
         ]  # fmt: skip
     merged.sort(key=answer_order)
     return merged
+
+
+def roles_and_symbols(ctx: Context, path: Path, text: Text, name: str, lines: list[int]) -> tuple[dict, dict]:
+    """({(line, column): role}, {line: enclosing symbol}) of `name` on `lines`: from the file's
+    index record and use table when they are current (nothing parsed), else parsed."""
+    record = ctx.index.record_of(path, text) if ctx.index is not None else None
+    table = record.table(table_stamp(record.language)) if record is not None else None
+    uses = classify(path, text, name, lines, table=table, receivers=False)
+    if table is not None and record is not None:
+        around = line_symbols_of(path, record).around
+        symbols = {line: around(line) for line in lines}
+    else:
+        symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
+    return {(u.line, u.column): u.role for u in uses}, symbols
 
 
 def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> list[str]:
@@ -796,7 +818,7 @@ def references(
         notes.insert(
             1,
             f"left out: the by-name candidates, not matched within {collected.cut:.2f} s "
-            "(the server's time and half again); precision=syntax lists every use by name",
+            f"(the server's time and {CANDIDATES_WAIT:g} of it again); precision=syntax lists every use by name",
         )
     if collected.local and not typed.answered:
         notes[:1] = [f"{collected.local}: its uses in its scope, as the syntax binds them (exact, no search)"]

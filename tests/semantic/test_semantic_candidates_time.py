@@ -65,3 +65,21 @@ def test_candidates_not_matched_in_time_are_left_out_and_said(ctx, monkeypatch):
         ctx, "references", {"path": "app/views.py", "line": 10, "column": 11, "precision": "syntax"}
     )
     assert len(syntax["references"]) > 1  # by name alone, every use comes (the server is not asked)
+
+
+def test_the_floor_is_for_small_workspaces_only(tmp_path):
+    """A workspace of SMALL_WORKSPACE files or more gives the candidates the server's time and
+    CANDIDATES_WAIT of it, no floor; a smaller one (or one without an index) the floor."""
+    from lsp_agent.syntax.index import SymbolIndex
+
+    for count, floor in ((references_tool.SMALL_WORKSPACE - 1, references_tool.CANDIDATES_FLOOR),
+                         (references_tool.SMALL_WORKSPACE, 0.0)):  # fmt: skip
+        root = tmp_path / str(count)
+        root.mkdir()
+        for n in range(count):
+            (root / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n")
+        ws = Workspace([root])
+        index = SymbolIndex(ws)
+        index.build()
+        assert references_tool.candidates_floor(Context(ws, Settings(), index=index)) == floor
+        assert references_tool.candidates_floor(Context(ws, Settings())) == references_tool.CANDIDATES_FLOOR
