@@ -19,15 +19,17 @@ import re
 import stat
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
+from .. import head_start
 from ..errors import Cancelled, Refusal
 from ..workspace import MAX_TEXT_BYTES, Text, open_beneath, read_all
 from .collector import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
-from .walk import Watcher, places, walk_args
+from .walk import Watcher, free_from_fifos, places, walk_args
 
 MATCH_PREFIX = b'{"type":"match"'
 CHUNK = 512  # matches handed to the collector at a time, so a huge file cannot pile up
@@ -161,6 +163,24 @@ def regex_refusal(pattern: str, message: str) -> Refusal:
     )
 
 
+def wait(pid: int, cancelled: Callable[[], bool]) -> int:
+    """The exit status of our child `pid`, freeing it from a FIFO every half second (see
+    free_from_fifos) and killing it when `cancelled` says so."""
+    rounds = 0
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if cancelled():
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise Cancelled()
+        time.sleep(0.002)
+        rounds += 1
+        if rounds % 250 == 0:
+            free_from_fifos(pid)
+
+
 class RipgrepEngine:
     name = "ripgrep"
 
@@ -203,7 +223,9 @@ class RipgrepEngine:
                     to_path = partial(under, place.base)
                 else:
                     args, to_path = [*self.match_args(), "--", "-"], partial(itself, place.base)
-                self.run(args, place.popen_args(), to_path, sink, cancelled, progress)
+                started = head_start.take(args, place.fd) if place.folder and head_start.STARTED else None
+                if started is None or not self.take_over(started, to_path, sink, cancelled):
+                    self.run(args, place.popen_args(), to_path, sink, cancelled, progress)
                 if place.folder:
                     self.verify(target.root, sink.done - before, sink, cancelled)
 
@@ -268,13 +290,37 @@ class RipgrepEngine:
             if cancelled():
                 raise Cancelled()
             errors.seek(0)
-            message = errors.read().decode("utf-8", errors="replace").strip()
-            if "error parsing glob" in message:
-                raise Refusal(
-                    "invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{clip(message)}"
-                )
-            if proc.returncode == 2 and summary is None:
-                raise regex_refusal(self.query.pattern, message)
+            self.check_errors(errors.read(), proc.returncode, summary)
+
+    def check_errors(self, errors: bytes, returncode: int, summary: dict | None) -> None:
+        """Refuse the call for what rg said on stderr: a bad glob, a bad pattern."""
+        message = errors.decode("utf-8", errors="replace").strip()
+        if "error parsing glob" in message:
+            raise Refusal("invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{clip(message)}")
+        if returncode == 2 and summary is None:
+            raise regex_refusal(self.query.pattern, message)
+
+    def take_over(
+        self,
+        started: head_start.Started,
+        to_path: Callable[[str], Path],
+        sink: Collector,
+        cancelled: Callable[[], bool],
+    ) -> bool:
+        """Finish with the rg a one-shot command started ahead (head_start.py): wait for it
+        (freeing it from a FIFO as the Watcher does), then parse what it wrote. False when
+        it could not run (the search then starts its own)."""
+        try:
+            returncode = wait(started.pid, cancelled)
+            if returncode == 127 and not os.fstat(started.out).st_size:  # exec failed: rg never exits so
+                return False
+            with open(started.out, "rb", closefd=False) as output:
+                output.seek(0)
+                summary = self.parse(output, to_path, sink, None)
+            self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
+            return True
+        finally:
+            started.close()
 
     def search_text(self, path: Path, text: Text, sink: Collector) -> None:
         try:
