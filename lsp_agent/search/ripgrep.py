@@ -163,6 +163,38 @@ def regex_refusal(pattern: str, message: str) -> Refusal:
     )
 
 
+OTHER_RECORD = re.compile(rb'^\{"type":"(?!match")', re.MULTILINE)  # a line of rg's JSON, not a match
+
+
+class Buffered:
+    """rg's whole output, line by line; the match lines that come next skipped at once."""
+
+    def __init__(self, data: bytes):
+        self.data, self.at = data, 0
+
+    def __iter__(self) -> Buffered:
+        return self
+
+    def __next__(self) -> bytes:
+        start = self.at
+        if start >= len(self.data):
+            raise StopIteration
+        end = self.data.find(b"\n", start)
+        self.at = len(self.data) if end < 0 else end + 1
+        return self.data[start : self.at]
+
+    def skip_matches(self) -> int:
+        """Skip to the next record that is not a match (a JSON string holds no line break nor
+        an unescaped quote, so a line that starts so is one); the number of lines skipped."""
+        found = OTHER_RECORD.search(self.data, self.at)
+        stop = len(self.data) if found is None else found.start()
+        skipped = self.data.count(b"\n", self.at, stop) + (
+            stop == len(self.data) and not self.data.endswith(b"\n") and stop > self.at
+        )
+        self.at = stop
+        return skipped
+
+
 def wait(pid: int, cancelled: Callable[[], bool]) -> int:
     """The exit status of our child `pid`, freeing it from a FIFO every half second (see
     free_from_fifos) and killing it when `cancelled` says so."""
@@ -314,9 +346,8 @@ class RipgrepEngine:
             returncode = wait(started.pid, cancelled)
             if returncode == 127 and not os.fstat(started.out).st_size:  # exec failed: rg never exits so
                 return False
-            with open(started.out, "rb", closefd=False) as output:
-                output.seek(0)
-                summary = self.parse(output, to_path, sink, None)
+            output = Buffered(os.pread(started.out, os.fstat(started.out).st_size, 0))
+            summary = self.parse(output, to_path, sink, None)
             self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
             return True
         finally:
@@ -350,13 +381,14 @@ class RipgrepEngine:
         context: dict[int, str] = {}
         count = 0
         summary = None
+        skip = getattr(stream, "skip_matches", None)
         path = Path()  # set by each file's "begin" record, which comes before its matches
         again = False  # this file was reported already (reached through two searched paths)
         for raw in stream:
             if again and not raw.startswith(b'{"type":"end"'):
                 continue
             if not sink.detailed and raw.startswith(MATCH_PREFIX):
-                count += 1  # only counted: skip the JSON decoding
+                count += 1 + (skip() if skip is not None else 0)  # only counted: no JSON decoded
                 continue
             message = message_of(raw)
             kind, data = message["type"], message["data"]

@@ -13,9 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lsp_agent import head_start
 from lsp_agent.config import Settings
+from lsp_agent.search.ripgrep import Buffered
 from lsp_agent.syntax.index import SymbolIndex
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
@@ -115,3 +118,38 @@ def test_an_rg_started_ahead_is_freed_from_a_fifo(tmp_path, index_cache):
 
 def test_a_server_is_sent_the_clis_budget():
     assert Settings.max_chars == head_start.MAX_CHARS
+
+
+def test_a_common_pattern_taken_over_is_counted_as_the_search_counts_it(tmp_path, index_cache):
+    """Past what a page can show, the match lines of the output taken over are skipped a
+    run at a time (ripgrep.Buffered): the counts are the ones of rg's own run."""
+    root = project(tmp_path / "p")
+    for n in range(30):
+        # every other line: each match a run of its own, too many for a page to show
+        (root / f"m{n}.py").write_text("".join(f"x{i} = 'needle'\ny = 1\n" for i in range(400 + n)))
+    ctx = Context(Workspace([root]))
+    expected = call(ctx, "search", {"pattern": "needle"})
+    head_start.search_ahead("needle", str(root))
+    assert call(ctx, "search", {"pattern": "needle"}) == expected
+    assert head_start.STARTED == [] and expected["total_matches"] == sum(400 + n for n in range(30))
+    assert expected["locations"] is None  # counts only: the details were dropped midway
+
+
+KINDS = st.sampled_from(["begin", "match", "context", "end", "summary"])
+
+
+@given(st.lists(st.tuples(KINDS, st.text(alphabet='ab"\\{}: ', max_size=6)), max_size=30), st.booleans())
+def test_skipping_match_lines_counts_them_all(records, ended):
+    """Buffered.skip_matches skips exactly the match lines a line-by-line reading would see
+    next, whatever the strings inside them hold."""
+    lines = [
+        json.dumps({"type": kind, "data": {"text": text}}, separators=(",", ":")) for kind, text in records
+    ]
+    data = "\n".join(lines).encode() + (b"\n" if ended and lines else b"")
+    seen, stream = [], Buffered(data)
+    for raw in stream:
+        if raw.startswith(b'{"type":"match"'):
+            seen += ["match"] * (1 + stream.skip_matches())
+        else:
+            seen.append(json.loads(raw)["type"])
+    assert seen == [kind for kind, _ in records]
