@@ -3,9 +3,10 @@
 imported, so that
 - asking a server running for the same roots costs a socket and some JSON (local.ask), not
   the tools' imports;
-- answering alone, search's ripgrep starts at once, on the other core, while the interpreter
-  imports the tools; the engine takes it over when it would start that very rg in that very
-  folder (RipgrepEngine.run), else it is killed at the end (`discard`).
+- answering alone, the ripgrep they run (search's; find-symbol's for the files holding the
+  name) starts at once, on the other core, while the interpreter imports the tools; the
+  engine takes it over when it would start that very rg in that very folder
+  (RipgrepEngine.search), else it is killed at the end (`discard`).
 Everything else, and these too once started, goes on through cli.main, which parses and
 answers as always: a head start changes when work happens, never what is answered.
 
@@ -91,7 +92,18 @@ def start(argv: list[str]) -> int | None:
             return answered
     if tool == "search" and list(arguments) == ["pattern"]:
         search_ahead(arguments["pattern"], root)
+    elif tool == "find_symbol" and list(arguments) == ["name_path"] and is_a_name(arguments["name_path"]):
+        from .syntax.languages import EXTENSIONS, FILENAMES  # the files that may define it
+
+        globs = [f"*{extension}" for extension in EXTENSIONS] + list(FILENAMES)
+        search_ahead(arguments["name_path"], root, fixed_strings=True, globs=globs)
     return None
+
+
+def is_a_name(name_path: str) -> bool:
+    """Whether a name path is a single name, which find_symbol looks for in the files that
+    hold it as written (symbols.candidates: no "/" or "." to split it at, no space)."""
+    return not any(c in name_path for c in "/.") and name_path.split() == [name_path]
 
 
 def ask(tool: str, arguments: dict, root: str) -> int | None:
@@ -148,35 +160,32 @@ def ended_by(exc: BaseException, prog: str = "lsp-agent") -> int:
     return BROKEN_PIPE
 
 
-# ripgrep's flags for a search of a whole root with no option: RipgrepEngine.match_args, then
-# walk.walk_args([""]). The engine compares the whole argv before it takes the rg over.
-def search_argv(rg: str, pattern: str) -> list[str]:
+# ripgrep's flags for a search of a whole root: RipgrepEngine.match_args, then walk.walk_args.
+# The engine compares the whole argv before it takes the rg over (tests/doors check it does).
+def search_argv(
+    rg: str, pattern: str, *, fixed_strings: bool = False, globs: list[str] | None = None
+) -> list[str]:
+    walk = ["--no-config", "--no-ignore-global", "--no-require-git", "--no-ignore-messages", "--no-messages"]
+    fixed = ["--fixed-strings"] if fixed_strings else []
     return [
-        rg,
-        "--json",
-        "--no-config",
-        "--no-mmap",
-        "--regexp",
-        pattern,
-        "--no-config",
-        "--no-ignore-global",
-        "--no-require-git",
-        "--no-ignore-messages",
-        "--no-messages",
-        "--",
-        "./",
+        *[rg, "--json", "--no-config", "--no-mmap", *fixed, "--regexp", pattern],
+        *walk,
+        *[f"--glob={glob}" for glob in globs or []],
+        *["--", "./"],
     ]
 
 
-def search_ahead(pattern: str, root: str) -> None:
-    """Start rg for `search PATTERN` over `root`, in the folder's descriptor, its output in
-    memory (no pipe to fill while the interpreter imports)."""
+def search_ahead(
+    pattern: str, root: str, *, fixed_strings: bool = False, globs: list[str] | None = None
+) -> None:
+    """Start rg for a search of `pattern` over all of `root`, in the folder's descriptor, its
+    output in memory (no pipe to fill while the interpreter imports)."""
     rg = os.environ.get("LSP_AGENT_RG", "")
     if not os.path.isabs(rg):  # else walk.find_rg's next choice: the ripgrep wheel's, beside Python
         rg = os.path.join(os.path.dirname(sys.executable), "rg")
     if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd") or not os.access(rg, os.X_OK):
         return
-    argv = search_argv(rg, pattern)
+    argv = search_argv(rg, pattern, fixed_strings=fixed_strings, globs=globs)
     try:
         folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:

@@ -166,33 +166,64 @@ def regex_refusal(pattern: str, message: str) -> Refusal:
 OTHER_RECORD = re.compile(rb'^\{"type":"(?!match")', re.MULTILINE)  # a line of rg's JSON, not a match
 
 
-class Buffered:
-    """rg's whole output, line by line; the match lines that come next skipped at once."""
+class Lines:
+    """rg's output line by line, from `data` and then, given `fd`, read from it in large
+    chunks until its end; the match lines that come next can be skipped at once."""
 
-    def __init__(self, data: bytes):
-        self.data, self.at = data, 0
+    def __init__(self, data: bytes = b"", fd: int | None = None):
+        self.data, self.at, self.fd = data, 0, fd
 
-    def __iter__(self) -> Buffered:
+    def more(self, *, to_line_end: bool = False) -> bool:
+        """Read on, keeping what is not read yet; False at the end. `to_line_end`: read to a
+        line break (a line longer than a chunk is joined once, not at each chunk)."""
+        pieces = [self.data[self.at :]]
+        while self.fd is not None:
+            chunk = os.read(self.fd, READ)
+            if not chunk:
+                self.fd = None
+                break
+            pieces.append(chunk)
+            if not to_line_end or b"\n" in chunk:
+                break
+        if len(pieces) == 1:
+            return False
+        self.data, self.at = b"".join(pieces), 0
+        return True
+
+    def __iter__(self) -> Lines:
         return self
 
     def __next__(self) -> bytes:
-        start = self.at
-        if start >= len(self.data):
-            raise StopIteration
-        end = self.data.find(b"\n", start)
-        self.at = len(self.data) if end < 0 else end + 1
+        end = self.data.find(b"\n", self.at)
+        if end < 0:
+            self.more(to_line_end=True)
+            end = self.data.find(b"\n", self.at)
+            if end < 0:  # the end of the output: a last line without its end, or none
+                if self.at >= len(self.data):
+                    raise StopIteration
+                end = len(self.data) - 1
+        start, self.at = self.at, end + 1
         return self.data[start : self.at]
 
     def skip_matches(self) -> int:
         """Skip to the next record that is not a match (a JSON string holds no line break nor
-        an unescaped quote, so a line that starts so is one); the number of lines skipped."""
-        found = OTHER_RECORD.search(self.data, self.at)
-        stop = len(self.data) if found is None else found.start()
-        skipped = self.data.count(b"\n", self.at, stop) + (
-            stop == len(self.data) and not self.data.endswith(b"\n") and stop > self.at
-        )
-        self.at = stop
+        an unescaped quote, so a line that starts so is one); the number of lines skipped.
+        A partial line at the end of what was read is kept for the next read."""
+        skipped = 0
+        while (found := OTHER_RECORD.search(self.data, self.at)) is None:
+            whole = self.data.rfind(b"\n", self.at) + 1  # the lines read whole
+            skipped += self.data.count(b"\n", self.at, whole)
+            self.at = max(whole, self.at)
+            if not self.more():
+                if self.at < len(self.data):  # a last line without its end
+                    skipped, self.at = skipped + 1, len(self.data)
+                return skipped
+        skipped += self.data.count(b"\n", self.at, found.start())
+        self.at = found.start()
         return skipped
+
+
+READ = 1 << 20
 
 
 def wait(pid: int, cancelled: Callable[[], bool]) -> int:
@@ -309,7 +340,7 @@ class RipgrepEngine:
             assert stdout is not None  # stdout=PIPE
             watcher = Watcher(proc, cancelled)  # kills rg as soon as the caller cancels
             try:
-                summary = self.parse(stdout, to_path, sink, progress)
+                summary = self.parse(Lines(fd=stdout.fileno()), to_path, sink, progress)
             except BaseException:
                 proc.kill()
                 if cancelled():  # killed while writing: the half line it left is no error
@@ -346,7 +377,7 @@ class RipgrepEngine:
             returncode = wait(started.pid, cancelled)
             if returncode == 127 and not os.fstat(started.out).st_size:  # exec failed: rg never exits so
                 return False
-            output = Buffered(os.pread(started.out, os.fstat(started.out).st_size, 0))
+            output = Lines(os.pread(started.out, os.fstat(started.out).st_size, 0))
             summary = self.parse(output, to_path, sink, None)
             self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
             return True

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from lsp_agent import head_start
 from lsp_agent.config import Settings
-from lsp_agent.search.ripgrep import Buffered
+from lsp_agent.search import ripgrep
+from lsp_agent.search.ripgrep import Lines
 from lsp_agent.syntax.index import SymbolIndex
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
@@ -122,7 +123,7 @@ def test_a_server_is_sent_the_clis_budget():
 
 def test_a_common_pattern_taken_over_is_counted_as_the_search_counts_it(tmp_path, index_cache):
     """Past what a page can show, the match lines of the output taken over are skipped a
-    run at a time (ripgrep.Buffered): the counts are the ones of rg's own run."""
+    run at a time (ripgrep.Lines): the counts are the ones of rg's own run."""
     root = project(tmp_path / "p")
     for n in range(30):
         # every other line: each match a run of its own, too many for a page to show
@@ -138,18 +139,52 @@ def test_a_common_pattern_taken_over_is_counted_as_the_search_counts_it(tmp_path
 KINDS = st.sampled_from(["begin", "match", "context", "end", "summary"])
 
 
-@given(st.lists(st.tuples(KINDS, st.text(alphabet='ab"\\{}: ', max_size=6)), max_size=30), st.booleans())
+@given(st.lists(st.tuples(KINDS, st.text(alphabet='ab"\\{}: \n', max_size=6)), max_size=30), st.booleans())
 def test_skipping_match_lines_counts_them_all(records, ended):
-    """Buffered.skip_matches skips exactly the match lines a line-by-line reading would see
-    next, whatever the strings inside them hold."""
+    """Lines.skip_matches skips exactly the match lines a line-by-line reading would see
+    next, whatever the strings inside them hold, wherever the chunks read from a pipe end."""
     lines = [
         json.dumps({"type": kind, "data": {"text": text}}, separators=(",", ":")) for kind, text in records
     ]
     data = "\n".join(lines).encode() + (b"\n" if ended and lines else b"")
-    seen, stream = [], Buffered(data)
-    for raw in stream:
-        if raw.startswith(b'{"type":"match"'):
-            seen += ["match"] * (1 + stream.skip_matches())
-        else:
-            seen.append(json.loads(raw)["type"])
-    assert seen == [kind for kind, _ in records]
+    for size in (1, 7, 1 << 20):
+        read, write = os.pipe()
+        os.write(write, data)  # a few KiB at most: within the pipe's buffer
+        os.close(write)
+        ripgrep.READ, before = size, ripgrep.READ
+        try:
+            for stream in (Lines(data), Lines(fd=read)):
+                seen = []
+                for raw in stream:
+                    if raw.startswith(b'{"type":"match"'):
+                        seen += ["match"] * (1 + stream.skip_matches())
+                    else:
+                        seen.append(json.loads(raw)["type"])
+                assert seen == [kind for kind, _ in records], size
+        finally:
+            ripgrep.READ = before
+            os.close(read)
+
+
+@pytest.mark.parametrize("name", ["total", "Cart"])
+def test_find_symbols_rg_started_ahead_is_taken_over(tmp_path, index_cache, name):
+    root = project(tmp_path / "p")
+    SymbolIndex(Workspace([root]), cache=index_cache).build()
+    expected = call(Context(Workspace([root])), "find_symbol", {"name_path": name})
+    from lsp_agent.oneshot import tool_context
+
+    assert head_start.start(["find-symbol", name, "--root", str(root)]) is None
+    assert len(head_start.STARTED) == 1
+    assert (
+        call(tool_context("find_symbol", [str(root)], Settings()), "find_symbol", {"name_path": name})
+        == expected
+    )
+    assert head_start.STARTED == []
+
+
+def test_a_name_path_of_parts_gets_no_head_start(tmp_path, monkeypatch):
+    monkeypatch.setenv("LSP_AGENT_NO_SERVER", "1")
+    root = project(tmp_path / "p")
+    for name in ("Cart/total", "shop.Cart", "a b"):
+        assert head_start.start(["find-symbol", name, "--root", str(root)]) is None
+        assert head_start.STARTED == [], name
