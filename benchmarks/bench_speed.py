@@ -7,10 +7,13 @@ interpreter's standard library).
   file's stat checked) alternating with ctags; the server's peak memory;
 - CLI one-shots (after a server saved its index, whose records `search` and `find-symbol`
   take): `search` against `rg -n`, `find-symbol` against `rg -nw`, runs alternating (medians of
-  each, and of the ratio pair by pair); alone (no server running), and asking the server that
-  is running for the same roots (local.py); the interpreter's own start beside them. The
-  package's modules are compiled to bytecode first, as an install from a wheel has them (with
-  PYTHONDONTWRITEBYTECODE set, an editable install would compile every module at each start);
+  each, and of the ratio pair by pair; wall and CPU time); alone (no server running), and asking
+  the server that is running for the same roots (local.py); the interpreter's own start beside
+  them. In the cli part the command is `lsp-agent` as users get it, installed from a wheel of
+  this tree (and of BENCH_SPEED_BEFORE's commit): no editable install's finder at each start;
+  `python -m lsp_agent` of the editable install beside them, its modules compiled to bytecode
+  first, as a wheel has them (with PYTHONDONTWRITEBYTECODE set, an editable install would
+  compile every module at each start);
 - search over a warm server against `rg -n` in a subprocess, per pattern class;
 - a read and a documentSymbol after an edit while 8 heavy calls run, against the same idle;
 - definition by name over a warm server;
@@ -21,7 +24,8 @@ The load (`uptime`) is noted beside each workspace's figures: the cores are shar
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
 worker's peak memory; with `BENCH_SPEED_BEFORE=<commit>` beside that commit's first call);
 `BENCH_SPEED_PARTS=cli` the CLI one-shots alone (a server's cold build
-saves the index; asked while it runs, then alone after it stopped); `BENCH_SPEED_PARTS=references`, references on a common name alone
+saves the index; asked while it runs, then alone after it stopped; with
+`BENCH_SPEED_BEFORE=<commit>` that commit's wheel beside this tree's); `BENCH_SPEED_PARTS=references`, references on a common name alone
 (its first ask on a warm server and asked again, against `rg -nw`), with
 `BENCH_SPEED_BEFORE=<commit>` beside a server run from that commit's package;
 `BENCH_SPEED_PARTS=load` the read and the documentSymbol after an edit
@@ -355,7 +359,8 @@ def cli_figures(
 ) -> dict:
     """One-shot commands with the index the server saved, against ripgrep: `alone`, or
     asking the server running for the same roots; each install's command and rg in turn
-    (medians of each, and of each one's ratio to the rg run beside it)."""
+    (medians of each, and of each one's ratio to the rg run beside it), and their CPU time
+    (user and system, of the process and its children: what a busy machine makes slower)."""
     rg = find_rg()
     assert rg is not None
     installs = installs or {"this tree": CLI}
@@ -367,45 +372,50 @@ def cli_figures(
     if how == "alone":
         pythons = {label: str(Path(command[0]).with_name("python")) if command is not CLI else sys.executable for label, command in installs.items()}  # fmt: skip
         for start in (["-c", "pass"], ["-S", "-c", "pass"]):
-            for label, python in pythons.items():
-                a, b, ratio = alternating(
-                    lambda start=start, python=python: wall([python, *start], root, env),
-                    lambda: wall([rg, "-n", NAME, "."], root),
-                )
-                figures[f"floor: python {' '.join(start)} ({label}) / rg -n {NAME}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+            runs = [lambda python=python, start=start: wall_and_cpu([python, *start], root, env) for python in pythons.values()]  # fmt: skip
+            for label, found in zip(pythons, side_by_side(runs, lambda: wall_and_cpu([rg, "-n", NAME, "."], root)), strict=True):  # fmt: skip
+                figures[f"floor: python {' '.join(start)} ({label}) / rg -n {NAME}, ms"] = found
     for name, argv, theirs in [
         ("search", ["search", NAME], [rg, "-n", NAME, "."]),
         ("search", ["search", "self\\.assert"], [rg, "-n", "self\\.assert", "."]),
         ("find-symbol", ["find-symbol", NAME], [rg, "-nw", NAME, "."]),
     ]:
-        runs = [
-            lambda command=command, argv=argv: wall([*command, *argv], root, env)
-            for command in installs.values()
-        ]
-        for label, (a, b, ratio) in zip(
-            installs, side_by_side(runs, lambda theirs=theirs: wall(theirs, root)), strict=True
-        ):
-            figures[f"CLI {name} {argv[-1]!r} ({how}; {label}) / {' '.join(theirs[1:3])}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+        runs = [lambda command=command, argv=argv: wall_and_cpu([*command, *argv], root, env) for command in installs.values()]  # fmt: skip
+        for label, found in zip(installs, side_by_side(runs, lambda theirs=theirs: wall_and_cpu(theirs, root)), strict=True):  # fmt: skip
+            figures[f"CLI {name} {argv[-1]!r} ({how}; {label}) / {' '.join(theirs[1:3])}, ms"] = found
     return figures
 
 
-def side_by_side(runs: list, anchor, rounds: int = RUNS) -> list[tuple[float, float, float]]:
-    """For each of `runs`: the medians of its times, of the anchor's run just after it, and of
-    the ratio pair by pair; all in turn (r1 a r2 a … r1 a …) after one warm-up each."""
+def wall_and_cpu(command: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float]:
+    """A command's wall time and CPU time (user and system, its children's included)."""
+    before = os.times()
+    took = wall(command, cwd, env)
+    after = os.times()
+    return took, (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+
+
+def side_by_side(runs: list, anchor, rounds: int = RUNS) -> list[str]:
+    """For each of `runs` (each giving wall and CPU seconds): the medians of its wall times,
+    of the anchor's run just after it and of the ratio pair by pair, then the same of CPU
+    times; all in turn (r1 a r2 a … r1 a …) after one warm-up each."""
     for run in runs:
         run(), anchor()
-    pairs: list[list[tuple[float, float]]] = [[] for _ in runs]
+    pairs: list[list[tuple[tuple[float, float], tuple[float, float]]]] = [[] for _ in runs]
     for _ in range(rounds):
         for run, found in zip(runs, pairs, strict=True):
             found.append((run(), anchor()))
-    return [
-        (
-            statistics.median(x for x, _ in found),
-            statistics.median(y for _, y in found),
-            statistics.median(x / y for x, y in found),
-        )
-        for found in pairs
-    ]
+    rows = []
+    for found in pairs:
+        shown = []
+        for k, what in ((0, "wall"), (1, "CPU")):
+            a = statistics.median(x[k] for x, _ in found)
+            b = statistics.median(y[k] for _, y in found)
+            ratio = statistics.median(x[k] / max(y[k], 1e-6) for x, y in found)
+            shown.append(f"{what} {a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×")
+        rows.append("; ".join(shown))
+    return rows
 
 
 def descendants_peak_mib(pid: int) -> float:

@@ -16,8 +16,9 @@ def main() -> int:
         from .cli import main as cli_main
 
         return cli_main()
-    except (KeyboardInterrupt, BrokenPipeError) as exc:  # before the CLI's handlers were there
-        return head_start.ended_by(exc)
+    except (KeyboardInterrupt, BrokenPipeError) as exc:  # outside the CLI's handlers: the head start's
+        command = head_start.command_of(sys.argv[1:])
+        return head_start.ended_by(exc, "lsp-agent" + (f" {command[0]}" if command else ""))
     finally:
         head_start.discard()
 

@@ -11,14 +11,11 @@ Cancellation kills the process from a watcher thread and reaps it: no rg is left
 
 from __future__ import annotations
 
-import base64
 import errno
 import json
 import os
 import re
 import stat
-import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -48,6 +45,8 @@ def data_text(field: dict) -> tuple[str, bytes]:
     if "text" in field:
         text = field["text"]
         return text, b"" if text.isascii() else text.encode("utf-8", errors="surrogatepass")
+    import base64
+
     raw = base64.b64decode(field["bytes"])
     return raw.decode("utf-8", errors="replace"), raw
 
@@ -228,20 +227,24 @@ READ = 1 << 20
 
 def wait(pid: int, cancelled: Callable[[], bool]) -> int:
     """The exit status of our child `pid`, freeing it from a FIFO every half second (see
-    free_from_fifos) and killing it when `cancelled` says so."""
+    free_from_fifos); killed and reaped when `cancelled` says so or anything stops the wait
+    (Ctrl-C)."""
     rounds = 0
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        if cancelled():
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            raise Cancelled()
-        time.sleep(0.002)
-        rounds += 1
-        if rounds % 250 == 0:
-            free_from_fifos(pid)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if cancelled():
+                raise Cancelled()
+            time.sleep(0.002)
+            rounds += 1
+            if rounds % 250 == 0:
+                free_from_fifos(pid)
+    except BaseException:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise
 
 
 class RipgrepEngine:
@@ -325,6 +328,9 @@ class RipgrepEngine:
         progress: Progress | None,
     ) -> None:
         """Run rg with `args` (`where`: its cwd or stdin) and parse what it writes."""
+        import subprocess
+        import tempfile
+
         with tempfile.TemporaryFile() as errors:
             where = {"stdin": subprocess.DEVNULL, **where}
             try:
@@ -385,6 +391,8 @@ class RipgrepEngine:
             started.close()
 
     def search_text(self, path: Path, text: Text, sink: Collector) -> None:
+        import subprocess
+
         try:
             proc = subprocess.run(
                 [*self.match_args(), "--", "-"],

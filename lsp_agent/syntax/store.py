@@ -35,7 +35,6 @@ import os
 import pickle
 import stat
 import sys
-import tempfile
 from array import array
 from dataclasses import fields
 from functools import cache
@@ -141,6 +140,8 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
     if not key:
         log.warning("symbol index not saved: no secret in %s", folder)
         return
+    import tempfile  # here: a one-shot command that only reads the index does not pay its imports
+
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
