@@ -7,10 +7,13 @@ interpreter's standard library).
   file's stat checked) alternating with ctags; the server's peak memory;
 - CLI one-shots (after a server saved its index, whose records `search` and `find-symbol`
   take): `search` against `rg -n`, `find-symbol` against `rg -nw`, runs alternating (medians of
-  each, and of the ratio pair by pair); alone (no server running), and asking the server that
-  is running for the same roots (local.py); the interpreter's own start beside them. The
-  package's modules are compiled to bytecode first, as an install from a wheel has them (with
-  PYTHONDONTWRITEBYTECODE set, an editable install would compile every module at each start);
+  each, and of the ratio pair by pair; wall and CPU time); alone (no server running), and asking
+  the server that is running for the same roots (local.py); the interpreter's own start beside
+  them. In the cli part the command is `lsp-agent` as users get it, installed from a wheel of
+  this tree (and of BENCH_SPEED_BEFORE's commit): no editable install's finder at each start;
+  `python -m lsp_agent` of the editable install beside them, its modules compiled to bytecode
+  first, as a wheel has them (with PYTHONDONTWRITEBYTECODE set, an editable install would
+  compile every module at each start);
 - search over a warm server against `rg -n` in a subprocess, per pattern class;
 - a read and a documentSymbol after an edit while 8 heavy calls run, against the same idle;
 - definition by name over a warm server;
@@ -21,7 +24,8 @@ The load (`uptime`) is noted beside each workspace's figures: the cores are shar
 `BENCH_SPEED_PARTS=overview` measures overview alone (its calls, the server's and its
 worker's peak memory; with `BENCH_SPEED_BEFORE=<commit>` beside that commit's first call);
 `BENCH_SPEED_PARTS=cli` the CLI one-shots alone (a server's cold build
-saves the index; asked while it runs, then alone after it stopped); `BENCH_SPEED_PARTS=references`, references on a common name alone
+saves the index; asked while it runs, then alone after it stopped; with
+`BENCH_SPEED_BEFORE=<commit>` that commit's wheel beside this tree's); `BENCH_SPEED_PARTS=references`, references on a common name alone
 (its first ask on a warm server and asked again, against `rg -nw`), with
 `BENCH_SPEED_BEFORE=<commit>` beside a server run from that commit's package;
 `BENCH_SPEED_PARTS=load` the read and the documentSymbol after an edit
@@ -39,10 +43,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -50,7 +56,7 @@ from typing import Any
 
 import lsp_agent
 from benchmarks.bench_scale import BIG_FILE_LINES, CTAGS_LANGUAGES, big_file, p99, workspace
-from benchmarks.common import Client, Report, source_tree, the_run
+from benchmarks.common import HERE, Client, Report, source_tree, the_run
 from lsp_agent.search import find_rg
 
 SCALES = ["django", "monorepo"]
@@ -208,14 +214,19 @@ async def server_figures(root: Path, cache: str) -> dict:
 
 
 async def cli_part(root: Path, cache: str) -> dict:
-    """The CLI one-shots alone: asking a server that built and saved the index, then with none."""
-    client = await Client.start(root, cache)
-    await asyncio.wait_for(client.indexed.wait(), 1800)
-    asked = await asyncio.get_running_loop().run_in_executor(
-        None, cli_figures, root, cache, "asking the server"
-    )
-    await client.stop()
-    return asked
+    """The CLI one-shots alone: asking a server that built and saved the index, then with
+    none; each install of cli_installs beside rg."""
+    with tempfile.TemporaryDirectory() as folder:
+        installs = cli_installs(Path(folder))
+        client = await Client.start(root, cache)
+        await asyncio.wait_for(client.indexed.wait(), 1800)
+        figures = {"load before (asking the server)": load()}
+        figures |= await asyncio.get_running_loop().run_in_executor(
+            None, cli_figures, root, cache, "asking the server", installs
+        )
+        await client.stop()
+        figures["load before (alone)"] = load()
+        return figures | cli_figures(root, cache, "alone", installs)
 
 
 async def typing_under_load(client: Client, root: Path, **load: Any) -> str:
@@ -303,35 +314,108 @@ async def typing_figures(root: Path) -> dict:
     return figures
 
 
-def cli_figures(root: Path, cache: str, how: str = "alone") -> dict:
-    """One-shot commands with the index the server saved, against ripgrep: `alone`, or
-    asking the server running for the same roots."""
+def installed_cli(tree: Path, into: Path) -> list[str]:
+    """`lsp-agent` as `pip install` of `tree`'s wheel lays it out (no editable install's
+    finder at each start; the modules compiled): a virtual environment of its own, the other
+    packages this interpreter's (a .pth line, written after the install), rg beside its Python
+    as the ripgrep wheel puts it."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(into)], check=True)
+    wheels = into / "wheels"
+    pip = [sys.executable, "-m", "pip", "--quiet", "--disable-pip-version-check"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(tree)], check=True, capture_output=True
+    )
+    wheel = next(wheels.glob("lsp_agent-*.whl"))
+    subprocess.run(
+        [*pip, "--python", str(into / "bin" / "python"), "install", "--no-deps", str(wheel)], check=True
+    )
+    site = next((into / "lib").glob("python*/site-packages"))
+    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
     rg = find_rg()
     assert rg is not None
+    (into / "bin" / "rg").symlink_to(rg)
+    return [str(into / "bin" / "lsp-agent")]
+
+
+def cli_installs(folder: Path) -> dict[str, list[str]]:
+    """The commands compared: this tree's and, with BENCH_SPEED_BEFORE, that commit's, each
+    installed from its wheel (installed_cli), and this tree's `python -m lsp_agent` from the
+    editable install (its modules compiled, as a wheel has them)."""
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(Path(lsp_agent.__file__).parent)], check=True
     )
+    installs = {"this tree": installed_cli(HERE.parent, folder / "this")}
+    if before := os.environ.get("BENCH_SPEED_BEFORE"):
+        tree = folder / "tree"
+        tree.mkdir()
+        archive = subprocess.run(["git", "archive", before], cwd=HERE.parent, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        installs[before] = installed_cli(tree, folder / "before")
+    installs["this tree, python -m lsp_agent (editable)"] = CLI
+    return installs
+
+
+def cli_figures(
+    root: Path, cache: str, how: str = "alone", installs: dict[str, list[str]] | None = None
+) -> dict:
+    """One-shot commands with the index the server saved, against ripgrep: `alone`, or
+    asking the server running for the same roots; each install's command and rg in turn
+    (medians of each, and of each one's ratio to the rg run beside it), and their CPU time
+    (user and system, of the process and its children: what a busy machine makes slower)."""
+    rg = find_rg()
+    assert rg is not None
+    installs = installs or {"this tree": CLI}
     env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache} | (
         {"LSP_AGENT_NO_SERVER": "1"} if how == "alone" else {}
     )
+    env.pop("PYTHONPATH", None)
     figures = {}
     if how == "alone":
+        pythons = {label: str(Path(command[0]).with_name("python")) if command is not CLI else sys.executable for label, command in installs.items()}  # fmt: skip
         for start in (["-c", "pass"], ["-S", "-c", "pass"]):
-            a, b, ratio = alternating(
-                lambda start=start: wall([sys.executable, *start], root),
-                lambda: wall([rg, "-n", NAME, "."], root),
-            )
-            figures[f"floor: python {' '.join(start)} / rg -n {NAME}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
-    for name, ours, theirs in [
-        ("search", [*CLI, "search", NAME], [rg, "-n", NAME, "."]),
-        ("search", [*CLI, "search", "self\\.assert"], [rg, "-n", "self\\.assert", "."]),
-        ("find-symbol", [*CLI, "find-symbol", NAME], [rg, "-nw", NAME, "."]),
+            runs = [lambda python=python, start=start: wall_and_cpu([python, *start], root, env) for python in pythons.values()]  # fmt: skip
+            for label, found in zip(pythons, side_by_side(runs, lambda: wall_and_cpu([rg, "-n", NAME, "."], root)), strict=True):  # fmt: skip
+                figures[f"floor: python {' '.join(start)} ({label}) / rg -n {NAME}, ms"] = found
+    for name, argv, theirs in [
+        ("search", ["search", NAME], [rg, "-n", NAME, "."]),
+        ("search", ["search", "self\\.assert"], [rg, "-n", "self\\.assert", "."]),
+        ("find-symbol", ["find-symbol", NAME], [rg, "-nw", NAME, "."]),
     ]:
-        a, b, ratio = alternating(
-            lambda ours=ours: wall(ours, root, env), lambda theirs=theirs: wall(theirs, root)
-        )
-        figures[f"CLI {name} {ours[-1]!r} ({how}) / {' '.join(theirs[1:3])}, ms"] = f"{a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+        runs = [lambda command=command, argv=argv: wall_and_cpu([*command, *argv], root, env) for command in installs.values()]  # fmt: skip
+        for label, found in zip(installs, side_by_side(runs, lambda theirs=theirs: wall_and_cpu(theirs, root)), strict=True):  # fmt: skip
+            figures[f"CLI {name} {argv[-1]!r} ({how}; {label}) / {' '.join(theirs[1:3])}, ms"] = found
     return figures
+
+
+def wall_and_cpu(command: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float]:
+    """A command's wall time and CPU time (user and system, its children's included; getrusage
+    counts microseconds where os.times counts clock ticks)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    took = wall(command, cwd, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def side_by_side(runs: list, anchor, rounds: int = RUNS) -> list[str]:
+    """For each of `runs` (each giving wall and CPU seconds): the medians of its wall times,
+    of the anchor's run just after it and of the ratio pair by pair, then the same of CPU
+    times; all in turn (r1 a r2 a … r1 a …) after one warm-up each."""
+    for run in runs:
+        run(), anchor()
+    pairs: list[list[tuple[tuple[float, float], tuple[float, float]]]] = [[] for _ in runs]
+    for _ in range(rounds):
+        for run, found in zip(runs, pairs, strict=True):
+            found.append((run(), anchor()))
+    rows = []
+    for found in pairs:
+        shown = []
+        for k, what in ((0, "wall"), (1, "CPU")):
+            a = statistics.median(x[k] for x, _ in found)
+            b = statistics.median(y[k] for _, y in found)
+            ratio = statistics.median(x[k] / max(y[k], 1e-6) for x, y in found)
+            shown.append(f"{what} {a * 1000:.0f} / {b * 1000:.0f} = {ratio:.2f}×")
+        rows.append("; ".join(shown))
+    return rows
 
 
 def descendants_peak_mib(pid: int) -> float:
@@ -619,7 +703,7 @@ def main() -> None:
             if os.environ.get("BENCH_SPEED_PARTS") == "overview":  # overview's figures alone
                 figures[scale] = asyncio.run(overview_figures(root, cache))
             elif os.environ.get("BENCH_SPEED_PARTS") == "cli":  # the CLI one-shots alone
-                figures[scale] = asyncio.run(cli_part(root, cache)) | cli_figures(root, cache)
+                figures[scale] = asyncio.run(cli_part(root, cache))
             elif os.environ.get("BENCH_SPEED_PARTS") == "references":
                 figures[scale] = asyncio.run(references_part(root, cache))
             elif os.environ.get("BENCH_SPEED_PARTS") == "load":  # reads and typing under load alone

@@ -13,7 +13,6 @@ command's usage, never a traceback: EXIT_CODES below are what `--help` documents
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import logging
 import os
@@ -25,10 +24,10 @@ from collections.abc import Callable
 from importlib.util import find_spec
 from typing import Any
 
-from . import __version__
+from . import __version__, head_start, oneshot
 from .config import Settings
 from .errors import ArgumentError
-from .tools import REGISTRY, Context, call, catalog
+from .tools import REGISTRY, catalog
 from .tools.registry import RUNS_OTHERS
 from .workspace import Workspace
 
@@ -79,8 +78,7 @@ EXIT_CODES = """exit status:
   65   serve: the client sent a message too large to read
   130  interrupted (Ctrl-C)
   141  the reader of the output went away (`lsp-agent … | head`)"""
-INTERRUPTED = 130
-BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool ended by a closed pipe
+INTERRUPTED, BROKEN_PIPE = head_start.INTERRUPTED, head_start.BROKEN_PIPE
 
 
 class Parser(argparse.ArgumentParser):
@@ -447,26 +445,6 @@ def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in arguments.items() if v is not None and v != []}
 
 
-# Tools that answer from the symbol index a server saved for the roots, brought up to date
-# first (see saved_index): they look in every file. Others would spend more loading it (a
-# monorepo's: half a second) than they save.
-INDEXED = {"definition", "overview"}
-# Tools that take from the saved index the records of the files they look in (those whose
-# stat vouches for them), made one at a time: search's enclosing symbols, find_symbol's
-# definitions in the files holding the name, without parsing them.
-RECORDS = {"search", "find_symbol"}
-
-
-def tool_context(name: str, args: argparse.Namespace) -> Context:
-    workspace = Workspace(args.root)
-    index = None
-    if name in INDEXED or name in RECORDS:
-        from .syntax.index import saved_index
-
-        index = saved_index(workspace, current=name in INDEXED, lazily=True)
-    return Context(workspace, settings_from(args), index=index)
-
-
 JSON_TYPES = {
     "integer": "an integer",
     "string": "a string",
@@ -500,7 +478,7 @@ def asked(name: str, args: argparse.Namespace, arguments: dict[str, Any]) -> dic
     tool = REGISTRY[name]
     if tool.writes or name in RUNS_OTHERS or settings_from(args) != Settings():
         return None
-    if os.environ.get("LSP_AGENT_NO_SERVER"):  # said before local.py's imports (sockets) are paid
+    if os.environ.get("LSP_AGENT_NO_SERVER") or head_start.ASKED:  # before local.py's imports
         return None
     from .local import ask
 
@@ -513,22 +491,14 @@ def run_tool(args: argparse.Namespace) -> int:
     name = args.tool_name
     try:
         arguments = tool_arguments(args)
-        answer = asked(name, args, arguments) or call(tool_context(name, args), name, arguments)
+        answer = asked(name, args, arguments) or oneshot.answer(
+            name, arguments, args.root, settings_from(args)
+        )
     except ArgumentError as exc:
         args.parser.error(in_cli_words(name, str(exc)))
     except ValueError as exc:
         args.parser.error(str(exc))
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        # A lone surrogate (a model's "\\ud800", decoded by JSON) cannot be encoded: written as
-        # that escape again, which keeps the JSON output valid and exact
-        sys.stdout.reconfigure(errors="backslashreplace")
-    if args.json:
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
-    else:
-        print(answer["text"])
-    # 1 for a refusal, a reply with diagnostics, or a call in it that failed
-    failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
-    return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
+    return head_start.printed(answer, as_json=args.json)
 
 
 def print_doctor(args: argparse.Namespace) -> int:
@@ -627,15 +597,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(argv)
         command: Callable[[argparse.Namespace], int] = args.handler
         return command(args)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BrokenPipeError) as exc:
         # Ctrl-C: one line, no traceback; a server's threads are not waited for
-        prog = args.parser.prog if args is not None else "lsp-agent"
-        print(f"\n{prog}: interrupted", file=sys.stderr, flush=True)
-        if args is not None and args.handler in (serve_lsp, serve_mcp):
-            os._exit(INTERRUPTED)
-        return INTERRUPTED
-    except BrokenPipeError:
-        # The reader left (`lsp-agent … | head`): end quietly, as Unix tools do. Python would
-        # complain again when it flushes stdout at exit, so stdout goes to /dev/null first.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return BROKEN_PIPE
+        status = head_start.ended_by(exc, args.parser.prog if args is not None else "lsp-agent")
+        if isinstance(exc, KeyboardInterrupt) and args is not None and args.handler in (serve_lsp, serve_mcp):
+            os._exit(status)
+        return status

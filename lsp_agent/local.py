@@ -15,38 +15,46 @@ then answers alone, in its own words).
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
 import os
 import socket
 import stat
 import struct
-import tempfile
-import threading
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
-log = logging.getLogger(__name__)
+TYPE_CHECKING = False  # typing's own import is a command's milliseconds
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
+
+try:  # hashlib's blake2b, without hashlib's import of OpenSSL: a one-shot's first milliseconds
+    from _blake2 import blake2b
+except ImportError:
+    from hashlib import blake2b
 
 MAX_REQUEST = 16 << 20  # a call's JSON (a model's whole reply to run_calls fits)
 CONNECT_TIMEOUT = 1.0  # seconds to reach a server that is there; a call takes what it takes
 
 
-def socket_path(roots: list[Path]) -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+def socket_path(roots: list[Path] | list[str]) -> str:
+    """The socket of a server of these roots (absolute and resolved, as Workspace has them)."""
+    if not (base := os.environ.get("XDG_RUNTIME_DIR")):
+        import tempfile
+
+        base = tempfile.gettempdir()
     key = "\n".join(map(str, roots)).encode("utf-8", "surrogatepass")
-    return (
-        Path(base) / f"lsp-agent-{os.getuid()}" / f"{hashlib.blake2b(key, digest_size=12).hexdigest()}.sock"
-    )
+    name = f"{blake2b(key, digest_size=12).hexdigest()}.sock"
+    return os.path.join(base, f"lsp-agent-{os.getuid()}", name)
 
 
-def private(folder: Path, *, make: bool = False) -> bool:
+def private(folder: str, *, make: bool = False) -> bool:
     """Whether `folder` is the user's own and no one else may enter it (made so if asked)."""
     try:
         if make:
-            folder.mkdir(mode=0o700, exist_ok=True)
+            try:
+                os.mkdir(folder, 0o700)
+            except FileExistsError:
+                pass
         info = os.lstat(folder)
     except OSError:
         return False
@@ -62,15 +70,23 @@ def peer_is_me(connection: socket.socket) -> bool:
     return struct.unpack("3i", credentials)[1] == os.getuid()
 
 
-def ask(roots: list[Path], name: str, arguments: dict) -> dict | None:
-    """A running server's answer to the call, or None (no server, or it did not answer)."""
+def listening(roots: list[Path] | list[str]) -> bool:
+    """Whether a server of these roots may be listening: its socket is there, in a folder of
+    the user's own (LSP_AGENT_NO_SERVER set: none is asked)."""
     path = socket_path(roots)
-    if os.environ.get("LSP_AGENT_NO_SERVER") or not path.exists() or not private(path.parent):
+    return (
+        not os.environ.get("LSP_AGENT_NO_SERVER") and os.path.exists(path) and private(os.path.dirname(path))
+    )
+
+
+def ask(roots: list[Path] | list[str], name: str, arguments: dict) -> dict | None:
+    """A running server's answer to the call, or None (no server, or it did not answer)."""
+    if not listening(roots):
         return None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(CONNECT_TIMEOUT)
-            connection.connect(str(path))
+            connection.connect(socket_path(roots))
             connection.settimeout(None)
             if not peer_is_me(connection):
                 return None
@@ -81,6 +97,12 @@ def ask(roots: list[Path], name: str, arguments: dict) -> dict | None:
     except (OSError, ValueError):  # gone, refused, or cut off midway: answer alone
         return None
     return answer if isinstance(answer, dict) and "invalid" not in answer else None
+
+
+def log():  # the server's, imported when a listener has something to say (a command does not)
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def read_all(connection: socket.socket, limit: int | None) -> bytes:
@@ -100,24 +122,29 @@ class Listener:
     def __init__(self, answer: Callable[[str, Any], dict]):
         self.answer = answer
         self.sock: socket.socket | None = None
-        self.path: Path | None = None
+        self.path: str | None = None
         self.inode = -1  # the socket file's, to remove it on close only if still this one
 
     def listen(self, roots: list[Path]) -> None:
         """Listen for the commands of these roots (instead of any others before)."""
         self.close()
+        import threading
+
         path = socket_path(roots)
-        if not roots or not private(path.parent, make=True):
+        if not roots or not private(os.path.dirname(path), make=True):
             return
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            path.unlink(missing_ok=True)  # a server gone without closing, or an older one: the newest answers
-            sock.bind(str(path))
+            try:  # a server gone without closing, or an older one: the newest answers
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+            sock.bind(path)
             sock.listen(16)
             self.inode = os.stat(path).st_ino
         except OSError as exc:
             sock.close()
-            log.info("not answering commands on %s: %s", path, exc)
+            log().info("not answering commands on %s: %s", path, exc)
             return
         self.sock, self.path = sock, path
         threading.Thread(target=self.accept, args=(sock,), name="lsp-agent commands", daemon=True).start()
@@ -128,6 +155,8 @@ class Listener:
                 connection, _ = sock.accept()
             except OSError:  # closed
                 return
+            import threading
+
             threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
 
     def serve(self, connection: socket.socket) -> None:
@@ -139,14 +168,14 @@ class Listener:
                 answer = self.answer(request["name"], request.get("arguments", {}))
                 connection.sendall(json.dumps(answer).encode() + b"\n")
             except Exception as exc:  # a peer gone, a request not of this shape: its command answers alone
-                log.info("a command's call was not answered: %s", exc)
+                log().info("a command's call was not answered: %s", exc)
 
     def close(self) -> None:
         if self.sock is None:
             return
         try:
             if self.path is not None and os.stat(self.path).st_ino == self.inode:
-                self.path.unlink()
+                os.unlink(self.path)
         except OSError:
             pass
         self.sock.close()

@@ -11,23 +11,22 @@ Cancellation kills the process from a watcher thread and reaps it: no rg is left
 
 from __future__ import annotations
 
-import base64
 import errno
 import json
 import os
 import re
 import stat
-import subprocess
-import tempfile
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
+from .. import head_start
 from ..errors import Cancelled, Refusal
 from ..workspace import MAX_TEXT_BYTES, Text, open_beneath, read_all
 from .collector import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
-from .walk import Watcher, places, walk_args
+from .walk import Watcher, free_from_fifos, places, walk_args
 
 MATCH_PREFIX = b'{"type":"match"'
 CHUNK = 512  # matches handed to the collector at a time, so a huge file cannot pile up
@@ -46,6 +45,8 @@ def data_text(field: dict) -> tuple[str, bytes]:
     if "text" in field:
         text = field["text"]
         return text, b"" if text.isascii() else text.encode("utf-8", errors="surrogatepass")
+    import base64
+
     raw = base64.b64decode(field["bytes"])
     return raw.decode("utf-8", errors="replace"), raw
 
@@ -161,6 +162,91 @@ def regex_refusal(pattern: str, message: str) -> Refusal:
     )
 
 
+OTHER_RECORD = re.compile(rb'^\{"type":"(?!match")', re.MULTILINE)  # a line of rg's JSON, not a match
+
+
+class Lines:
+    """rg's output line by line, from `data` and then, given `fd`, read from it in large
+    chunks until its end; the match lines that come next can be skipped at once."""
+
+    def __init__(self, data: bytes = b"", fd: int | None = None):
+        self.data, self.at, self.fd = data, 0, fd
+
+    def more(self, *, to_line_end: bool = False) -> bool:
+        """Read on, keeping what is not read yet; False at the end. `to_line_end`: read to a
+        line break (a line longer than a chunk is joined once, not at each chunk)."""
+        pieces = [self.data[self.at :]]
+        while self.fd is not None:
+            chunk = os.read(self.fd, READ)
+            if not chunk:
+                self.fd = None
+                break
+            pieces.append(chunk)
+            if not to_line_end or b"\n" in chunk:
+                break
+        if len(pieces) == 1:
+            return False
+        self.data, self.at = b"".join(pieces), 0
+        return True
+
+    def __iter__(self) -> Lines:
+        return self
+
+    def __next__(self) -> bytes:
+        end = self.data.find(b"\n", self.at)
+        if end < 0:
+            self.more(to_line_end=True)
+            end = self.data.find(b"\n", self.at)
+            if end < 0:  # the end of the output: a last line without its end, or none
+                if self.at >= len(self.data):
+                    raise StopIteration
+                end = len(self.data) - 1
+        start, self.at = self.at, end + 1
+        return self.data[start : self.at]
+
+    def skip_matches(self) -> int:
+        """Skip to the next record that is not a match (a JSON string holds no line break nor
+        an unescaped quote, so a line that starts so is one); the number of lines skipped.
+        A partial line at the end of what was read is kept for the next read."""
+        skipped = 0
+        while (found := OTHER_RECORD.search(self.data, self.at)) is None:
+            whole = self.data.rfind(b"\n", self.at) + 1  # the lines read whole
+            skipped += self.data.count(b"\n", self.at, whole)
+            self.at = max(whole, self.at)
+            if not self.more():
+                if self.at < len(self.data):  # a last line without its end
+                    skipped, self.at = skipped + 1, len(self.data)
+                return skipped
+        skipped += self.data.count(b"\n", self.at, found.start())
+        self.at = found.start()
+        return skipped
+
+
+READ = 1 << 20
+
+
+def wait(pid: int, cancelled: Callable[[], bool]) -> int:
+    """The exit status of our child `pid`, freeing it from a FIFO every half second (see
+    free_from_fifos); killed and reaped when `cancelled` says so or anything stops the wait
+    (Ctrl-C)."""
+    rounds = 0
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if cancelled():
+                raise Cancelled()
+            time.sleep(0.002)
+            rounds += 1
+            if rounds % 250 == 0:
+                free_from_fifos(pid)
+    except BaseException:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise
+
+
 class RipgrepEngine:
     name = "ripgrep"
 
@@ -203,7 +289,9 @@ class RipgrepEngine:
                     to_path = partial(under, place.base)
                 else:
                     args, to_path = [*self.match_args(), "--", "-"], partial(itself, place.base)
-                self.run(args, place.popen_args(), to_path, sink, cancelled, progress)
+                started = head_start.take(args, place.fd) if place.folder and head_start.STARTED else None
+                if started is None or not self.take_over(started, to_path, sink, cancelled):
+                    self.run(args, place.popen_args(), to_path, sink, cancelled, progress)
                 if place.folder:
                     self.verify(target.root, sink.done - before, sink, cancelled)
 
@@ -240,6 +328,9 @@ class RipgrepEngine:
         progress: Progress | None,
     ) -> None:
         """Run rg with `args` (`where`: its cwd or stdin) and parse what it writes."""
+        import subprocess
+        import tempfile
+
         with tempfile.TemporaryFile() as errors:
             where = {"stdin": subprocess.DEVNULL, **where}
             try:
@@ -255,7 +346,7 @@ class RipgrepEngine:
             assert stdout is not None  # stdout=PIPE
             watcher = Watcher(proc, cancelled)  # kills rg as soon as the caller cancels
             try:
-                summary = self.parse(stdout, to_path, sink, progress)
+                summary = self.parse(Lines(fd=stdout.fileno()), to_path, sink, progress)
             except BaseException:
                 proc.kill()
                 if cancelled():  # killed while writing: the half line it left is no error
@@ -268,15 +359,40 @@ class RipgrepEngine:
             if cancelled():
                 raise Cancelled()
             errors.seek(0)
-            message = errors.read().decode("utf-8", errors="replace").strip()
-            if "error parsing glob" in message:
-                raise Refusal(
-                    "invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{clip(message)}"
-                )
-            if proc.returncode == 2 and summary is None:
-                raise regex_refusal(self.query.pattern, message)
+            self.check_errors(errors.read(), proc.returncode, summary)
+
+    def check_errors(self, errors: bytes, returncode: int, summary: dict | None) -> None:
+        """Refuse the call for what rg said on stderr: a bad glob, a bad pattern."""
+        message = errors.decode("utf-8", errors="replace").strip()
+        if "error parsing glob" in message:
+            raise Refusal("invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{clip(message)}")
+        if returncode == 2 and summary is None:
+            raise regex_refusal(self.query.pattern, message)
+
+    def take_over(
+        self,
+        started: head_start.Started,
+        to_path: Callable[[str], Path],
+        sink: Collector,
+        cancelled: Callable[[], bool],
+    ) -> bool:
+        """Finish with the rg a one-shot command started ahead (head_start.py): wait for it
+        (freeing it from a FIFO as the Watcher does), then parse what it wrote. False when
+        it could not run (the search then starts its own)."""
+        try:
+            returncode = wait(started.pid, cancelled)
+            if returncode == 127 and not os.fstat(started.out).st_size:  # exec failed: rg never exits so
+                return False
+            output = Lines(os.pread(started.out, os.fstat(started.out).st_size, 0))
+            summary = self.parse(output, to_path, sink, None)
+            self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
+            return True
+        finally:
+            started.close()
 
     def search_text(self, path: Path, text: Text, sink: Collector) -> None:
+        import subprocess
+
         try:
             proc = subprocess.run(
                 [*self.match_args(), "--", "-"],
@@ -304,13 +420,14 @@ class RipgrepEngine:
         context: dict[int, str] = {}
         count = 0
         summary = None
+        skip = getattr(stream, "skip_matches", None)
         path = Path()  # set by each file's "begin" record, which comes before its matches
         again = False  # this file was reported already (reached through two searched paths)
         for raw in stream:
             if again and not raw.startswith(b'{"type":"end"'):
                 continue
             if not sink.detailed and raw.startswith(MATCH_PREFIX):
-                count += 1  # only counted: skip the JSON decoding
+                count += 1 + (skip() if skip is not None else 0)  # only counted: no JSON decoded
                 continue
             message = message_of(raw)
             kind, data = message["type"], message["data"]

@@ -19,21 +19,24 @@ with the same flags.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ..errors import Refusal
 from ..workspace import open_beneath, read_all
+
+if TYPE_CHECKING:
+    import subprocess
+
+# subprocess, tempfile and shutil are imported where used: a one-shot search whose rg was
+# started ahead (head_start.py) needs none of them.
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 WALK_FLAGS = (
@@ -69,6 +72,8 @@ def find_rg() -> str | None:
     path = os.pathsep.join(
         f for f in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(f)
     )
+    import shutil
+
     return shutil.which(RG_NAME, path=path) if path else None
 
 
@@ -118,6 +123,9 @@ def walk_files(
     """list_files' files in the order ripgrep lists them (its threads race), each as soon
     as it is listed. Each folder is listed by an rg started in it through its verified
     descriptor (see `places`); a file given is listed as itself."""
+    import subprocess
+    import tempfile
+
     rg = require_rg()
     with places(root, rels) as opened:
         for place in opened:
@@ -282,6 +290,8 @@ def searched_buffers(root: Path, rels: list[str], globs: tuple[str, ...], buffer
     ]
     if not under:
         return set()
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="lsp-agent-buffers-") as tmp:
         mirror = Path(tmp) / root.relative_to(root.anchor)  # the root at its own path, under tmp
         for folder in reversed(root.parents):  # the folders above the root: their rules apply too

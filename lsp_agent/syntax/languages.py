@@ -28,7 +28,7 @@ import posixpath
 import threading
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module, resources
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,7 +53,10 @@ class Language:
 
 
 def grammars_folder() -> Traversable:
-    return resources.files("lsp_agent.grammars")
+    """The package's grammars/ folder: where its __init__ is, as importlib.resources.files
+    finds a package on disk (whose import, with tempfile, shutil and zipfile, is a one-shot
+    command's milliseconds)."""
+    return Path(import_module("lsp_agent.grammars").__file__ or "").parent
 
 
 def _read_table() -> dict[str, Language]:

@@ -35,7 +35,6 @@ import os
 import pickle
 import stat
 import sys
-import tempfile
 from array import array
 from dataclasses import fields
 from functools import cache
@@ -141,6 +140,8 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
     if not key:
         log.warning("symbol index not saved: no secret in %s", folder)
         return
+    import tempfile  # here: a one-shot command that only reads the index does not pay its imports
+
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
@@ -368,11 +369,29 @@ def _whole(record: FileRecord) -> bool:
         and len(record.ranges) == 8 * n
         and lines == n
         and record.containers.count("\n") + 1 == max(n, 1)
-        and (not n or (max(record.kinds) < len(KINDS) and max(record.ranges) <= MAX_ROW))
+        and (not n or (not record.kinds.translate(None, KIND_CODES) and at_most_max_row(record.ranges)))
         and isinstance(record.uses, bytes)
         and isinstance(record.generated, bool)
         and isinstance(record.heads, array)
         and record.heads.typecode == "i"
         and len(record.heads) in (0, 2 * n)
-        and (not record.heads or max(record.heads) <= MAX_ROW)
+        and (not record.heads or at_most_max_row(record.heads))
     )
+
+
+KIND_CODES = bytes(range(len(KINDS)))  # a record's kinds, with these deleted, are nothing
+# The byte of a 4-byte int that says most about its size (its top byte: in memory order, the
+# last on a little-endian machine) and, for an array of them, the top bytes allowed when every
+# value is below MAX_ROW (2**28: below 0x10; 0xff: a negative int of an "i" array).
+TOP = 3 if sys.byteorder == "little" else 0
+BELOW_MAX_ROW = bytes(range(MAX_ROW >> 24))
+
+
+def at_most_max_row(values: array) -> bool:
+    """max(values) <= MAX_ROW, for a whole index's millions of values: their top bytes are
+    looked at in C (max() would make an int of each), the exact test only when one is large."""
+    if values.itemsize == 4:
+        tops = values.tobytes()[TOP::4].translate(None, BELOW_MAX_ROW)
+        if not tops or (values.typecode == "i" and not tops.translate(None, b"\xff")):
+            return True
+    return max(values) <= MAX_ROW

@@ -257,6 +257,23 @@ def test_ctrl_c_during_a_long_search_ends_it_and_its_ripgrep(many_files):
     wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in rg), "ripgrep to end", timeout=10)
 
 
+def test_ctrl_c_during_a_head_started_search_ends_it_and_its_ripgrep(many_files):
+    """`search PATTERN` starts its rg before the tool is imported (head_start.py): Ctrl-C,
+    while it imports or while it waits for that rg, says the same and leaves no rg behind."""
+    process = subprocess.Popen(
+        [LSP_AGENT, "search", r"def \w+\(self"],
+        cwd=many_files,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    wait_for(lambda: children(process.pid) or process.poll() is not None, "ripgrep to start")
+    assert process.poll() is None, "the search ended before it could be interrupted"
+    rg = children(process.pid)
+    status, err = interrupted(process)
+    assert (status, err) == (INTERRUPTED, "\nlsp-agent search: interrupted\n")
+    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in rg), "ripgrep to end", timeout=10)
+
+
 def lsp_message(body: dict) -> bytes:
     data = json.dumps(body).encode()
     return b"Content-Length: %d\r\n\r\n" % len(data) + data

@@ -26,6 +26,15 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
 print(json.dumps({"code": code, "text": out.getvalue(), "modules": sorted(sys.modules)}))
 """
 
+# The console script's way in (head_start.py first), reporting the modules it imported.
+ENTRY = """
+import json, sys
+from lsp_agent.__main__ import main
+code = main()
+print(json.dumps({"modules": sorted(sys.modules)}), file=sys.stderr)
+sys.exit(code)
+"""
+
 
 @pytest.fixture
 def runtime(tmp_path_factory, monkeypatch):
@@ -47,6 +56,14 @@ def one_shot(root: Path, *argv: str, alone: bool = False) -> dict:
     return json.loads(done.stdout)
 
 
+def head_shot(root: Path, *argv: str) -> dict:
+    """A command through the console script's entry: its code, text and modules."""
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, *argv, "--root", str(root)], capture_output=True, text=True, check=False
+    )
+    return {"code": done.returncode, "text": done.stdout, **json.loads(done.stderr.splitlines()[-1])}
+
+
 def project(root: Path) -> Path:
     (root / "shop.py").write_text("class Cart:\n    def total(self):\n        return sum(self.items)\n")
     (root / "use.py").write_text(
@@ -63,7 +80,7 @@ async def wait_for(condition, timeout: float = 60) -> None:
 
 def test_commands_ask_a_running_server_of_the_same_roots(tmp_path, index_cache, runtime):
     root = project_dir(tmp_path)
-    listening = local.socket_path(Workspace([root]).roots)
+    listening = Path(local.socket_path(Workspace([root]).roots))
 
     async def scenario() -> None:
         client = await RawClient.start()
@@ -83,6 +100,12 @@ def test_commands_ask_a_running_server_of_the_same_roots(tmp_path, index_cache, 
                 # the server answered: the command loaded no index and imported no tool
                 assert "lsp_agent.syntax.store" not in asked["modules"], argv
                 assert "lsp_agent.syntax.store" in alone["modules"] or argv[0] in ("references", "read")
+            for argv in (["find-symbol", "total"], ["search", "Cart"], ["search", "Cart", "use.py"]):
+                # the head start asks before the CLI's imports: neither the tools nor the settings
+                ahead = await asyncio.to_thread(head_shot, root, *argv)
+                alone = await asyncio.to_thread(one_shot, root, *argv, alone=True)
+                assert (ahead["code"], ahead["text"]) == (alone["code"], alone["text"]), argv
+                assert not {"lsp_agent.tools", "lsp_agent.config", "argparse"} & set(ahead["modules"]), argv
             # a setting of its own: the command answers alone (the server has its settings)
             own = await asyncio.to_thread(one_shot, root, "search", "Cart", "--default-max-chars", "300")
             assert "lsp_agent.syntax.store" in own["modules"]
@@ -114,8 +137,8 @@ def test_a_listener_answers_through_its_function_and_only_its_user(tmp_path, run
     listener = local.Listener(lambda name, arguments: call(Context(ws), name, arguments))
     listener.listen(ws.roots)
     try:
-        path = local.socket_path(ws.roots)
-        assert path.exists() and local.private(path.parent)
+        path = Path(local.socket_path(ws.roots))
+        assert path.exists() and local.private(str(path.parent))
         answer = local.ask(ws.roots, "find_symbol", {"name_path": "total", "max_chars": 20_000})
         assert answer == call(Context(ws), "find_symbol", {"name_path": "total"})
         assert local.ask([root / "elsewhere"], "find_symbol", {"name_path": "total"}) is None
@@ -128,14 +151,14 @@ def test_a_listener_answers_through_its_function_and_only_its_user(tmp_path, run
 def test_a_socket_left_behind_or_a_shared_folder_is_not_asked(tmp_path, runtime):
     root = project_dir(tmp_path)
     roots = Workspace([root]).roots
-    path = local.socket_path(roots)
-    assert local.private(path.parent, make=True)
+    path = Path(local.socket_path(roots))
+    assert local.private(str(path.parent), make=True)
     left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     left.bind(str(path))  # bound, never listening: a server that died
     left.close()
     assert local.ask(roots, "read", {"path": "shop.py"}) is None
     path.parent.chmod(0o755)  # others may enter: not this user's private folder
-    assert not local.private(path.parent)
+    assert not local.private(str(path.parent))
     assert local.ask(roots, "read", {"path": "shop.py"}) is None
 
 
@@ -147,7 +170,7 @@ def test_a_malformed_request_gets_no_answer_and_the_listener_goes_on(tmp_path, r
     try:
         for junk in (b"not json\n", b'{"arguments": {}}\n', b"[1, 2]\n"):
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
-                raw.connect(str(local.socket_path(ws.roots)))
+                raw.connect(local.socket_path(ws.roots))
                 raw.sendall(junk)
                 raw.shutdown(socket.SHUT_WR)
                 assert local.read_all(raw, None) == b""

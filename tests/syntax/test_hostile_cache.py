@@ -13,6 +13,8 @@ from array import array
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lsp_agent.syntax import index as index_module
 from lsp_agent.syntax import store
@@ -149,3 +151,16 @@ def test_after_a_restart_a_rewrite_keeping_size_and_mtime_is_not_served_stale(pr
     ctx = Context(index.workspace, index=index)
     assert "a.py" in call(ctx, "find_symbol", {"name_path": "renamed_names"})["text"]
     assert "a.py" not in call(ctx, "find_symbol", {"name_path": "original_name"})["text"]
+
+
+BOUNDS = st.sampled_from([store.MAX_ROW - 1, store.MAX_ROW, store.MAX_ROW + 1, 0, -1, 2**31 - 1])
+
+
+@given(
+    st.sampled_from(["I", "i"]), st.lists(st.integers(-(2**31), 2**32 - 1) | BOUNDS, min_size=1, max_size=20)
+)
+def test_the_bounds_check_of_a_records_rows_is_max_s(code, values):
+    """A forged record's rows past MAX_ROW are refused by their top bytes as max() would."""
+    values = [v for v in values if (0 if code == "I" else -(2**31)) <= v < (2**32 if code == "I" else 2**31)]
+    if values:
+        assert store.at_most_max_row(array(code, values)) == (max(values) <= store.MAX_ROW)

@@ -1,0 +1,227 @@
+"""A one-shot command's head start (issue 28): the commonest commands, `search PATTERN` and
+`find-symbol NAME` with no flag but `--root`, are read from argv before anything else is
+imported, so that
+- asking a server running for the same roots costs a socket and some JSON (local.ask), not
+  the tools' imports;
+- answering alone, the ripgrep they run (search's; find-symbol's for the files holding the
+  name) starts at once, on the other core, while the interpreter imports the tools; the
+  engine takes it over when it would start that very rg in that very folder
+  (RipgrepEngine.search), else it is killed at the end (`discard`).
+Everything else, and these too once started, goes on through cli.main, which parses and
+answers as always: a head start changes when work happens, never what is answered.
+
+Only os and sys are imported here until a command is known to be one of these.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+INTERRUPTED = 130
+BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool ended by a closed pipe
+
+# The arguments a head start sends a server: the command's positionals by tool.
+COMMANDS = {"search": ("search", "pattern", "paths"), "find-symbol": ("find_symbol", "name_path", "path")}
+# A command's answer budget, Settings.max_chars (a test checks they agree): sent to a server,
+# whose own default a client may have set otherwise; config.py's dataclasses import is not paid.
+MAX_CHARS = 20_000
+ASKED = False  # a server was asked already (and did not answer): the CLI need not ask again
+
+
+class Started:
+    """An rg started ahead: its argv, the folder it runs in (its descriptor) and the
+    in-memory files its output and its errors go to."""
+
+    def __init__(self, argv: list[str], folder: int, out: int, errors: int, pid: int):
+        self.argv, self.folder, self.out, self.errors, self.pid = argv, folder, out, errors, pid
+
+    def close(self) -> None:
+        for fd in (self.folder, self.out, self.errors):
+            os.close(fd)
+
+
+STARTED: list[Started] = []
+
+
+def command_of(argv: list[str]) -> tuple[str, list[str], str | None] | None:
+    """(command, positionals, root) of argv when it is one of COMMANDS with at most one
+    `--root DIR` and no other flag; None otherwise (cli.main parses it)."""
+    if not argv or argv[0] not in COMMANDS:
+        return None
+    positionals, root, rest = [], None, argv[1:]
+    while rest:
+        word = rest.pop(0)
+        if word == "--root" and rest and root is None:
+            root = rest.pop(0)
+        elif word.startswith("-") or not word:
+            return None  # a flag (or `--`, or an empty argument): argparse's to read
+        else:
+            positionals.append(word)
+    most = 2 if argv[0] == "find-symbol" else len(positionals)  # search: any number of paths
+    return (argv[0], positionals, root) if 1 <= len(positionals) <= most else None
+
+
+def call_of(argv: list[str]) -> tuple[str, dict, list[str] | None] | None:
+    """(tool, arguments, roots as given) of a command of COMMANDS; None for any other."""
+    found = command_of(argv)
+    if found is None:
+        return None
+    command, positionals, root = found
+    tool, first, second = COMMANDS[command]
+    arguments: dict = {first: positionals[0]}
+    if len(positionals) > 1:
+        arguments[second] = positionals[1:] if tool == "search" else positionals[1]
+    return tool, arguments, None if root is None else [root]
+
+
+def start(argv: list[str]) -> int | None:
+    """For a command of COMMANDS: a running server's answer (printed; its exit status is
+    returned), else, answering alone, search's ripgrep started; None: the CLI goes on."""
+    found = call_of(argv)
+    if found is None:
+        return None
+    tool, arguments, roots = found
+    try:
+        root = os.path.realpath(os.path.expanduser(roots[0]) if roots else os.getcwd())
+    except OSError:
+        return None
+    if not os.environ.get("LSP_AGENT_NO_SERVER"):
+        answered = ask(tool, arguments, root)
+        if answered is not None:
+            return answered
+    if tool == "search" and list(arguments) == ["pattern"]:
+        search_ahead(arguments["pattern"], root)
+    elif tool == "find_symbol" and list(arguments) == ["name_path"] and is_a_name(arguments["name_path"]):
+        from .syntax.languages import EXTENSIONS, FILENAMES  # the files that may define it
+
+        globs = [f"*{extension}" for extension in EXTENSIONS] + list(FILENAMES)
+        search_ahead(arguments["name_path"], root, fixed_strings=True, globs=globs)
+    return None
+
+
+def is_a_name(name_path: str) -> bool:
+    """Whether a name path is a single name, which find_symbol looks for in the files that
+    hold it as written (symbols.candidates: no "/" or "." to split it at, no space)."""
+    return not any(c in name_path for c in "/.") and name_path.split() == [name_path]
+
+
+def ask(tool: str, arguments: dict, root: str) -> int | None:
+    """A running server's answer, printed as run_tool prints it; None without one."""
+    global ASKED
+    from .local import ask, listening
+
+    if not listening([root]):
+        return None
+    ASKED = True
+    answer = ask([root], tool, {"max_chars": MAX_CHARS, **arguments})
+    return None if answer is None else printed(answer, as_json=False)
+
+
+def answer_alone(argv: list[str]) -> int | None:
+    """A command of COMMANDS answered alone, its parser never built; None for any other, or
+    for arguments refused (the CLI then says why in its parser's words)."""
+    found = call_of(argv)
+    if found is None:
+        return None
+    from .oneshot import plain
+
+    answer = plain(*found)
+    return None if answer is None else printed(answer, as_json=False)
+
+
+def printed(answer: dict, *, as_json: bool) -> int:
+    """Print an answer's text (or the whole answer as JSON); the exit status it means."""
+    import io
+
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A lone surrogate (a model's "\\ud800", decoded by JSON) cannot be encoded: written as
+        # that escape again, which keeps the JSON output valid and exact
+        sys.stdout.reconfigure(errors="backslashreplace")
+    if as_json:
+        import json
+
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+    else:
+        print(answer["text"])
+    # 1 for a refusal, a reply with diagnostics, or a call in it that failed
+    failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
+    return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
+
+
+def ended_by(exc: BaseException, prog: str = "lsp-agent") -> int:
+    """The exit status of a command ended by Ctrl-C (one line said, no traceback) or by its
+    reader going away (`lsp-agent … | head`: quietly, as Unix tools end)."""
+    if isinstance(exc, KeyboardInterrupt):
+        print(f"\n{prog}: interrupted", file=sys.stderr, flush=True)
+        return INTERRUPTED
+    # Python would complain again when it flushes stdout at exit: stdout goes to /dev/null first
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return BROKEN_PIPE
+
+
+# ripgrep's flags for a search of a whole root: RipgrepEngine.match_args, then walk.walk_args.
+# The engine compares the whole argv before it takes the rg over (tests/doors check it does).
+def search_argv(
+    rg: str, pattern: str, *, fixed_strings: bool = False, globs: list[str] | None = None
+) -> list[str]:
+    walk = ["--no-config", "--no-ignore-global", "--no-require-git", "--no-ignore-messages", "--no-messages"]
+    fixed = ["--fixed-strings"] if fixed_strings else []
+    return [
+        *[rg, "--json", "--no-config", "--no-mmap", *fixed, "--regexp", pattern],
+        *walk,
+        *[f"--glob={glob}" for glob in globs or []],
+        *["--", "./"],
+    ]
+
+
+def search_ahead(
+    pattern: str, root: str, *, fixed_strings: bool = False, globs: list[str] | None = None
+) -> None:
+    """Start rg for a search of `pattern` over all of `root`, in the folder's descriptor, its
+    output in memory (no pipe to fill while the interpreter imports)."""
+    rg = os.environ.get("LSP_AGENT_RG", "")
+    if not os.path.isabs(rg):  # else walk.find_rg's next choice: the ripgrep wheel's, beside Python
+        rg = os.path.join(os.path.dirname(sys.executable), "rg")
+    if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd") or not os.access(rg, os.X_OK):
+        return
+    argv = search_argv(rg, pattern, fixed_strings=fixed_strings, globs=globs)
+    try:
+        folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    out, errors = os.memfd_create("rg-out"), os.memfd_create("rg-errors")
+    pid = os.fork()
+    if pid == 0:  # the child: rg in the folder, stdin empty, its output to the memory files
+        try:
+            os.fchdir(folder)
+            null = os.open(os.devnull, os.O_RDONLY)
+            for fd, target in ((null, 0), (out, 1), (errors, 2)):
+                os.dup2(fd, target)
+            os.execv(rg, argv)
+        finally:
+            os._exit(127)
+    STARTED.append(Started(argv, folder, out, errors, pid))
+
+
+def take(argv: list[str], folder: int) -> Started | None:
+    """The rg started ahead with this argv in this folder (the same directory as the
+    descriptor `folder`), handed over once; None if there is none."""
+    for started in STARTED:
+        a, b = os.fstat(started.folder), os.fstat(folder)
+        if started.argv == argv and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino):
+            STARTED.remove(started)
+            return started
+    return None
+
+
+def discard() -> None:
+    """Kill and reap the rgs started ahead that no search took (a refusal came first)."""
+    while STARTED:
+        started = STARTED.pop()
+        try:
+            os.kill(started.pid, 9)
+            os.waitpid(started.pid, 0)
+        except OSError:
+            pass
+        started.close()

@@ -1,0 +1,190 @@
+"""A one-shot command's head start (head_start.py): `search PATTERN` and `find-symbol NAME`
+read from argv before the CLI is imported, search's rg started at once and taken over by the
+engine. Run through the real entry point (`lsp_agent.__main__:main`, the console script's),
+the answers are the CLI's own, byte for byte, and the parser is never built."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lsp_agent import head_start
+from lsp_agent.config import Settings
+from lsp_agent.search import ripgrep
+from lsp_agent.search.ripgrep import Lines
+from lsp_agent.syntax.index import SymbolIndex
+from lsp_agent.tools import Context, call
+from lsp_agent.workspace import Workspace
+
+# The console script's own code (pip writes it so), reporting the modules imported at exit.
+ENTRY = """
+import json, sys
+report = sys.argv.pop(1)
+from lsp_agent.__main__ import main
+code = main()
+with open(report, "w") as out:
+    json.dump(sorted(sys.modules), out)
+sys.exit(code)
+"""
+# The CLI without a head start: cli.main, as the tests of the CLI run it.
+CLI = "import sys\nfrom lsp_agent.cli import main\nsys.exit(main())"
+
+
+def project(root: Path) -> Path:
+    root.mkdir(exist_ok=True)
+    (root / "shop.py").write_text("class Cart:\n    def total(self):\n        return sum(self.items)\n")
+    (root / "use.py").write_text(
+        "from shop import Cart\n\n\ndef checkout(cart: Cart):\n    return cart.total()\n"
+    )
+    for name in ("shop.py", "use.py"):  # written long ago: their stat vouches for their records
+        os.utime(root / name, (time.time() - 60, time.time() - 60))
+    return root
+
+
+def run(code: list[str], root: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "LSP_AGENT_NO_SERVER": "1", **env}
+    return subprocess.run(
+        [sys.executable, *code, *argv], cwd=root, env=environment, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "total"],
+        ["search", "Cart", "use.py"],
+        ["search", "Cart", "use.py", "missing.py"],
+        ["search", "(unclosed"],
+        ["find-symbol", "total"],
+        ["find-symbol", "Cart/total", "shop.py"],
+        ["find-symbol", "a", "b", "c"],  # misuse: one positional too many
+        ["search", "total", "--root", "missing"],  # misuse: no such root
+        ["search", "total", "-i"],  # a flag: the CLI's way
+    ],
+)
+def test_a_head_start_answers_as_the_cli(tmp_path, index_cache, argv):
+    root = project(tmp_path / "p")
+    SymbolIndex(Workspace([root]), cache=index_cache).build()
+    report = tmp_path / "modules.json"
+    ahead = run(["-c", ENTRY, str(report)], root, *argv)
+    plain = run(["-c", CLI], root, *argv)
+    assert (ahead.returncode, ahead.stdout, ahead.stderr) == (plain.returncode, plain.stdout, plain.stderr)
+    if ahead.returncode == 0 and "-i" not in argv:
+        assert "argparse" not in json.loads(report.read_text())  # answered without the parser
+
+
+def test_the_rg_started_ahead_is_the_one_taken_over(tmp_path, index_cache):
+    root = project(tmp_path / "p")
+    ctx = Context(Workspace([root]))
+    expected = call(ctx, "search", {"pattern": "total"})
+    head_start.search_ahead("total", str(root))
+    assert len(head_start.STARTED) == 1
+    assert call(ctx, "search", {"pattern": "total"}) == expected
+    assert head_start.STARTED == []  # taken over: the search started no rg of its own
+
+
+def test_an_rg_started_for_another_search_is_not_taken_and_is_reaped(tmp_path, index_cache):
+    root = project(tmp_path / "p")
+    ctx = Context(Workspace([root]))
+    expected = call(ctx, "search", {"pattern": "Cart", "ignore_case": True})
+    head_start.search_ahead("Cart", str(root))
+    (started,) = head_start.STARTED
+    assert call(ctx, "search", {"pattern": "Cart", "ignore_case": True}) == expected
+    assert [started] == head_start.STARTED  # other flags: another rg
+    head_start.discard()
+    assert head_start.STARTED == []
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started.pid, os.WNOHANG)  # reaped
+
+
+def test_an_rg_started_ahead_is_freed_from_a_fifo(tmp_path, index_cache):
+    """A FIFO named .gitignore stops rg until someone opens it for writing: the engine
+    frees the rg it takes over as it frees its own (walk.free_from_fifos)."""
+    root = project(tmp_path / "p")
+    (root / "sub").mkdir()
+    (root / "sub" / "a.py").write_text("def walked():\n    return 'total'\n")
+    os.mkfifo(root / "sub" / ".gitignore")
+    head_start.search_ahead("total", str(root))
+    answer = call(Context(Workspace([root])), "search", {"pattern": "total"})
+    assert head_start.STARTED == [] and answer["total_matches"] == 3
+
+
+def test_a_server_is_sent_the_clis_budget():
+    assert Settings.max_chars == head_start.MAX_CHARS
+
+
+def test_a_common_pattern_taken_over_is_counted_as_the_search_counts_it(tmp_path, index_cache):
+    """Past what a page can show, the match lines of the output taken over are skipped a
+    run at a time (ripgrep.Lines): the counts are the ones of rg's own run."""
+    root = project(tmp_path / "p")
+    for n in range(30):
+        # every other line: each match a run of its own, too many for a page to show
+        (root / f"m{n}.py").write_text("".join(f"x{i} = 'needle'\ny = 1\n" for i in range(400 + n)))
+    ctx = Context(Workspace([root]))
+    expected = call(ctx, "search", {"pattern": "needle"})
+    head_start.search_ahead("needle", str(root))
+    assert call(ctx, "search", {"pattern": "needle"}) == expected
+    assert head_start.STARTED == [] and expected["total_matches"] == sum(400 + n for n in range(30))
+    assert expected["locations"] is None  # counts only: the details were dropped midway
+
+
+KINDS = st.sampled_from(["begin", "match", "context", "end", "summary"])
+
+
+@given(st.lists(st.tuples(KINDS, st.text(alphabet='ab"\\{}: \n', max_size=6)), max_size=30), st.booleans())
+def test_skipping_match_lines_counts_them_all(records, ended):
+    """Lines.skip_matches skips exactly the match lines a line-by-line reading would see
+    next, whatever the strings inside them hold, wherever the chunks read from a pipe end."""
+    lines = [
+        json.dumps({"type": kind, "data": {"text": text}}, separators=(",", ":")) for kind, text in records
+    ]
+    data = "\n".join(lines).encode() + (b"\n" if ended and lines else b"")
+    for size in (1, 7, 1 << 20):
+        read, write = os.pipe()
+        os.write(write, data)  # a few KiB at most: within the pipe's buffer
+        os.close(write)
+        ripgrep.READ, before = size, ripgrep.READ
+        try:
+            for stream in (Lines(data), Lines(fd=read)):
+                seen = []
+                for raw in stream:
+                    if raw.startswith(b'{"type":"match"'):
+                        seen += ["match"] * (1 + stream.skip_matches())
+                    else:
+                        seen.append(json.loads(raw)["type"])
+                assert seen == [kind for kind, _ in records], size
+        finally:
+            ripgrep.READ = before
+            os.close(read)
+
+
+@pytest.mark.parametrize("name", ["total", "Cart"])
+def test_find_symbols_rg_started_ahead_is_taken_over(tmp_path, index_cache, name):
+    root = project(tmp_path / "p")
+    SymbolIndex(Workspace([root]), cache=index_cache).build()
+    expected = call(Context(Workspace([root])), "find_symbol", {"name_path": name})
+    from lsp_agent.oneshot import tool_context
+
+    assert head_start.start(["find-symbol", name, "--root", str(root)]) is None
+    assert len(head_start.STARTED) == 1
+    assert (
+        call(tool_context("find_symbol", [str(root)], Settings()), "find_symbol", {"name_path": name})
+        == expected
+    )
+    assert head_start.STARTED == []
+
+
+def test_a_name_path_of_parts_gets_no_head_start(tmp_path, monkeypatch):
+    monkeypatch.setenv("LSP_AGENT_NO_SERVER", "1")
+    root = project(tmp_path / "p")
+    for name in ("Cart/total", "shop.Cart", "a b"):
+        assert head_start.start(["find-symbol", name, "--root", str(root)]) is None
+        assert head_start.STARTED == [], name
