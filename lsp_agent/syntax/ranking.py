@@ -20,12 +20,12 @@ import threading
 import time
 from array import array
 from bisect import bisect_right
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from itertools import accumulate, compress, repeat
-from operator import add, ge, is_not, itemgetter, mul, neg, sub, truediv
+from operator import add, ge, is_not, itemgetter, mul, ne, neg, sub, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
 
@@ -264,17 +264,20 @@ class Graph:
             count[key] += 1
         return count
 
-    def lookups(self) -> tuple[dict[tuple[int, int], dict[str, int]], dict[int, set[str]]]:
-        """Per (family, whether a member), each name defined so to its key; per family, the
-        names defined in it either way."""
-        found: dict[tuple[int, int], dict[str, int]] = defaultdict(dict)
-        defined: dict[int, set[str]] = defaultdict(set)
+    def lookups(self) -> dict[int, tuple[dict[str, int], list[int], list[int]]]:
+        """Per family, each name defined in it (either way) to a slot, and per slot the
+        name's key as a top-level name and as a member (-1: not defined so), so that a use
+        costs one look-up by name."""
+        tables: dict[int, tuple[dict[str, int], list[int], list[int]]] = {}
         mask = (1 << FAMILY_BITS) - 1
         for code, key in self.keys.items():
-            name = self.names[code >> (FAMILY_BITS + 1)]
-            found[(code >> 1 & mask, code & 1)][name] = key
-            defined[code >> 1 & mask].add(name)
-        return found, defined
+            slots, top, members = tables.setdefault(code >> 1 & mask, ({}, [], []))
+            slot = slots.setdefault(self.names[code >> (FAMILY_BITS + 1)], len(slots))
+            if slot == len(top):
+                top.append(-1)
+                members.append(-1)
+            (members if code & 1 else top)[slot] = key
+        return tables
 
     def flows(self) -> Flows:
         """Each use of a defined key by a file (file, key, weight), file by file; a use of
@@ -289,23 +292,23 @@ class Graph:
             total[key] = m[key] + m[keys[code ^ 1]] if code ^ 1 in keys else m[key]
         share = [weight(names[w], t) / t for w, t in zip(self.key_word, total, strict=True)]
         flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
-        lookups, defined = self.lookups()
+        lookups = self.lookups()
         for f, source in enumerate(self.sources):
             uses, counts = source.used()
-            if not uses or (known := defined.get(source.family)) is None:
+            if not uses or (lookup := lookups.get(source.family)) is None:
                 continue
-            used = uses.split("\n")
-            here = list(map(known.__contains__, used))  # the few names defined in the family
-            used = list(compress(used, here))
+            slots_of, *by_member = lookup
+            named = list(map(slots_of.get, uses.split("\n")))
+            here = list(map(is_not, named, repeat(None)))  # the few names defined in the family
+            slots: list[int] = list(compress(named, here))  # type: ignore[arg-type]
             first, last = self.file_pairs[f], self.file_pairs[f + 1]
             own = {key: first + n for n, key in enumerate(self.pair_key[first:last])}
-            for member in (0, 1):  # the uses of top-level keys (any use), then of members
-                if (lookup := lookups.get((source.family, member))) is not None:
-                    found = list(map(lookup.get, used))
-                    present = list(map(is_not, found, repeat(None)))
-                    numbers = list(compress(compress(counts[member::2], here), present))
-                    targets: list[int] = list(compress(compress(found, present), numbers))  # type: ignore[arg-type]
-                    flows.add_uses(f, targets, list(filter(None, numbers)), share, m, own)
+            for member, keys_of in enumerate(by_member):  # top-level keys (any use), then members
+                found = list(map(keys_of.__getitem__, slots))
+                present = list(map(ne, found, repeat(-1)))
+                numbers = list(compress(compress(counts[member::2], here), present))
+                targets = list(compress(compress(found, present), numbers))
+                flows.add_uses(f, targets, list(filter(None, numbers)), share, m, own)
         return flows
 
 
