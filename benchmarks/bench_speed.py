@@ -418,27 +418,64 @@ def side_by_side(runs: list, anchor, rounds: int = RUNS) -> list[str]:
     return rows
 
 
-def descendants_peak_mib(pid: int) -> float:
-    """The largest peak resident memory (VmHWM) among a process's descendants: the worker
-    process overview runs in (the server's own figure leaves it out)."""
-    peak, stack = 0.0, [pid]
+def descendants(pid: int) -> list[int]:
+    """The process ids of a process's descendants alive now."""
+    found, stack = [], [pid]
     while stack:
         parent = stack.pop()
         try:
-            children = [
-                c
-                for task in Path(f"/proc/{parent}/task").iterdir()
-                for c in (task / "children").read_text().split()
-            ]
+            children = [int(c) for task in Path(f"/proc/{parent}/task").iterdir() for c in (task / "children").read_text().split()]  # fmt: skip
         except OSError:
             continue
-        for child in map(int, children):
-            stack.append(child)
-            try:
-                status = Path(f"/proc/{child}/status").read_text()
-            except OSError:
-                continue
-            peak = max(peak, next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0.0))  # fmt: skip
+        found += children
+        stack += children
+    return found
+
+
+def cpu_of(pids: list[int]) -> float:
+    """CPU seconds (user and system) the processes have used so far, from /proc."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu() -> float:
+    """CPU seconds this process's reaped children (ctags) have used so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def timed_cpu(client: Client, method: str, params: dict) -> tuple[float, float]:
+    """A request's wall time and the CPU the server and its workers spent on it: on a
+    shared machine the CPU says what the work costs when the wall time says how long the
+    cores were someone else's."""
+    pids = [client.process.pid, *descendants(client.process.pid)]
+    before = cpu_of(pids)
+    took = await client.timed(method, params)
+    return took, cpu_of(pids) - before
+
+
+def wall_cpu(command: list[str], cwd: Path) -> tuple[float, float]:
+    before = children_cpu()
+    took = wall(command, cwd)
+    return took, children_cpu() - before
+
+
+def descendants_peak_mib(pid: int) -> float:
+    """The largest peak resident memory (VmHWM) among a process's descendants: the worker
+    process overview runs in (the server's own figure leaves it out)."""
+    peak = 0.0
+    for child in descendants(pid):
+        try:
+            status = Path(f"/proc/{child}/status").read_text()
+        except OSError:
+            continue
+        peak = max(peak, next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0.0))  # fmt: skip
     return peak
 
 
@@ -449,21 +486,20 @@ async def overview_figures(root: Path, cache: str) -> dict:
     With BENCH_SPEED_BEFORE=<commit>, first calls of that commit's tree and of this one
     besides, in turn, each over a fresh warm server (BENCH_SPEED_ROUNDS rounds)."""
     figures: dict[str, str] = {}
-    client = await Client.start(root, cache)
-    await asyncio.wait_for(client.indexed.wait(), 1800)
+    client = await settled(root, cache)  # the cold build: the index saved with its use tables
     await client.stop()
-    client = await Client.start(root, cache)
-    await asyncio.wait_for(client.indexed.wait(), 1800)
+    client = await settled(root, cache)
     with tempfile.TemporaryDirectory() as tmp:
         tags = ctags_command(root, f"{tmp}/tags")
         wall(tags, root)  # ctags' files in the page cache, as the server's are
-        first = await client.timed("lspAgent/overview", {})
-        first_tags = wall(tags, root)
+        first, cpu = await timed_cpu(client, "lspAgent/overview", {})
+        first_tags, tags_cpu = wall_cpu(tags, root)
         ours, theirs, ratio = await alternating_lsp(
             client, "lspAgent/overview", {}, lambda: wall(tags, root), runs=3
         )
         paged = await client.timed("lspAgent/overview", {"offset": 350})
     figures["overview, first call (warm server) / ctags -R right after, s"] = f"{first:.2f} / {first_tags:.2f} = {first / first_tags:.2f}×"  # fmt: skip
+    figures["  CPU of the first call (server and workers) / of ctags -R, s"] = f"{cpu:.2f} / {tags_cpu:.2f} = {cpu / tags_cpu:.2f}×"  # fmt: skip
     figures["overview again, nothing changed (remembered ranking) / ctags -R, s"] = f"{ours:.2f} / {theirs:.2f} = {ratio:.2f}×"  # fmt: skip
     figures["overview offset=350 (remembered), s"] = f"{paged:.2f}"
     figures["  server peak memory after overview, MiB"] = f"{memory_mib(client):.0f}"
@@ -474,23 +510,32 @@ async def overview_figures(root: Path, cache: str) -> dict:
     return figures
 
 
-async def first_overview(root: Path, cache: str, tags: list[str], code: Path | None) -> tuple[float, float, float, float]:  # fmt: skip
-    """Over a fresh warm server (from `code`'s tree, else this one): the first overview, ctags
-    -R right after, the server's and the worker's peak memory."""
+async def settled(root: Path, cache: str, code: Path | None = None) -> Client:
+    """A server whose start is over: its index ready and its use tables made (saved with the
+    index, which its tool worker loads: without them a warm start makes them again, at the
+    lowest priority, beside the call measured, then saves and the worker loads it again)."""
     client = await Client.start(root, cache, code)
     await asyncio.wait_for(client.indexed.wait(), 1800)
-    first = await client.timed("lspAgent/overview", {})
-    tags_time = wall(tags, root)
+    await asyncio.wait_for(client.tabled.wait(), 3600)
+    return client
+
+
+async def first_overview(root: Path, cache: str, tags: list[str], code: Path | None) -> tuple[float, ...]:  # fmt: skip
+    """Over a fresh warm server (from `code`'s tree, else this one): the first overview, ctags
+    -R right after, the server's and the worker's peak memory, the CPU of both calls."""
+    client = await settled(root, cache, code)
+    first, cpu = await timed_cpu(client, "lspAgent/overview", {})
+    tags_time, tags_cpu = wall_cpu(tags, root)
     peaks = memory_mib(client), descendants_peak_mib(client.process.pid)
     await client.stop()
-    return first, tags_time, *peaks
+    return first, tags_time, *peaks, cpu, tags_cpu
 
 
 async def overview_before_after(root: Path, cache: str, commit: str) -> dict:
     """The first overview of `commit`'s tree and of this one, in turn, each beside ctags -R
     right after it: medians of the times and of each run's ratio to its ctags, peak memory."""
     rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "3"))
-    runs: dict[str, list[tuple[float, float, float, float]]] = {commit: [], "this tree": []}
+    runs: dict[str, list[tuple[float, ...]]] = {commit: [], "this tree": []}
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "tree").mkdir()
         code = source_tree(commit, Path(tmp) / "tree")
@@ -505,6 +550,8 @@ async def overview_before_after(root: Path, cache: str, commit: str) -> dict:
         ratio = statistics.median(r[0] / r[1] for r in found)
         figures[f"overview first call, {label} / ctags -R (median of {rounds}), s"] = f"{first:.2f} / {tags_time:.2f} = {ratio:.2f}×"  # fmt: skip
         figures[f"  {label}: server / worker peak memory, MiB"] = f"{max(r[2] for r in found):.0f} / {max(r[3] for r in found):.0f}"  # fmt: skip
+        cpu, tags_cpu = statistics.median(r[4] for r in found), statistics.median(r[5] for r in found)
+        figures[f"  {label}: CPU of the first call (server and workers) / of ctags -R, s"] = f"{cpu:.2f} / {tags_cpu:.2f} = {statistics.median(r[4] / r[5] for r in found):.2f}×"  # fmt: skip
     return figures
 
 

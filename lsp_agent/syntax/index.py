@@ -507,7 +507,9 @@ class SymbolIndex:
         return made
 
     def _put_table(self, path: Path, record: FileRecord | None, build: int) -> bool:
-        """Give the record of `path` the use table of `record`, made from the same text."""
+        """Give the record of `path` the use table of `record`, made from the same text;
+        whether it holds one (a language without a lexicon makes none: not counted, or every
+        start would save the index again for it)."""
         with self._lock:
             kept = self.files.get(path)
             if record is None or kept is None or build != self._builds or record.size < 0:
@@ -515,7 +517,7 @@ class SymbolIndex:
             if (kept.version, kept.size, kept.mtime_ns) != (record.version, record.size, record.mtime_ns):
                 return False
             kept.uses = record.uses
-            return True
+            return has_table(record.uses, table_stamp(record.language))
 
     def _walk(
         self, workers: Workers, stopped: Callable[[], bool], between_files: Callable[[int], None]

@@ -20,12 +20,12 @@ import threading
 import time
 from array import array
 from bisect import bisect_right
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from itertools import accumulate, compress, repeat
-from operator import add, ge, is_not, mul, neg, sub, truediv
+from operator import add, ge, is_not, itemgetter, mul, ne, neg, sub, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
 
@@ -264,17 +264,20 @@ class Graph:
             count[key] += 1
         return count
 
-    def lookups(self) -> tuple[dict[tuple[int, int], dict[str, int]], dict[int, set[str]]]:
-        """Per (family, whether a member), each name defined so to its key; per family, the
-        names defined in it either way."""
-        found: dict[tuple[int, int], dict[str, int]] = defaultdict(dict)
-        defined: dict[int, set[str]] = defaultdict(set)
+    def lookups(self) -> dict[int, tuple[dict[str, int], list[int], list[int]]]:
+        """Per family, each name defined in it (either way) to a slot, and per slot the
+        name's key as a top-level name and as a member (-1: not defined so), so that a use
+        costs one look-up by name."""
+        tables: dict[int, tuple[dict[str, int], list[int], list[int]]] = {}
         mask = (1 << FAMILY_BITS) - 1
         for code, key in self.keys.items():
-            name = self.names[code >> (FAMILY_BITS + 1)]
-            found[(code >> 1 & mask, code & 1)][name] = key
-            defined[code >> 1 & mask].add(name)
-        return found, defined
+            slots, top, members = tables.setdefault(code >> 1 & mask, ({}, [], []))
+            slot = slots.setdefault(self.names[code >> (FAMILY_BITS + 1)], len(slots))
+            if slot == len(top):
+                top.append(-1)
+                members.append(-1)
+            (members if code & 1 else top)[slot] = key
+        return tables
 
     def flows(self) -> Flows:
         """Each use of a defined key by a file (file, key, weight), file by file; a use of
@@ -289,24 +292,32 @@ class Graph:
             total[key] = m[key] + m[keys[code ^ 1]] if code ^ 1 in keys else m[key]
         share = [weight(names[w], t) / t for w, t in zip(self.key_word, total, strict=True)]
         flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
-        lookups, defined = self.lookups()
+        lookups = self.lookups()
         for f, source in enumerate(self.sources):
             uses, counts = source.used()
-            if not uses or (known := defined.get(source.family)) is None:
+            if not uses or (lookup := lookups.get(source.family)) is None:
                 continue
-            used = uses.split("\n")
-            here = list(map(known.__contains__, used))  # the few names defined in the family
-            used = list(compress(used, here))
+            slots_of, *by_member = lookup
+            named = list(map(slots_of.get, uses.split("\n")))
+            here = list(map(is_not, named, repeat(None)))  # the few names defined in the family
+            slots: list[int] = list(compress(named, here))  # type: ignore[arg-type]
             first, last = self.file_pairs[f], self.file_pairs[f + 1]
             own = {key: first + n for n, key in enumerate(self.pair_key[first:last])}
-            for member in (0, 1):  # the uses of top-level keys (any use), then of members
-                if (lookup := lookups.get((source.family, member))) is not None:
-                    found = list(map(lookup.get, used))
-                    present = list(map(is_not, found, repeat(None)))
-                    numbers = list(compress(compress(counts[member::2], here), present))
-                    targets: list[int] = list(compress(compress(found, present), numbers))  # type: ignore[arg-type]
-                    flows.add_uses(f, targets, list(filter(None, numbers)), share, m, own)
+            for member, keys_of in enumerate(by_member):  # top-level keys (any use), then members
+                found = list(map(keys_of.__getitem__, slots))
+                present = list(map(ne, found, repeat(-1)))
+                numbers = list(compress(compress(counts[member::2], here), present))
+                targets = list(compress(compress(found, present), numbers))
+                flows.add_uses(f, targets, list(filter(None, numbers)), share, m, own)
         return flows
+
+
+def gather(indexes: list[int]) -> Callable[[list[float]], Sequence[float]]:
+    """A function from a list to its items at `indexes`, in one C call (itemgetter) where
+    a map of __getitem__ would call a method per item."""
+    if len(indexes) >= 2:
+        return itemgetter(*indexes)
+    return lambda values: [values[i] for i in indexes]
 
 
 class Flows:
@@ -344,29 +355,55 @@ class Flows:
         self.weight.extend(weights)
 
     def arrange(self, graph: Graph) -> None:
-        """Once all uses are added: the uses in key order, with each key's run of them, and
-        the keys each file defines, in file order."""
+        """Once all uses are added: the uses in key order, with each key's run of them; the
+        keys some file uses (`used`), where their runs end (`ends`: a prefix sum over the
+        uses is taken there) and the pairs of those keys, by file (`used_pairs`, from
+        `used_bounds`)."""
         sizes = Counter(self.key)
-        self.key_bounds = list(accumulate(map(sizes.__getitem__, range(self.keys)), initial=0))
+        self.users = list(map(sizes.__getitem__, range(self.keys)))  # per key, its uses
+        bounds = list(accumulate(self.users, initial=0))
         # a counting sort (stable: each key's uses in the order added), no list per use
-        self.file_of = array("i", bytes(4 * len(self.key)))
+        file_of = array("i", bytes(4 * len(self.key)))
         self.weight_of = array("d", bytes(8 * len(self.key)))
-        place = self.key_bounds[:-1]
+        place = bounds[:-1]
         for file, key, weight in zip(self.file, self.key, self.weight, strict=True):
             at = place[key]
             place[key] = at + 1
-            self.file_of[at], self.weight_of[at] = file, weight
-        self.starts, self.ends = self.key_bounds[:-1], self.key_bounds[1:]
-        del self.file, self.weight, self.key
+            file_of[at], self.weight_of[at] = file, weight
+        del self.file, self.weight, self.key, sizes, place
+        ids = list(range(self.files))  # one int object per file: the getter holds no other
+        self.shares = gather(list(map(ids.__getitem__, file_of)))
         self.pair_key, self.pair_bounds = graph.pair_key, graph.file_pairs
+        # The runs of used keys are contiguous: the prefix sums at their ends (and at 0) are
+        # all a key's inflow needs, the others are passed over (compress) and never kept.
+        self.used = array("i", compress(range(self.keys), self.users))
+        self.ends = bytearray(len(self.weight_of) + 1)
+        self.ends[0] = 1
+        for key in self.used:
+            self.ends[bounds[key + 1]] = 1
+        slot = array("i", [-1]) * self.keys  # a used key's place in `used`
+        for n, key in enumerate(self.used):
+            slot[key] = n
+        # A key nobody uses receives 0.0, which leaves a sum as it was: its pairs are left out.
+        kept = list(map(bool, map(self.users.__getitem__, self.pair_key)))
+        self.used_pairs = array("i", map(slot.__getitem__, compress(self.pair_key, kept)))
+        counted = list(accumulate(kept, initial=0))
+        self.used_bounds = array("i", map(counted.__getitem__, self.pair_bounds))
+
+    def used_inflow(self, share: list[float]) -> list[float]:
+        """Per used key, the rank its users send along it (each user's share times its
+        weight), from prefix sums over the uses in key order (all in C): only those at the
+        runs' ends are kept, as exactly the values a full array of them would hold."""
+        prefix = accumulate(map(mul, self.shares(share), self.weight_of), initial=0.0)
+        at_ends = list(compress(prefix, self.ends))
+        return list(map(sub, at_ends[1:], at_ends[:-1]))
 
     def inflow(self, share: list[float]) -> list[float]:
-        """Per key, the rank its users send along it (each user's share times its weight),
-        from prefix sums over the uses in key order (all in C)."""
-        prefix = array(
-            "d", accumulate(map(mul, map(share.__getitem__, self.file_of), self.weight_of), initial=0.0)
-        )
-        return list(map(sub, map(prefix.__getitem__, self.ends), map(prefix.__getitem__, self.starts)))
+        """used_inflow per key (0.0: a key nobody uses)."""
+        inflow = [0.0] * self.keys
+        for key, value in zip(self.used, self.used_inflow(share), strict=True):
+            inflow[key] = value
+        return inflow
 
     def pagerank(self) -> list[float]:
         """Weighted PageRank over the files, a use of key k by file f being an edge from f to
@@ -376,15 +413,15 @@ class Flows:
         n = self.files
         dangling_files = [f for f in range(n) if not self.out[f]]
         out = [o or math.inf for o in self.out]  # a dangling file sends nothing along edges
-        ends, starts = self.pair_bounds[1:], self.pair_bounds[:-1]
+        ends, starts = self.used_bounds[1:], self.used_bounds[:-1]
         rank = [1.0 / n] * n
         for _ in range(ITERATIONS):
             before = rank
             dangling = sum(map(rank.__getitem__, dangling_files))
             base = (1 - DAMPING) / n + DAMPING * dangling / n
             share = list(map(truediv, map(mul, repeat(DAMPING), rank), out))
-            inflow = self.inflow(share)
-            prefix = array("d", accumulate(map(inflow.__getitem__, self.pair_key), initial=0.0))
+            inflow = self.used_inflow(share)
+            prefix = list(accumulate(map(inflow.__getitem__, self.used_pairs), initial=0.0))
             received = map(sub, map(prefix.__getitem__, ends), map(prefix.__getitem__, starts))
             rank = list(map(sub, map(base.__add__, received), map(mul, share, self.mine)))
             if sum(map(abs, map(sub, rank, before))) < TOLERANCE:
@@ -397,7 +434,7 @@ class Flows:
         out = [o or math.inf for o in self.out]
         share = list(map(truediv, rank, out))
         inflow = self.inflow(share)
-        users = list(map(sub, self.ends, self.starts))
+        users = self.users
         scores = list(map(inflow.__getitem__, self.pair_key))
         used = list(map(bool, map(users.__getitem__, self.pair_key)))
         for pair in compress(range(len(scores)), map(ge, self.own, repeat(0.0))):  # the definer uses it too
