@@ -581,10 +581,12 @@ def method_use(root: Path) -> dict:
 
 
 async def cold_build(root: Path, cache: str, code: Path | None) -> tuple[float, float]:
-    """A cold build into `cache`: the server's memory once indexed, the saved index's MiB."""
+    """A cold build into `cache`: the server's memory once indexed, the saved index's MiB
+    once its use tables are made too (a warm start then has nothing left to make)."""
     client = await Client.start(root, cache, code)
     await asyncio.wait_for(client.indexed.wait(), 1800)
     cold = memory_mib(client, "VmRSS")
+    await asyncio.wait_for(client.tabled.wait(), 3600)
     await client.stop()
     return cold, sum(f.stat().st_size for f in Path(cache).glob("index/*.symbols")) / 2**20
 
