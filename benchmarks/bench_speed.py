@@ -604,6 +604,7 @@ async def warm_definitions(root: Path, cache: str, code: Path | None) -> dict[st
         found[f"{label} first"] = await client.timed("lspAgent/definition", params)
         again = [await client.timed("lspAgent/definition", params) for _ in range(7)]
         found[f"{label} again"] = statistics.median(again)
+    found["after"] = memory_mib(client, "VmRSS")
     await client.stop()
     return found
 
@@ -628,8 +629,9 @@ async def definition_figures(root: Path, cache: str) -> dict:
                 runs[who].append(await warm_definitions(root, folder, code))
     for who, found in runs.items():
         (cold, saved), warm = built[who], max(r["warm"] for r in found)
-        ready = statistics.median(r["ready"] for r in found)
+        ready, after = statistics.median(r["ready"] for r in found), max(r["after"] for r in found)
         figures[f"warm start / cold build, server memory MiB [{who}]"] = f"{warm:.0f} / {cold:.0f} ({warm / cold:.2f}×; ready in {ready:.1f} s; saved index {saved:.1f} MiB)"  # fmt: skip
+        figures[f"  server memory after the definitions, MiB [{who}]"] = f"{after:.0f}"
         for label in (NAME, METHOD, f"{METHOD} from a use"):
             first = [r[f"{label} first"] * 1000 for r in found]
             again = [r[f"{label} again"] * 1000 for r in found]
