@@ -5,6 +5,7 @@ outline gives, and its signature and doc line from the record are those a parse 
 from __future__ import annotations
 
 import tempfile
+from array import array
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -81,11 +82,11 @@ def test_the_look_up_finds_what_the_scan_finds(sources, name_path):
         ),
         min_size=1,
         max_size=4,
-    ),  # fmt: skip
+    ),
     st.sampled_from(["save", "s", "x", "b", "ave"]),
 )
 def test_rows_named_are_the_lines_whose_last_segment_is_the_name(files, last):
-    block = NameBlock([(Path(f"/w/m{n}.py"), FileRecord(0, 0, "v", "python", "\n".join(names), "", b"", None)) for n, names in enumerate(files)])  # type: ignore[arg-type]  # fmt: skip
+    block = NameBlock([(Path(f"/w/m{n}.py"), FileRecord(0, 0, "v", "python", "\n".join(names), "", b"", array("I"))) for n, names in enumerate(files)])  # fmt: skip
     expected = [(n, row) for n, names in enumerate(files) if names for row, name in enumerate(names) if name.rpartition("/")[2] == last]  # fmt: skip
     assert rows_named(block, last) == expected
 
