@@ -29,11 +29,14 @@ saves the index; asked while it runs, then alone after it stopped; with
 (its first ask on a warm server and asked again, against `rg -nw`), with
 `BENCH_SPEED_BEFORE=<commit>` beside a server run from that commit's package;
 `BENCH_SPEED_PARTS=load` the read and the documentSymbol after an edit
-while 8 heavy calls run, over a warm server, with `BENCH_SPEED_BEFORE=<commit>` beside the same
+while 8 heavy calls run, over a warm server, and the read while a cold index builds (then its
+use tables), with `BENCH_SPEED_BEFORE=<commit>` beside the same
 from that commit's package (runs alternating, BENCH_SPEED_ROUNDS of each, default 2;
 BENCH_SPEED_AFTER=<commit>: that commit's package instead of this tree);
 `BENCH_SPEED_PARTS=definition` the warm start's memory against the cold
-build's and definition alone (by name and from a use, over the server and as a CLI one-shot);
+build's and definition alone (by name and from a use, over the server, first call and again, and
+as a CLI one-shot; with `BENCH_SPEED_BEFORE=<commit>` beside that commit's server, the warm runs
+alternating, BENCH_SPEED_ROUNDS of each, default 2);
 `BENCH_SPEED_PARTS=typing` documentSymbol after an edit alone (while a
 cold index builds, idle, and under the 8 heavy calls), with `BENCH_SPEED_BASELINE=<commit>`
 beside that commit's server, runs alternating.
@@ -632,6 +635,36 @@ async def load_figures(root: Path, cache: str, code: Path | None = None) -> dict
     return figures
 
 
+async def cold_reads(root: Path, code: Path | None = None) -> dict:
+    """The read of load_figures while a server builds its index from an empty cache (a
+    sample every LOAD_SAMPLING pace after the last answered), then while it makes the use
+    tables after, until they are made (or 30 minutes)."""
+    read = {"path": "big_module.py", "start": 4000, "max_chars": 2000}
+    with tempfile.TemporaryDirectory() as cache:
+        client = await Client.start(root, cache, code)
+        building: list[float] = []
+        tabling: list[float] = []
+        deadline = time.monotonic() + 1800
+        while not client.tabled.is_set() and time.monotonic() < deadline:
+            indexed = client.indexed.is_set()
+            took = await client.timed("lspAgent/read", read)
+            (tabling if indexed else building).append(took)
+            await asyncio.sleep(LOAD_SAMPLING["pace"])
+        peaks = f"{memory_mib(client):.0f} / {descendants_peak_mib(client.process.pid):.0f}"
+        await client.stop()
+
+    def shown(times: list[float]) -> str:
+        if not times:
+            return "(none)"
+        return f"{statistics.median(times) * 1000:.0f} / {p99(times) * 1000:.0f} / {max(times) * 1000:.0f} ({len(times)} reads)"  # fmt: skip
+
+    return {
+        "read 2,000 chars while a cold index builds, p50 / p99 / max ms": shown(building),
+        "read 2,000 chars while the use tables are made after, p50 / p99 / max ms": shown(tabling),
+        "  cold build: server / workers' peak memory, MiB": peaks,
+    }
+
+
 async def references_part(root: Path, cache: str) -> dict:
     """references_figures of this package, and of BENCH_SPEED_BEFORE's when set (each with
     its own index: their formats may differ), load noted before each."""
@@ -670,6 +703,8 @@ def load_rounds(root: Path, cache: str) -> dict:
             for who, tree in trees.items():
                 for figure, value in asyncio.run(load_figures(root, cache, tree)).items():
                     figures[f"{figure} [{who}, run {n}]"] = f"{value} (load {load()})"
+                for figure, value in asyncio.run(cold_reads(root, tree)).items():
+                    figures[f"{figure} [{who}, run {n}]"] = f"{value} (load {load()})"
     return figures
 
 
@@ -682,28 +717,66 @@ def method_use(root: Path) -> dict:
     return {"path": str(path.relative_to(root)), "line": line, "column": column}
 
 
-async def definition_figures(root: Path, cache: str) -> dict:
-    """definition alone (issue 28 item 5) and the warm start's memory: a cold build's memory,
-    then a warm start's from what it saved; over that server definition by name (a name in
-    every Django copy, a common method name) and from an untyped use of the method; then the
-    CLI one-shot with the saved index."""
-    figures: dict[str, str] = {}
-    client = await Client.start(root, cache)
+async def cold_build(root: Path, cache: str, code: Path | None) -> tuple[float, float]:
+    """A cold build into `cache`: the server's memory once indexed, the saved index's MiB
+    once its use tables are made too (a warm start then has nothing left to make)."""
+    client = await Client.start(root, cache, code)
     await asyncio.wait_for(client.indexed.wait(), 1800)
     cold = memory_mib(client, "VmRSS")
+    await asyncio.wait_for(client.tabled.wait(), 3600)
     await client.stop()
-    client = await Client.start(root, cache)
+    return cold, sum(f.stat().st_size for f in Path(cache).glob("index/*.symbols")) / 2**20
+
+
+async def warm_definitions(root: Path, cache: str, code: Path | None) -> dict[str, float]:
+    """Over a server warm-started from `cache`: its memory, then definition by name (a name
+    in every Django copy, a common method name) and from an untyped use of the method, each
+    asked first (right after the index is ready) then 7 times again (seconds; the median)."""
+    client = await Client.start(root, cache, code)
     started = time.perf_counter()
     await asyncio.wait_for(client.indexed.wait(), 1800)
-    ready = time.perf_counter() - started
-    warm = memory_mib(client, "VmRSS")
-    figures["warm start / cold build, server memory MiB"] = f"{warm:.0f} / {cold:.0f} ({warm / cold:.2f}×; ready in {ready:.1f} s)"  # fmt: skip
+    found = {"ready": time.perf_counter() - started, "warm": memory_mib(client, "VmRSS")}
     asked = {NAME: {"name": NAME}, METHOD: {"name": METHOD}, f"{METHOD} from a use": method_use(root)}
     for label, params in asked.items():
-        first = await client.timed("lspAgent/definition", params)
-        times = [await client.timed("lspAgent/definition", params) for _ in range(7)]
-        figures[f"definition {label!r} (warm server), median ms"] = f"{statistics.median(times) * 1000:.0f} (first {first * 1000:.0f})"  # fmt: skip
+        found[f"{label} first"] = await client.timed("lspAgent/definition", params)
+        again = [await client.timed("lspAgent/definition", params) for _ in range(7)]
+        found[f"{label} again"] = statistics.median(again)
+    found["after"] = memory_mib(client, "VmRSS")
     await client.stop()
+    return found
+
+
+async def definition_figures(root: Path, cache: str) -> dict:
+    """definition alone (issue 28 item 5) and the warm start's memory: a cold build (its
+    memory and the index it saved), then BENCH_SPEED_ROUNDS warm starts from it (default 2),
+    each asking warm_definitions; with BENCH_SPEED_BEFORE=<commit> the same from that
+    commit's package (its own index), the warm runs in turn; then the CLI one-shot."""
+    before = os.environ.get("BENCH_SPEED_BEFORE")
+    rounds = int(os.environ.get("BENCH_SPEED_ROUNDS", "2"))
+    figures: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        trees: dict[str, tuple[Path | None, str]] = {"this tree": (None, cache)}
+        if before:
+            (Path(tmp) / "tree").mkdir()
+            trees = {before: (source_tree(before, Path(tmp) / "tree"), f"{tmp}/cache"), **trees}
+        built = {who: await cold_build(root, folder, code) for who, (code, folder) in trees.items()}
+        runs: dict[str, list[dict[str, float]]] = {who: [] for who in trees}
+        for _ in range(rounds):
+            for who, (code, folder) in trees.items():
+                runs[who].append(await warm_definitions(root, folder, code))
+    for who, found in runs.items():
+        (cold, saved), warm = built[who], max(r["warm"] for r in found)
+        ready, after = statistics.median(r["ready"] for r in found), max(r["after"] for r in found)
+        figures[f"warm start / cold build, server memory MiB [{who}]"] = f"{warm:.0f} / {cold:.0f} ({warm / cold:.2f}×; ready in {ready:.1f} s; saved index {saved:.1f} MiB)"  # fmt: skip
+        figures[f"  server memory after the definitions, MiB [{who}]"] = f"{after:.0f}"
+        for label in (NAME, METHOD, f"{METHOD} from a use"):
+            first = [r[f"{label} first"] * 1000 for r in found]
+            again = [r[f"{label} again"] * 1000 for r in found]
+            figures[f"definition {label!r} (warm server), first call / again, median ms [{who}]"] = (
+                f"{statistics.median(first):.0f} / {statistics.median(again):.0f} (each run: "
+                + ", ".join(f"{f:.0f}/{a:.0f}" for f, a in zip(first, again, strict=True))
+                + ")"
+            )
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(Path(lsp_agent.__file__).parent)], check=True
     )

@@ -18,7 +18,8 @@ in pieces shorter than that.
 Stepping aside still leaves a heavy thread's Python sharing the interpreter between
 checkpoints. The tools whose work is long pure Python over the files (IN_WORKERS: ranking,
 matching and classifying uses, the Python part of a search, outlines of folders) run in
-worker processes instead, given the roots, the settings and the open buffers; each worker
+worker processes instead, given the roots, the settings and the open buffers (those changed
+since the worker last saw them: each keeps what it was sent); each worker
 keeps the index a server saved for the roots, whose records it uses where they hold a
 file's current text. The semantic source stays here: a language server's session belongs to
 the serving process (its open buffers, one session per language and root), so a tool in a
@@ -42,6 +43,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from .config import Settings
 from .errors import ArgumentError, Cancelled, Refusal
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
 
     from .syntax.index import SymbolIndex
     from .syntax.records import FileRecord
-    from .workspace import Workspace
+    from .workspace import Text, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +136,20 @@ class Worker:
         self.process.start()
         child.close()
         self.lock = threading.Lock()  # sends come from the call's thread and semantic threads
+        # The open buffers it holds, per workspace: the texts last sent (buffers_for)
+        self.seen: WeakKeyDictionary[Workspace, dict[Path, Text]] = WeakKeyDictionary()
+
+    def buffers_for(self, ws: Workspace) -> tuple[int, dict[Path, str], list[Path]]:
+        """(the workspace's number, the buffers opened or changed since the worker last saw
+        them, the paths closed since): a call sends these, not every open buffer again. A
+        change makes a new Text: the one sent is the one the worker holds when it is the same
+        object."""
+        documents = ws.open_documents()
+        seen = self.seen.get(ws, {})
+        changed = {path: text.content for path, text in documents.items() if seen.get(path) is not text}
+        closed = [path for path in seen if path not in documents]
+        self.seen[ws] = documents
+        return workspace_number(ws), changed, closed
 
     def send(self, *message: Any) -> None:
         try:
@@ -202,6 +218,20 @@ class Worker:
         self.conn.close()
 
 
+_NUMBERS: WeakKeyDictionary[Workspace, int] = WeakKeyDictionary()
+_NEXT_NUMBER = itertools.count(1)
+_NUMBERS_LOCK = threading.Lock()
+
+
+def workspace_number(ws: Workspace) -> int:
+    """A number of this workspace, never another's in this process (a worker keeps each
+    workspace's buffers under it)."""
+    with _NUMBERS_LOCK:
+        if ws not in _NUMBERS:
+            _NUMBERS[ws] = next(_NEXT_NUMBER)
+        return _NUMBERS[ws]
+
+
 def partial_send(worker: Worker, *head: Any) -> Callable[[str], None]:
     return lambda message: worker.send(*head, message)
 
@@ -223,11 +253,10 @@ class ToolProcesses:
         """The tool's answer from a worker. A cancel answers Cancelled at once and tells the
         worker's tool to stop; a worker that dies answers an error saying so."""
         worker = self.take(ctx)
-        documents = {path: text.content for path, text in ctx.workspace.open_documents().items()}
         encoding = ctx.index.encoding if ctx.index is not None else "utf-16"
         call = (
             ctx.workspace.roots,
-            documents,
+            worker.buffers_for(ctx.workspace),
             encoding,
             ctx.settings,
             name,
@@ -398,6 +427,8 @@ class ServingEnd:
         self.replies: dict[int, queue.SimpleQueue] = {}
         self.reports: dict[int, Callable[[str], None]] = {}
         self.ids = itertools.count(1)
+        # the open buffers of each workspace (by its number), as the calls' changes left them
+        self.buffers: dict[int, dict[Path, str]] = {}
 
     def send(self, *message: Any) -> None:
         with self.lock:
@@ -528,12 +559,18 @@ def saved_for(roots: list[Path], encoding: str) -> SymbolIndex | None:
     return _SAVED[tuple(ws.roots)][1]
 
 
-def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], documents: dict[Path, str], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
-    """In a worker: the tool over a workspace of these roots and open buffers, with the
-    index a server saved for them (loaded again when saved again), its progress and semantic
-    questions sent to the serving process."""
+def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], buffers: tuple[int, dict[Path, str], list[Path]], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
+    """In a worker: the tool over a workspace of these roots and open buffers (those it
+    held, with the call's changes: Worker.buffers_for), with the index a server saved for
+    them (loaded again when saved again), its progress and semantic questions sent to the
+    serving process."""
     from .workspace import Workspace
 
+    number, changed, closed = buffers
+    documents = end.buffers.setdefault(number, {})
+    documents.update(changed)
+    for path in closed:
+        documents.pop(path, None)
     ws = Workspace(roots)
     for path, content in documents.items():
         ws.open_document(path, content)

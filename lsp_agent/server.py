@@ -35,7 +35,7 @@ from . import __version__
 from .config import Settings
 from .doors import Door
 from .errors import ArgumentError, Cancelled, Refusal
-from .lanes import PROCESSES, RECORD_IN_WORKER_BYTES, RECORDS, Lanes, run_tool
+from .lanes import FROM_THE_INDEX, PROCESSES, RECORD_IN_WORKER_BYTES, RECORDS, Lanes, run_tool
 from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .semantic import editor as semantic_editor
@@ -306,16 +306,21 @@ class AgentServer(LanguageServer):
         supports server-initiated progress."""
         self.symbol_index.encoding = self.position_encoding()
         progress = Progress(self, "lsp-agent: indexing symbols", None)
-        try:
-            count = await self.lanes.run(
-                True,
-                partial(
-                    self.symbol_index.build,
-                    progress.report,
-                    cancelled=self.stopping.is_set,
-                    step_aside=self.lanes.step_aside,
-                ),
+        index = self.symbol_index
+
+        def build() -> int:
+            count = index.build(
+                progress.report, cancelled=self.stopping.is_set, step_aside=self.lanes.step_aside
             )
+            # what the first find_symbol or definition needs made now, not by that call: the
+            # index's name blocks, the tools' modules
+            index.names()
+            for tool in FROM_THE_INDEX:
+                REGISTRY[tool]
+            return count
+
+        try:
+            count = await self.lanes.run(True, build)
             log.info("symbol index: %d files", count)
             if not self.stopping.is_set():
                 self.commands.listen(self.agent_workspace.roots)

@@ -51,7 +51,7 @@ from .outline import (
 )
 from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 from .records import Entry, FileRecord, Range
-from .references import header_end, table_stamp, use_table
+from .references import header_and_doc, table_stamp, use_table
 from .uses import file_uses, generated, has_table, pack, pack_table
 
 if TYPE_CHECKING:
@@ -164,8 +164,10 @@ Row = tuple[str, str, str, tuple[int, int, int, int], tuple[int, int, int, int]]
 
 def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, file_name: str = "", parsed: Parsed | None = None, table: bool = False) -> FileRecord:  # fmt: skip
     """The record of `text` (the file `file_name`, `parsed` its tree): its definitions,
-    where their headers end, and the names it uses; with `table`, its use table too."""
+    where their headers end and their doc lines, and the names it uses; with `table`, its
+    use table too."""
     names, containers, kinds, ranges, heads = [], [], bytearray(), array("I"), array("i")
+    docs: list[str] = []
     defined: dict[str, set] = {}  # where each name's definitions start, as tree-sitter points
     owners: dict[str, set[str]] = {}  # the classes defining each name (their last segment)
     convert = Columns(text, encoding).convert
@@ -179,12 +181,14 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
         if container:
             owners.setdefault(name, set()).add(container.rsplit("/", 1)[-1])
         if parsed is not None:
-            heads.extend(header_end(parsed, _Spot(points, selection)) or NO_HEAD)
+            head, doc = header_and_doc(parsed, _Spot(points, selection)) or (NO_HEAD, None)
+            heads.extend(head)
+            docs.append(doc or "")
     uses = pack(*file_uses(text.content))
     if table and parsed is not None and (found := use_table(parsed, text, defined, owners)) is not None:
         uses += pack_table(*found, table_stamp(language))
     bundle = generated(file_name, text.content, text.line_count)
-    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads)  # fmt: skip
+    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads, "\n".join(docs))  # fmt: skip
 
 
 NO_HEAD = (-1, -1)  # a definition whose node the tree lacks: shown by its first line
@@ -468,13 +472,10 @@ class SymbolIndex:
         worker processes when there are many: each file read and parsed again, its record
         given the table where it is still the same text; then saved. A build started
         meanwhile stops it. Returns how many were made."""
-        with self._lock:
+        with self._lock:  # each record looked in outside the lock: 26,000 take seconds
             build = self._builds
-            wanted = [
-                p
-                for p, r in self.files.items()
-                if r.size >= 0 and not has_table(r.uses, table_stamp(r.language))
-            ]
+            records = list(self.files.items())
+        wanted = [p for p, r in records if r.size >= 0 and not has_table(r.uses, table_stamp(r.language))]
         if report is not None:
             report(f"use tables for {len(wanted):,} files", None)
         stopped, between_files = self._checkpoints(build, cancelled, step_aside)

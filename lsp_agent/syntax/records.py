@@ -59,6 +59,10 @@ class FileRecord:
     # Per definition, where its header ends (row and UTF-8 column, see references.header_end;
     # -1, -1: none found), so that overview shows signatures without a parse; empty: not kept.
     heads: array = field(default_factory=lambda: array("i"))
+    # Kept with heads: per definition, one a line, the doc line a signature shows (the first
+    # line of its docstring or leading comment; "" for none), so that definition lists
+    # hundreds of candidates without parsing their files.
+    docs: str = ""
 
     def used(self) -> tuple[str, array] | None:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""
@@ -69,6 +73,11 @@ class FileRecord:
         in `uses` after its names; None when not made (yet), or made otherwise than `stamp`
         (references.table_stamp of its language) says."""
         return None if self.uses is None else unpack_table(self.uses, stamp)
+
+    def doc(self, i: int, docs: list[str] | None = None) -> str | None:
+        """The doc line of definition `i` (`docs`: self.docs split), None when it has none;
+        not to be asked of a record without heads."""
+        return (docs if docs is not None else self.docs.split("\n"))[i] or None
 
     def entry(self, i: int, names: list[str], containers: list[str]) -> Entry:
         r = self.ranges[8 * i : 8 * i + 8]

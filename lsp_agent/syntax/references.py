@@ -582,6 +582,16 @@ def header_end(parsed: Parsed, symbol: Symbol | Any) -> tuple[int, int] | None:
     return None if node is None else _header_at(node, _body(node), symbol)
 
 
+def header_and_doc(parsed: Parsed, symbol: Symbol | Any) -> tuple[tuple[int, int], str | None] | None:
+    """(header_end, the doc line signature shows) from one look for the symbol's node, None
+    when there is none: what the index keeps per definition."""
+    node = definition_node(parsed, symbol)
+    if node is None:
+        return None
+    body = _body(node)
+    return _header_at(node, body, symbol), _first_doc_line(parsed, node, body)
+
+
 def _header_at(node, body, symbol: Symbol | Any) -> tuple[int, int]:
     return (symbol.selection[0], NO_BODY) if body is None else _header_end(node, body)
 

@@ -376,6 +376,8 @@ def _whole(record: FileRecord) -> bool:
         and record.heads.typecode == "i"
         and len(record.heads) in (0, 2 * n)
         and (not record.heads or at_most_max_row(record.heads))
+        and isinstance(record.docs, str)
+        and (record.docs.count("\n") + 1 == n if record.heads else not record.docs)
     )
 
 

@@ -12,13 +12,11 @@ from __future__ import annotations
 import os
 import re
 import threading
-from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from pathlib import Path
-from weakref import WeakKeyDictionary
 
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
@@ -26,12 +24,21 @@ from ..paging import page
 from ..search import Query, run_search, targets_of
 from ..syntax import language_for, name_path_matcher, outline, walk
 from ..syntax.imports import imported
-from ..syntax.index import NameBlock, SymbolIndex, outlined
+from ..syntax.index import NO_HEAD, NameBlock, SymbolIndex, outlined
 from ..syntax.outline import KINDS, TYPE_KINDS, Symbol, last_segment
 from ..syntax.position import UseAt, use_at
 from ..syntax.receivers import BUILTIN, IMPORTED, INSTANCE, SUPER, Receiver
 from ..syntax.records import Entry, FileRecord
-from ..syntax.references import MEMBER_KINDS, RECEIVER_LANGUAGES, classify, family, local_at, signature
+from ..syntax.references import (
+    MEMBER_KINDS,
+    RECEIVER_LANGUAGES,
+    Signature,
+    classify,
+    family,
+    header_lines,
+    local_at,
+    signature,
+)
 from ..workspace import Text, Workspace
 from .precise import BY_NAME, PRECISION, Confirmed, confirmed, source_notes
 from .registry import MAX_CHARS, POSITION, Context, tool
@@ -107,8 +114,8 @@ class Indexed(Found):
     outline's symbol made (what a signature or the body needs) when first asked for, since
     a listing shows a few of hundreds."""
 
-    def __init__(self, ws: Workspace, path: Path, record: FileRecord, entry: Entry):
-        self.path, self.record, self.entry = path, record, entry
+    def __init__(self, ws: Workspace, path: Path, record: FileRecord, entry: Entry, row: int):
+        self.path, self.record, self.entry, self.row = path, record, entry, row
         self._ws = ws
         self._read: Text | None = None
         self._outlined: Symbol | None = None
@@ -235,72 +242,53 @@ def workspace_definitions(ctx: Context, name: str, owner: str | None = None) -> 
     return found
 
 
-class NameTable:
-    """The names of one of the index's name blocks by hash, so that definition looks a name
-    up in a table instead of scanning every name (8 MB on a monorepo) at each call: each
-    name's hash (of its last segment, the part after any "/") in order, and where it is in
-    the block (file and line, packed), in the same order. 12 bytes a definition, made for a
-    block when first looked in; a block replaced (its files' names changed) is a new one."""
-
-    def __init__(self, block: NameBlock):
-        hashes: list[int] = []
-        places: list[int] = []
-        for n, (_, record) in enumerate(block.files):
-            names = record.names.split("\n")
-            if "/" in record.names:
-                names = [name.rpartition("/")[2] for name in names]
-            hashes += map(hash, names)
-            places += range(n << 32, (n << 32) + len(names))
-        order = sorted(range(len(hashes)), key=hashes.__getitem__)
-        self.hashes = array("q", [hashes[i] for i in order])
-        self.places = array("q", [places[i] for i in order])
-
-    def places_of(self, name: str) -> list[tuple[int, int]]:
-        """(file, line) in the block of each name whose hash is that of `name`, in order."""
-        h = hash(name)
-        start = bisect_left(self.hashes, h)
-        end = bisect_right(self.hashes, h, start)
-        return [(place >> 32, place & 0xFFFFFFFF) for place in self.places[start:end]]
-
-
-class NameTables:
-    """A NameTable for each name block in use, dropped with its block."""
-
-    def __init__(self) -> None:
-        self._tables: WeakKeyDictionary[NameBlock, NameTable] = WeakKeyDictionary()
-        self._lock = threading.Lock()
-
-    def of(self, block: NameBlock) -> NameTable:
-        with self._lock:
-            table = self._tables.get(block)
-        if table is None:
-            table = NameTable(block)
-            with self._lock:
-                self._tables[block] = table
-        return table
-
-
-NAME_TABLES = NameTables()
-
-
-def named(index: SymbolIndex, name_path: str, roots: list[Path]) -> list[tuple[Path, FileRecord, Entry]]:
+def named(index: SymbolIndex, name_path: str, roots: list[Path]) -> list[tuple[Path, FileRecord, int, Entry]]:
     """What index.find(name_path) finds under `roots` (in another order: by file, then by
-    line), looked up in the name tables."""
+    line), with each entry's row in its record: the lines of the index's name blocks that
+    hold the last segment, found by str.find (a few milliseconds over a monorepo's 9 MB of
+    names, where a table of them took half a second to make on the first call)."""
     matches, last = name_path_matcher(name_path), last_segment(name_path)
     under = tuple(str(root).rstrip(os.sep) + os.sep for root in roots)
     found = []
     for block in index.names():
         split: dict[int, tuple[list[str], list[str]]] = {}
-        for n, line in NAME_TABLES.of(block).places_of(last):
+        for n, row in rows_named(block, last):
             path, record = block.files[n]
+            if not str(path).startswith(under):
+                continue
             if n not in split:
                 split[n] = record.names.split("\n"), record.containers.split("\n")
-            names, containers = split[n]
-            if names[line].rpartition("/")[2] != last or not str(path).startswith(under):
-                continue
-            entry = record.entry(line, names, containers)
+            entry = record.entry(row, *split[n])
             if matches(entry.name_path):
-                found.append((path, record, entry))
+                found.append((path, record, row, entry))
+    return found
+
+
+def rows_named(block: NameBlock, last: str) -> list[tuple[int, int]]:
+    """(file, row) in the block of each name whose last segment (after any "/") is `last`,
+    in order. The block's text is a newline, then each file's names one a line."""
+    if not last or "\n" in last:
+        return []
+    text, starts = block.text, block.starts
+    lines = []  # where each such line starts
+    for before in ("\n", "/") if "/" in text else ("\n",):
+        needle = f"{before}{last}\n"
+        at = text.find(needle)
+        while at >= 0:
+            lines.append(at + 1 if before == "\n" else text.rfind("\n", 0, at) + 1)
+            at = text.find(needle, at + len(needle) - 1)
+        if text.endswith(needle[:-1]):  # the last line has no newline after it
+            end = len(text) - len(last)
+            lines.append(end if before == "\n" else text.rfind("\n", 0, end) + 1)
+    found = []
+    n, position, row = -1, 0, 0
+    for start in sorted(lines):
+        if start >= starts[n + 1]:  # a later file
+            n = bisect_right(starts, start) - 1
+            position, row = starts[n], 0
+        row += text.count("\n", position, start)
+        position = start
+        found.append((n, row))
     return found
 
 
@@ -309,12 +297,12 @@ def indexed_definitions(ctx: Context, index: SymbolIndex, name_path: str) -> lis
     found stale are made again first, as find_symbol does)."""
     ws = ctx.workspace
     hits = named(index, name_path, ws.roots)
-    records = {path: record for path, record, _ in hits}
+    records = {path: record for path, record, _, _ in hits}
     if stale := [path for path, record in records.items() if index.current(path) is not record]:
         for path in stale:
             index.update(path)
         hits = named(index, name_path, ws.roots)
-    return [Indexed(ws, path, record, entry) for path, record, entry in hits]
+    return [Indexed(ws, path, record, entry, row) for path, record, row, entry in hits]
 
 
 def nearness(origin: Path | None) -> Callable[[Found], tuple]:
@@ -347,8 +335,8 @@ def location(display: Callable[[Path], str], f: Found) -> str:
 
 class Signatures:
     """The signature lines of the definitions listed lately, by (path, version of the text,
-    first line, name path): each takes a parse of its file (its doc line), a listing shows
-    up to hundreds, and the trees kept are fewer."""
+    first line, name path): each takes a read of its file (a parse where its record keeps
+    no header end and doc line), and a listing shows up to hundreds."""
 
     def __init__(self, size: int = SIGNATURES_KEPT):
         self.size = size
@@ -362,7 +350,7 @@ class Signatures:
                 self._lines.move_to_end(key)
                 return kept
         try:
-            sig = signature(f.path, f.text, f.symbol)
+            sig = recorded_signature(f) or signature(f.path, f.text, f.symbol)
         except Refusal:  # an indexed file unreadable since it was indexed: its location alone
             return []
         lines = [f"  {sig.one_line()}"] + ([f"  # {sig.doc}"] if sig.doc else [])
@@ -374,6 +362,17 @@ class Signatures:
 
 
 SIGNATURES = Signatures()
+
+
+def recorded_signature(f: Found) -> Signature | None:
+    """The signature a parse would give (its bases left out), from the record's header end
+    and doc line of the definition and the text's lines: no parse. None when the record
+    keeps neither or was made from another text."""
+    if not isinstance(f, Indexed) or not f.record.heads or f.text.version != f.record.version:
+        return None
+    head = f.record.heads[2 * f.row], f.record.heads[2 * f.row + 1]
+    lines = header_lines(f.text, f.entry.start_line, None if head == NO_HEAD else head)
+    return Signature(lines, f.record.doc(f.row), [])
 
 
 def signature_lines(f: Found) -> list[str]:
@@ -602,7 +601,7 @@ def listing_stages(
         ]
 
     # The most candidates whose lines and the line saying how many more fit, counted up: each
-    # candidate's signature takes a parse of its file, and a budget holds a few of hundreds.
+    # candidate's signature takes a read of its file, and a budget holds a few of hundreds.
     chars, n = size(lines), 0
     for f in found:
         block = [location(display, f), *signature_lines(f)]

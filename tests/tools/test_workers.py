@@ -106,6 +106,34 @@ def test_a_heavy_call_answers_in_a_worker_as_in_process(project, tmp_path, share
     assert len(received(tmp_path / "log", "initialize")) <= 1
 
 
+def test_a_worker_is_sent_only_the_buffers_changed_since_its_last_call(project, shared):
+    """Each call sends the buffers opened or changed since the worker's last and the paths
+    closed; the worker answers from the buffers as they are here, per workspace."""
+    ws = Workspace([project])
+    views = project / "app" / "views.py"
+    ctx = Context(ws)
+    search = ("search", {"pattern": "edited_here|cache"})
+
+    def same() -> dict:
+        answer = shared.run(ctx, *search)
+        assert answer == run(ctx, *search)
+        return answer
+
+    ws.open_document(views, views.read_text() + "\nedited_here = 1\n")
+    assert "edited_here" in same()["text"]
+    (worker,) = shared.alive
+    assert worker.buffers_for(ws)[1:] == ({}, [])  # nothing changed since: nothing to send
+    ws.open_document(views, views.read_text() + "\nedited_here = 2\n")
+    assert "edited_here = 2" in same()["text"]
+    other = Context(Workspace([project]))  # the same roots, no buffers: the disk
+    assert shared.run(other, *search) == run(other, *search)
+    assert "edited_here" not in shared.run(other, *search)["text"]
+    ws.close_document(views)
+    assert "edited_here" not in same()["text"]
+    assert worker.buffers_for(ws)[1:] == ({}, [])
+    assert shared.alive == {worker}
+
+
 def test_semantic_answers_reach_a_tool_in_a_worker(project, tmp_path, shared):
     ctx = context(project, "ok", tmp_path / "log")
     answer = shared.run(ctx, "references", {"name": "save"})
