@@ -528,8 +528,7 @@ def roles_and_symbols(ctx: Context, path: Path, text: Text, name: str, lines: li
     table = record.table(table_stamp(record.language)) if record is not None else None
     uses = classify(path, text, name, lines, table=table, receivers=False)
     if table is not None and record is not None:
-        around = line_symbols_of(path, record).around
-        symbols = {line: around(line) for line in lines}
+        symbols = record_labels(record, sorted(set(lines)))
     else:
         symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
     return {(u.line, u.column): u.role for u in uses}, symbols
