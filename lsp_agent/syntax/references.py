@@ -744,7 +744,6 @@ def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, 
     lookups; any other takes _classify's way. `definitions`: where each name's definitions
     start (rows and UTF-8 columns); `owners`: the classes defining each name here (the last
     segment of its containers). None without a lexicon."""
-    from array import array
 
     import tree_sitter
 
@@ -791,6 +790,13 @@ def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, 
                 order.setdefault(word, []).append((row, code, receivers.of(word, code, s, e)))
             offset += len(line) if ascii_line else len(line.encode("utf-8", "surrogatepass"))
             offset += _terminator(data, offset)
+    return _grouped(order, receivers.written)
+
+
+def _grouped(order: dict[str, list[tuple[int, int, int]]], written: list[str]) -> TableParts:
+    """use_table's answer from each word's (row, code, receiver) uses, in order of first use."""
+    from array import array
+
     counts, rows, codes, ids = array("I"), array("I"), bytearray(), array("I")
     for uses in order.values():
         counts.append(len(uses))
@@ -798,7 +804,7 @@ def use_table(parsed: Parsed, text: Text, definitions: dict[str, set[tuple[int, 
             rows.append(row)
             codes.append(code)
             ids.append(receiver)
-    return list(order), counts, rows, bytes(codes), "\n".join(receivers.written), ids
+    return list(order), counts, rows, bytes(codes), "\n".join(written), ids
 
 
 # a use table's parts (uses.pack_table): the words, their counts, the rows and codes of their
