@@ -92,6 +92,8 @@ def test_references_carry_a_progress_token_of_ours():
         assert lines(ask(session)) == {("views.py", 4), ("views.py", 11)}
         conn = session.conn
         assert conn is not None
+        session._settle(60.0, None)  # its own loading's progress (it asks tokens for it) is over
+        assert not session.progress
         answer_it, asked = conn.on_request, []
         conn.on_request = lambda method, params: asked.append(method) or answer_it(method, params)
         for _ in range(3):
