@@ -8,6 +8,7 @@ RequestCancelled: whatever the server does, lsp-agent answers from the syntax so
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import signal
@@ -36,6 +37,15 @@ HANGS_BEFORE_RESTART = 2
 WARMUP_PER_FILE = 0.01
 QUIET = 1.0  # seconds without a new push after which pushed diagnostics are taken as complete
 FIRST_QUESTION = 3  # times semantic_timeout for the first question (tsserver loads the project then)  # timeouts in a row that make a server count as hung
+
+
+# Questions given a progress token of ours: basedpyright, given none, asks us for one
+# (window/workDoneProgress/create) and waits for the answer before it begins, a round trip
+# through this process, where the syntax source's parsing beside it holds the GIL (a wake-up
+# here waits a median 8-20 ms, up to 0.5 s, under load). Its reports on our token are not
+# the server's loading.
+OWN_PROGRESS = frozenset({"textDocument/references", "textDocument/implementation"})
+TOKEN_PREFIX = "lsp-agent-question-"
 
 
 def file_uri(path: Path) -> str:
@@ -68,6 +78,7 @@ class Session:
         self.published: dict[str, tuple[int, Any, list]] = {}
         self.pushed = threading.Condition()
         self.shown: dict[str, int] = {}  # uri -> hash of the buffer text last shown (show)
+        self.tokens = itertools.count(1)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -228,6 +239,8 @@ class Session:
         if first:  # the first question also waits for the server to load the project
             timeout *= FIRST_QUESTION
         self._open(conn, path)
+        if method in OWN_PROGRESS:
+            params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
         deadline = time.monotonic() + timeout
         answer = self._request(conn, method, params, timeout, cancel)
         if first and self.progress:
@@ -419,6 +432,8 @@ class Session:
         token, value = params.get("token"), params.get("value")
         if not isinstance(value, dict) or not isinstance(token, (str, int)):
             return
+        if isinstance(token, str) and token.startswith(TOKEN_PREFIX):
+            return  # a question's own progress, not the server's loading
         if value.get("kind") == "begin":
             self.progress[token] = str(value.get("title", "working"))[:80]
             self.quiet.clear()

@@ -47,9 +47,10 @@ def test_a_references_request_cancelled_before_its_handler_runs_leaves_the_serve
     try:
         first = ask(session)
         assert lines(first) == {("views.py", 4), ("views.py", 11)}
-        # basedpyright asks us for a progress token (window/workDoneProgress/create) in each
-        # references request before it makes the request's token source: our answer is held
-        # until the request was cancelled, so the cancel reaches its handler first
+        # asked without a progress token of ours (as another client may ask), basedpyright asks
+        # us for one (window/workDoneProgress/create) before it makes the request's token
+        # source: our answer is held until the request was cancelled, so the cancel reaches
+        # its handler first
         cancel, cancelled, ended = threading.Event(), threading.Event(), threading.Event()
         conn = session.conn
         assert conn is not None
@@ -70,11 +71,34 @@ def test_a_references_request_cancelled_before_its_handler_runs_leaves_the_serve
 
         conn.on_request, conn.on_notify = held, progress
         with pytest.raises(RequestCancelled):
-            ask(session, cancel)
+            conn.request("textDocument/references", CACHE_GET, timeout=60.0, cancel=cancel)
         cancelled.set()
         assert ended.wait(30)  # the next request comes after it, as it would from an agent
         conn.on_request, conn.on_notify = answer_it, notified
         for _ in range(3):
             assert lines(ask(session)) == lines(first)
+    finally:
+        session.stop()
+
+
+def test_references_carry_a_progress_token_of_ours():
+    """Given one, basedpyright begins at once: it asks us for none (a round trip through our
+    process, where the syntax source's parsing holds the GIL), and its reports on it are not
+    taken for its loading."""
+    spec, _ = spec_for("python", {"python": servers()["python"]})
+    assert spec is not None
+    session = Session(spec, ROOT)
+    try:
+        assert lines(ask(session)) == {("views.py", 4), ("views.py", 11)}
+        conn = session.conn
+        assert conn is not None
+        session._settle(60.0, None)  # its own loading's progress (it asks tokens for it) is over
+        assert not session.progress
+        answer_it, asked = conn.on_request, []
+        conn.on_request = lambda method, params: asked.append(method) or answer_it(method, params)
+        for _ in range(3):
+            assert lines(ask(session)) == {("views.py", 4), ("views.py", 11)}
+        assert "window/workDoneProgress/create" not in asked
+        assert not session.progress
     finally:
         session.stop()
