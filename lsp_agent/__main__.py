@@ -3,7 +3,7 @@
 
 import sys
 
-from . import head_start
+from . import ahead, head_start
 
 
 def main() -> int:
@@ -20,7 +20,7 @@ def main() -> int:
         command = head_start.command_of(sys.argv[1:])
         return head_start.ended_by(exc, "lsp-agent" + (f" {command[0]}" if command else ""))
     finally:
-        head_start.discard()
+        ahead.discard()
 
 
 if __name__ == "__main__":  # not when a worker process imports it (multiprocessing's spawn)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
-from .. import head_start
+from .. import ahead
 from ..errors import Cancelled, Refusal
 from ..workspace import MAX_TEXT_BYTES, Text, open_beneath, read_all
 from .collector import Collector, quoted, strip_eol
@@ -289,7 +289,7 @@ class RipgrepEngine:
                     to_path = partial(under, place.base)
                 else:
                     args, to_path = [*self.match_args(), "--", "-"], partial(itself, place.base)
-                started = head_start.take(args, place.fd) if place.folder and head_start.STARTED else None
+                started = ahead.take(args, place.fd) if place.folder and ahead.STARTED else None
                 if started is None or not self.take_over(started, to_path, sink, cancelled):
                     self.run(args, place.popen_args(), to_path, sink, cancelled, progress)
                 if place.folder:
@@ -371,12 +371,12 @@ class RipgrepEngine:
 
     def take_over(
         self,
-        started: head_start.Started,
+        started: ahead.Started,
         to_path: Callable[[str], Path],
         sink: Collector,
         cancelled: Callable[[], bool],
     ) -> bool:
-        """Finish with the rg a one-shot command started ahead (head_start.py): wait for it
+        """Finish with the rg a one-shot command started ahead (ahead.py): wait for it
         (freeing it from a FIFO as the Watcher does), then parse what it wrote. False when
         it could not run (the search then starts its own)."""
         try:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lsp_agent import head_start
+from lsp_agent import ahead, head_start
 from lsp_agent.config import Settings
 from lsp_agent.search import ripgrep
 from lsp_agent.search.ripgrep import Lines
@@ -74,10 +74,10 @@ def test_a_head_start_answers_as_the_cli(tmp_path, index_cache, argv):
     root = project(tmp_path / "p")
     SymbolIndex(Workspace([root]), cache=index_cache).build()
     report = tmp_path / "modules.json"
-    ahead = run(["-c", ENTRY, str(report)], root, *argv)
+    early = run(["-c", ENTRY, str(report)], root, *argv)
     plain = run(["-c", CLI], root, *argv)
-    assert (ahead.returncode, ahead.stdout, ahead.stderr) == (plain.returncode, plain.stdout, plain.stderr)
-    if ahead.returncode == 0 and "-i" not in argv:
+    assert (early.returncode, early.stdout, early.stderr) == (plain.returncode, plain.stdout, plain.stderr)
+    if early.returncode == 0 and "-i" not in argv:
         assert "argparse" not in json.loads(report.read_text())  # answered without the parser
 
 
@@ -85,22 +85,22 @@ def test_the_rg_started_ahead_is_the_one_taken_over(tmp_path, index_cache):
     root = project(tmp_path / "p")
     ctx = Context(Workspace([root]))
     expected = call(ctx, "search", {"pattern": "total"})
-    head_start.search_ahead("total", str(root))
-    assert len(head_start.STARTED) == 1
+    ahead.search_ahead("total", str(root))
+    assert len(ahead.STARTED) == 1
     assert call(ctx, "search", {"pattern": "total"}) == expected
-    assert head_start.STARTED == []  # taken over: the search started no rg of its own
+    assert ahead.STARTED == []  # taken over: the search started no rg of its own
 
 
 def test_an_rg_started_for_another_search_is_not_taken_and_is_reaped(tmp_path, index_cache):
     root = project(tmp_path / "p")
     ctx = Context(Workspace([root]))
     expected = call(ctx, "search", {"pattern": "Cart", "ignore_case": True})
-    head_start.search_ahead("Cart", str(root))
-    (started,) = head_start.STARTED
+    ahead.search_ahead("Cart", str(root))
+    (started,) = ahead.STARTED
     assert call(ctx, "search", {"pattern": "Cart", "ignore_case": True}) == expected
-    assert [started] == head_start.STARTED  # other flags: another rg
-    head_start.discard()
-    assert head_start.STARTED == []
+    assert [started] == ahead.STARTED  # other flags: another rg
+    ahead.discard()
+    assert ahead.STARTED == []
     with pytest.raises(ChildProcessError):
         os.waitpid(started.pid, os.WNOHANG)  # reaped
 
@@ -112,9 +112,9 @@ def test_an_rg_started_ahead_is_freed_from_a_fifo(tmp_path, index_cache):
     (root / "sub").mkdir()
     (root / "sub" / "a.py").write_text("def walked():\n    return 'total'\n")
     os.mkfifo(root / "sub" / ".gitignore")
-    head_start.search_ahead("total", str(root))
+    ahead.search_ahead("total", str(root))
     answer = call(Context(Workspace([root])), "search", {"pattern": "total"})
-    assert head_start.STARTED == [] and answer["total_matches"] == 3
+    assert ahead.STARTED == [] and answer["total_matches"] == 3
 
 
 def test_a_server_is_sent_the_clis_budget():
@@ -130,9 +130,9 @@ def test_a_common_pattern_taken_over_is_counted_as_the_search_counts_it(tmp_path
         (root / f"m{n}.py").write_text("".join(f"x{i} = 'needle'\ny = 1\n" for i in range(400 + n)))
     ctx = Context(Workspace([root]))
     expected = call(ctx, "search", {"pattern": "needle"})
-    head_start.search_ahead("needle", str(root))
+    ahead.search_ahead("needle", str(root))
     assert call(ctx, "search", {"pattern": "needle"}) == expected
-    assert head_start.STARTED == [] and expected["total_matches"] == sum(400 + n for n in range(30))
+    assert ahead.STARTED == [] and expected["total_matches"] == sum(400 + n for n in range(30))
     assert expected["locations"] is None  # counts only: the details were dropped midway
 
 
@@ -174,12 +174,12 @@ def test_find_symbols_rg_started_ahead_is_taken_over(tmp_path, index_cache, name
     from lsp_agent.oneshot import tool_context
 
     assert head_start.start(["find-symbol", name, "--root", str(root)]) is None
-    assert len(head_start.STARTED) == 1
+    assert len(ahead.STARTED) == 1
     assert (
         call(tool_context("find_symbol", [str(root)], Settings()), "find_symbol", {"name_path": name})
         == expected
     )
-    assert head_start.STARTED == []
+    assert ahead.STARTED == []
 
 
 def test_a_name_path_of_parts_gets_no_head_start(tmp_path, monkeypatch):
@@ -187,4 +187,4 @@ def test_a_name_path_of_parts_gets_no_head_start(tmp_path, monkeypatch):
     root = project(tmp_path / "p")
     for name in ("Cart/total", "shop.Cart", "a b"):
         assert head_start.start(["find-symbol", name, "--root", str(root)]) is None
-        assert head_start.STARTED == [], name
+        assert ahead.STARTED == [], name
