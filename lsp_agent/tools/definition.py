@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from ..budget import largest_fit, plural, size
 from ..errors import Refusal
@@ -264,9 +265,30 @@ def named(index: SymbolIndex, name_path: str, roots: list[Path]) -> list[tuple[P
     return found
 
 
+ROWS_KEPT = 64  # names whose rows each name block keeps (a name asked again is a look-up)
+_ROWS: WeakKeyDictionary[NameBlock, OrderedDict[str, list[tuple[int, int]]]] = WeakKeyDictionary()
+_ROWS_LOCK = threading.Lock()
+
+
 def rows_named(block: NameBlock, last: str) -> list[tuple[int, int]]:
     """(file, row) in the block of each name whose last segment (after any "/") is `last`,
-    in order. The block's text is a newline, then each file's names one a line."""
+    in order; kept for the block's last ROWS_KEPT names (a block never changes: one whose
+    files' names changed is a new one)."""
+    with _ROWS_LOCK:
+        kept = _ROWS.setdefault(block, OrderedDict())
+        if (rows := kept.get(last)) is not None:
+            kept.move_to_end(last)
+            return rows
+    rows = find_rows(block, last)
+    with _ROWS_LOCK:
+        kept[last] = rows
+        while len(kept) > ROWS_KEPT:
+            kept.popitem(last=False)
+    return rows
+
+
+def find_rows(block: NameBlock, last: str) -> list[tuple[int, int]]:
+    """rows_named, found: the block's text is a newline, then each file's names one a line."""
     if not last or "\n" in last:
         return []
     text, starts = block.text, block.starts

@@ -20,6 +20,7 @@ from lsp_agent.tools import Context
 from lsp_agent.tools.definition import (
     Found,
     Indexed,
+    find_rows,
     indexed_definitions,
     named,
     recorded_signature,
@@ -88,7 +89,8 @@ def test_the_look_up_finds_what_the_scan_finds(sources, name_path):
 def test_rows_named_are_the_lines_whose_last_segment_is_the_name(files, last):
     block = NameBlock([(Path(f"/w/m{n}.py"), FileRecord(0, 0, "v", "python", "\n".join(names), "", b"", array("I"))) for n, names in enumerate(files)])  # fmt: skip
     expected = [(n, row) for n, names in enumerate(files) if names for row, name in enumerate(names) if name.rpartition("/")[2] == last]  # fmt: skip
-    assert rows_named(block, last) == expected
+    assert find_rows(block, last) == expected
+    assert rows_named(block, last) == expected and rows_named(block, last) == expected  # found, then kept
 
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
