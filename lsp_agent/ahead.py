@@ -21,6 +21,14 @@ class Started:
 
 
 STARTED: list[Started] = []
+# ripgrep's flags for walking a folder (walk.walk_args takes them from here: one list)
+WALK_FLAGS = (
+    "--no-config",
+    "--no-ignore-global",
+    "--no-require-git",
+    "--no-ignore-messages",
+    "--no-messages",
+)
 
 
 # ripgrep's flags for a search of a whole root: RipgrepEngine.match_args, then walk.walk_args.
@@ -28,11 +36,10 @@ STARTED: list[Started] = []
 def search_argv(
     rg: str, pattern: str, *, fixed_strings: bool = False, globs: list[str] | None = None
 ) -> list[str]:
-    walk = ["--no-config", "--no-ignore-global", "--no-require-git", "--no-ignore-messages", "--no-messages"]
     fixed = ["--fixed-strings"] if fixed_strings else []
     return [
         *[rg, "--json", "--no-config", "--no-mmap", *fixed, "--regexp", pattern],
-        *walk,
+        *WALK_FLAGS,
         *[f"--glob={glob}" for glob in globs or []],
         *["--", "./"],
     ]

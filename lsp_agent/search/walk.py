@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from ..ahead import WALK_FLAGS
 from ..errors import Refusal
 from ..workspace import open_beneath, read_all
 
@@ -39,13 +40,6 @@ if TYPE_CHECKING:
 # started ahead (head_start.py) needs none of them.
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
-WALK_FLAGS = (
-    "--no-config",
-    "--no-ignore-global",
-    "--no-require-git",
-    "--no-ignore-messages",
-    "--no-messages",
-)
 
 
 # Where the `ripgrep` wheel puts rg: this interpreter's scripts folder, else beside it. Found

@@ -3,11 +3,8 @@ objects per symbol; an Entry is made for an answer only."""
 
 from __future__ import annotations
 
-import threading
 from array import array
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .outline import KINDS, LineSymbols, last_line, line_segments, segment_lookup
 from .uses import unpack, unpack_table
@@ -119,24 +116,3 @@ class _Span:
     end_line: int
     name_path: str
     children: list[_Span] = field(default_factory=list)
-
-
-LINE_SYMBOLS_SIZE = 2048  # records whose LineSymbols are kept (references labels each use)
-_LINE_SYMBOLS: OrderedDict[tuple[Path, str], LineSymbols] = OrderedDict()
-_LINE_SYMBOLS_LOCK = threading.Lock()
-
-
-def line_symbols_of(path: Path, record: FileRecord) -> LineSymbols:
-    """record.line_symbols(), kept for the last LINE_SYMBOLS_SIZE texts asked (by path and
-    version): a references call asked again labels the same files."""
-    key = (path, record.version)
-    with _LINE_SYMBOLS_LOCK:
-        if (found := _LINE_SYMBOLS.get(key)) is not None:
-            _LINE_SYMBOLS.move_to_end(key)
-            return found
-    found = record.line_symbols()
-    with _LINE_SYMBOLS_LOCK:
-        _LINE_SYMBOLS[key] = found
-        while len(_LINE_SYMBOLS) > LINE_SYMBOLS_SIZE:
-            _LINE_SYMBOLS.popitem(last=False)
-    return found

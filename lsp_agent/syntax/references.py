@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -945,31 +945,34 @@ Table = tuple[
 def table_lines(table: Table, name: str) -> list[int] | None:
     """The 1-based lines where a file's use table has words `name` (those classify answers
     for); None when the table cannot say (not a word)."""
+    found = _name_uses(table, name)
+    return None if found is None else sorted({table[2][k] + 1 for k in found})
+
+
+def _name_uses(table: Table, name: str) -> range | None:
+    """Where the uses of `name` are in a use table's rows (empty: it has none); None when the
+    table cannot say (not a word)."""
     if not TOKEN.fullmatch(name) or name[0].isdigit():
         return None
-    names, counts, rows = table[:3]
+    names, counts = table[0], table[1]
     at = ("\n" + names + "\n").find("\n" + name + "\n")
     if at < 0:
-        return []
+        return range(0)
     index = names.count("\n", 0, at)
     first = sum(counts[:index])
-    return sorted({row + 1 for row in rows[first : first + counts[index]]})
+    return range(first, first + counts[index])
 
 
 def table_uses(table: Table, text: Text, name: str, lines: Iterable[int], receivers: bool = False) -> list[Use] | None:  # fmt: skip
     """classify's uses of `name` on the given lines from a file's use table (with their
     receivers when asked); None when the table cannot answer (not a word, or a line's words
     are not the table's: then the file is classified from its tree)."""
-    if not TOKEN.fullmatch(name) or name[0].isdigit():
+    if (found_uses := _name_uses(table, name)) is None:
         return None
-    names, counts, rows, codes, written, ids = table
-    at = ("\n" + names + "\n").find("\n" + name + "\n")
+    _, _, rows, codes, written, ids = table
     on_row: dict[int, list[tuple[int, int]]] = {}
-    if at >= 0:
-        index = names.count("\n", 0, at)
-        first = sum(counts[:index])
-        for k in range(first, first + counts[index]):
-            on_row.setdefault(rows[k], []).append((codes[k], ids[k] if receivers else 0))
+    for k in found_uses:
+        on_row.setdefault(rows[k], []).append((codes[k], ids[k] if receivers else 0))
     read = read_receivers(written) if receivers and written else []
     uses = []
     for n in sorted(set(lines)):
@@ -991,8 +994,6 @@ def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
     siblings sharing a line), in one pass over its definitions without building the segments:
     each is clipped to the lines its parent left after its earlier siblings; the deepest clipped
     one holding a line names it."""
-    from bisect import bisect_left
-
     from .outline import last_line
 
     labels: dict[int, str | None] = dict.fromkeys(lines)

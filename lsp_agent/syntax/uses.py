@@ -125,7 +125,7 @@ def generated(file_name: str, content: str, line_count: int) -> bool:
 # receivers. It rides in a record's `uses` bytes as a second zlib stream after the names'
 # (unpack reads the first alone), so a saved index carries it as it carries those.
 TABLE_HEAD = "IIII"  # lengths of the names (UTF-8 bytes), the counts, the rows, the receivers (bytes)
-HEAD_BYTES = 16
+HEAD_BYTES = array(TABLE_HEAD[0]).itemsize * len(TABLE_HEAD)
 STAMP_BYTES = 8  # after the head: what made the table (references.table_stamp)
 
 

@@ -234,17 +234,13 @@ def gather(
         except Refusal:
             continue
         language = language_for(file.path)
-        record = ctx.index.record_of(file.path, text) if ctx.index is not None else None
-        table = record.table(table_stamp(record.language)) if record is not None else None
+        record, table = record_and_table(ctx, file.path, text)
         lines = table_lines(table, name) if table is not None else None
         if lines is None:
             lines = word_lines(text, name)
         if not lines:
             continue
-        if table is not None and record is not None:  # the record's outline: nothing parsed
-            symbols = record_labels(record, lines)
-        else:
-            symbols = enclosing_symbols(file.path, text, lines) if language else {}
+        symbols = labels(file.path, text, record, table, lines)
         hits += [
             Hit(file.shown, language, text, u, symbols.get(u.line))
             for u in classify(file.path, text, name, lines, table=table, receivers=receivers)
@@ -524,14 +520,23 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
 def roles_and_symbols(ctx: Context, path: Path, text: Text, name: str, lines: list[int]) -> tuple[dict, dict]:
     """({(line, column): role}, {line: enclosing symbol}) of `name` on `lines`: from the file's
     index record and use table when they are current (nothing parsed), else parsed."""
-    record = ctx.index.record_of(path, text) if ctx.index is not None else None
-    table = record.table(table_stamp(record.language)) if record is not None else None
+    record, table = record_and_table(ctx, path, text)
     uses = classify(path, text, name, lines, table=table, receivers=False)
+    return {(u.line, u.column): u.role for u in uses}, labels(path, text, record, table, sorted(set(lines)))
+
+
+def record_and_table(ctx: Context, path: Path, text: Text):
+    """The file's index record and use table when they are of this text, else None each."""
+    record = ctx.index.record_of(path, text) if ctx.index is not None else None
+    return record, record.table(table_stamp(record.language)) if record is not None else None
+
+
+def labels(path: Path, text: Text, record, table, lines: list[int]) -> dict[int, str | None]:
+    """The enclosing symbol of each of the sorted `lines`: from the record where its table
+    is current (nothing parsed), else from the file's outline."""
     if table is not None and record is not None:
-        symbols = record_labels(record, sorted(set(lines)))
-    else:
-        symbols = enclosing_symbols(path, text, lines) if language_for(path) else {}
-    return {(u.line, u.column): u.role for u in uses}, symbols
+        return record_labels(record, lines)
+    return enclosing_symbols(path, text, lines) if language_for(path) else {}
 
 
 def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> list[str]:
