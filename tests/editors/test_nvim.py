@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.lsp_client import stop
 from tests.support.nvim_editor import PLUGIN, Editor, server_command
 
 APP = textwrap.dedent(
@@ -368,7 +369,7 @@ def server_answers(root: Path, buffer: str, calls: list[tuple[str, dict]]) -> li
             answers = [await client.protocol.send_request_async(f"lspAgent/{t}", a) for t, a in calls]
             await client.shutdown_session()
         finally:
-            await client.stop()
+            await stop(client)
         return [a["text"] for a in answers]
 
     return asyncio.run(ask())

@@ -3,6 +3,7 @@ answered as plain dicts (the same converter the server uses)."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -33,6 +34,18 @@ def initialize_params(
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
         initialization_options=options,
     )
+
+
+async def stop(client: LanguageClient) -> None:
+    """Stop the client and its server. pygls' `stop` waits for the server to exit, which it
+    does only after `exit`: a test that failed before shutdown_session would wait forever."""
+    server = client._server
+    if server is not None and server.returncode is None:
+        try:
+            await asyncio.wait_for(server.wait(), 5)
+        except TimeoutError:
+            server.kill()
+    await client.stop()
 
 
 async def request(client: LanguageClient, tool: str, **arguments) -> dict:

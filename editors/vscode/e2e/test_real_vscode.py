@@ -31,6 +31,7 @@ import pytest
 from lsprotocol import types
 
 from lsp_agent.tools import catalog
+from tests.support.lsp_client import stop
 
 REPO = Path(__file__).resolve().parents[3]
 EXTENSION = REPO / "editors" / "vscode"
@@ -423,7 +424,7 @@ async def reference_answers(root: Path, documents: list[dict], calls: list[dict]
         ]
         await client.shutdown_session()
     finally:
-        await client.stop()
+        await stop(client)
     return [a["text"] for a in answers]
 
 
