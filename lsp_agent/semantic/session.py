@@ -41,7 +41,7 @@ FIRST_QUESTION = 3  # times semantic_timeout for the first question (tsserver lo
 # it was sent): an answer then says it may be incomplete, depending on timing. The first
 # answer waits this long for such work to begin, and for it to end.
 FIRST_BEGIN = 0.3
-SETTLE_LATE = 5.0
+SETTLE_LATE = 5.0  # seconds any later work is waited for (basedpyright's analysis may not end)
 
 
 # Questions given a progress token of ours: basedpyright, given none, asks us for one
@@ -248,7 +248,7 @@ class Session:
             params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
         deadline = time.monotonic() + timeout
         answer = self._request(conn, method, params, timeout, cancel)
-        if first and self._settled_after(deadline, cancel, first):
+        if first and self._settled_after(deadline, cancel, first=True):
             answer = self._request(conn, method, params, max(deadline - time.monotonic(), 1.0), cancel)
         self.answered = True
         return answer
