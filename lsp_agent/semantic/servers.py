@@ -30,6 +30,11 @@ class Spec:
     warmup: float = 0.0
     initialization_options: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)  # answers to workspace/configuration
+    # Whether the work the server reports ($/progress it begins itself) is loading that its
+    # answers may miss (tsserver's "Initializing JS/TS language features"). pyright's is its
+    # checker at work on the open files, which its answers do not wait on, and which it never
+    # ends for a client that pulls diagnostics until that client pulls them.
+    progress_is_loading: bool = True
 
 
 PYTHON_IDS = {".py": "python", ".pyi": "python"}
@@ -155,4 +160,6 @@ def spec_for(family: str, configured: dict[str, Any]) -> tuple[Spec | None, str]
             if tsserver is None:
                 return None, why
         options = {"tsserver": {"path": tsserver}, "hostInfo": "lsp-agent"}
-    return Spec(name, family, tuple(command), ids, warmup, options, settings), " ".join(command)
+    checker = Path(command[0]).stem in PYRIGHTS
+    spec = Spec(name, family, tuple(command), ids, warmup, options, settings, progress_is_loading=not checker)
+    return spec, " ".join(command)

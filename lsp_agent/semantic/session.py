@@ -37,11 +37,6 @@ HANGS_BEFORE_RESTART = 2
 WARMUP_PER_FILE = 0.01
 QUIET = 1.0  # seconds without a new push after which pushed diagnostics are taken as complete
 FIRST_QUESTION = 3  # times semantic_timeout for the first question (tsserver loads the project then)
-# basedpyright may begin its loading work just after answering the first question (the file
-# it was sent): an answer then says it may be incomplete, depending on timing. The first
-# answer waits this long for such work to begin, and for it to end.
-FIRST_BEGIN = 0.3
-SETTLE_LATE = 5.0  # seconds any later work is waited for (basedpyright's analysis may not end)
 
 
 # Questions given a progress token of ours: basedpyright, given none, asks us for one
@@ -248,26 +243,13 @@ class Session:
             params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
         deadline = time.monotonic() + timeout
         answer = self._request(conn, method, params, timeout, cancel)
-        if first and self._settled_after(deadline, cancel, first=True):
-            answer = self._request(conn, method, params, max(deadline - time.monotonic(), 1.0), cancel)
+        if first and self.progress:
+            # answered while it still said it was loading: once it is done, ask again
+            self._settle(deadline - time.monotonic(), cancel)
+            if not self.progress:
+                answer = self._request(conn, method, params, max(deadline - time.monotonic(), 1.0), cancel)
         self.answered = True
         return answer
-
-    def _settled_after(self, deadline: float, cancel: threading.Event | None, first: bool) -> bool:
-        """After an answer: True when the server was loading (or, after a first answer, began
-        to within FIRST_BEGIN) and has finished, so the question is worth asking again. Loading
-        under way at the first answer is waited for until `deadline`; any other work for at
-        most SETTLE_LATE (basedpyright may keep a progress open long after its answers)."""
-        at_once = bool(self.progress)
-        began = min(deadline, time.monotonic() + (FIRST_BEGIN if first else 0.0))
-        while not self.progress and time.monotonic() < began:
-            time.sleep(0.02)
-        if not self.progress:
-            return False
-        if not (first and at_once):
-            deadline = min(deadline, time.monotonic() + SETTLE_LATE)
-        self._settle(deadline - time.monotonic(), cancel)
-        return not self.progress
 
     def _request(
         self, conn: Connection, method: str, params: dict, timeout: float, cancel: threading.Event | None
@@ -355,10 +337,8 @@ class Session:
         (textDocument/diagnostic) when the server answers that, else the push it sends after
         the change (publishDiagnostics), waited for up to `timeout`."""
         conn = self.connection(timeout=max(timeout, 60.0), cancel=cancel, report=report)
-        first = not self.answered
-        if first:
+        if not self.answered:
             timeout *= FIRST_QUESTION
-        deadline = time.monotonic() + timeout
         uri = file_uri(path)
         with self.pushed:
             seen = self.published.get(uri, (0, None, []))[0]
@@ -367,10 +347,6 @@ class Session:
         if self.capabilities.get("diagnosticProvider"):
             asked = {"textDocument": {"uri": uri}}
             result = self._request(conn, "textDocument/diagnostic", asked, timeout, cancel)
-            # diagnostics asked while it analyses (after each change) wait for it to finish
-            if self._settled_after(deadline, cancel, first):
-                left = max(deadline - time.monotonic(), 1.0)
-                result = self._request(conn, "textDocument/diagnostic", asked, left, cancel)
             items = result.get("items") if isinstance(result, dict) else None
             if not isinstance(items, list):
                 raise ServerFailed(f"{self.spec.name} answered textDocument/diagnostic without items")
@@ -457,6 +433,8 @@ class Session:
             return
         if isinstance(token, str) and token.startswith(TOKEN_PREFIX):
             return  # a question's own progress, not the server's loading
+        if not self.spec.progress_is_loading:
+            return
         if value.get("kind") == "begin":
             self.progress[token] = str(value.get("title", "working"))[:80]
             self.quiet.clear()

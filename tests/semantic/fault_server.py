@@ -3,7 +3,8 @@
 `python fault_server.py MODE LOG`: answers initialize, then for every navigation request
 behaves as MODE says — crash (exit 3), hang (never answer), garbage (an answer that is no
 location), outside (locations outside the workspace, one inside), noise (bytes that are not
-LSP), ok (one location inside). Each message it receives is appended to LOG as a JSON line,
+LSP), ok (one location inside), busy (as ok, after beginning work it never ends:
+`$/progress` titled "loading"). Each message it receives is appended to LOG as a JSON line,
 so a test can wait for a request to arrive or a cancel to come.
 """
 
@@ -69,6 +70,9 @@ def main() -> None:
                     "result": {"capabilities": {"referencesProvider": True}},
                 }
             )
+        elif method == "initialized" and MODE == "busy":
+            begin = {"kind": "begin", "title": "loading"}
+            send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": begin}})
         elif method == "exit":
             return
         elif method in NAVIGATION and MODE == "hang":

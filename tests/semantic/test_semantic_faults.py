@@ -79,6 +79,26 @@ def test_a_faulty_server_gives_the_syntax_answer_and_says_why(project, tmp_path,
     }
 
 
+def test_work_a_server_reports_marks_its_answers_partial_unless_it_is_pyright_s_checker(project, tmp_path):
+    """A server still loading may miss uses; pyright's progress is its checker at work on the
+    open files (never ended, for a client that pulls diagnostics, until it pulls), which its
+    answers do not wait on: they are not marked partial for it."""
+    pyright = tmp_path / "bin" / "basedpyright-langserver"
+    pyright.parent.mkdir()
+    pyright.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{SERVER}" "$@"\n')
+    pyright.chmod(0o755)
+    for command, partial in (([sys.executable, str(SERVER)], True), ([str(pyright)], False)):
+        servers = {
+            "python": {"name": "busy", "command": [*command, "busy", str(tmp_path / "log")], "warmup": 0}
+        }
+        settings = Settings().replace(semantic_servers=servers, semantic_timeout=0.5)
+        answer = save_refs(Context(Workspace([project]), settings))
+        assert {r["source"] for r in answer["references"]} >= {"busy"}, answer["text"]
+        assert (answer["semantic"].get("partial") == "busy is still indexing (loading)") is partial
+        assert ("may be incomplete" in answer["text"]) is partial, answer["text"]
+        POOL.stop_all()
+
+
 def test_a_crashed_server_restarts_after_a_back_off(project, tmp_path):
     ctx = context(project, "crash", tmp_path / "log")
     first = save_refs(ctx)
