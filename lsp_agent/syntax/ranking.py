@@ -20,12 +20,10 @@ import threading
 import time
 from array import array
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import reduce
-from itertools import accumulate, compress, repeat
-from operator import add, ge, is_not, itemgetter, mul, ne, neg, sub, truediv
+from itertools import compress, repeat
+from operator import ge, neg, sub
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
 
@@ -282,8 +280,10 @@ class Graph:
     def flows(self) -> Flows:
         """Each use of a defined key by a file (file, key, weight), file by file; a use of
         a name reaches the keys of its family: the top-level one by any use, the member one
-        by a use after `.` or `->`. A file's uses are taken in C (map, compress) but for
-        those of keys it defines itself."""
+        by a use after `.` or `->`. Only the look-up of each used name is per name in
+        Python; the rest is array arithmetic over all the uses at once."""
+        import numpy as np
+
         m = self.definers()
         keys, names = self.keys, self.names
         # a name's definers, as a top-level name and as a member: a use is split between them
@@ -291,139 +291,143 @@ class Graph:
         for code, key in keys.items():
             total[key] = m[key] + m[keys[code ^ 1]] if code ^ 1 in keys else m[key]
         share = [weight(names[w], t) / t for w, t in zip(self.key_word, total, strict=True)]
-        flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
-        lookups = self.lookups()
+        # every family's slots in one numbering: a family's slot s is offset + s
+        lookups, offsets, top, members = self.lookups(), {}, array("i"), array("i")
+        for kin, (_, tops, member_keys) in lookups.items():
+            offsets[kin] = len(top)
+            top.extend(tops)
+            members.extend(member_keys)
+        file_of, slot_of, counts = array("i"), array("i"), array("H")
+        base = array("i", [0]) * len(self.sources)  # per file, its family's offset
         for f, source in enumerate(self.sources):
-            uses, counts = source.used()
+            uses, numbers = source.used()
             if not uses or (lookup := lookups.get(source.family)) is None:
                 continue
-            slots_of, *by_member = lookup
-            named = list(map(slots_of.get, uses.split("\n")))
-            here = list(map(is_not, named, repeat(None)))  # the few names defined in the family
-            slots: list[int] = list(compress(named, here))  # type: ignore[arg-type]
-            first, last = self.file_pairs[f], self.file_pairs[f + 1]
-            own = {key: first + n for n, key in enumerate(self.pair_key[first:last])}
-            for member, keys_of in enumerate(by_member):  # top-level keys (any use), then members
-                found = list(map(keys_of.__getitem__, slots))
-                present = list(map(ne, found, repeat(-1)))
-                numbers = list(compress(compress(counts[member::2], here), present))
-                targets = list(compress(compress(found, present), numbers))
-                flows.add_uses(f, targets, list(filter(None, numbers)), share, m, own)
+            found = array("i", map(lookup[0].get, uses.split("\n"), repeat(-1)))  # -1: defined nowhere
+            base[f] = offsets[source.family]
+            slot_of.extend(found)
+            file_of.extend(repeat(f, len(found)))
+            counts.extend(numbers)
+        files, slots = np.frombuffer(file_of, np.int32), np.frombuffer(slot_of, np.int32)
+        paired = np.frombuffer(counts, np.uint16).reshape(-1, 2)  # (any use, uses after . or ->)
+        here = np.flatnonzero(slots >= 0)
+        files, paired = files[here], paired[here]
+        slots = slots[here] + np.frombuffer(base, np.int32)[files]
+        flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
+        flows.add_uses(self, files, slots, paired, top, members, share)
         return flows
 
 
-def gather(indexes: list[int]) -> Callable[[list[float]], Sequence[float]]:
-    """A function from a list to its items at `indexes`, in one C call (itemgetter) where
-    a map of __getitem__ would call a method per item."""
-    if len(indexes) >= 2:
-        return itemgetter(*indexes)
-    return lambda values: [values[i] for i in indexes]
-
-
 class Flows:
-    """The uses of defined keys, as flat arrays (a monorepo has millions of uses: Python
-    lists of int and float objects would take several times the memory); `out` is each
-    file's total weight sent (a use's weight times the definers it reaches), `mine` the
+    """The uses of defined keys, as flat arrays (a monorepo has millions of uses); `out` is
+    each file's total weight sent (a use's weight times the definers it reaches), `mine` the
     weight of its uses of keys it defines itself (which it sends to the other definers)."""
 
     def __init__(self, files: int, keys: int, pairs: int):
         self.files, self.keys = files, keys
-        self.file = array("i")
-        self.key = array("i")
-        self.weight = array("d")
-        self.own = array("d", [-1.0]) * pairs  # per pair (file, key): the weight of its own use
+        self.own = [-1.0] * pairs  # per pair (file, key): the weight of its own use
         self.out = [0.0] * files
         self.mine = [0.0] * files
 
-    def add_uses(self, file: int, keys: list[int], numbers: list[int], share: list[float], definers: array, own: dict[int, int]) -> None:  # fmt: skip
-        """A file's uses of `keys`, each `numbers` times; `own`: the file's pair of each key
-        it defines, whose uses count only when another file defines the key too."""
-        reach = list(map(definers.__getitem__, keys))
-        mine = list(map(own.__contains__, keys))
-        if any(mine):
-            for i in reversed(list(compress(range(len(keys)), mine))):
-                reach[i] -= 1
-                if not reach[i]:  # the file alone defines it
-                    del keys[i], numbers[i], reach[i], mine[i]
-        weights = list(map(mul, map(share.__getitem__, keys), map(math.sqrt, numbers)))
-        for key, w in compress(zip(keys, weights, strict=True), mine):
-            self.own[own[key]] = w
-            self.mine[file] += w
-        self.out[file] = reduce(add, map(mul, weights, reach), self.out[file])  # in order, as += would
-        self.file.extend(repeat(file, len(keys)))
-        self.key.extend(keys)
-        self.weight.extend(weights)
+    def add_uses(self, graph: Graph, files, slots, counts, top: array, members: array, share: list[float]) -> None:  # fmt: skip
+        """The uses of every file: `slots` the used names' slots (each file's names in its
+        order), `counts` their uses (any, after `.`); a file's use of a key it defines
+        counts only when another file defines the key too. In each file the top-level keys
+        come first, then the members, as the sums below take them (in order, as += would)."""
+        import numpy as np
+
+        parts = []
+        for member, keys_of in enumerate((top, members)):  # top-level keys (any use), then members
+            keys = np.frombuffer(keys_of, np.int32)[slots] if len(keys_of) else np.zeros(0, np.int32)
+            numbers = counts[:, member]
+            kept = (keys >= 0) & (numbers > 0)
+            parts.append((files[kept], keys[kept], numbers[kept], np.full(int(kept.sum()), member)))
+        file, key, number, second = (np.concatenate(columns) for columns in zip(*parts, strict=True))
+        order = np.argsort(file.astype(np.int64) * 2 + second, kind="stable")  # by file, then top/member
+        file, key, number = file[order], key[order], number[order]
+        # the file's own pair of each key it uses and defines (pairs by (file, key), sorted)
+        pair_file = np.repeat(np.arange(self.files, dtype=np.int64), np.diff(np.asarray(graph.file_pairs)))
+        codes = pair_file << 32 | np.frombuffer(graph.pair_key, np.int32)
+        by_code = np.argsort(codes, kind="stable")
+        wanted = file.astype(np.int64) << 32 | key
+        at = np.minimum(np.searchsorted(codes[by_code], wanted), max(len(codes) - 1, 0))
+        mine = codes[by_code][at] == wanted if len(codes) else np.zeros(len(wanted), bool)
+        reach = np.frombuffer(graph.definers(), np.int32)[key] - mine
+        kept = reach > 0  # a key only the file itself defines: no use
+        file, key, number, mine, reach, own = file[kept], key[kept], number[kept], mine[kept], reach[kept], by_code[at][kept]  # fmt: skip
+        weights = np.asarray(share)[key] * np.sqrt(number.astype(np.float64))
+        for f, pair, w in zip(file[mine].tolist(), own[mine].tolist(), weights[mine].tolist(), strict=True):
+            self.own[pair] = w
+            self.mine[f] += w
+        out = self.out
+        for f, sent in zip(file.tolist(), (weights * reach).tolist(), strict=True):
+            out[f] += sent
+        self.file, self.key, self.weight = file.astype(np.int32), key, weights
 
     def arrange(self, graph: Graph) -> None:
-        """Once all uses are added: the uses in key order, with each key's run of them; the
-        keys some file uses (`used`), where their runs end (`ends`: a prefix sum over the
-        uses is taken there) and the pairs of those keys, by file (`used_pairs`, from
-        `used_bounds`)."""
-        sizes = Counter(self.key)
-        self.users = list(map(sizes.__getitem__, range(self.keys)))  # per key, its uses
-        bounds = list(accumulate(self.users, initial=0))
-        # a counting sort (stable: each key's uses in the order added), no list per use
-        file_of = array("i", bytes(4 * len(self.key)))
-        self.weight_of = array("d", bytes(8 * len(self.key)))
-        place = bounds[:-1]
-        for file, key, weight in zip(self.file, self.key, self.weight, strict=True):
-            at = place[key]
-            place[key] = at + 1
-            file_of[at], self.weight_of[at] = file, weight
-        del self.file, self.weight, self.key, sizes, place
-        ids = list(range(self.files))  # one int object per file: the getter holds no other
-        self.shares = gather(list(map(ids.__getitem__, file_of)))
-        self.pair_key, self.pair_bounds = graph.pair_key, graph.file_pairs
+        """Once all uses are added: the uses in key order (stable: each key's uses in the
+        order added), with each key's run of them; the keys some file uses (`used`), where
+        their runs end (`ends`: a prefix sum over the uses is taken there) and the pairs of
+        those keys, by file (`used_pairs`, from `used_bounds`)."""
+        import numpy as np
+
+        order = np.argsort(self.key, kind="stable")
+        self.users = np.bincount(self.key, minlength=self.keys)  # per key, its uses
+        self.file_of, self.weight_of = self.file[order], self.weight[order]
+        del self.file, self.weight, self.key, order
+        bounds = np.concatenate(([0], np.cumsum(self.users)))
+        self.pair_key = np.frombuffer(graph.pair_key, np.int32)
+        self.pair_bounds = list(graph.file_pairs)
         # The runs of used keys are contiguous: the prefix sums at their ends (and at 0) are
-        # all a key's inflow needs, the others are passed over (compress) and never kept.
-        self.used = array("i", compress(range(self.keys), self.users))
-        self.ends = bytearray(len(self.weight_of) + 1)
-        self.ends[0] = 1
-        for key in self.used:
-            self.ends[bounds[key + 1]] = 1
-        slot = array("i", [-1]) * self.keys  # a used key's place in `used`
-        for n, key in enumerate(self.used):
-            slot[key] = n
+        # all a key's inflow needs.
+        self.used = np.flatnonzero(self.users)
+        self.ends = np.concatenate(([0], bounds[self.used + 1]))
+        slot = np.full(self.keys, -1, np.int64)  # a used key's place in `used`
+        slot[self.used] = np.arange(len(self.used))
         # A key nobody uses receives 0.0, which leaves a sum as it was: its pairs are left out.
-        kept = list(map(bool, map(self.users.__getitem__, self.pair_key)))
-        self.used_pairs = array("i", map(slot.__getitem__, compress(self.pair_key, kept)))
-        counted = list(accumulate(kept, initial=0))
-        self.used_bounds = array("i", map(counted.__getitem__, self.pair_bounds))
+        kept = self.users[self.pair_key] > 0
+        self.used_pairs = slot[self.pair_key[kept]]
+        self.used_bounds = np.concatenate(([0], np.cumsum(kept)))[np.asarray(self.pair_bounds)]
 
-    def used_inflow(self, share: list[float]) -> list[float]:
+    def used_inflow(self, share):
         """Per used key, the rank its users send along it (each user's share times its
-        weight), from prefix sums over the uses in key order (all in C): only those at the
-        runs' ends are kept, as exactly the values a full array of them would hold."""
-        prefix = accumulate(map(mul, self.shares(share), self.weight_of), initial=0.0)
-        at_ends = list(compress(prefix, self.ends))
-        return list(map(sub, at_ends[1:], at_ends[:-1]))
+        weight), from a prefix sum over the uses in key order (left to right, as a loop
+        would add) taken at the runs' ends."""
+        import numpy as np
 
-    def inflow(self, share: list[float]) -> list[float]:
+        at_ends = np.concatenate(([0.0], np.cumsum(share[self.file_of] * self.weight_of)))[self.ends]
+        return at_ends[1:] - at_ends[:-1]
+
+    def inflow(self, share) -> list[float]:
         """used_inflow per key (0.0: a key nobody uses)."""
-        inflow = [0.0] * self.keys
-        for key, value in zip(self.used, self.used_inflow(share), strict=True):
-            inflow[key] = value
-        return inflow
+        import numpy as np
+
+        inflow = np.zeros(self.keys)
+        inflow[self.used] = self.used_inflow(share)
+        return inflow.tolist()
 
     def pagerank(self) -> list[float]:
         """Weighted PageRank over the files, a use of key k by file f being an edge from f to
         each other definer of k; a file without outgoing edges spreads its rank evenly. A
         file receives the inflow of each key it defines, less what it sent itself. Each
-        step is a few passes over flat arrays in C (map, prefix sums)."""
+        step is a few passes over flat arrays (prefix sums, left to right); the sums over
+        files are Python's, in file order."""
+        import numpy as np
+
         n = self.files
         dangling_files = [f for f in range(n) if not self.out[f]]
-        out = [o or math.inf for o in self.out]  # a dangling file sends nothing along edges
+        out = np.array([o or math.inf for o in self.out])  # a dangling file sends nothing along edges
+        mine = np.array(self.mine)
         ends, starts = self.used_bounds[1:], self.used_bounds[:-1]
         rank = [1.0 / n] * n
         for _ in range(ITERATIONS):
             before = rank
             dangling = sum(map(rank.__getitem__, dangling_files))
             base = (1 - DAMPING) / n + DAMPING * dangling / n
-            share = list(map(truediv, map(mul, repeat(DAMPING), rank), out))
+            share = DAMPING * np.asarray(rank) / out
             inflow = self.used_inflow(share)
-            prefix = list(accumulate(map(inflow.__getitem__, self.used_pairs), initial=0.0))
-            received = map(sub, map(prefix.__getitem__, ends), map(prefix.__getitem__, starts))
-            rank = list(map(sub, map(base.__add__, received), map(mul, share, self.mine)))
+            prefix = np.concatenate(([0.0], np.cumsum(inflow[self.used_pairs])))
+            rank = ((base + (prefix[ends] - prefix[starts])) - share * mine).tolist()
             if sum(map(abs, map(sub, rank, before))) < TOLERANCE:
                 break
         return rank
@@ -431,26 +435,21 @@ class Flows:
     def pair_scores(self, rank: list[float]) -> tuple[list[float], list[bool]]:
         """Per pair (definer, key): the rank the other files using the key send along their
         uses, and whether any does."""
-        out = [o or math.inf for o in self.out]
-        share = list(map(truediv, rank, out))
-        inflow = self.inflow(share)
-        users = self.users
-        scores = list(map(inflow.__getitem__, self.pair_key))
-        used = list(map(bool, map(users.__getitem__, self.pair_key)))
-        for pair in compress(range(len(scores)), map(ge, self.own, repeat(0.0))):  # the definer uses it too
-            key = self.pair_key[pair]
-            used[pair] = users[key] > 1
-            scores[pair] = inflow[key] - share[bisect_right(self.pair_bounds, pair) - 1] * self.own[pair]
-        return scores, used
+        import numpy as np
 
-    def scores(self, rank: list[float]) -> Iterator[tuple[int, int, float]]:
-        """(definer, key, score) of each pair some other file uses: the rank the users send
-        along the use, summed."""
-        scores, used = self.pair_scores(rank)
-        for t in range(self.files):
-            for pair in range(self.pair_bounds[t], self.pair_bounds[t + 1]):
-                if used[pair]:
-                    yield t, self.pair_key[pair], scores[pair]
+        out = np.array([o or math.inf for o in self.out])
+        share = np.asarray(rank) / out
+        inflow = self.inflow(share)
+        users = self.users.tolist()
+        pair_key = self.pair_key.tolist()
+        scores = list(map(inflow.__getitem__, pair_key))
+        used = list(map(bool, map(users.__getitem__, pair_key)))
+        shares = share.tolist()
+        for pair in compress(range(len(scores)), map(ge, self.own, repeat(0.0))):  # the definer uses it too
+            key = pair_key[pair]
+            used[pair] = users[key] > 1
+            scores[pair] = inflow[key] - shares[bisect_right(self.pair_bounds, pair) - 1] * self.own[pair]
+        return scores, used
 
 
 def rank_definitions(graph: Graph) -> Sequence[Ranked]:
