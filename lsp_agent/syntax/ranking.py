@@ -22,8 +22,9 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import reduce
 from itertools import compress, repeat
-from operator import ge, neg, sub
+from operator import add, ge, neg, sub
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
 
@@ -281,9 +282,7 @@ class Graph:
         """Each use of a defined key by a file (file, key, weight), file by file; a use of
         a name reaches the keys of its family: the top-level one by any use, the member one
         by a use after `.` or `->`. Only the look-up of each used name is per name in
-        Python; the rest is array arithmetic over all the uses at once."""
-        import numpy as np
-
+        Python; the rest is array arithmetic, a batch of files at a time."""
         m = self.definers()
         keys, names = self.keys, self.names
         # a name's definers, as a top-level name and as a member: a use is split between them
@@ -297,25 +296,62 @@ class Graph:
             offsets[kin] = len(top)
             top.extend(tops)
             members.extend(member_keys)
-        file_of, slot_of, counts = array("i"), array("i"), array("H")
-        base = array("i", [0]) * len(self.sources)  # per file, its family's offset
+        flows = Flows(self, top, members, share)
+        batch = Batch()
         for f, source in enumerate(self.sources):
             uses, numbers = source.used()
-            if not uses or (lookup := lookups.get(source.family)) is None:
-                continue
-            found = array("i", map(lookup[0].get, uses.split("\n"), repeat(-1)))  # -1: defined nowhere
-            base[f] = offsets[source.family]
-            slot_of.extend(found)
-            file_of.extend(repeat(f, len(found)))
-            counts.extend(numbers)
-        files, slots = np.frombuffer(file_of, np.int32), np.frombuffer(slot_of, np.int32)
-        paired = np.frombuffer(counts, np.uint16).reshape(-1, 2)  # (any use, uses after . or ->)
-        here = np.flatnonzero(slots >= 0)
-        files, paired = files[here], paired[here]
-        slots = slots[here] + np.frombuffer(base, np.int32)[files]
-        flows = Flows(len(self.sources), len(self.key_word), len(self.pair_key))
-        flows.add_uses(self, files, slots, paired, top, members, share)
+            if uses and (lookup := lookups.get(source.family)) is not None:
+                found = array("i", map(lookup[0].get, uses.split("\n"), repeat(-1)))  # -1: defined nowhere
+                batch.add(f, offsets[source.family], found, numbers)
+                if len(batch.slots) >= BATCH_USES:
+                    flows.add_uses(batch)
+                    batch = Batch()
+        flows.add_uses(batch)
+        flows.close()
         return flows
+
+
+BATCH_USES = 1 << 17  # names used, looked up, taken into arrays at once: memory stays small
+
+
+class Batch:
+    """The names some consecutive files use: per file its id, family offset and how many;
+    per name its slot (-1: defined nowhere in the family) and its counts (any use, after `.`)."""
+
+    def __init__(self) -> None:
+        self.files, self.bases, self.lengths = array("i"), array("i"), array("i")
+        self.slots, self.counts = array("i"), array("H")
+
+    def add(self, file: int, base: int, slots: array, counts: array) -> None:
+        self.files.append(file)
+        self.bases.append(base)
+        self.lengths.append(len(slots))
+        self.slots.extend(slots)
+        self.counts.extend(counts)
+
+    def uses(self):
+        """(file, slot in the one numbering, counts) of each name defined in its family."""
+        import numpy as np
+
+        lengths = np.frombuffer(self.lengths, np.int32)
+        files = np.repeat(np.frombuffer(self.files, np.int32), lengths)
+        slots = np.frombuffer(self.slots, np.int32)
+        here = slots >= 0
+        files = files[here]
+        slots = slots[here] + np.repeat(np.frombuffer(self.bases, np.int32), lengths)[here]
+        return files, slots, np.frombuffer(self.counts, np.uint16).reshape(-1, 2)[here]
+
+
+def file_sums(files, values, sums: list[float]) -> None:
+    """Add to each file's sum its `values` (`files` ascending) left to right, as a loop
+    would: in C, per file, so that no million floats are Python objects at once."""
+    import numpy as np
+
+    if not len(files):
+        return
+    cuts = np.flatnonzero(np.diff(files)) + 1
+    for file, part in zip(files[np.concatenate(([0], cuts))].tolist(), np.split(values, cuts), strict=True):
+        sums[file] = reduce(add, part.tolist(), sums[file])
 
 
 class Flows:
@@ -323,46 +359,59 @@ class Flows:
     each file's total weight sent (a use's weight times the definers it reaches), `mine` the
     weight of its uses of keys it defines itself (which it sends to the other definers)."""
 
-    def __init__(self, files: int, keys: int, pairs: int):
-        self.files, self.keys = files, keys
-        self.own = [-1.0] * pairs  # per pair (file, key): the weight of its own use
-        self.out = [0.0] * files
-        self.mine = [0.0] * files
-
-    def add_uses(self, graph: Graph, files, slots, counts, top: array, members: array, share: list[float]) -> None:  # fmt: skip
-        """The uses of every file: `slots` the used names' slots (each file's names in its
-        order), `counts` their uses (any, after `.`); a file's use of a key it defines
-        counts only when another file defines the key too. In each file the top-level keys
-        come first, then the members, as the sums below take them (in order, as += would)."""
+    def __init__(self, graph: Graph, top: array, members: array, share: list[float]):
         import numpy as np
 
+        self.files, self.keys, pairs = len(graph.sources), len(graph.key_word), len(graph.pair_key)
+        self.own = np.full(pairs, -1.0)  # per pair (file, key): the weight of its own use
+        self.out = [0.0] * self.files
+        self.mine = [0.0] * self.files
+        self.tops, self.members = np.frombuffer(top, np.int32), np.frombuffer(members, np.int32)
+        self.share, self.definers = np.asarray(share), np.frombuffer(graph.definers(), np.int32)
+        # each pair (file, key) as one number, sorted: a use's own pair is looked up in it
+        pair_file = np.repeat(np.arange(self.files, dtype=np.int64), np.diff(np.asarray(graph.file_pairs)))
+        codes = pair_file << 32 | np.frombuffer(graph.pair_key, np.int32)
+        self.by_code = np.argsort(codes, kind="stable")
+        self.codes = codes[self.by_code]
+        self.parts: list[tuple] = []  # (file, key, weight) of each batch
+
+    def add_uses(self, batch: Batch) -> None:
+        """A batch of files' uses; a file's use of a key it defines counts only when another
+        file defines the key too. In each file the top-level keys come first, then the
+        members, as the sums take them (in order, as += would)."""
+        import numpy as np
+
+        files, slots, counts = batch.uses()
         parts = []
-        for member, keys_of in enumerate((top, members)):  # top-level keys (any use), then members
-            keys = np.frombuffer(keys_of, np.int32)[slots] if len(keys_of) else np.zeros(0, np.int32)
+        for member, keys_of in enumerate((self.tops, self.members)):  # top-level keys (any use), then members
+            keys = keys_of[slots]
             numbers = counts[:, member]
             kept = (keys >= 0) & (numbers > 0)
-            parts.append((files[kept], keys[kept], numbers[kept], np.full(int(kept.sum()), member)))
+            parts.append((files[kept], keys[kept], numbers[kept], np.full(int(kept.sum()), member, np.int64)))
         file, key, number, second = (np.concatenate(columns) for columns in zip(*parts, strict=True))
         order = np.argsort(file.astype(np.int64) * 2 + second, kind="stable")  # by file, then top/member
         file, key, number = file[order], key[order], number[order]
-        # the file's own pair of each key it uses and defines (pairs by (file, key), sorted)
-        pair_file = np.repeat(np.arange(self.files, dtype=np.int64), np.diff(np.asarray(graph.file_pairs)))
-        codes = pair_file << 32 | np.frombuffer(graph.pair_key, np.int32)
-        by_code = np.argsort(codes, kind="stable")
         wanted = file.astype(np.int64) << 32 | key
-        at = np.minimum(np.searchsorted(codes[by_code], wanted), max(len(codes) - 1, 0))
-        mine = codes[by_code][at] == wanted if len(codes) else np.zeros(len(wanted), bool)
-        reach = np.frombuffer(graph.definers(), np.int32)[key] - mine
+        at = np.minimum(np.searchsorted(self.codes, wanted), max(len(self.codes) - 1, 0))
+        mine = self.codes[at] == wanted if len(self.codes) else np.zeros(len(wanted), bool)
+        reach = self.definers[key] - mine
         kept = reach > 0  # a key only the file itself defines: no use
-        file, key, number, mine, reach, own = file[kept], key[kept], number[kept], mine[kept], reach[kept], by_code[at][kept]  # fmt: skip
-        weights = np.asarray(share)[key] * np.sqrt(number.astype(np.float64))
-        for f, pair, w in zip(file[mine].tolist(), own[mine].tolist(), weights[mine].tolist(), strict=True):
-            self.own[pair] = w
-            self.mine[f] += w
-        out = self.out
-        for f, sent in zip(file.tolist(), (weights * reach).tolist(), strict=True):
-            out[f] += sent
-        self.file, self.key, self.weight = file.astype(np.int32), key, weights
+        file, key, number, mine, reach, own = file[kept], key[kept], number[kept], mine[kept], reach[kept], self.by_code[at][kept]  # fmt: skip
+        weights = self.share[key] * np.sqrt(number.astype(np.float64))
+        self.own[own[mine]] = weights[mine]
+        file_sums(file[mine], weights[mine], self.mine)
+        file_sums(file, weights * reach, self.out)
+        self.parts.append((file, key, weights))
+
+    def close(self) -> None:
+        """Once every batch is in: the uses as three arrays, in the order added."""
+        import numpy as np
+
+        file, key, weight = zip(*self.parts, strict=True) if self.parts else ((), (), ())
+        self.file = np.concatenate(file) if file else np.zeros(0, np.int32)
+        self.key = np.concatenate(key) if key else np.zeros(0, np.int32)
+        self.weight = np.concatenate(weight) if weight else np.zeros(0)
+        del self.parts, self.tops, self.members, self.share, self.definers, self.codes, self.by_code
 
     def arrange(self, graph: Graph) -> None:
         """Once all uses are added: the uses in key order (stable: each key's uses in the
