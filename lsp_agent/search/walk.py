@@ -100,11 +100,13 @@ def list_files(
     globs: tuple[str, ...] = (),
     *,
     check: Callable[[], None] | None = None,
+    keep: Callable[[Path], bool] | None = None,
 ) -> list[Path]:
-    """The files ripgrep searches under root-relative `rels`, as absolute paths, each folder's
-    files before its subfolders, by name. `check` is called as names arrive (it raises to
-    stop, e.g. Cancelled); rg is killed and reaped whatever happens."""
-    return sorted(walk_files(root, rels, globs, check=check), key=lambda p: walk_order(p, root))
+    """The files ripgrep searches under root-relative `rels` (those `keep` accepts), as
+    absolute paths, each folder's files before its subfolders, by name. `check` is called
+    as names arrive (it raises to stop, e.g. Cancelled); rg is killed and reaped whatever
+    happens."""
+    return sorted(filter(keep, walk_files(root, rels, globs, check=check)), key=lambda p: walk_order(p, root))
 
 
 def walk_files(
@@ -268,10 +270,15 @@ def places(root: Path, rels: list[str]) -> Iterator[list[Place]]:
             os.close(place.fd)
 
 
-def walk_order(path: Path, root: Path) -> tuple[tuple[int, str], ...]:
-    """Sort key: a folder's files (0) before its subfolders (1), each by name."""
-    parts = path.relative_to(root).parts
-    return (*((1, p) for p in parts[:-1]), (0, parts[-1]))
+def walk_order(path: Path, root: Path) -> str:
+    """Sort key: a folder's files before its subfolders, each by name. One string per path,
+    as the tuple of (0, file) and (1, folder) parts would compare: a folder's name after
+    \x02 and ended by \x00 (which no name holds and every character follows), a file's
+    after \x01 (so it comes before any folder beside it)."""
+    here, above = str(path), str(root).rstrip("/") + "/"
+    rel = here[len(above) :] if here.startswith(above) else path.relative_to(root).as_posix()
+    *folders, name = rel.split("/")
+    return "".join([f"\x02{folder}\x00" for folder in folders]) + "\x01" + name
 
 
 def searched_buffers(root: Path, rels: list[str], globs: tuple[str, ...], buffers: list[Path]) -> set[Path]:

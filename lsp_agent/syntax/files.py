@@ -29,10 +29,10 @@ def source_files(
     before the walk ends). `globs` choose files as search's `glob` does."""
     root = workspace.root_of(folder) or folder
     rel = folder.relative_to(root).as_posix()
-    listing = list_files if in_order else walk_files
-    for path in listing(root, ["" if rel == "." else rel], globs, check=check):
-        if wanted(path):
-            yield path
+    if in_order:  # only the files wanted are sorted (a monorepo lists twice as many)
+        yield from list_files(root, ["" if rel == "." else rel], globs, check=check, keep=wanted)
+        return
+    yield from filter(wanted, walk_files(root, ["" if rel == "." else rel], globs, check=check))
 
 
 def files_containing(

@@ -377,7 +377,7 @@ def walk_order(roots: list[Path], path: Path) -> tuple:
     each folder its files by name, then its subfolders)."""
     for n, root in enumerate(roots):
         if path.is_relative_to(root):
-            return (n, *walk_order_in(path, root))
+            return (n, walk_order_in(path, root))
     return (len(roots), str(path))
 
 

@@ -525,16 +525,17 @@ def rank_definitions(graph: Graph) -> Sequence[Ranked]:
         rows.append(row)
         ranks.append(value)
     del values, used
-    at = array("q", (by_path[f] | graph.sources[f].start_line(r) for f, r in zip(files, rows, strict=True)))
-    order = sorted(range(len(files)), key=at.__getitem__)  # by path and line, then by rank:
-    del at
-    rounded = array("d", map(neg, map(float, map(format, ranks, repeat(".12g")))))
-    order.sort(key=rounded.__getitem__)  # a stable sort, two passes: as one by all three
-    del rounded
+    import numpy as np
+
+    at = np.fromiter((by_path[f] | graph.sources[f].start_line(r) for f, r in zip(files, rows, strict=True)), np.int64, len(files))  # fmt: skip
+    rounded = np.fromiter(map(neg, map(float, map(format, ranks, repeat(".12g")))), np.float64, len(ranks))
+    order = np.lexsort((at, rounded))  # by rank, then by path and line (stable: as sorted() keeps ties)
+    del at, rounded
     for source in graph.sources:
         source.uses = None  # ranked: only the definitions are needed from here
     return RankedList(
-        graph.sources, *(array(a.typecode, map(a.__getitem__, order)) for a in (files, rows, ranks))
+        graph.sources,
+        *(array(a.typecode, np.frombuffer(a, a.typecode)[order].tobytes()) for a in (files, rows, ranks)),
     )
 
 
@@ -681,14 +682,14 @@ class Remembered:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.stamp: tuple | None = None
+        self.stamp: bytes | None = None
         self.ranking: tuple[Sequence[Ranked], int] | None = None
 
-    def get(self, stamp: tuple | None) -> tuple[Sequence[Ranked], int] | None:
+    def get(self, stamp: bytes | None) -> tuple[Sequence[Ranked], int] | None:
         with self.lock:
             return self.ranking if stamp is not None and stamp == self.stamp else None
 
-    def put(self, stamp: tuple | None, ranking: tuple[Sequence[Ranked], int]) -> None:
+    def put(self, stamp: bytes | None, ranking: tuple[Sequence[Ranked], int]) -> None:
         with self.lock:
             self.stamp, self.ranking = (stamp, ranking) if stamp is not None else (None, None)
 
@@ -696,26 +697,28 @@ class Remembered:
 REMEMBERED = Remembered()
 
 
-def stamp_of(workspace: Workspace, files: list[tuple[Path, Text | None]]) -> tuple | None:
-    """What a ranking of `files` depends on: each one's text version (an open buffer's, or
-    one given), else its stat identity; None when a stat cannot vouch for a file's text (it
-    changed too recently: see workspace.is_racy)."""
+def stamp_of(workspace: Workspace, files: list[tuple[Path, Text | None]]) -> bytes | None:
+    """What a ranking of `files` depends on, as one digest: each one's path and text version
+    (an open buffer's, or one given), else its stat identity; None when a stat cannot vouch
+    for a file's text (it changed too recently: see workspace.is_racy)."""
+    import hashlib
+
     read_at = time.time_ns()
-    stamp: list[tuple[Path, object]] = []
+    stamp = hashlib.blake2b(digest_size=32)
     for path, given in files:
         text = given if given is not None else workspace.open_text(path)
         if text is not None:
-            stamp.append((path, text.version))
+            stamp.update(f"{path}\0t{text.version}\0".encode("utf-8", "surrogateescape"))
             continue
         try:
             info = os.stat(path)
         except OSError:
-            stamp.append((path, None))
+            stamp.update(f"{path}\0-\0".encode("utf-8", "surrogateescape"))
             continue
         if is_racy(info, read_at):
             return None
-        stamp.append((path, file_identity(info)))
-    return tuple(stamp)
+        stamp.update(f"{path}\0{file_identity(info)}\0".encode("utf-8", "surrogateescape"))
+    return stamp.digest()
 
 
 def ranked_map(

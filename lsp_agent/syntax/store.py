@@ -55,6 +55,7 @@ RECORD_DIGEST = 16  # each record's
 TRAILER = 8 + DIGEST  # the table's length and checksum end the file
 SECRET_BYTES = 32
 MAX_FILE = 1 << 30  # a larger index file is not read (an index of 1,000,000 files is ~300 MB)
+WINDOW = 1 << 22  # bytes of records read at once when all are loaded
 MAX_ROW = 1 << 28  # rows and columns in a range beyond this are no file's (256 MiB texts at most)
 FIELDS = tuple(f.name for f in fields(FileRecord))  # a record's pickle: ctime, inode, flat(record)
 _fields_of = attrgetter(*FIELDS)
@@ -302,15 +303,23 @@ class SavedRecords:
         if i is None:
             return None
         offset, length = self.spans[2 * i], self.spans[2 * i + 1]
+        if not len(FORMAT) <= offset <= offset + length <= self.end:
+            return None
         return self.record(i, os.pread(self.fd, length, offset))
 
     def take_all(self) -> dict[Path, FileRecord]:
-        """Every usable record, by path; {} when any is damaged (the file is not to be trusted)."""
-        data = memoryview(os.pread(self.fd, self.end - len(FORMAT), len(FORMAT)))
+        """Every usable record, by path; {} when any is damaged (the file is not to be trusted).
+        The file is read a window at a time: a monorepo's is over 100 MiB, which read whole
+        was the peak of every process loading it."""
         records = {}
+        window, start = memoryview(b""), 0
         for path, i in self.rows.items():
-            offset, length = self.spans[2 * i] - len(FORMAT), self.spans[2 * i + 1]
-            record = self.record(i, data[offset : offset + length], strict=True)
+            offset, length = self.spans[2 * i], self.spans[2 * i + 1]
+            if not len(FORMAT) <= offset <= offset + length <= self.end:
+                raise ValueError("a record outside the file's records")
+            if not start <= offset <= offset + length <= start + len(window):
+                window, start = memoryview(os.pread(self.fd, max(length, WINDOW), offset)), offset
+            record = self.record(i, window[offset - start : offset - start + length], strict=True)
             if record is not None:
                 records[Path(path)] = record
         self.rows = {}

@@ -164,3 +164,32 @@ def test_the_bounds_check_of_a_records_rows_is_max_s(code, values):
     values = [v for v in values if (0 if code == "I" else -(2**31)) <= v < (2**32 if code == "I" else 2**31)]
     if values:
         assert store.at_most_max_row(array(code, values)) == (max(values) <= store.MAX_ROW)
+
+
+def test_every_record_is_loaded_a_window_at_a_time(tmp_path, monkeypatch):
+    """Loading reads the file a window at a time (a monorepo's index is over 100 MiB, which
+    read whole was the peak of every process loading it): with windows smaller than the
+    file, the records are those of one read, and the memory held at once is a window's."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    old = time.time_ns() - 3_600 * 10**9  # not changed just now: its record is kept
+    for n in range(120):
+        (root / f"m{n}.py").write_text("".join(f"def f{n}_{k}(x):\n    return x + {k}\n" for k in range(60)))
+        os.utime(root / f"m{n}.py", ns=(old, old))
+    cache = tmp_path / "cache"
+    built(root, cache).save()
+    size = store.index_file(cache, [root], "utf-8").stat().st_size
+
+    def loaded(window: int) -> tuple[dict, int]:
+        monkeypatch.setattr(store, "WINDOW", window)
+        tracemalloc.start()
+        try:
+            return store.load(cache, [root], "utf-8"), tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    whole, whole_peak = loaded(size)
+    windowed, peak = loaded(size // 7)
+    assert len(whole) == 120
+    assert windowed == whole and list(windowed) == list(whole)
+    assert peak < whole_peak - size // 2, (peak, whole_peak, size)
