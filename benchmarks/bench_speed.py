@@ -166,6 +166,7 @@ async def server_figures(root: Path, cache: str) -> dict:
     # a cold build, then a warm start from what it saved
     client = await Client.start(root, cache)
     await asyncio.wait_for(client.indexed.wait(), 1800)
+    await asyncio.wait_for(client.tabled.wait(), 3600)  # what a warm start holds from its start
     cold = memory_mib(client, "VmRSS")
     await client.stop()
     client = await Client.start(root, cache)
@@ -718,12 +719,12 @@ def method_use(root: Path) -> dict:
 
 
 async def cold_build(root: Path, cache: str, code: Path | None) -> tuple[float, float]:
-    """A cold build into `cache`: the server's memory once indexed, the saved index's MiB
-    once its use tables are made too (a warm start then has nothing left to make)."""
+    """A cold build into `cache`: the server's memory once its use tables are made too (what
+    a warm start holds from the start: like for like) and the saved index's MiB."""
     client = await Client.start(root, cache, code)
     await asyncio.wait_for(client.indexed.wait(), 1800)
-    cold = memory_mib(client, "VmRSS")
     await asyncio.wait_for(client.tabled.wait(), 3600)
+    cold = memory_mib(client, "VmRSS")
     await client.stop()
     return cold, sum(f.stat().st_size for f in Path(cache).glob("index/*.symbols")) / 2**20
 

@@ -39,6 +39,7 @@ from .lanes import FROM_THE_INDEX, PROCESSES, RECORD_IN_WORKER_BYTES, RECORDS, L
 from .local import Listener
 from .rpc import Encoded, StrictProtocol, encoded, serve_stdio
 from .semantic import editor as semantic_editor
+from .semantic import scip
 from .semantic.connection import RequestCancelled, ServerFailed
 from .syntax import EXTENSIONS, Symbol, language_for, outline, walk
 from .syntax.index import Columns, SymbolIndex
@@ -317,6 +318,8 @@ class AgentServer(LanguageServer):
             index.names()
             for tool in FROM_THE_INDEX:
                 REGISTRY[tool]
+            if self.settings.precision != "syntax":  # the SCIP indexes a question looks for
+                scip.STORE.indexes(self.agent_workspace, self.settings.scip_indexes)
             return count
 
         try:

@@ -376,16 +376,33 @@ class Store:
         self.lock = threading.Lock()
         self.loaded: dict[tuple[Path, int, int], Index | str] = {}
         self.found: dict[tuple, tuple[float, list[Path]]] = {}
+        self.walking: set[tuple] = set()  # keys whose discovery runs in the background
 
     def indexes(self, ws: Workspace, named: list[str]) -> list[Path]:
+        """The index files of the workspace: discovered on the first ask; once that is older
+        than REDISCOVER, the last discovery is answered while a new one walks in the
+        background (a monorepo's walk takes half a second, which a question waited for)."""
         key = (tuple(ws.roots), tuple(named))
         with self.lock:
-            when, paths = self.found.get(key, (0.0, []))
-        if time.monotonic() - when > REDISCOVER:
+            when, paths = self.found.get(key, (None, []))
+            again = when is not None and time.monotonic() - when > REDISCOVER and key not in self.walking
+            if again:
+                self.walking.add(key)
+        if when is None:
+            paths = self.discovered(key, ws, named)
+        elif again:
+            threading.Thread(target=self.discovered, args=(key, ws, named), daemon=True).start()
+        return paths
+
+    def discovered(self, key: tuple, ws: Workspace, named: list[str]) -> list[Path]:
+        try:
             paths = discover(ws, named)
             with self.lock:
                 self.found[key] = (time.monotonic(), paths)
-        return paths
+            return paths
+        finally:
+            with self.lock:
+                self.walking.discard(key)
 
     def index(self, path: Path, ws: Workspace, report: Callable[[str], None]) -> Index:
         """The loaded index of a file, building its table once; Refused with the reason."""

@@ -27,10 +27,12 @@ drawn; the pages a `more:` line suggests are sized from one drawing of the large
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import accumulate
 from pathlib import Path
 
 from ..budget import (
@@ -42,6 +44,7 @@ from ..budget import (
     Writer,
     first_fit,
     largest_fit,
+    largest_fit_near,
     numbers,
     plain,
     plural,
@@ -619,7 +622,29 @@ def cut_width(s: Search, max_chars: int) -> int | None:
     hi = widest(s) - 1
     if hi < MIN_WIDTH or not fits(MIN_WIDTH):
         return None
-    return largest_fit(MIN_WIDTH, hi, fits)  # the size only grows with the width
+    return largest_fit_near(
+        MIN_WIDTH, hi, fits, width_guess(s, hi, max_chars)
+    )  # the size only grows with the width
+
+
+def width_guess(s: Search, hi: int, max_chars: int) -> int | None:
+    """cut_width's answer from one drawing (checked by it): a width changes only the cut
+    lines and the digits of the stage's name, so the rest of stage 3's size is what the
+    drawing at `hi` leaves, and each line's share at a width is its whole snippet or the
+    width (see snippet)."""
+    whole = [len(snippet(m, None)) for f in s.files for m in f.matches]
+    lengths = [len(m.lines[0].strip()) + (len(m.lines) > 1) for f in s.files for m in f.matches]
+    order = sorted(range(len(whole)), key=lengths.__getitem__)
+    ends = [lengths[i] for i in order]
+    drawn = list(accumulate((whole[i] for i in order), initial=0))
+
+    def widths(width: int) -> int:  # every snippet at `width`, added up
+        k = bisect_right(ends, width)
+        return drawn[k] + width * (len(ends) - k)
+
+    rest = len(render(s, 3, hi)[0]) - widths(hi) - len(str(hi))
+    n = largest_fit(0, hi - MIN_WIDTH + 1, lambda n: n == 0 or rest + len(str(MIN_WIDTH + n - 1)) + widths(MIN_WIDTH + n - 1) <= max_chars)  # fmt: skip
+    return MIN_WIDTH + n - 1 if n else None
 
 
 def nothing_found(s: Search, max_chars: int) -> dict:

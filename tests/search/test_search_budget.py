@@ -377,8 +377,9 @@ def answer_or_refusal(s: Search, budget: int):
 @settings(max_examples=150, deadline=None)
 @given(files=files_strategy, data=st.data())
 def test_property_sizing_shortcuts_change_no_answer(files, data):
-    """Pages sized from one drawing and stages ruled out by their lines alone give the
-    answers of the straightforward chain, which draws every page and stage it tries."""
+    """Pages sized from one drawing, stages ruled out by their lines alone and stage 3's width
+    guessed from its lines' sizes give the answers of the straightforward chain, which draws
+    every page, stage and width it tries."""
     rows = {path: sorted(r) for path, r in files.items()}
     before, after = data.draw(st.integers(0, 2), label="before"), data.draw(st.integers(0, 2), label="after")
     context: dict[str, dict[int, str]] = {}
@@ -416,10 +417,18 @@ def test_property_sizing_shortcuts_change_no_answer(files, data):
     near = data.draw(st.sampled_from(sizes), label="near the size of")  # where stages win or lose
     budget = max(100, near + data.draw(st.integers(-40, 40), label="off by"))
     shortcut = answer_or_refusal(new_search(), budget)
-    with patch.object(chain, "page_fits", drawn_pages), patch.object(chain, "least_size", lambda s, w: 0):
+    with (
+        patch.object(chain, "page_fits", drawn_pages),
+        patch.object(chain, "least_size", lambda s, w: 0),
+        patch.object(chain, "width_guess", lambda *arguments: None),
+    ):
         straightforward = answer_or_refusal(new_search(), budget)
     event(f"stage {shortcut['stage']}" if isinstance(shortcut, dict) else "refused")
     assert shortcut == straightforward
+    if isinstance(shortcut, dict) and shortcut["stage"] == 3 and not paging:  # the guess is the width
+        s = new_search()
+        s.budget = budget  # as fit sets it: its "more" line's page size depends on it
+        assert chain.width_guess(s, widest(s) - 1, budget) == shortcut["width"]
 
 
 def test_most_that_fit_takes_the_largest_count_and_refuses_naming_one_items_size():

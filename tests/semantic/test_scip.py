@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -286,6 +288,33 @@ def test_an_index_named_in_settings_outside_the_workspace_is_not_read(project, t
     outside.parent.mkdir()
     outside.write_bytes(fixture_index())
     assert scip.discover(Workspace([project]), [str(outside)]) == [project / "index.scip"]
+
+
+def test_a_stale_discovery_is_answered_while_the_next_walks(project, monkeypatch):
+    """The first ask walks the workspace; once that is older than REDISCOVER the last list is
+    answered at once and a new walk finds an index written since, in the background."""
+    store, ws = scip.Store(), Workspace([project])
+    assert store.indexes(ws, []) == [project / "index.scip"]
+    added = project / "app" / "index.scip"
+    added.write_bytes(fixture_index())
+    monkeypatch.setattr(scip, "REDISCOVER", 0.0)
+    walking, go = threading.Event(), threading.Event()
+    real = scip.discover
+
+    def slow(*arguments):
+        walking.set()
+        go.wait(10)
+        return real(*arguments)
+
+    monkeypatch.setattr(scip, "discover", slow)
+    assert store.indexes(ws, []) == [project / "index.scip"]  # at once, not after the walk
+    assert walking.wait(10)
+    assert store.indexes(ws, []) == [project / "index.scip"]  # one walk at a time
+    go.set()
+    deadline = time.monotonic() + 10
+    while project / "app" / "index.scip" not in store.indexes(ws, []):
+        assert time.monotonic() < deadline, "the background walk's list never came"
+        time.sleep(0.01)
 
 
 def test_precision_syntax_never_reads_an_index(project):
