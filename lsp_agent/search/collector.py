@@ -27,6 +27,10 @@ class Collector:
         self.binary: list[str] = []
         self.total = 0
         self.detailed = True
+        # matches judged by their lines whose making waits until they are looked at (by the
+        # engine's check of what it reported, or the outcome): a common pattern's first
+        # thousands are dropped before, never made
+        self.deferred: list[tuple[FileMatches, Callable[[], list[Match]]]] = []
         # one root: a path is shown relative to it (Workspace.display, without its cost per file)
         self._prefix = str(ws.roots[0]) + "/" if len(ws.roots) == 1 else None
 
@@ -42,13 +46,17 @@ class Collector:
     def add(
         self,
         path: Path,
-        matches: list[Match],
+        matches: list[Match] | Callable[[], list[Match]],
         context: dict[int, str],
         count: int,
         *,
         from_editor: bool = False,
+        lines: list[int] | None = None,
     ) -> None:
-        """Add some of a file's match records (a file may come in several parts, in line order)."""
+        """Add some of a file's match records (a file may come in several parts, in line order).
+        Given the `lines` they start on (one line each), `matches` may be the function that
+        makes them: called only if their details are still kept once those lines are judged
+        (most of a common pattern's records are then never decoded)."""
         if not count or self.skipped(path, from_editor):
             return
         entry = self.files.get(path)
@@ -57,11 +65,36 @@ class Collector:
             entry = self.files[path] = FileMatches(path, self.shown(path), from_editor=from_editor)
         entry.count += count
         self.total += count
-        if self.detailed:
-            entry.matches.extend(matches)
-            entry.context.update(context)
-            if self.keep_details is not None and not self.keep_details(entry, matches, new):
+        if not self.detailed:
+            return
+        entry.context.update(context)
+        if lines is not None and self.keep_details is not None:
+            if not self.keep_details(entry, [Match(n, ("",), 0, 0) for n in lines], new):
                 self.drop_details()
+            elif callable(matches):
+                self.deferred.append((entry, matches))
+            else:
+                entry.matches.extend(matches)
+            return
+        made = matches() if callable(matches) else matches
+        entry.matches.extend(made)
+        if self.keep_details is not None and not self.keep_details(entry, made, new):
+            self.drop_details()
+
+    def make_some(self) -> bool:
+        """Make the matches of one deferred part (while the engine waits for more): whether
+        there was one."""
+        if not self.deferred:
+            return False
+        entry, make = self.deferred.pop(0)
+        entry.matches.extend(make())
+        return True
+
+    def made(self) -> None:
+        """The matches whose making was put off, made now that they are to be looked at."""
+        for entry, make in self.deferred:
+            entry.matches.extend(make())
+        self.deferred = []
 
     def counted(self, path: Path, lines: int, hits: int, *, from_editor: bool = False) -> None:
         """A file's totals, as ripgrep counts them (matched lines, matches)."""
@@ -73,10 +106,12 @@ class Collector:
         """Forget what was reported of `path` (it failed verification; see RipgrepEngine.verify)."""
         if (entry := self.files.pop(path, None)) is not None:
             self.total -= entry.count
+            self.deferred = [(e, make) for e, make in self.deferred if e is not entry]
         self.done.discard(path)
 
     def drop_details(self) -> None:
         self.detailed = False
+        self.deferred = []
         for entry in self.files.values():
             entry.matches, entry.context = [], {}
 
@@ -88,10 +123,12 @@ class Collector:
         entry = self.files.pop(path, None)
         if entry is not None:
             self.total -= entry.count
+            self.deferred = [(e, make) for e, make in self.deferred if e is not entry]
         if matched:
             self.binary.append(self.shown(path))
 
     def outcome(self, engine: str, multiline: bool) -> Outcome:
+        self.made()
         files = sorted(self.files.values(), key=lambda f: f.shown)
         for f in files:
             f.matches.sort(key=lambda m: m.line)

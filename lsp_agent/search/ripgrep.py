@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import re
+import select
 import stat
 import time
 from collections.abc import Callable, Iterable
@@ -127,6 +128,38 @@ def record(data: dict) -> Match:
     return Match(data["line_number"], lines, min(col, width), min(end, width))
 
 
+LINE_NUMBER = re.compile(rb',"line_number":(\d+),')  # outside any string: there a quote is escaped
+
+
+class Pending:
+    """A file's match records not handed to the sink yet. `lazy` (one line a record: not
+    multiline): handed by their line numbers, decoded only if the sink still keeps details
+    once it has judged those lines."""
+
+    def __init__(self, lazy: bool) -> None:
+        self.lazy = lazy
+        self.raws: list[bytes] = []
+        self.lines: list[int] | None = [] if lazy else None
+
+    def append(self, raw: bytes) -> None:
+        self.raws.append(raw)
+        if self.lines is not None:
+            found = LINE_NUMBER.search(raw)
+            if found is None:  # not in rg's usual shape: decoded at once, like the rest
+                self.lines = None
+            else:
+                self.lines.append(int(found[1]))
+
+    def matches(self) -> list[Match]:
+        return [record(message_of(raw)["data"]) for raw in self.raws]
+
+    def hand(
+        self, sink: Collector, path: Path, context: dict[int, str], count: int, from_editor: bool
+    ) -> None:
+        made = self.matches if self.lines is not None else self.matches()
+        sink.add(path, made, context, count, from_editor=from_editor, lines=self.lines)
+
+
 def under(base: Path, name: str) -> Path:
     return base / name.removeprefix("./")
 
@@ -165,18 +198,40 @@ def regex_refusal(pattern: str, message: str) -> Refusal:
 OTHER_RECORD = re.compile(rb'^\{"type":"(?!match")', re.MULTILINE)  # a line of rg's JSON, not a match
 
 
+END_RECORD = b'\n{"type":"end"'  # a file's last record, on a line of its own
+
+
 class Lines:
     """rg's output line by line, from `data` and then, given `fd`, read from it in large
-    chunks until its end; the match lines that come next can be skipped at once."""
+    chunks until its end; the match lines that come next can be skipped at once (without
+    `context`, up to the file's end record, found as plain bytes)."""
 
-    def __init__(self, data: bytes = b"", fd: int | None = None):
+    def __init__(self, data: bytes = b"", fd: int | None = None, *, context: bool = True):
         self.data, self.at, self.fd = data, 0, fd
+        self.next_record = self.next_other if context else self.next_end
+        self.idle: Callable[[], bool] | None = None  # some work put off, done while rg writes nothing
+
+    def next_other(self) -> int:
+        """Where the next record that is not a match starts, or -1 (not read yet)."""
+        found = OTHER_RECORD.search(self.data, self.at)
+        return -1 if found is None else found.start()
+
+    def next_end(self) -> int:
+        """Where the next end record starts, or -1: with no context lines, only a file's
+        matches come before its end, so a search for its bytes finds what the pattern
+        would, many times faster."""
+        if self.data.startswith(END_RECORD[1:], self.at):
+            return self.at
+        found = self.data.find(END_RECORD, max(self.at - 1, 0))
+        return -1 if found < 0 else found + 1
 
     def more(self, *, to_line_end: bool = False) -> bool:
         """Read on, keeping what is not read yet; False at the end. `to_line_end`: read to a
         line break (a line longer than a chunk is joined once, not at each chunk)."""
         pieces = [self.data[self.at :]]
         while self.fd is not None:
+            while self.idle is not None and not select.select([self.fd], [], [], 0)[0] and self.idle():
+                pass  # rg has written nothing more yet: work put off is done meanwhile
             chunk = os.read(self.fd, READ)
             if not chunk:
                 self.fd = None
@@ -209,7 +264,7 @@ class Lines:
         an unescaped quote, so a line that starts so is one); the number of lines skipped.
         A partial line at the end of what was read is kept for the next read."""
         skipped = 0
-        while (found := OTHER_RECORD.search(self.data, self.at)) is None:
+        while (found := self.next_record()) < 0:
             whole = self.data.rfind(b"\n", self.at) + 1  # the lines read whole
             skipped += self.data.count(b"\n", self.at, whole)
             self.at = max(whole, self.at)
@@ -217,8 +272,8 @@ class Lines:
                 if self.at < len(self.data):  # a last line without its end
                     skipped, self.at = skipped + 1, len(self.data)
                 return skipped
-        skipped += self.data.count(b"\n", self.at, found.start())
-        self.at = found.start()
+        skipped += self.data.count(b"\n", self.at, found)
+        self.at = found
         return skipped
 
 
@@ -300,6 +355,7 @@ class RipgrepEngine:
         without following a link; a file whose shown lines are not its text read that way
         (rg reached another file through a swapped link) is searched again through that
         descriptor."""
+        sink.made()
         for path in sorted(paths):
             try:
                 fd = open_beneath(root, path.relative_to(root))
@@ -346,7 +402,9 @@ class RipgrepEngine:
             assert stdout is not None  # stdout=PIPE
             watcher = Watcher(proc, cancelled)  # kills rg as soon as the caller cancels
             try:
-                summary = self.parse(Lines(fd=stdout.fileno()), to_path, sink, progress)
+                lines = Lines(fd=stdout.fileno(), context=bool(self.query.before or self.query.after))
+                lines.idle = sink.make_some
+                summary = self.parse(lines, to_path, sink, progress)
             except BaseException:
                 proc.kill()
                 if cancelled():  # killed while writing: the half line it left is no error
@@ -383,7 +441,8 @@ class RipgrepEngine:
             returncode = wait(started.pid, cancelled)
             if returncode == 127 and not os.fstat(started.out).st_size:  # exec failed: rg never exits so
                 return False
-            output = Lines(os.pread(started.out, os.fstat(started.out).st_size, 0))
+            whole = os.pread(started.out, os.fstat(started.out).st_size, 0)
+            output = Lines(whole, context=bool(self.query.before or self.query.after))
             summary = self.parse(output, to_path, sink, None)
             self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
             return True
@@ -416,7 +475,7 @@ class RipgrepEngine:
         from_editor: bool = False,
     ) -> dict | None:
         """Feed ripgrep's JSON lines to the sink; the summary's data, if it came."""
-        matches: list[Match] = []
+        matches = Pending(not self.query.multiline)
         context: dict[int, str] = {}
         count = 0
         summary = None
@@ -426,23 +485,24 @@ class RipgrepEngine:
         for raw in stream:
             if again and not raw.startswith(b'{"type":"end"'):
                 continue
-            if not sink.detailed and raw.startswith(MATCH_PREFIX):
-                count += 1 + (skip() if skip is not None else 0)  # only counted: no JSON decoded
+            if raw.startswith(MATCH_PREFIX):
+                if not sink.detailed:
+                    count += 1 + (skip() if skip is not None else 0)  # only counted: no JSON decoded
+                    continue
+                count += 1
+                matches.append(raw)
+                if count >= CHUNK:
+                    matches.hand(sink, path, context, count, from_editor)
+                    matches, context, count = Pending(matches.lazy), {}, 0
                 continue
             message = message_of(raw)
             kind, data = message["type"], message["data"]
-            if kind == "match":
-                count += 1
-                matches.append(record(data))
-                if count >= CHUNK:
-                    sink.add(path, matches, context, count, from_editor=from_editor)
-                    matches, context, count = [], {}, 0
-            elif kind == "context":
+            if kind == "context":
                 text, _ = data_text(data["lines"])
                 for offset, line in enumerate(split_lines(text)):
                     context[data["line_number"] + offset] = line
             elif kind == "begin":
-                matches, context, count = [], {}, 0
+                matches, context, count = Pending(matches.lazy), {}, 0
                 path = to_path(data_text(data["path"])[0])
                 again = path in sink.done and not from_editor
             elif kind == "end":
@@ -454,7 +514,7 @@ class RipgrepEngine:
                     q = self.query
                     sink.add_binary(path, matched=q.count_binary and not q.multiline)
                 else:
-                    sink.add(path, matches, context, count, from_editor=from_editor)
+                    matches.hand(sink, path, context, count, from_editor)
                     stats = data["stats"]
                     sink.counted(path, stats["matched_lines"], stats["matches"], from_editor=from_editor)
                 if progress is not None:

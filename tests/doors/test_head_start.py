@@ -166,6 +166,41 @@ def test_skipping_match_lines_counts_them_all(records, ended):
             os.close(read)
 
 
+TEXT = st.text(alphabet='ab"\\{}: \n', max_size=6)
+
+
+@given(st.lists(st.tuples(TEXT, st.lists(TEXT, max_size=8)), max_size=8), st.booleans())
+def test_without_context_match_lines_are_skipped_to_their_file_s_end(files, summary):
+    """Without context lines (no -A/-B), rg writes each file's matches between its begin and
+    end records: skipped up to the end record's bytes, the counts are a line-by-line reading's."""
+    record = lambda kind, text: json.dumps({"type": kind, "data": {"text": text}}, separators=(",", ":"))  # noqa: E731
+    kinds, lines = [], []
+    for path, matches in files:
+        kinds += ["begin", *["match"] * len(matches), "end"]
+        lines += [record("begin", path), *(record("match", m) for m in matches), record("end", path)]
+    if summary:
+        kinds.append("summary")
+        lines.append(record("summary", ""))
+    data = ("\n".join(lines) + "\n").encode() if lines else b""
+    for size in (1, 7, 1 << 20):
+        read, write = os.pipe()
+        os.write(write, data)
+        os.close(write)
+        ripgrep.READ, before = size, ripgrep.READ
+        try:
+            for stream in (Lines(data, context=False), Lines(fd=read, context=False)):
+                seen = []
+                for raw in stream:
+                    if raw.startswith(b'{"type":"match"'):
+                        seen += ["match"] * (1 + stream.skip_matches())
+                    else:
+                        seen.append(json.loads(raw)["type"])
+                assert seen == kinds, size
+        finally:
+            ripgrep.READ = before
+            os.close(read)
+
+
 @pytest.mark.parametrize("name", ["total", "Cart"])
 def test_find_symbols_rg_started_ahead_is_taken_over(tmp_path, index_cache, name):
     root = project(tmp_path / "p")
