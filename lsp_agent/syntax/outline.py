@@ -502,6 +502,8 @@ def _update(parsed: Parsed, old: list[_Group]) -> list[_Group] | None:
     definition found crosses the span queried (the edit changed what holds what), or a
     file-scoped namespace spans the file: query it all."""
     assert parsed.change is not None
+    if any(d.kind == FILE_NAMESPACE for g in old for d in g.definitions[:1]):
+        return None  # it spans what follows it, wherever the edit is: an edit past it grows it
     edit, changed = parsed.change.edit, parsed.change.changed
     start, old_end, new_end = edit["start_byte"], edit["old_end_byte"], edit["new_end_byte"]
     delta = new_end - old_end

@@ -139,6 +139,35 @@ def input_edit(old: bytes, new: bytes) -> dict:
     }
 
 
+# Bytes that open or close a token spanning lines (a string, a comment): an edit of one can
+# change how text far from it lexes, which tree-sitter's reuse of the nodes around it (by
+# how far their lexing looked ahead) does not see.
+CONTEXT_BYTES = frozenset(b"\"'`#/*\\")
+
+
+def stale_error(tree, edit: dict, old: bytes, new: bytes, changed: tuple[tuple[int, int], ...]) -> bool:
+    """Whether an incremental parse kept a syntax error the edit may have undone: the edit
+    changed a byte of CONTEXT_BYTES and an error lies outside what it changed (three double
+    quotes typed at the end of a file close a string three above opened: parsed afresh,
+    the error there is gone). Then the text is parsed afresh."""
+    if not tree.root_node.has_error:
+        return False
+    start = edit["start_byte"]
+    typed = old[start : edit["old_end_byte"]] + new[start : edit["new_end_byte"]]
+    if CONTEXT_BYTES.isdisjoint(typed):
+        return False
+    spans = [(start, edit["new_end_byte"]), *changed]
+    todo = [tree.root_node]
+    while todo:
+        node = todo.pop()
+        if node.is_error or node.is_missing:
+            if not any(a <= node.end_byte and node.start_byte <= b for a, b in spans):
+                return True
+            continue
+        todo += [child for child in node.children if child.has_error]
+    return False
+
+
 class ParseCache:
     """The latest tree of each recently parsed path (LRU), and per-thread parsers
     (a tree_sitter.Parser must not be shared between threads)."""
@@ -181,6 +210,8 @@ class ParseCache:
             changed = tuple((r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree))
             change = Change(previous.version, edit, changed)
             kind = "incremental"
+            if stale_error(tree, edit, previous.data, data, changed):
+                tree, change, kind = parse_fresh(parser, data), None, "cold"
         else:
             tree = parse_fresh(parser, data)
             kind = "cold"

@@ -193,3 +193,34 @@ def test_a_large_text_parsed_in_chunks_is_the_text_parsed_whole(content):
         return found
 
     assert nodes(parse_fresh(parser, data)) == nodes(parser.parse(data))
+
+
+def test_a_string_closed_far_below_the_error_it_opened_is_parsed_afresh():
+    """Three quotes typed inside a function open a string the parser cannot end (an error
+    there); three more typed at the end of the file close it. An incremental parse keeps
+    the first error (the nodes around it are reused: their lexing never looked that far),
+    so the text is parsed afresh: its outline is the one of a fresh parse."""
+    path = Path(__file__).parent / "typed" / "closed.py"  # never on disk: only its texts are parsed
+    OUTLINES._entries.pop(path, None)
+    PARSES.forget(path)
+    source = SOURCES["py"]
+    outline(path, Text.from_str(source))
+    at = int(0.40625 * len(source))
+    opened = source[:at] + '"""' + source[at:]
+    for content in (opened, opened + '"""'):
+        symbols = outline(path, Text.from_str(content))
+    cold = ParseCache().parse(path, Text.from_str(opened + '"""'), "python")
+    assert cold is not None and not cold.tree.root_node.has_error
+    assert symbols == build(cold) and [s.name for s in symbols] == ["X", "Model"]  # the rest is a string
+
+
+def test_a_file_scoped_namespace_grows_with_what_is_typed_after_it():
+    """A PHP `namespace X;` spans what follows it: text typed at the end of the file is in it."""
+    path = Path(__file__).parent / "typed" / "grows.php"
+    OUTLINES._entries.pop(path, None)
+    PARSES.forget(path)
+    content = "<?php\nnamespace App;\n\nfunction f() {}\n"
+    outline(path, Text.from_str(content))
+    grown = outline(path, Text.from_str(content + "function g() {}\n"))
+    assert [(s.name, s.end_line, [c.name for c in s.children]) for s in grown] == [("App", 5, ["f", "g"])]
+    assert grown == build(ParseCache().parse(path, Text.from_str(content + "function g() {}\n"), "php"))
