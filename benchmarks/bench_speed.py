@@ -37,6 +37,8 @@ BENCH_SPEED_AFTER=<commit>: that commit's package instead of this tree);
 build's and definition alone (by name and from a use, over the server, first call and again, and
 as a CLI one-shot; with `BENCH_SPEED_BEFORE=<commit>` beside that commit's server, the warm runs
 alternating, BENCH_SPEED_ROUNDS of each, default 2);
+`BENCH_SPEED_PARTS=search` search over a warm server alone, each pattern class against `rg -n`
+(with `BENCH_SPEED_BEFORE=<commit>` beside that commit's server);
 `BENCH_SPEED_PARTS=typing` documentSymbol after an edit alone (while a
 cold index builds, idle, and under the 8 heavy calls), with `BENCH_SPEED_BASELINE=<commit>`
 beside that commit's server, runs alternating.
@@ -679,6 +681,40 @@ async def references_part(root: Path, cache: str) -> dict:
     return figures
 
 
+async def search_figures(root: Path, cache: str, code: Path | None = None, label: str = "") -> dict:
+    """search over a server warm-started from the index a cold build saved (from `code`'s
+    tree when given), each pattern class alternating with `rg -n` (medians, RUNS rounds)."""
+    rg = find_rg()
+    assert rg is not None
+    for n in range(2):  # a cold build (and its use tables), then a warm start from what it saved
+        client = await settled(root, cache, code)
+        if n == 0:
+            await client.stop()
+    figures = {}
+    for kind, pattern in PATTERNS.items():
+        ours, theirs, ratio = await alternating_lsp(
+            client,
+            "lspAgent/search",
+            {"pattern": pattern},
+            lambda pattern=pattern: wall([rg, "-n", pattern, "."], root),
+        )
+        figures[f"search {kind} {pattern!r} (server{label}) / rg -n, ms"] = f"{ours * 1000:.0f} / {theirs * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+    await client.stop()
+    return figures
+
+
+async def search_part(root: Path, cache: str) -> dict:
+    """search_figures of this package and, with BENCH_SPEED_BEFORE, of that commit's (its
+    own index), load noted before each."""
+    figures = {"load before (this package)": load()}
+    figures |= await search_figures(root, cache)
+    if before := os.environ.get("BENCH_SPEED_BEFORE"):
+        with tempfile.TemporaryDirectory() as code, tempfile.TemporaryDirectory() as other:
+            figures[f"load before ({before})"] = load()
+            figures |= await search_figures(root, other, source_tree(before, Path(code)), f", {before}")
+    return figures
+
+
 async def build_only(root: Path, cache: str) -> None:
     client = await Client.start(root, cache)
     await asyncio.wait_for(client.indexed.wait(), 1800)
@@ -833,6 +869,8 @@ def main() -> None:
                 figures[scale] = asyncio.run(definition_figures(root, cache))
             elif os.environ.get("BENCH_SPEED_PARTS") == "typing":  # documentSymbol's alone
                 figures[scale] = asyncio.run(typing_figures(root))
+            elif os.environ.get("BENCH_SPEED_PARTS") == "search":  # search over the server alone
+                figures[scale] = asyncio.run(search_part(root, cache))
             else:
                 figures[scale] = asyncio.run(server_figures(root, cache))
                 figures[scale] |= cli_figures(root, cache)
