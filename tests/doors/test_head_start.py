@@ -139,31 +139,41 @@ def test_a_common_pattern_taken_over_is_counted_as_the_search_counts_it(tmp_path
 KINDS = st.sampled_from(["begin", "match", "context", "end", "summary"])
 
 
-@given(st.lists(st.tuples(KINDS, st.text(alphabet='ab"\\{}: \n', max_size=6)), max_size=30), st.booleans())
-def test_skipping_match_lines_counts_them_all(records, ended):
-    """Lines.skip_matches skips exactly the match lines a line-by-line reading would see
-    next, whatever the strings inside them hold, wherever the chunks read from a pipe end."""
-    lines = [
-        json.dumps({"type": kind, "data": {"text": text}}, separators=(",", ":")) for kind, text in records
-    ]
-    data = "\n".join(lines).encode() + (b"\n" if ended and lines else b"")
+def record(kind: str, text: str) -> str:
+    return json.dumps({"type": kind, "data": {"text": text}}, separators=(",", ":"))
+
+
+def kinds_read(data: bytes, context: bool) -> list[list[str]]:
+    """The record kinds each way of reading `data` sees (whole, and from a pipe in chunks of
+    1, 7 and 1 MiB bytes), match lines counted by Lines.skip_matches after the first."""
+    seen_all = []
     for size in (1, 7, 1 << 20):
         read, write = os.pipe()
         os.write(write, data)  # a few KiB at most: within the pipe's buffer
         os.close(write)
         ripgrep.READ, before = size, ripgrep.READ
         try:
-            for stream in (Lines(data), Lines(fd=read)):
+            for stream in (Lines(data, context=context), Lines(fd=read, context=context)):
                 seen = []
                 for raw in stream:
                     if raw.startswith(b'{"type":"match"'):
                         seen += ["match"] * (1 + stream.skip_matches())
                     else:
                         seen.append(json.loads(raw)["type"])
-                assert seen == [kind for kind, _ in records], size
+                seen_all.append(seen)
         finally:
             ripgrep.READ = before
             os.close(read)
+    return seen_all
+
+
+@given(st.lists(st.tuples(KINDS, st.text(alphabet='ab"\\{}: \n', max_size=6)), max_size=30), st.booleans())
+def test_skipping_match_lines_counts_them_all(records, ended):
+    """Lines.skip_matches skips exactly the match lines a line-by-line reading would see
+    next, whatever the strings inside them hold, wherever the chunks read from a pipe end."""
+    lines = [record(kind, text) for kind, text in records]
+    data = "\n".join(lines).encode() + (b"\n" if ended and lines else b"")
+    assert all(seen == [kind for kind, _ in records] for seen in kinds_read(data, context=True))
 
 
 TEXT = st.text(alphabet='ab"\\{}: \n', max_size=6)
@@ -173,7 +183,6 @@ TEXT = st.text(alphabet='ab"\\{}: \n', max_size=6)
 def test_without_context_match_lines_are_skipped_to_their_file_s_end(files, summary):
     """Without context lines (no -A/-B), rg writes each file's matches between its begin and
     end records: skipped up to the end record's bytes, the counts are a line-by-line reading's."""
-    record = lambda kind, text: json.dumps({"type": kind, "data": {"text": text}}, separators=(",", ":"))  # noqa: E731
     kinds, lines = [], []
     for path, matches in files:
         kinds += ["begin", *["match"] * len(matches), "end"]
@@ -182,23 +191,7 @@ def test_without_context_match_lines_are_skipped_to_their_file_s_end(files, summ
         kinds.append("summary")
         lines.append(record("summary", ""))
     data = ("\n".join(lines) + "\n").encode() if lines else b""
-    for size in (1, 7, 1 << 20):
-        read, write = os.pipe()
-        os.write(write, data)
-        os.close(write)
-        ripgrep.READ, before = size, ripgrep.READ
-        try:
-            for stream in (Lines(data, context=False), Lines(fd=read, context=False)):
-                seen = []
-                for raw in stream:
-                    if raw.startswith(b'{"type":"match"'):
-                        seen += ["match"] * (1 + stream.skip_matches())
-                    else:
-                        seen.append(json.loads(raw)["type"])
-                assert seen == kinds, size
-        finally:
-            ripgrep.READ = before
-            os.close(read)
+    assert all(seen == kinds for seen in kinds_read(data, context=False))
 
 
 @pytest.mark.parametrize("name", ["total", "Cart"])
