@@ -179,7 +179,8 @@ class ParseCache:
         self._trees: OrderedDict[Path, Parsed] = OrderedDict()
         self._lock = threading.Lock()
         self._local = threading.local()
-        self.counts = {"cold": 0, "incremental": 0, "cached": 0}
+        # afresh: an incremental parse redone from scratch (see stale_error)
+        self.counts = {"cold": 0, "incremental": 0, "cached": 0, "afresh": 0}
 
     def parser(self, language: str):
         import tree_sitter
@@ -211,7 +212,7 @@ class ParseCache:
             change = Change(previous.version, edit, changed)
             kind = "incremental"
             if stale_error(tree, edit, previous.data, data, changed):
-                tree, change, kind = parse_fresh(parser, data), None, "cold"
+                tree, change, kind = parse_fresh(parser, data), None, "afresh"
         else:
             tree = parse_fresh(parser, data)
             kind = "cold"

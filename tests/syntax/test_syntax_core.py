@@ -155,7 +155,9 @@ def test_incremental_reparse_equals_a_fresh_parse(tmp_path_factory, versions):
         fresh = ParseCache().parse(path, text, "python")
         assert str(incremental.tree.root_node) == str(fresh.tree.root_node)
         assert shape(build(incremental)) == shape(build(fresh))
-    assert cache.counts["incremental"] + cache.counts["cached"] == len(versions) - 1
+    # each version after the first from the one before (an incremental parse redone afresh
+    # where it kept an error the edit may have undone: see parsing.stale_error)
+    assert cache.counts["incremental"] + cache.counts["cached"] + cache.counts["afresh"] == len(versions) - 1
 
 
 def test_parse_cache_reuses_and_reparses(tmp_path):
@@ -163,7 +165,7 @@ def test_parse_cache_reuses_and_reparses(tmp_path):
     cache.parse(path, Text.from_str(PYTHON), "python")
     cache.parse(path, Text.from_str(PYTHON), "python")
     cache.parse(path, Text.from_str(PYTHON + "\ndef more():\n    pass\n"), "python")
-    assert cache.counts == {"cold": 1, "cached": 1, "incremental": 1}
+    assert cache.counts == {"cold": 1, "cached": 1, "incremental": 1, "afresh": 0}
     assert encode(Text.from_str("a\udcff")) == b"a\xed\xb3\xbf"  # lone surrogates survive
 
 
