@@ -13,8 +13,10 @@ stages live with the tool (tools/; search's shortening chain in tools/chain.py).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import accumulate
 from typing import TypeVar
 
 from .errors import Refusal
@@ -164,6 +166,21 @@ def widest_cut(
         0, widest - MIN_WIDTH, lambda n: n == 0 or fits(draw(MIN_WIDTH + n - 1), budget), near
     )
     return MIN_WIDTH + n - 1 if n else None
+
+
+def sizes_at(lengths: list[int], whole: list[int]) -> Callable[[int], int]:
+    """width -> the sum over lines of `whole[i]` where `lengths[i] <= width`, else `width`:
+    the size of lines cut to a width (a cut line is as wide as the cut), each asked in log
+    time (the lines by length, their whole sizes added up)."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    ends = [lengths[i] for i in order]
+    drawn = list(accumulate((whole[i] for i in order), initial=0))
+
+    def at(width: int) -> int:
+        k = bisect_right(ends, width)
+        return drawn[k] + width * (len(ends) - k)
+
+    return at
 
 
 def numbers(lines: list[int]) -> str:

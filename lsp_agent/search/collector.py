@@ -105,9 +105,13 @@ class Collector:
     def withdraw(self, path: Path) -> None:
         """Forget what was reported of `path` (it failed verification; see RipgrepEngine.verify)."""
         if (entry := self.files.pop(path, None)) is not None:
-            self.total -= entry.count
-            self.deferred = [(e, make) for e, make in self.deferred if e is not entry]
+            self.forget(entry)
         self.done.discard(path)
+
+    def forget(self, entry: FileMatches) -> None:
+        """Take a file's entry, popped, out of the totals and the matches still to be made."""
+        self.total -= entry.count
+        self.deferred = [(e, make) for e, make in self.deferred if e is not entry]
 
     def drop_details(self) -> None:
         self.detailed = False
@@ -122,8 +126,7 @@ class Collector:
             return
         entry = self.files.pop(path, None)
         if entry is not None:
-            self.total -= entry.count
-            self.deferred = [(e, make) for e, make in self.deferred if e is not entry]
+            self.forget(entry)
         if matched:
             self.binary.append(self.shown(path))
 

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,10 +72,14 @@ PYRIGHTS = ("basedpyright-langserver", "pyright-langserver")
 CANCEL_RECEIVE = "--cancellationReceive"
 
 
+def is_pyright(command: Sequence[str]) -> bool:
+    return Path(command[0]).stem in PYRIGHTS
+
+
 def launch_command(spec: Spec) -> list[str]:
     """The command a session runs for `spec`: a pyright given its file-based cancellation."""
     command = list(spec.command)
-    if Path(command[0]).stem in PYRIGHTS and not any(a.startswith(CANCEL_RECEIVE) for a in command):
+    if is_pyright(command) and not any(a.startswith(CANCEL_RECEIVE) for a in command):
         command.append(f"{CANCEL_RECEIVE}=file:lsp-agent-{os.getpid()}")
     return command
 
@@ -160,6 +165,6 @@ def spec_for(family: str, configured: dict[str, Any]) -> tuple[Spec | None, str]
             if tsserver is None:
                 return None, why
         options = {"tsserver": {"path": tsserver}, "hostInfo": "lsp-agent"}
-    checker = Path(command[0]).stem in PYRIGHTS
-    spec = Spec(name, family, tuple(command), ids, warmup, options, settings, progress_is_loading=not checker)
+    loading = not is_pyright(command)  # pyright's progress is its checker (see Spec)
+    spec = Spec(name, family, tuple(command), ids, warmup, options, settings, progress_is_loading=loading)
     return spec, " ".join(command)

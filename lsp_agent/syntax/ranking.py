@@ -407,10 +407,8 @@ class Flows:
         """Once every batch is in: the uses as three arrays, in the order added."""
         import numpy as np
 
-        file, key, weight = zip(*self.parts, strict=True) if self.parts else ((), (), ())
-        self.file = np.concatenate(file) if file else np.zeros(0, np.int32)
-        self.key = np.concatenate(key) if key else np.zeros(0, np.int32)
-        self.weight = np.concatenate(weight) if weight else np.zeros(0)
+        file, key, weight = zip(*self.parts, strict=True)  # flows() adds one batch at least
+        self.file, self.key, self.weight = np.concatenate(file), np.concatenate(key), np.concatenate(weight)
         del self.parts, self.tops, self.members, self.share, self.definers, self.codes, self.by_code
 
     def arrange(self, graph: Graph) -> None:
@@ -437,6 +435,13 @@ class Flows:
         kept = self.users[self.pair_key] > 0
         self.used_pairs = slot[self.pair_key[kept]]
         self.used_bounds = np.concatenate(([0], np.cumsum(kept)))[np.asarray(self.pair_bounds)]
+
+    def sending(self):
+        """Each file's weight sent, as an array (infinite for a dangling file: it sends
+        nothing along edges)."""
+        import numpy as np
+
+        return np.array([o or math.inf for o in self.out])
 
     def used_inflow(self, share):
         """Per used key, the rank its users send along it (each user's share times its
@@ -465,8 +470,7 @@ class Flows:
 
         n = self.files
         dangling_files = [f for f in range(n) if not self.out[f]]
-        out = np.array([o or math.inf for o in self.out])  # a dangling file sends nothing along edges
-        mine = np.array(self.mine)
+        out, mine = self.sending(), np.array(self.mine)
         ends, starts = self.used_bounds[1:], self.used_bounds[:-1]
         rank = [1.0 / n] * n
         for _ in range(ITERATIONS):
@@ -486,8 +490,7 @@ class Flows:
         uses, and whether any does."""
         import numpy as np
 
-        out = np.array([o or math.inf for o in self.out])
-        share = np.asarray(rank) / out
+        share = np.asarray(rank) / self.sending()
         inflow = self.inflow(share)
         users = self.users.tolist()
         pair_key = self.pair_key.tolist()

@@ -27,12 +27,10 @@ drawn; the pages a `more:` line suggests are sized from one drawing of the large
 from __future__ import annotations
 
 import json
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate
 from pathlib import Path
 
 from ..budget import (
@@ -48,6 +46,7 @@ from ..budget import (
     numbers,
     plain,
     plural,
+    sizes_at,
 )
 from ..errors import Refusal
 from ..search.collector import KeepDetails
@@ -632,16 +631,7 @@ def width_guess(s: Search, hi: int, max_chars: int) -> int | None:
     lines and the digits of the stage's name, so the rest of stage 3's size is what the
     drawing at `hi` leaves, and each line's share at a width is its whole snippet or the
     width (see snippet)."""
-    whole = [len(snippet(m, None)) for f in s.files for m in f.matches]
-    lengths = [len(m.lines[0].strip()) + (len(m.lines) > 1) for f in s.files for m in f.matches]
-    order = sorted(range(len(whole)), key=lengths.__getitem__)
-    ends = [lengths[i] for i in order]
-    drawn = list(accumulate((whole[i] for i in order), initial=0))
-
-    def widths(width: int) -> int:  # every snippet at `width`, added up
-        k = bisect_right(ends, width)
-        return drawn[k] + width * (len(ends) - k)
-
+    widths = sizes_at(s.text_widths(), [len(snippet(m, None)) for f in s.files for m in f.matches])
     rest = len(render(s, 3, hi)[0]) - widths(hi) - len(str(hi))
     n = largest_fit(0, hi - MIN_WIDTH + 1, lambda n: n == 0 or rest + len(str(MIN_WIDTH + n - 1)) + widths(MIN_WIDTH + n - 1) <= max_chars)  # fmt: skip
     return MIN_WIDTH + n - 1 if n else None

@@ -14,12 +14,10 @@ from __future__ import annotations
 import re
 import threading
 import time
-from bisect import bisect_right
 from collections import Counter
 from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import accumulate
 from pathlib import Path
 
 from ..budget import (
@@ -36,6 +34,7 @@ from ..budget import (
     plural,
     showing,
     size,
+    sizes_at,
     top_counts,
     widest_cut,
 )
@@ -765,17 +764,8 @@ class Uses:
 
 
 def widths_at(texts: list[str]):
-    """width -> sum(text_width(t, width) for t in texts), each asked in log time: the texts
-    by length, what those up to a width draw added up."""
-    ordered = sorted(texts, key=len)
-    lengths = [len(t) for t in ordered]
-    drawn = list(accumulate((len(plain(t)) for t in ordered), initial=0))
-
-    def widths(width: int) -> int:
-        k = bisect_right(lengths, width)
-        return drawn[k] + width * (len(ordered) - k)
-
-    return widths
+    """width -> sum(text_width(t, width) for t in texts), each asked in log time."""
+    return sizes_at([len(t) for t in texts], [len(plain(t)) for t in texts])
 
 
 def width_guess(draw, page: list[Reference], widest: int, budget: int) -> int | None:
