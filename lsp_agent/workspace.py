@@ -421,6 +421,50 @@ def open_beneath(root: Path, rel: str | Path) -> int:
     return fd
 
 
+class Beneath:
+    """Many files beneath one root opened as `open_beneath` opens each (one name at a time
+    from the root, none through a symlink), the folders on the way kept open from one file to
+    the next: checking a tree's files in path order costs an open each, not one per name of
+    its path. Only the folders above the last file stay open (a deep tree needs no more
+    descriptors than its depth)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.chain: list[tuple[str, int]] = []  # open folders, the root's first, each in the one before
+
+    def __enter__(self) -> Beneath:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close_from(0)
+
+    def close_from(self, depth: int) -> None:
+        while len(self.chain) > depth:
+            os.close(self.chain.pop()[1])
+
+    def open(self, rel: str) -> int:
+        """A descriptor of root/`rel` (a '/'-separated relative path), as open_beneath's."""
+        parts = [p for p in rel.split("/") if p not in ("", ".")]
+        if ".." in parts or not parts:
+            raise OSError(errno.EACCES, "a '..' in a confined path" if parts else "no file named", rel)
+        *folders, name = parts
+        if not self.chain:
+            self.chain.append(
+                ("", os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)))
+            )
+        depth = 1
+        while (
+            depth <= len(folders) and depth < len(self.chain) and self.chain[depth][0] == folders[depth - 1]
+        ):
+            depth += 1
+        self.close_from(depth)
+        for folder in folders[depth - 1 :]:
+            self.chain.append(
+                (folder, os.open(folder, FOLLOWS_NO_LINK | os.O_DIRECTORY, dir_fd=self.chain[-1][1]))
+            )
+        return os.open(name, FOLLOWS_NO_LINK | os.O_NONBLOCK, dir_fd=self.chain[-1][1])
+
+
 def opening_refusal(shown: str, exc: OSError) -> Refusal:
     """Why `open_beneath` could not open a path, as a refusal."""
     if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):

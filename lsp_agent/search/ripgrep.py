@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import ahead
 from ..errors import Cancelled, Refusal
-from ..workspace import MAX_TEXT_BYTES, Text, open_beneath, read_all
+from ..workspace import MAX_TEXT_BYTES, Beneath, Text, read_all
 from .collector import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
 from .walk import Watcher, free_from_fifos, places, walk_args
@@ -356,23 +356,32 @@ class RipgrepEngine:
         (rg reached another file through a swapped link) is searched again through that
         descriptor."""
         sink.made()
-        for path in sorted(paths):
-            try:
-                fd = open_beneath(root, path.relative_to(root))
-            except (OSError, ValueError):
-                sink.withdraw(path)
-                continue
-            try:
-                entry = sink.files.get(path)
-                if entry is None or not entry.matches:
-                    continue
-                if not stat.S_ISREG(os.fstat(fd).st_mode) or not agrees(entry, read_all(fd, MAX_TEXT_BYTES)):
+        above = str(root).rstrip("/") + "/"
+        with Beneath(root) as beneath:  # in path order: each folder on the way opened once
+            for path in sorted(paths, key=os.fspath):
+                here = os.fspath(path)
+                try:
+                    if not here.startswith(above):
+                        raise ValueError(here)
+                    fd = beneath.open(here[len(above) :])
+                except (OSError, ValueError):
                     sink.withdraw(path)
-                    os.lseek(fd, 0, os.SEEK_SET)
-                    args = [*self.match_args(), "--", "-"]
-                    self.run(args, {"stdin": fd}, partial(itself, path), sink, cancelled, None)
-            finally:
-                os.close(fd)
+                    continue
+                self.confirm(path, fd, sink, cancelled)
+
+    def confirm(self, path: Path, fd: int, sink: Collector, cancelled: Callable[[], bool]) -> None:
+        """verify's test of one file, opened beneath the root as `fd` (closed here)."""
+        try:
+            entry = sink.files.get(path)
+            if entry is None or not entry.matches:
+                return
+            if not stat.S_ISREG(os.fstat(fd).st_mode) or not agrees(entry, read_all(fd, MAX_TEXT_BYTES)):
+                sink.withdraw(path)
+                os.lseek(fd, 0, os.SEEK_SET)
+                args = [*self.match_args(), "--", "-"]
+                self.run(args, {"stdin": fd}, partial(itself, path), sink, cancelled, None)
+        finally:
+            os.close(fd)
 
     def run(
         self,
