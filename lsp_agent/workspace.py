@@ -8,7 +8,6 @@ of the disk while the document is open.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
@@ -23,6 +22,11 @@ from urllib.parse import unquote, urlparse
 
 from .errors import Refusal
 
+try:  # hashlib's own blake2b, without hashlib's load of OpenSSL (a one-shot command's import)
+    from _blake2 import blake2b
+except ImportError:  # another Python than CPython
+    from hashlib import blake2b
+
 BINARY_SNIFF_BYTES = 8192
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # a text is held in memory whole, with its line index
 
@@ -31,7 +35,7 @@ def content_version(data: bytes) -> str:
     """A short content hash: equal texts have equal versions, whoever wrote them. Eight hex
     digits: versions are only compared for one file, where two differing texts share one
     with a chance of one in four billion."""
-    return hashlib.blake2b(data, digest_size=4).hexdigest()
+    return blake2b(data, digest_size=4).hexdigest()
 
 
 # --- names as data ---------------------------------------------------------------------

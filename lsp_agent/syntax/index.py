@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import gc
 import heapq
-import logging
 import os
 import re
 import stat
@@ -59,7 +58,12 @@ if TYPE_CHECKING:
 
     from .store import SavedRecords
 
-log = logging.getLogger(__name__)
+
+def log():  # imported when a file cannot be outlined (a one-shot command logs nothing)
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 # Larger files (bundles, generated code) are left out of the background index: a 9 MB
 # bundle takes over a second and a quarter of a GB to parse. They still get outlines on demand.
@@ -801,7 +805,7 @@ def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], 
             text, language, rows, encoding, size, mtime_ns, os.path.basename(path), parsed, table
         )
     except Exception:
-        log.exception("symbol index: cannot outline %s", path)
+        log().exception("symbol index: cannot outline %s", path)
         return None
 
 

@@ -11,7 +11,6 @@ here knows types, so `x.save()` is a use of every `save`.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 from bisect import bisect_left, bisect_right
@@ -22,7 +21,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..workspace import Text
+from ..workspace import Text, blake2b
 from .languages import language_for, references_query
 from .outline import Symbol, outline, walk
 from .parsing import PARSES, Parsed
@@ -679,7 +678,7 @@ def table_stamp(language: str) -> bytes:
         version = "?"
     source = "\n".join(grammars_folder().joinpath(*q.split("/")).read_text("utf-8") for q in entry.references)
     made = b"\0".join([TABLE_VERSION, version.encode(), source.encode("utf-8")])
-    return hashlib.blake2b(made, digest_size=8).digest()
+    return blake2b(made, digest_size=8).digest()
 
 
 def role_code(use: Use) -> int:

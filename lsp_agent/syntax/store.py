@@ -28,9 +28,7 @@ and its record is not loaded (as Workspace.text decides a text's identity).
 
 from __future__ import annotations
 
-import hashlib
 import io
-import logging
 import os
 import pickle
 import stat
@@ -42,11 +40,17 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..workspace import blake2b
 from .languages import GRAMMARS, query_source
 from .outline import KINDS
 from .records import FileRecord
 
-log = logging.getLogger(__name__)
+
+def log():  # imported when the index cannot be saved or read (a one-shot command logs nothing)
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 # 3: keyed checksum, ctime and inode; 4: the names used; 5: records read one by one (a table)
 FORMAT = b"lsp-agent symbol index 5\n"
@@ -95,14 +99,14 @@ def secret(folder: Path) -> bytes:
 
 def index_file(folder: Path, roots: list[Path], encoding: str) -> Path:
     key = "\n".join([encoding, *map(str, roots)]).encode("utf-8", "surrogatepass")
-    return folder / "index" / f"{hashlib.blake2b(key, digest_size=12).hexdigest()}.symbols"
+    return folder / "index" / f"{blake2b(key, digest_size=12).hexdigest()}.symbols"
 
 
 @cache
 def grammar_version(language: str) -> str:
     """What an outline depends on besides the source: the grammar wheel's version and the query."""
     version = installed_version(GRAMMARS[language].package)
-    query = hashlib.blake2b(query_source(language).encode("utf-8"), digest_size=8).hexdigest()
+    query = blake2b(query_source(language).encode("utf-8"), digest_size=8).hexdigest()
     return f"{version}/{query}"
 
 
@@ -139,7 +143,7 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
     target = index_file(folder, roots, encoding)
     key = secret(folder)
     if not key:
-        log.warning("symbol index not saved: no secret in %s", folder)
+        log().warning("symbol index not saved: no secret in %s", folder)
         return
     import tempfile  # here: a one-shot command that only reads the index does not pay its imports
 
@@ -154,7 +158,7 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
             os.unlink(temporary)
             raise
     except OSError as exc:
-        log.warning("symbol index not saved to %s: %s", target, exc)
+        log().warning("symbol index not saved to %s: %s", target, exc)
 
 
 def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord]) -> None:
@@ -167,7 +171,7 @@ def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord
         blob = pickle.dumps((*identity_of(path), *flat(record)), protocol=pickle.HIGHEST_PROTOCOL)
         out.write(blob)
         spans.extend((offset, len(blob)))
-        digests += hashlib.blake2b(blob, digest_size=RECORD_DIGEST, key=key).digest()
+        digests += blake2b(blob, digest_size=RECORD_DIGEST, key=key).digest()
         paths.append(str(path))
         offset += len(blob)
     languages = {r.language for r in files.values()}
@@ -183,7 +187,7 @@ def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord
     )
     out.write(table)
     out.write(len(table).to_bytes(8, "little"))
-    out.write(hashlib.blake2b(table, digest_size=DIGEST, key=key).digest())
+    out.write(blake2b(table, digest_size=DIGEST, key=key).digest())
 
 
 def flat(record: FileRecord) -> tuple:
@@ -233,7 +237,7 @@ def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecor
     try:
         return saved.take_all()
     except ValueError as exc:
-        log.warning("symbol index not usable (%s): rebuilding it", exc)
+        log().warning("symbol index not usable (%s): rebuilding it", exc)
         return {}
     finally:
         saved.close()
@@ -251,7 +255,7 @@ def load_lazily(folder: Path, roots: list[Path], encoding: str) -> SavedRecords 
     try:
         saved = SavedRecords(fd, key) if key else None
     except Exception as exc:  # not an index file, damaged, not keyed by this user's secret
-        log.warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
+        log().warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
         saved = None
     if saved is None:
         os.close(fd)
@@ -276,7 +280,7 @@ class SavedRecords:
         if not len(FORMAT) <= end:
             raise ValueError("a table longer than the file")
         table = os.pread(fd, length, end)
-        if hashlib.blake2b(table, digest_size=DIGEST, key=key).digest() != digest:
+        if blake2b(table, digest_size=DIGEST, key=key).digest() != digest:
             raise ValueError("not keyed by this user's secret")
         self.key, self.end = key, end
         self.grammars, self.paths, self.spans, self.digests = self.parts(plain(table))
@@ -328,7 +332,7 @@ class SavedRecords:
     def record(self, i: int, blob: bytes | memoryview, *, strict: bool = False) -> FileRecord | None:
         """Record `i` from its pickle, if its checksum is its, its grammar current, its file
         the one indexed and its parts whole; `strict`: ValueError for a damaged one."""
-        digest = hashlib.blake2b(blob, digest_size=RECORD_DIGEST, key=self.key).digest()
+        digest = blake2b(blob, digest_size=RECORD_DIGEST, key=self.key).digest()
         try:
             if digest != self.digests[RECORD_DIGEST * i : RECORD_DIGEST * (i + 1)]:
                 raise ValueError("a record whose checksum is not its")

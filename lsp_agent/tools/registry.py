@@ -12,7 +12,6 @@ behaves the same everywhere. Tools know nothing of LSP.
 from __future__ import annotations
 
 import importlib
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping
@@ -25,13 +24,17 @@ from ..config import Settings
 from ..errors import ArgumentError, Cancelled, Refusal
 from ..workspace import Text, Workspace
 
-log = logging.getLogger(__name__)
-
 if TYPE_CHECKING:
     import jsonschema
 
     from ..semantic.editor import EditorLink
     from ..syntax.index import SymbolIndex
+
+
+def log():  # imported when a tool fails (a one-shot command's answer needs no logging)
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 @dataclass(eq=False)  # compared and hashed by identity: the server keeps a set of running ones
@@ -404,7 +407,7 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
     except (ArgumentError, Cancelled):
         raise
     except Exception as exc:  # a bug: an answer the agent can read, the traceback to the log
-        log.exception("%s failed on %.500s", name, arguments)  # a reply to run_calls may be long
+        log().exception("%s failed on %.500s", name, arguments)  # a reply to run_calls may be long
         return internal_error(name, exc)
 
 

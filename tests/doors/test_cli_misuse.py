@@ -364,7 +364,7 @@ def listens(port: int) -> bool:
 # Pipes: a reader that leaves early ends the command quietly; stdin at its end is an answer.
 @pytest.mark.parametrize(
     "command",
-    ["read big.txt --max-chars 2000000", "tools", "search line --max-chars 2000000", "--help"],
+    ["read big.txt --max-chars 2000000", "tools", "search line --max-chars 2000000", "search line", "--help"],
 )
 def test_a_reader_that_leaves_early_ends_it_quietly(command, project):
     done = subprocess.run(

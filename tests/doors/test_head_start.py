@@ -79,6 +79,9 @@ def test_a_head_start_answers_as_the_cli(tmp_path, index_cache, argv):
     assert (early.returncode, early.stdout, early.stderr) == (plain.returncode, plain.stdout, plain.stderr)
     if early.returncode == 0 and "-i" not in argv:
         assert "argparse" not in json.loads(report.read_text())  # answered without the parser
+    # the console script's entry: the process ends once the head start's answer is written
+    script = run(["-m", "lsp_agent"], root, *argv)
+    assert (script.returncode, script.stdout, script.stderr) == (plain.returncode, plain.stdout, plain.stderr)
 
 
 def test_the_rg_started_ahead_is_the_one_taken_over(tmp_path, index_cache):
