@@ -34,14 +34,16 @@ def run_search(
     keep_details: KeepDetails | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[str], None] = lambda message: None,
+    prefetch: Callable[[Path], object] | None = None,
 ) -> Outcome:
     """Search `targets` with ripgrep, open buffers as their text; with `keep_details`, only
-    counts are kept once it says the matches cannot be shown."""
+    counts are kept once it says the matches cannot be shown. `prefetch(path)` is called for
+    files with matches while rg writes nothing (what the answer will want of them)."""
     from .ripgrep import RipgrepEngine
 
     check_query(query)
     overlay = ws.open_documents()
-    collector = Collector(ws, keep_details, set(overlay))
+    collector = Collector(ws, keep_details, set(overlay), prefetch)
     searcher: Engine = RipgrepEngine(require_rg(), query)
     searcher.check()
     for target in targets:

@@ -18,9 +18,19 @@ KeepDetails = Callable[[FileMatches, list[Match], bool], bool]
 class Collector:
     """Receives the engine's records and keeps details while they might still be shown."""
 
-    def __init__(self, ws: Workspace, keep_details: KeepDetails | None, skip: set[Path]):
+    def __init__(
+        self,
+        ws: Workspace,
+        keep_details: KeepDetails | None,
+        skip: set[Path],
+        prefetch: Callable[[Path], object] | None = None,
+    ):
         self.ws = ws
         self.keep_details = keep_details  # None: keep every match's details
+        # what the answer will want of each file with matches (its enclosing symbols), got
+        # while the engine waits for rg, for the files not yet prefetched (`arrived`)
+        self.prefetch = prefetch
+        self.arrived: list[Path] = []
         self.skip = skip  # open editor buffers: searched separately, as their text
         self.files: dict[Path, FileMatches] = {}
         self.done: set[Path] = set()  # files fully reported (a file under two searched paths comes twice)
@@ -63,6 +73,8 @@ class Collector:
         new = entry is None
         if entry is None:
             entry = self.files[path] = FileMatches(path, self.shown(path), from_editor=from_editor)
+            if self.prefetch is not None and self.detailed:
+                self.arrived.append(path)
         entry.count += count
         self.total += count
         if not self.detailed:
@@ -89,6 +101,19 @@ class Collector:
         entry, make = self.deferred.pop(0)
         entry.matches.extend(make())
         return True
+
+    def idle_work(self) -> bool:
+        """One piece of the work put off (making matches, then prefetching), done while the
+        engine waits for rg: whether there was one."""
+        if self.make_some():
+            return True
+        if self.arrived and self.detailed:  # once only counts are kept, nothing is shown
+            path = self.arrived.pop(0)
+            if path in self.files:
+                assert self.prefetch is not None
+                self.prefetch(path)
+            return True
+        return False
 
     def made(self) -> None:
         """The matches whose making was put off, made now that they are to be looked at."""

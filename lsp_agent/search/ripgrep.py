@@ -280,26 +280,48 @@ class Lines:
 READ = 1 << 20
 
 
-def wait(pid: int, cancelled: Callable[[], bool]) -> int:
-    """The exit status of our child `pid`, freeing it from a FIFO every half second (see
-    free_from_fifos); killed and reaped when `cancelled` says so or anything stops the wait
-    (Ctrl-C)."""
-    rounds = 0
-    try:
+class Written(Lines):
+    """The output of an rg started ahead, read from its memory file as rg writes it, at an
+    offset of our own (rg's descriptor shares the file's), until rg has ended and all it
+    wrote is read. While rg writes nothing, work put off is done (`idle`), else we sleep a
+    little; a FIFO rg waits on is freed as the Watcher frees it; a cancelled call kills rg."""
+
+    def __init__(self, started: ahead.Started, cancelled: Callable[[], bool], *, context: bool):
+        super().__init__(context=context)
+        self.started, self.cancelled = started, cancelled
+        self.read_to = 0  # bytes of the file read so far
+        self.returncode: int | None = None  # rg's, once it has ended and been reaped
+        self.rounds = 0
+
+    def more(self, *, to_line_end: bool = False) -> bool:
+        pieces = [self.data[self.at :]]
         while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return os.waitstatus_to_exitcode(status)
-            if cancelled():
+            if chunk := os.pread(self.started.out, READ, self.read_to):
+                self.read_to += len(chunk)
+                pieces.append(chunk)
+                if not to_line_end or b"\n" in chunk:
+                    break
+            elif self.returncode is not None:  # ended, and all it wrote is read
+                break
+            elif (done := os.waitpid(self.started.pid, os.WNOHANG))[0]:
+                self.returncode = os.waitstatus_to_exitcode(done[1])  # what it wrote last is read next
+            elif self.cancelled():
                 raise Cancelled()
-            time.sleep(0.002)
-            rounds += 1
-            if rounds % 250 == 0:
-                free_from_fifos(pid)
-    except BaseException:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        raise
+            elif not (self.idle is not None and self.idle()):
+                time.sleep(0.0005)
+                self.rounds += 1
+                if self.rounds % 1000 == 0:
+                    free_from_fifos(self.started.pid)
+        if len(pieces) == 1:
+            return False
+        self.data, self.at = b"".join(pieces), 0
+        return True
+
+    def stop(self) -> None:
+        """rg killed and reaped if it has not ended (the call was cancelled or failed)."""
+        if self.returncode is None:
+            os.kill(self.started.pid, 9)
+            os.waitpid(self.started.pid, 0)
 
 
 class RipgrepEngine:
@@ -412,7 +434,7 @@ class RipgrepEngine:
             watcher = Watcher(proc, cancelled)  # kills rg as soon as the caller cancels
             try:
                 lines = Lines(fd=stdout.fileno(), context=bool(self.query.before or self.query.after))
-                lines.idle = sink.make_some
+                lines.idle = sink.idle_work
                 summary = self.parse(lines, to_path, sink, progress)
             except BaseException:
                 proc.kill()
@@ -443,19 +465,19 @@ class RipgrepEngine:
         sink: Collector,
         cancelled: Callable[[], bool],
     ) -> bool:
-        """Finish with the rg a one-shot command started ahead (ahead.py): wait for it
-        (freeing it from a FIFO as the Watcher does), then parse what it wrote. False when
-        it could not run (the search then starts its own)."""
+        """Finish with the rg a one-shot command started ahead (ahead.py): parse what it
+        writes as it writes it (see Written), the sink's work put off done while it writes
+        nothing. False when it could not run (the search then starts its own)."""
+        output = Written(started, cancelled, context=bool(self.query.before or self.query.after))
+        output.idle = sink.idle_work
         try:
-            returncode = wait(started.pid, cancelled)
-            if returncode == 127 and not os.fstat(started.out).st_size:  # exec failed: rg never exits so
-                return False
-            whole = os.pread(started.out, os.fstat(started.out).st_size, 0)
-            output = Lines(whole, context=bool(self.query.before or self.query.after))
             summary = self.parse(output, to_path, sink, None)
-            self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
+            if output.returncode == 127 and not output.read_to:  # exec failed: rg never exits so
+                return False
+            self.check_errors(os.pread(started.errors, 1 << 20, 0), output.returncode, summary)
             return True
         finally:
+            output.stop()
             started.close()
 
     def search_text(self, path: Path, text: Text, sink: Collector) -> None:

@@ -244,6 +244,9 @@ def search(
         keep_details=keep if output == "content" or keep is None else no_details,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
+        prefetch=(lambda path: LINE_SYMBOLS.get(ctx.workspace, path, ctx.index))
+        if output == "content"
+        else None,
     )
     filtered: list[str] = []
     if where or within:
