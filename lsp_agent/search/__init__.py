@@ -34,11 +34,12 @@ def run_search(
     keep_details: KeepDetails | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[str], None] = lambda message: None,
-    prefetch: Callable[[Path], object] | None = None,
+    prefetch: Callable[[Path, bool], object] | None = None,
 ) -> Outcome:
     """Search `targets` with ripgrep, open buffers as their text; with `keep_details`, only
-    counts are kept once it says the matches cannot be shown. `prefetch(path)` is called for
-    files with matches while rg writes nothing (what the answer will want of them)."""
+    counts are kept once it says the matches cannot be shown. `prefetch(path, matches kept)`
+    is called for the files with matches while rg writes nothing (to get what the answer
+    will want of them)."""
     from .ripgrep import RipgrepEngine
 
     check_query(query)

@@ -23,12 +23,13 @@ class Collector:
         ws: Workspace,
         keep_details: KeepDetails | None,
         skip: set[Path],
-        prefetch: Callable[[Path], object] | None = None,
+        prefetch: Callable[[Path, bool], object] | None = None,
     ):
         self.ws = ws
         self.keep_details = keep_details  # None: keep every match's details
-        # what the answer will want of each file with matches (its enclosing symbols), got
-        # while the engine waits for rg, for the files not yet prefetched (`arrived`)
+        # prefetch(path, whether its matches are kept): what the answer will want of each file
+        # with matches (its enclosing symbols, its index record), got while the engine waits
+        # for rg, for the files not yet prefetched (`arrived`)
         self.prefetch = prefetch
         self.arrived: list[Path] = []
         self.skip = skip  # open editor buffers: searched separately, as their text
@@ -73,7 +74,7 @@ class Collector:
         new = entry is None
         if entry is None:
             entry = self.files[path] = FileMatches(path, self.shown(path), from_editor=from_editor)
-            if self.prefetch is not None and self.detailed:
+            if self.prefetch is not None:
                 self.arrived.append(path)
         entry.count += count
         self.total += count
@@ -107,11 +108,11 @@ class Collector:
         engine waits for rg: whether there was one."""
         if self.make_some():
             return True
-        if self.arrived and self.detailed:  # once only counts are kept, nothing is shown
+        if self.arrived:
             path = self.arrived.pop(0)
             if path in self.files:
                 assert self.prefetch is not None
-                self.prefetch(path)
+                self.prefetch(path, self.detailed)
             return True
         return False
 

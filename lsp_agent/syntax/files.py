@@ -36,10 +36,17 @@ def source_files(
 
 
 def files_containing(
-    workspace: Workspace, folders: list[Path], needle: str, *, ignore_case: bool, cancelled=lambda: False
+    workspace: Workspace,
+    folders: list[Path],
+    needle: str,
+    *,
+    ignore_case: bool,
+    cancelled=lambda: False,
+    prefetch: Callable[[Path, bool], object] | None = None,
 ) -> list[Path]:
     """The source files under `folders` whose text (an editor's buffer when open) contains
-    `needle`, found by the search engine (ripgrep) rather than by parsing them."""
+    `needle`, found by the search engine (ripgrep) rather than by parsing them; `prefetch`
+    as run_search's."""
     globs = tuple(f"*{ext}" for ext in EXTENSIONS) + tuple(FILENAMES)
     targets = []
     for folder in folders:
@@ -47,7 +54,9 @@ def files_containing(
         rel = folder.relative_to(root).as_posix()
         targets.append(Target(root, ["" if rel == "." else rel]))
     query = Query(needle, fixed_strings=True, ignore_case=ignore_case, globs=globs)
-    outcome = run_search(workspace, query, targets, keep_details=lambda *_: False, cancelled=cancelled)
+    outcome = run_search(
+        workspace, query, targets, keep_details=lambda *_: False, cancelled=cancelled, prefetch=prefetch
+    )
     return [f.path for f in outcome.files if language_for(f.path) is not None]
 
 

@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -168,6 +169,12 @@ class LineSymbolsCache:
 LINE_SYMBOLS = LineSymbolsCache()
 
 
+def prefetch_symbols(ctx: Context, path: Path, shown: bool) -> None:
+    """A file's LineSymbols, got ahead while rg runs, if its matches may be shown."""
+    if shown:
+        LINE_SYMBOLS.get(ctx.workspace, path, ctx.index)
+
+
 def symbol_provider(ws: Workspace, index: SymbolIndex | None = None) -> Symbols:
     """The innermost symbol around each of a file's match lines, and whether the line is the
     one naming it; None for a language without a grammar. From the index's record of the
@@ -244,9 +251,7 @@ def search(
         keep_details=keep if output == "content" or keep is None else no_details,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
-        prefetch=(lambda path: LINE_SYMBOLS.get(ctx.workspace, path, ctx.index))
-        if output == "content"
-        else None,
+        prefetch=partial(prefetch_symbols, ctx) if output == "content" else None,
     )
     filtered: list[str] = []
     if where or within:

@@ -558,8 +558,14 @@ def candidates(ctx: Context, folders: list[Path], name_path: str, substring: boo
     needle = max(last_segment(name_path).split(), key=len, default="")
     if needle:
         try:
+            index = ctx.index  # each file's record, taken from a saved index while rg runs
             return files_containing(
-                ctx.workspace, folders, needle, ignore_case=substring, cancelled=ctx.cancel_event.is_set
+                ctx.workspace,
+                folders,
+                needle,
+                ignore_case=substring,
+                cancelled=ctx.cancel_event.is_set,
+                prefetch=None if index is None else lambda path, _: index.current(path),
             )
         except Refusal:  # a name the search engine cannot take
             pass

@@ -83,21 +83,25 @@ def test_a_cancelled_call_kills_and_reaps_it():
         os.waitpid(started.pid, os.WNOHANG)
 
 
-def test_the_files_with_matches_are_prefetched_in_the_pauses_while_their_matches_may_be_shown(tmp_path):
+def test_each_file_with_matches_is_prefetched_once_in_the_pauses_saying_whether_its_matches_are_kept(
+    tmp_path,
+):
     from lsp_agent.search.collector import Collector
     from lsp_agent.search.model import Match
     from lsp_agent.workspace import Workspace
 
     asked: list = []
-    sink = Collector(Workspace([tmp_path]), None, set(), prefetch=asked.append)
-    first, second, third = (tmp_path / name for name in ("a.py", "b.py", "c.py"))
-    sink.add(first, [Match(1, ("x",), 0, 1)], {}, 1)
-    sink.add(first, [Match(2, ("x",), 0, 1)], {}, 1)  # a file's second part: asked once
-    sink.add(second, [Match(1, ("x",), 0, 1)], {}, 1)
+    sink = Collector(
+        Workspace([tmp_path]), None, set(), prefetch=lambda path, kept: asked.append((path.name, kept))
+    )
+    for name in ("a.py", "a.py", "b.py"):  # a file's second part: asked once
+        sink.add(tmp_path / name, [Match(1, ("x",), 0, 1)], {}, 1)
     assert asked == []  # nothing until a pause
     while sink.idle_work():
         pass
-    assert asked == [first, second]
+    assert asked == [("a.py", True), ("b.py", True)]
     sink.drop_details()  # only counts are kept from here: nothing of the files is shown
-    sink.add(third, [Match(1, ("x",), 0, 1)], {}, 1)
-    assert not sink.idle_work() and asked == [first, second]
+    sink.add(tmp_path / "c.py", [Match(1, ("x",), 0, 1)], {}, 1)
+    while sink.idle_work():
+        pass
+    assert asked[2:] == [("c.py", False)]
