@@ -278,6 +278,18 @@ class Lines:
 
 
 READ = 1 << 20
+PIPE_SIZE = 1 << 20  # Linux's most for an unprivileged process (/proc/sys/fs/pipe-max-size)
+
+
+def widen(fd: int) -> None:
+    """A pipe that holds PIPE_SIZE bytes, not 64 KiB: rg writes on while a common pattern's
+    JSON (tens of MB) is parsed, rather than stopping at every 64 KiB."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
+    except (ImportError, OSError):  # another OS, or a lower limit: the pipe stays as it is
+        pass
 
 
 class Written(Lines):
@@ -431,6 +443,7 @@ class RipgrepEngine:
                 ) from None
             stdout = proc.stdout
             assert stdout is not None  # stdout=PIPE
+            widen(stdout.fileno())
             watcher = Watcher(proc, cancelled)  # kills rg as soon as the caller cancels
             try:
                 lines = Lines(fd=stdout.fileno(), context=bool(self.query.before or self.query.after))
