@@ -21,7 +21,6 @@ from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher,
 from ..syntax.files import files_containing, globbed, source_files
 from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import TYPE_KINDS, last_segment
-from ..syntax.ranking import ranked_map
 from ..syntax.references import signature
 from ..workspace import Text, Workspace
 from .registry import BUDGET, MAX_CHARS, Context, one_small_file, tool
@@ -289,6 +288,7 @@ def depth_stages(ctx: Context, o: Outlined, depth: int | None, signatures: bool,
 
 def ranked_stage(ctx: Context, o: Outlined, budget: int) -> dict | None:
     """The most used definitions, ranked, rather than every folder's counts."""
+    from ..syntax.ranking import ranked_map  # here: find_symbol, a one-shot's, never ranks
 
     head = (
         f"{o.shown} · {o.what} · stage: ranked map, the most used definitions (the outline at depth 1 is "
