@@ -220,12 +220,14 @@ async def server_figures(root: Path, cache: str) -> dict:
 
 
 async def cli_part(root: Path, cache: str) -> dict:
-    """The CLI one-shots alone: asking a server that built and saved the index, then with
-    none; each install of cli_installs beside rg."""
+    """The CLI one-shots alone: asking a server that built and saved the index (and made its
+    use tables: the server at rest, as an agent finds it between calls), then with none; each
+    install of cli_installs beside rg."""
     with tempfile.TemporaryDirectory() as folder:
         installs = cli_installs(Path(folder))
         client = await Client.start(root, cache)
         await asyncio.wait_for(client.indexed.wait(), 1800)
+        await asyncio.wait_for(client.tabled.wait(), 3600)
         figures = {"load before (asking the server)": load()}
         figures |= await asyncio.get_running_loop().run_in_executor(
             None, cli_figures, root, cache, "asking the server", installs
