@@ -485,9 +485,11 @@ class RipgrepEngine:
         output.idle = sink.idle_work
         try:
             summary = self.parse(output, to_path, sink, None)
-            if output.returncode == 127 and not output.read_to:  # exec failed: rg never exits so
+            returncode = output.returncode
+            assert returncode is not None  # the output's end is read once rg has ended
+            if returncode == 127 and not output.read_to:  # exec failed: rg never exits so
                 return False
-            self.check_errors(os.pread(started.errors, 1 << 20, 0), output.returncode, summary)
+            self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
             return True
         finally:
             output.stop()
