@@ -165,6 +165,18 @@ class LineSymbolsCache:
                     self._entries.popitem(last=False)
         return found
 
+    def warm(self, ws: Workspace, path: Path, index: SymbolIndex | None = None) -> None:
+        """get's answer made ahead, where get will find it kept: a file on disk whose stat
+        vouches for it (not an editor's buffer, not racy: those get makes each time)."""
+        if ws.open_text(path) is not None:
+            return
+        try:
+            info = os.stat(path)
+        except OSError:
+            return
+        if not is_racy(info, time.time_ns()):
+            self.get(ws, path, index)
+
 
 LINE_SYMBOLS = LineSymbolsCache()
 
@@ -172,7 +184,7 @@ LINE_SYMBOLS = LineSymbolsCache()
 def prefetch_symbols(ctx: Context, path: Path, shown: bool) -> None:
     """A file's LineSymbols, got ahead while rg runs, if its matches may be shown."""
     if shown:
-        LINE_SYMBOLS.get(ctx.workspace, path, ctx.index)
+        LINE_SYMBOLS.warm(ctx.workspace, path, ctx.index)
 
 
 def symbol_provider(ws: Workspace, index: SymbolIndex | None = None) -> Symbols:

@@ -131,6 +131,26 @@ def test_search_labels_of_a_racy_file_are_not_kept(tmp_path, reads):
     assert len(reads) == 2  # verified by content each time (the workspace reads it again)
 
 
+def test_labels_made_ahead_while_rg_runs_are_those_a_search_keeps(tmp_path, monkeypatch, reads):
+    """search prefetches a file's labels while rg writes nothing (LineSymbolsCache.warm): only
+    where they will be kept, so that a file is read as often whether or not rg paused."""
+    from lsp_agent.tools.search import LineSymbolsCache
+
+    path = tmp_path / "a.py"
+    path.write_text("class Alpha:\n    v = 1\n")  # just written: within the racy window
+    ws, cache = Workspace([tmp_path]), LineSymbolsCache()
+    cache.warm(ws, path)
+    assert reads == []  # a racy file's labels are made when asked, each time
+    ws.open_document(path, "class Omega:\n    v = 1\n")
+    cache.warm(ws, path)
+    assert reads == []  # nor an editor's buffer's
+    ws.close_document(path)
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)
+    cache.warm(ws, path)
+    assert len(reads) == 1
+    assert cache.get(ws, path).around(2) == "Alpha/v" and len(reads) == 1  # kept: not read again
+
+
 def test_search_labels_follow_the_editor_buffer_then_the_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)
     path = tmp_path / "a.py"
