@@ -211,9 +211,16 @@ def gather(
     """Every whole-word use of `name` (in the files of the language family `within`, when
     given): ripgrep finds the files, a file's use table in the index (when current) or one
     scan of its text the lines, classify says what each use is (from that table, receivers
-    and all: nothing parsed)."""
+    and all: nothing parsed). A file's uses are found while rg still walks the others, when
+    it pauses (see Collector.idle_work); the files rg then reported whole are kept."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
+    found: dict[Path, FileUses | None] = {}
+
+    def ahead(path: Path, _kept: bool) -> None:
+        if path not in found:
+            found[path] = file_uses(ctx, path, name, receivers)
+
     # ripgrep only names the files (its lines are not decoded): the text says where the
     # whole-word uses are (`$` counts as a letter)
     pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
@@ -224,27 +231,41 @@ def gather(
         keep_details=lambda *_: False,
         cancelled=ctx.cancel_event.is_set,
         progress=lambda message: ctx.progress(message),
+        prefetch=ahead,
     )
     hits = []
     for file in outcome.files:
         ctx.check_cancelled()
-        try:
-            text = ws.text(file.path)
-        except Refusal:
-            continue
-        language = language_for(file.path)
-        record, table = record_and_table(ctx, file.path, text)
-        lines = table_lines(table, name) if table is not None else None
-        if lines is None:
-            lines = word_lines(text, name)
-        if not lines:
-            continue
-        symbols = labels(file.path, text, record, table, lines)
-        hits += [
-            Hit(file.shown, language, text, u, symbols.get(u.line))
-            for u in classify(file.path, text, name, lines, table=table, receivers=receivers)
-        ]
+        uses = found[file.path] if file.path in found else file_uses(ctx, file.path, name, receivers)
+        if uses is not None:
+            hits += [Hit(file.shown, uses.language, uses.text, use, symbol) for use, symbol in uses.uses]
     return hits
+
+
+@dataclass(frozen=True, slots=True)
+class FileUses:
+    """A file's uses of a name, each with its enclosing symbol, and the text they are in."""
+
+    language: str | None
+    text: Text
+    uses: list[tuple[Use, str | None]]
+
+
+def file_uses(ctx: Context, path: Path, name: str, receivers: bool) -> FileUses | None:
+    """The uses of `name` in one file (None: unreadable, or none as a whole word)."""
+    try:
+        text = ctx.workspace.text(path)
+    except Refusal:
+        return None
+    record, table = record_and_table(ctx, path, text)
+    lines = table_lines(table, name) if table is not None else None
+    if lines is None:
+        lines = word_lines(text, name)
+    if not lines:
+        return None
+    symbols = labels(path, text, record, table, lines)
+    uses = classify(path, text, name, lines, table=table, receivers=receivers)
+    return FileUses(language_for(path), text, [(u, symbols.get(u.line)) for u in uses])
 
 
 def defined_as(hit: Hit, name: str) -> str:
