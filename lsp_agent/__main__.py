@@ -1,11 +1,14 @@
 """`lsp-agent` and `python -m lsp_agent`: a head start for the commonest one-shot commands
 (head_start.py), before the CLI's own imports, then the CLI."""
 
+import errno
 import os
 import sys
 
 from . import ahead, head_start
 
+# What writing a command's output meets on a full or failing disk (a write of stdout's)
+UNWRITABLE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 ANSWERED_EARLY = False  # the head start answered (no parser, no worker, no thread left running)
 
 
@@ -24,6 +27,10 @@ def main() -> int:
     except (KeyboardInterrupt, BrokenPipeError) as exc:  # outside the CLI's handlers: the head start's
         command = head_start.command_of(sys.argv[1:])
         return head_start.ended_by(exc, "lsp-agent" + (f" {command[0]}" if command else ""))
+    except OSError as exc:
+        if exc.errno not in UNWRITABLE:
+            raise
+        return head_start.unwritten(exc)  # a command's output on a full disk
     finally:
         ahead.discard()
 
@@ -37,10 +44,15 @@ def command() -> None:
     if not ANSWERED_EARLY:
         raise SystemExit(code)
     try:
-        sys.stdout.flush()
+        sys.stdout.flush()  # the answer was flushed once written (head_start.printed): rarely more
     except BrokenPipeError as exc:  # the reader went away before the last of the answer
         code = head_start.ended_by(exc)
-    sys.stderr.flush()
+    except OSError as exc:
+        code = head_start.unwritten(exc)
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
     os._exit(code)
 
 

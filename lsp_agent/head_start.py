@@ -125,15 +125,29 @@ def printed(answer: dict, *, as_json: bool) -> int:
         # A lone surrogate (a model's "\\ud800", decoded by JSON) cannot be encoded: written as
         # that escape again, which keeps the JSON output valid and exact
         sys.stdout.reconfigure(errors="backslashreplace")
-    if as_json:
-        import json
+    try:
+        if as_json:
+            import json
 
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
-    else:
-        print(answer["text"])
+            print(json.dumps(answer, indent=2, ensure_ascii=False))
+        else:
+            print(answer["text"])
+        sys.stdout.flush()  # here, where a failed write is said (Python's own flush at exit would only warn)
+    except BrokenPipeError:
+        raise  # the reader went away: see ended_by
+    except OSError as exc:
+        return unwritten(exc)
     # 1 for a refusal, a reply with diagnostics, or a call in it that failed
     failed = any("error" in r or "error" in r.get("answer", {}) for r in answer.get("results", []))
     return 1 if "error" in answer or answer.get("diagnostics") or failed else 0
+
+
+def unwritten(exc: OSError) -> int:
+    """The exit status of an answer that could not be written (a full disk), said in one line.
+    stdout then goes to /dev/null: Python's flush at exit would fail on it again."""
+    print(f"lsp-agent: the answer could not be written: {exc.strerror or exc}", file=sys.stderr)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1
 
 
 def ended_by(exc: BaseException, prog: str = "lsp-agent") -> int:

@@ -380,6 +380,23 @@ def test_a_reader_that_leaves_early_ends_it_quietly(command, project):
     assert done.returncode in (0, 141)  # 0 when all of it fitted in the pipe before head left
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full to write to")
+@pytest.mark.parametrize("command", ["search line", "search line --max-chars 3000", "read a.py", "tools"])
+def test_an_answer_that_cannot_be_written_says_so_in_one_line(command, project):
+    """A full disk under stdout (/dev/full): the head start's answer, the CLI's, a catalog."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [LSP_AGENT, *command.split()],
+            cwd=project,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr == "lsp-agent: the answer could not be written: No space left on device\n"
+
+
 def test_an_empty_reply_on_stdin_is_an_answer_not_silence(project):
     done = lsp_agent("decode", cwd=project, stdin="")
     assert done.returncode == 0 and done.stdout.startswith("0 calls decoded")
