@@ -24,3 +24,11 @@ class ArgumentError(ValueError):
 
 class Cancelled(Exception):
     """Raised inside a tool when its caller cancelled the request."""
+
+
+def logger(name: str):
+    """The logger of module `name`, logging imported on first use: a one-shot command that
+    logs nothing does not pay its import."""
+    import logging
+
+    return logging.getLogger(name)

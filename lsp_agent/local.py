@@ -21,6 +21,8 @@ import socket
 import stat
 import struct
 
+from .errors import logger
+
 TYPE_CHECKING = False  # typing's own import is a command's milliseconds
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -99,12 +101,6 @@ def ask(roots: list[Path] | list[str], name: str, arguments: dict) -> dict | Non
     return answer if isinstance(answer, dict) and "invalid" not in answer else None
 
 
-def log():  # the server's, imported when a listener has something to say (a command does not)
-    import logging
-
-    return logging.getLogger(__name__)
-
-
 def read_all(connection: socket.socket, limit: int | None) -> bytes:
     chunks, size = [], 0
     while chunk := connection.recv(1 << 16):
@@ -144,7 +140,7 @@ class Listener:
             self.inode = os.stat(path).st_ino
         except OSError as exc:
             sock.close()
-            log().info("not answering commands on %s: %s", path, exc)
+            logger(__name__).info("not answering commands on %s: %s", path, exc)
             return
         self.sock, self.path = sock, path
         threading.Thread(target=self.accept, args=(sock,), name="lsp-agent commands", daemon=True).start()
@@ -168,7 +164,7 @@ class Listener:
                 answer = self.answer(request["name"], request.get("arguments", {}))
                 connection.sendall(json.dumps(answer).encode() + b"\n")
             except Exception as exc:  # a peer gone, a request not of this shape: its command answers alone
-                log().info("a command's call was not answered: %s", exc)
+                logger(__name__).info("a command's call was not answered: %s", exc)
 
     def close(self) -> None:
         if self.sock is None:

@@ -408,21 +408,8 @@ def open_beneath(root: Path, rel: str | Path) -> int:
     a file for a link out); what is opened this way is inside the root whatever it became.
     The last name is opened non-blocking, so a FIFO is opened (to be refused by its stat)
     without waiting for a writer. Raises OSError: ELOOP or ENOTDIR for a link on the way."""
-    parts = [p for p in Path(rel).parts if p not in ("", ".")]
-    if ".." in parts:
-        raise OSError(errno.EACCES, "a '..' in a confined path", str(rel))
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        for n, part in enumerate(parts):
-            last = n == len(parts) - 1
-            flags = FOLLOWS_NO_LINK | (os.O_NONBLOCK if last else os.O_DIRECTORY)
-            opened = os.open(part, flags, dir_fd=fd)
-            os.close(fd)
-            fd = opened
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    with Beneath(root) as beneath:
+        return beneath.open(os.fspath(rel))
 
 
 class Beneath:
@@ -447,10 +434,13 @@ class Beneath:
             os.close(self.chain.pop()[1])
 
     def open(self, rel: str) -> int:
-        """A descriptor of root/`rel` (a '/'-separated relative path), as open_beneath's."""
+        """A descriptor of root/`rel` (a '/'-separated relative path), as open_beneath says;
+        of the root itself when `rel` names no file."""
         parts = [p for p in rel.split("/") if p not in ("", ".")]
-        if ".." in parts or not parts:
-            raise OSError(errno.EACCES, "a '..' in a confined path" if parts else "no file named", rel)
+        if ".." in parts:
+            raise OSError(errno.EACCES, "a '..' in a confined path", rel)
+        if not parts:
+            return os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
         *folders, name = parts
         if not self.chain:
             self.chain.append(

@@ -31,7 +31,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import Refusal
+from ..errors import Refusal, logger
 from ..search.walk import walk_order as walk_order_in
 from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace, open_beneath, read_all
 from .files import source_files
@@ -57,12 +57,6 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
     from .store import SavedRecords
-
-
-def log():  # imported when a file cannot be outlined (a one-shot command logs nothing)
-    import logging
-
-    return logging.getLogger(__name__)
 
 
 # Larger files (bundles, generated code) are left out of the background index: a 9 MB
@@ -805,7 +799,7 @@ def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], 
             text, language, rows, encoding, size, mtime_ns, os.path.basename(path), parsed, table
         )
     except Exception:
-        log().exception("symbol index: cannot outline %s", path)
+        logger(__name__).exception("symbol index: cannot outline %s", path)
         return None
 
 

@@ -40,17 +40,11 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..errors import logger
 from ..workspace import blake2b
 from .languages import GRAMMARS, query_source
 from .outline import KINDS
 from .records import FileRecord
-
-
-def log():  # imported when the index cannot be saved or read (a one-shot command logs nothing)
-    import logging
-
-    return logging.getLogger(__name__)
-
 
 # 3: keyed checksum, ctime and inode; 4: the names used; 5: records read one by one (a table)
 FORMAT = b"lsp-agent symbol index 5\n"
@@ -143,7 +137,7 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
     target = index_file(folder, roots, encoding)
     key = secret(folder)
     if not key:
-        log().warning("symbol index not saved: no secret in %s", folder)
+        logger(__name__).warning("symbol index not saved: no secret in %s", folder)
         return
     import tempfile  # here: a one-shot command that only reads the index does not pay its imports
 
@@ -158,7 +152,7 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
             os.unlink(temporary)
             raise
     except OSError as exc:
-        log().warning("symbol index not saved to %s: %s", target, exc)
+        logger(__name__).warning("symbol index not saved to %s: %s", target, exc)
 
 
 def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord]) -> None:
@@ -237,7 +231,7 @@ def load(folder: Path, roots: list[Path], encoding: str) -> dict[Path, FileRecor
     try:
         return saved.take_all()
     except ValueError as exc:
-        log().warning("symbol index not usable (%s): rebuilding it", exc)
+        logger(__name__).warning("symbol index not usable (%s): rebuilding it", exc)
         return {}
     finally:
         saved.close()
@@ -255,7 +249,7 @@ def load_lazily(folder: Path, roots: list[Path], encoding: str) -> SavedRecords 
     try:
         saved = SavedRecords(fd, key) if key else None
     except Exception as exc:  # not an index file, damaged, not keyed by this user's secret
-        log().warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
+        logger(__name__).warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
         saved = None
     if saved is None:
         os.close(fd)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import ArgumentError, Cancelled, Refusal
+from ..errors import ArgumentError, Cancelled, Refusal, logger
 from ..workspace import Text, Workspace
 
 if TYPE_CHECKING:
@@ -29,12 +29,6 @@ if TYPE_CHECKING:
 
     from ..semantic.editor import EditorLink
     from ..syntax.index import SymbolIndex
-
-
-def log():  # imported when a tool fails (a one-shot command's answer needs no logging)
-    import logging
-
-    return logging.getLogger(__name__)
 
 
 @dataclass(eq=False)  # compared and hashed by identity: the server keeps a set of running ones
@@ -407,7 +401,7 @@ def run(ctx: Context, name: str, arguments: dict) -> dict:
     except (ArgumentError, Cancelled):
         raise
     except Exception as exc:  # a bug: an answer the agent can read, the traceback to the log
-        log().exception("%s failed on %.500s", name, arguments)  # a reply to run_calls may be long
+        logger(__name__).exception("%s failed on %.500s", name, arguments)  # a reply to run_calls may be long
         return internal_error(name, exc)
 
 
