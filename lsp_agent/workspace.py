@@ -356,6 +356,17 @@ class Workspace:
             self._disk_cache[path] = Cached(identity, text, racy=is_racy(info, read_at))
         return text
 
+    def data(self, path: Path) -> bytes:
+        """The bytes of a resolved path on disk, read and refused as `text` reads and refuses
+        them (beneath its root, a regular file within the limit, not binary), neither decoded
+        nor kept: for a scan that reads many files once."""
+        fd = self.open_file(path)
+        try:
+            self._check_file(path, os.fstat(fd))
+            return self._read_data(path, fd)
+        finally:
+            os.close(fd)
+
     def open_file(self, path: Path) -> int:
         """A descriptor of the resolved `path`, opened beneath its root (see `open_beneath`)."""
         root = self.root_of(path)
@@ -384,6 +395,9 @@ class Workspace:
         return info
 
     def _read_text(self, path: Path, fd: int) -> Text:
+        return Text.from_bytes(self._read_data(path, fd))
+
+    def _read_data(self, path: Path, fd: int) -> bytes:
         try:
             data = read_all(fd, MAX_TEXT_BYTES)
         except OSError as exc:
@@ -393,7 +407,7 @@ class Workspace:
                 "binary",
                 f"{self.display(path)} is a binary file ({len(data):,} bytes); it is not shown as text.",
             )
-        return Text.from_bytes(data)
+        return data
 
 
 # --- confined opening ---------------------------------------------------------------------

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Refusal, logger
 from ..search.walk import walk_order as walk_order_in
-from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace, open_beneath, read_all
+from ..workspace import BINARY_SNIFF_BYTES, RACY_WINDOW_NS, Text, Workspace, is_racy, open_beneath, read_all
 from .files import source_files
 from .languages import language_for
 from .outline import (
@@ -608,17 +608,22 @@ class SymbolIndex:
         """Whether the record of `path` was made from its current text."""
         return self.current(path) is not None
 
-    def current(self, path: Path) -> FileRecord | None:
+    def current(self, path: Path, *, settled: bool = False) -> FileRecord | None:
         """The record of `path` if it was made from its current text (the editor's buffer
-        when open, else the file on disk, by size and mtime), else None."""
+        when open, else the file on disk, by size and mtime), else None. `settled`: only a
+        file on disk whose timestamps are old enough to tell a change (workspace.is_racy), so
+        that its record may stand for its text unread."""
         record = self._record(path)
         if record is None:
             return None
         if (open_text := self.workspace.open_text(path)) is not None:
-            return record if record.version == open_text.version else None
+            return record if record.version == open_text.version and not settled else None
+        asked = time.time_ns()
         try:
             info = os.stat(path)
         except OSError:
+            return None
+        if settled and is_racy(info, asked):
             return None
         return record if (info.st_size, info.st_mtime_ns) == (record.size, record.mtime_ns) else None
 

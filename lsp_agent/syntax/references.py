@@ -107,6 +107,31 @@ def occurrences(line: str, name: str) -> list[int]:
 
 
 WORDISH = re.compile(r"[\w$]")  # a character word_pattern does not let a name touch
+ASCII_WORDISH = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def word_places(data: bytes, name: str) -> list[tuple[int, int]] | None:
+    """(1-based line, rank among the line's uses) of each whole-word use of `name` in a
+    file's bytes, as word_lines and occurrences find them in its text, without decoding it;
+    None where the bytes cannot say (a name that is not ASCII word characters, a byte of
+    another character next to a use: then decode)."""
+    if not name or not name.isascii() or not all(c in ASCII_WORDISH for c in name.encode()):
+        return None
+    after = re.compile(re.escape(name.encode()) + rb"(?![\w$])")
+    places, row, counted, last, nth = list[tuple[int, int]](), 1, 0, 0, 0
+    for match in after.finditer(data):
+        start, end = match.span()
+        before = data[start - 1] if start else 10
+        if (end < len(data) and data[end] >= 0x80) or before >= 0x80:
+            return None
+        if before in ASCII_WORDISH:
+            continue
+        row += data.count(b"\n", counted, start)
+        counted = start
+        nth = nth + 1 if row == last else 0
+        places.append((row, nth))
+        last = row
+    return places
 
 
 def word_lines(text: Text, name: str) -> list[int]:
@@ -220,21 +245,22 @@ def region(path: Path, text: Text, line: int, column: int, end: int) -> str | No
 
 class _UseTables:
     """The uses of a name in a file, kept by (path, version, name, lines): a name asked again
-    (a repeated or paged references call) costs a lookup instead of a parse."""
+    (a repeated or paged references call) costs a lookup instead of a parse. (Also a use
+    table's places of a name, tools.references.record_places: list[tuple[Use, int]].)"""
 
     def __init__(self, size: int = USE_TABLES_SIZE):
         self.size = size
-        self._tables: OrderedDict[tuple, list[Use]] = OrderedDict()
+        self._tables: OrderedDict[tuple, list] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> list[Use] | None:
+    def get(self, key: tuple) -> list | None:
         with self._lock:
             found = self._tables.get(key)
             if found is not None:
                 self._tables.move_to_end(key)
             return found
 
-    def put(self, key: tuple, uses: list[Use]) -> None:
+    def put(self, key: tuple, uses: list) -> None:
         with self._lock:
             self._tables[key] = uses
             while len(self._tables) > self.size:
@@ -987,6 +1013,25 @@ def table_uses(table: Table, text: Text, name: str, lines: Iterable[int], receiv
     return uses
 
 
+def table_places(table: Table, name: str, receivers: bool = False) -> list[tuple[Use, int]] | None:
+    """table_uses without the text: each use of `name` with column 0 (not known) and its
+    rank among the table's words `name` on its line, which is the rank of its column among
+    occurrences() of that line in the text the table was made from; None when the table
+    cannot answer (not a word)."""
+    if (found_uses := _name_uses(table, name)) is None:
+        return None
+    _, _, rows, codes, written, ids = table
+    read = read_receivers(written) if receivers and written else []
+    places, row, nth = [], -1, 0
+    for k in found_uses:
+        nth = nth + 1 if rows[k] == row else 0
+        row, code = rows[k], codes[k]
+        if code != NO_USE:
+            receiver = read[ids[k] - 1] if receivers and ids[k] else None
+            places.append((Use(row + 1, 0, ROLES[code & 0x0F], bool(code & QUALIFIED), receiver), nth))
+    return places
+
+
 def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
     """The enclosing name path of each of the sorted 1-based `lines`, as the record's
     line_symbols().around says (outline.line_segments: the innermost definition, the first of
@@ -1005,6 +1050,8 @@ def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
     low, high = lines[0], lines[-1]
     for i in range(len(record.kinds)):
         row, end = ranges[8 * i], (ranges[8 * i + 2], ranges[8 * i + 3])
+        if row >= high:  # this one and all after it (they start no earlier) label later lines only
+            break
         while len(stack) > 1 and not end <= stack[-1][0]:
             stack.pop()
         parent = stack[-1]

@@ -15,6 +15,7 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -26,6 +27,7 @@ from ..budget import (
     Stage,
     cut_line,
     first_stage,
+    fits,
     largest_fit,
     page_end,
     page_size,
@@ -52,15 +54,19 @@ from ..syntax.references import (
     ROLES,
     SHOWN,
     TEXT_ROLES,
+    USE_TABLES,
     Use,
     classify,
     family,
     judge,
     local_at,
+    occurrences,
     record_labels,
     table_lines,
+    table_places,
     table_stamp,
     word_lines,
+    word_places,
 )
 from ..workspace import Text, Workspace
 from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, server_expected, source_notes
@@ -132,6 +138,9 @@ class Reference:
     # owner's class; "scope": a local's use, bound in its scope; "name": by name only, a candidate
     match: str = "name"
     source: str = "name"  # "name" (by-name match), or the language server that confirmed it
+    # Not read yet: the file it is in (its text, column and symbol wait for `realized`; until
+    # then it draws bare, with no symbol and no text: less than it will)
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
 
 def last_segment(name: str) -> tuple[str, str | None]:
@@ -199,10 +208,13 @@ class Collected:
 @dataclass(frozen=True, slots=True)
 class Hit:
     shown: str  # the file as shown
-    language: str | None
-    text: Text
+    file: FileUses
     use: Use
-    symbol: str | None
+    nth: int  # FileUses.uses'
+
+    @property
+    def language(self) -> str | None:
+        return self.file.language
 
 
 def gather(
@@ -238,23 +250,72 @@ def gather(
         ctx.check_cancelled()
         uses = found[file.path] if file.path in found else file_uses(ctx, file.path, name, receivers)
         if uses is not None:
-            hits += [Hit(file.shown, uses.language, uses.text, use, symbol) for use, symbol in uses.uses]
+            hits += [Hit(file.shown, uses, use, nth) for use, nth in uses.uses]
     return hits
 
 
-@dataclass(frozen=True, slots=True)
 class FileUses:
-    """A file's uses of a name, each with its enclosing symbol, and the text they are in."""
+    """A file's uses of a name, each with its rank among the name's words on its line where
+    its column is not known yet (-1 where it is); the text they are in and their enclosing
+    symbols are read when first asked for. A file whose index record is current (and
+    settled: see SymbolIndex.current) gives its uses from the record's use table unread, so
+    that only the files of a page are read, not every file using a common name."""
 
-    language: str | None
-    text: Text
-    uses: list[tuple[Use, str | None]]
+    __slots__ = ("_labels", "_text", "language", "name", "path", "record", "tabled", "uses")
+
+    def __init__(self, path: Path, name: str, uses: list[tuple[Use, int]], text: Text | None, record, tabled: bool):  # fmt: skip
+        self.path, self.name, self.language, self.uses = path, name, language_for(path), uses
+        self.record, self.tabled, self._text = record, tabled, text  # tabled: the record is of the text
+        self._labels: dict[int, str | None] = {}
+
+    def text(self, ws: Workspace) -> Text | None:
+        """The file's text (None: no longer readable)."""
+        if self._text is None:
+            try:
+                self._text = ws.text(self.path)
+            except Refusal:
+                return None
+        return self._text
+
+    def labels(self, ws: Workspace, lines: list[int]) -> dict[int, str | None]:
+        """The enclosing symbol of each line: from the record where its table is current
+        (nothing parsed), else from the file's outline."""
+        wanted = sorted(set(lines) - self._labels.keys())
+        if wanted:
+            if self.tabled:
+                self._labels |= record_labels(self.record, wanted)
+            elif self.language is not None and (text := self.text(ws)) is not None:
+                self._labels |= enclosing_symbols(self.path, text, wanted)
+        return {line: self._labels.get(line) for line in lines}
+
+    def symbol(self, ws: Workspace, line: int) -> str | None:
+        return self.labels(ws, [line])[line]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    file: FileUses
+    nth: int  # the use's rank among the name's words on its line; -1: its column is known
 
 
 def file_uses(ctx: Context, path: Path, name: str, receivers: bool) -> FileUses | None:
-    """The uses of `name` in one file (None: unreadable, or none as a whole word)."""
+    """The uses of `name` in one file (None: unreadable, or none as a whole word): from its
+    record's use table when the record is current and settled (the text unread), from its
+    bytes when it has no grammar, else from its text (the table when of that text, else a
+    scan and a parse)."""
+    ws = ctx.workspace
+    record = ctx.index.current(path, settled=True) if ctx.index is not None else None
+    if record is not None and (places := record_places(path, record, name, receivers)) is not None:
+        return FileUses(path, name, places, None, record, True) if places else None
     try:
-        text = ctx.workspace.text(path)
+        if language_for(path) is None and ws.open_text(path) is None:
+            data = ws.data(path)
+            if (words := word_places(data, name)) is not None:  # words only, found in the bytes
+                texts = [(Use(line, 0, "text", False), nth) for line, nth in words]
+                return FileUses(path, name, texts, None, None, False) if texts else None
+            text = Text.from_bytes(data)
+        else:
+            text = ws.text(path)
     except Refusal:
         return None
     record, table = record_and_table(ctx, path, text)
@@ -263,14 +324,54 @@ def file_uses(ctx: Context, path: Path, name: str, receivers: bool) -> FileUses 
         lines = word_lines(text, name)
     if not lines:
         return None
-    symbols = labels(path, text, record, table, lines)
     uses = classify(path, text, name, lines, table=table, receivers=receivers)
-    return FileUses(language_for(path), text, [(u, symbols.get(u.line)) for u in uses])
+    return FileUses(path, name, [(u, -1) for u in uses], text, record, table is not None)
 
 
-def defined_as(hit: Hit, name: str) -> str:
+def record_places(path: Path, record, name: str, receivers: bool) -> list[tuple[Use, int]] | None:
+    """table_places of a record's use table (None: it has none, or it cannot say), kept by
+    version: a name asked again costs a lookup, not the table's unpacking."""
+    key = (path, record.version, name, "places", receivers)
+    if (found := USE_TABLES.get(key)) is not None:
+        return found
+    table = record.table(table_stamp(record.language))
+    places = table_places(table, name, receivers) if table is not None else None
+    if places is not None:
+        USE_TABLES.put(key, places)
+    return places
+
+
+def realized(ws: Workspace, refs: list[Reference], which: Callable[[Reference], bool] | None = None) -> list[Reference]:  # fmt: skip
+    """`refs` with each one not read yet (of `which`, when given) given its line's text, its
+    column and its symbol, each file read once."""
+    waiting: dict[int, list[int]] = {}
+    for i, r in enumerate(refs):
+        if r.origin is not None and (which is None or which(r)):
+            waiting.setdefault(id(r.origin.file), []).append(i)
+    out = list(refs)
+    for at in waiting.values():
+        file = refs[at[0]].origin.file  # type: ignore[union-attr]
+        text = file.text(ws)
+        symbols = file.labels(ws, [refs[i].line for i in at])
+        for i in at:
+            r, nth = refs[i], refs[i].origin.nth  # type: ignore[union-attr]
+            content = text.line(r.line) if text is not None and r.line <= text.line_count else ""
+            column = r.column
+            if nth >= 0:  # its rank among the line's occurrences (none: the file changed since)
+                found = occurrences(content, file.name)
+                column = found[nth] + 1 if nth < len(found) else 1
+            out[i] = replace(r, column=column, symbol=symbols[r.line], text=content.strip(), origin=None)
+    return out
+
+
+def place(r: Reference) -> int:
+    """Where a use is on its line, for ordering: its column, or its rank where not read yet."""
+    return r.origin.nth if r.origin is not None and r.origin.nth >= 0 else r.column
+
+
+def defined_as(hit: Hit, ws: Workspace, name: str) -> str:
     """The name path of the definition a definition use names."""
-    defined = hit.symbol or ""
+    defined = hit.file.symbol(ws, hit.use.line) or ""
     return defined if defined.endswith(name) else f"{defined}/{name}"
 
 
@@ -297,11 +398,13 @@ def collect(
     # was inferred in a language whose type server counts an override or another
     # implementation of the same interface member as one symbol (tsserver; pyright does not)
     strict = family(target.language) not in LINKED_OVERRIDES  # by name path: no language, strict
+    ws = ctx.workspace
     definitions = [h for h in hits if h.use.role == "definition"]
-    definers = frozenset(d.rsplit("/", 2)[-2] for d in (defined_as(h, name) for h in definitions) if "/" in d)
+    defined = {id(h): defined_as(h, ws, name) for h in definitions}
+    definers = frozenset(d.rsplit("/", 2)[-2] for d in defined.values() if "/" in d)
     owner = owner or owner_of(target.receiver, definers)
     owned = name_path_matcher(f"{owner}/{name}") if owner else None
-    wanted = [h for h in definitions if owned is None or owned(defined_as(h, name))]
+    wanted = [h for h in definitions if owned is None or owned(defined[id(h)])]
     languages = {family(target.language)} if target.language else {family(h.language) for h in wanted}
     owner_class = re.split(r"[/.]", owner)[-1] if owner else None
     out = Collected([], owner=owner_class, function=target.function)
@@ -313,8 +416,8 @@ def collect(
             continue
         rank = 1
         if use.role == "definition":
-            outside = owned is not None and not owned(defined_as(hit, name))
-            if (outside and strict) or (target.function and "/" in defined_as(hit, name).strip("/")):
+            outside = owned is not None and not owned(defined[id(hit)])
+            if (outside and strict) or (target.function and "/" in defined[id(hit)].strip("/")):
                 out.other += 1
                 continue
             rank = 2 if outside else 1
@@ -334,12 +437,9 @@ def collect(
                 continue
             rank = {SHOWN: 0, OTHER: 2}.get(verdict, 1)
             out.shown += rank == 0
-        line = hit.text.line(use.line).strip()
-        ref = Reference(hit.shown, use.line, use.column, use.role, hit.symbol, line, match_of(use.role, rank))
-        ranked.append((rank, ref))
-    order = {role: n for n, role in enumerate(ROLES)}
-    section = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
-    ranked.sort(key=lambda x: (section[x[1].role], x[0], x[1].path, x[1].line, x[1].column, order[x[1].role]))
+        origin = Origin(hit.file, hit.nth)  # read when a page shows it
+        ranked.append((rank, Reference(hit.shown, use.line, use.column, use.role, None, "", match_of(use.role, rank), origin=origin)))  # fmt: skip
+    ranked.sort(key=lambda x: (SECTION_OF[x[1].role], x[0], x[1].path, x[1].line, place(x[1]), ROLE_ORDER[x[1].role]))  # fmt: skip
     out.refs = [ref for _, ref in ranked]
     return out
 
@@ -403,6 +503,7 @@ def left_out_notes(c: Collected, name: str) -> list[str]:
 
 
 ROLE_ORDER = {role: n for n, role in enumerate(ROLES)}
+GUESS_WINDOW = 64  # uses read first to guess a page's size: a page of one-line uses holds about this many
 SECTION_OF = {role: n for n, (_, roles) in enumerate(SECTIONS) for role in roles}
 
 
@@ -415,7 +516,7 @@ def answer_order(r: Reference) -> tuple:
         r.match == "name",
         r.path,
         r.line,
-        r.column,
+        place(r),
         ROLE_ORDER[r.role],
     )
 
@@ -424,7 +525,8 @@ def starts_of(ctx: Context, at: UseAt | None, refs: list[Reference]) -> list[tup
     """Where to ask the server: the use asked from, else each definition found by name."""
     if at is not None:
         return [(at.path, at.line, at.column + 1)]
-    return [(ctx.workspace.resolve(r.path), r.line, r.column) for r in refs if r.role == "definition"]
+    definitions = realized(ctx.workspace, [r for r in refs if r.role == "definition"])
+    return [(ctx.workspace.resolve(r.path), r.line, r.column) for r in definitions]
 
 
 def local_uses(ctx: Context, at: UseAt) -> Collected | None:
@@ -517,6 +619,8 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
     if not found.answered:
         return refs
     ws = ctx.workspace
+    served = {ws.display(loc.path) for loc in found.locations}
+    refs = realized(ws, refs, lambda r: r.path in served)  # their columns are compared
     keys = {(ws.display(loc.path), loc.line, loc.column) for loc in found.locations}
     merged = [replace(r, source=found.server) if (r.path, r.line, r.column) in keys else r for r in refs]
     seen = {(r.path, r.line, r.column) for r in refs}
@@ -575,6 +679,8 @@ def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> li
 
 
 def label(ref: Reference) -> str:
+    if ref.origin is not None:  # not read yet: drawn bare
+        return ""
     return ref.symbol or (TOP_LEVEL if has_grammar(ref.path) else "")
 
 
@@ -711,7 +817,9 @@ def notes_of(identifier: str, c: Collected, roles: list[str] | None, hidden: int
 
 @dataclass
 class Uses:
-    """The ladder of a references answer: the chosen uses, the page asked for, its notes."""
+    """The ladder of a references answer: the chosen uses, the page asked for, its notes.
+    Uses not read yet (see Reference.origin) are read as a drawing needs them: the page's and
+    the next one's, not every use of a common name."""
 
     asked: str
     chosen: list[Reference]
@@ -719,13 +827,24 @@ class Uses:
     offset: int
     end: int
     budget: int
+    workspace: Workspace | None = None  # where the uses not read yet are read
+
+    def __post_init__(self) -> None:
+        self.files = len({r.path for r in self.chosen})
 
     @property
     def page(self) -> list[Reference]:
-        return self.chosen[self.offset : self.end]
+        return self.window(self.offset, self.end)
+
+    def window(self, start: int, stop: int) -> list[Reference]:
+        """chosen[start:stop], each use read."""
+        part = self.chosen[start:stop]
+        if self.workspace is not None and any(r.origin is not None for r in part):
+            part = self.chosen[start:stop] = realized(self.workspace, part)
+        return part
 
     def render(self, start: int, stop: int, stage: str, body: list[str], more: str | None) -> list[str]:
-        total, files = len(self.chosen), len({r.path for r in self.chosen})
+        total, files = len(self.chosen), self.files
         head = f"references {self.asked} · {plural(total, 'use')} in {plural(files, 'file')}{showing(start, stop, total)} · stage: {stage}"
         return [head, *(f"note: {n}" for n in self.notes), *([more] if more else []), *body]
 
@@ -734,15 +853,24 @@ class Uses:
         more = f"more: the next page with offset={len(self.chosen)} limit={len(self.chosen)}"
 
         def draw(n: int) -> list[str]:
-            return self.render(start, start + n, STAGES[0], one_line(self.chosen[start : start + n]), more)
+            return self.render(start, start + n, STAGES[0], one_line(self.window(start, start + n)), more)
 
         return page_size(draw, most, self.budget, self.guess(start, most, more))
 
     def guess(self, start: int, most: int, more: str) -> int | None:
-        """page_size's answer from the uses' line sizes added up, not drawn (checked by it)."""
-        sizes = prefix_sizes(self.chosen[start : start + most])
+        """page_size's answer from the uses' line sizes added up, not drawn (checked by it).
+        The uses are read in growing windows until their lines alone pass the budget, each
+        window as large as the last one's sizes say will pass it (and a fifth more)."""
+        n = min(most, GUESS_WINDOW)
+        while True:
+            sizes = prefix_sizes(self.window(start, start + n))
+            if n == most or sizes[-1] > self.budget:
+                break
+            n = min(most, max(2 * n, self.budget * n * 6 // (5 * max(sizes[-1], 1))))
 
         def fits_page(n: int) -> bool:
+            if n >= len(sizes):  # past the window, whose lines alone passed the budget
+                return False
             return size(self.render(start, start + n, STAGES[0], [], more)) + 1 + sizes[n] <= self.budget
 
         return largest_fit(1, most, fits_page)
@@ -752,13 +880,14 @@ class Uses:
         after = {"offset": self.end, "limit": self.page_size(self.end, len(self.chosen) - self.end)}
         return (after if self.end < len(self.chosen) else None), {
             "offset": self.offset,
-            "limit": self.page_size(self.offset, len(self.page)),
+            "limit": self.page_size(self.offset, self.end - self.offset),
         }
 
     def stages(self, after: dict | None, this: dict) -> list[Stage]:
-        page, offset, end = self.page, self.offset, self.end
+        offset, end = self.offset, self.end
+        bare = self.chosen[offset:end]  # as it stands: counts and the summary need no use read
 
-        def full() -> list[str]:
+        def full(page: list[Reference]) -> list[str]:
             more = f"more: the next page with offset={end} limit={after['limit']}" if after else None
             return self.render(offset, end, STAGES[0], one_line(page), more)
 
@@ -767,7 +896,7 @@ class Uses:
             more += f"; after this page, offset={end}" if end < len(self.chosen) else ""
             return self.render(offset, end, stage, body, more)
 
-        def cut_stage() -> list[str] | None:
+        def cut_stage(page: list[Reference]) -> list[str] | None:
             def draw(width: int) -> list[str]:
                 return shortened(STAGES[1].format(width=width), one_line(page, width))
 
@@ -775,12 +904,30 @@ class Uses:
             width = widest_cut(draw, widest, self.budget, width_guess(draw, page, widest, self.budget))
             return None if width is None else draw(width)
 
+        def read(floor: Callable[[list[Reference]], list[str]], draw: Callable[[list[Reference]], list[str] | None]) -> Stage:  # fmt: skip
+            """A stage drawn from the page read, unless its drawing with the uses not read
+            yet drawn bare (`floor`: no wider a cut than any this stage makes) passes the
+            budget: read, it would pass it too."""
+
+            def stage() -> list[str] | None:
+                if any(r.origin is not None for r in bare) and not fits(floor(bare), self.budget):
+                    return None
+                return draw(self.window(offset, end))
+
+            return stage
+
         return [
-            full,
-            cut_stage,
-            lambda: shortened(STAGES[2], numbers(page)),
-            lambda: shortened(STAGES[3], counts(page)),
-            lambda: shortened(STAGES[4], summary(page)),
+            read(full, full),
+            read(
+                lambda page: shortened(STAGES[1].format(width=MIN_WIDTH), one_line(page, MIN_WIDTH)),
+                cut_stage,
+            ),
+            read(
+                lambda page: shortened(STAGES[2], numbers(page)),
+                lambda page: shortened(STAGES[2], numbers(page)),
+            ),
+            lambda: shortened(STAGES[3], counts(bare)),
+            lambda: shortened(STAGES[4], summary(bare)),
         ]
 
 
@@ -837,6 +984,8 @@ def references(
         )
     if collected.local and not typed.answered:
         notes[:1] = [f"{collected.local}: its uses in its scope, as the syntax binds them (exact, no search)"]
+    uses = Uses(asked, chosen, notes, offset, end, max_chars, ctx.workspace)
+    page = page_of(uses) if chosen else None
     fields = {
         "name": identifier,
         "total": len(chosen),
@@ -853,20 +1002,24 @@ def references(
                 "match": r.match,
                 "source": r.source,
             }
-            for r in chosen[offset:end][:500]
+            for r in uses.window(offset, min(end, offset + 500))
         ],
         **typed.fields(),
     }
-    if not chosen:
+    if page is None:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)
         return {"text": text, "stage": STAGES[0], "next": None, **fields}
-    return {**page_of(Uses(asked, chosen, notes, offset, end, max_chars)), **fields}
+    return {**page, **fields}
 
 
 def page_of(uses: Uses) -> dict:
     """The budgeted page: the first stage that fits, and where the next page starts (apart,
     so that the precision bench can time the rendering on its own)."""
     after, this = uses.next_pages()
-    index, lines = first_stage(uses.stages(after, this), uses.budget)
+    try:
+        index, lines = first_stage(uses.stages(after, this), uses.budget)
+    except Refusal:  # none fits: the least budget said is the one of the page read
+        uses.window(uses.offset, uses.end)
+        index, lines = first_stage(uses.stages(after, this), uses.budget)
     stage = lines[0].rsplit("stage: ", 1)[1]
     return {"text": "\n".join(lines), "stage": stage, "next": after if index == 0 else this}

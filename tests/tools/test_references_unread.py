@@ -1,0 +1,192 @@
+"""references reads only the files its page shows (issue 28, item 2): a file whose index
+record is current and settled gives its uses from the record's use table unread, a file
+without a grammar from its bytes; the text, columns and enclosing symbols of a use are read
+when a drawing needs them. The answer must be the one reading every file gives, whatever
+the budget and page, and never stale."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_agent import workspace as workspace_module
+from lsp_agent.config import Settings
+from lsp_agent.syntax.index import SymbolIndex
+from lsp_agent.syntax.references import USE_TABLES, occurrences, word_lines, word_places
+from lsp_agent.tools import Context, run
+from lsp_agent.tools import references as references_module
+from lsp_agent.workspace import Text, Workspace
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+AGED = 1_000_000_000  # 2001: every file's times far from now
+
+
+def aged(root: Path) -> None:
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(AGED, AGED))
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Files trusted by their stat at once (ctime moves on every write, so a test's files
+    would otherwise stay racy, and read, for two seconds)."""
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)
+    USE_TABLES._tables.clear()  # no answer kept from another test's files of the same paths
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    root = tmp_path / "corpus"
+    for part in ("navigation", "precision"):
+        shutil.copytree(FIXTURES / part, root / part)
+    (root / "NOTES.md").write_text(
+        "# total and items\nThe cart's `total` sums items; total, total.\n$total is not total$ nor total_x\n"
+    )
+    (root / "crlf.txt").write_bytes(b"total\r\nname  total\r\n\xff total \xff\r\n")
+    aged(root)
+    return root
+
+
+def indexed(root: Path, cache: Path) -> Context:
+    ws = Workspace([root])
+    index = SymbolIndex(ws, cache=cache)
+    index.build()
+    assert index.make_tables() > 10
+    return Context(ws, Settings(precision="syntax"), index=index)
+
+
+CALLS = [
+    {"name": n, **extra}
+    for n in ("total", "name", "items", "get", "save", "Cart/total", "Model/save", "value", "from")
+    for extra in ({}, {"max_chars": 700}, {"max_chars": 1500, "limit": 3}, {"offset": 2, "limit": 4})
+]
+
+
+def answers(context: Context) -> list[dict]:
+    out = []
+    for call in CALLS:
+        try:
+            out.append(run(context, "references", dict(call)))
+        except Exception as error:  # a refusal (budget too small, offset past the end) is an answer too
+            out.append({"refused": str(error)})
+    return out
+
+
+def test_the_answer_is_the_one_reading_every_file_gives(corpus, tmp_path, settled, monkeypatch):
+    """Text and structured answer alike, for common names, members by name path, small
+    budgets and pages: from the tables unread as from every file read (no index: each file
+    read, classified from its tree)."""
+    unread = answers(indexed(corpus, tmp_path / "cache"))
+    read = answers(Context(Workspace([corpus]), Settings(precision="syntax")))
+    assert unread == read
+    assert any("uses in" in a.get("text", "") for a in unread)
+    assert any(a.get("stage") == "one line per use" for a in unread)
+
+
+def test_only_the_pages_files_are_read(tmp_path, settled, monkeypatch):
+    """A name used in 400 files: its first page of 5 reads the files of that page and of the
+    next one's size, not 400; every use is still counted."""
+    root = tmp_path / "many"
+    root.mkdir()
+    (root / "core.py").write_text("def run():\n    return 1\n")
+    for i in range(400):
+        (root / f"m{i:03}.py").write_text(
+            f"from core import run\n\n\ndef job{i}():\n    return run() + {i}\n"
+        )
+    aged(root)
+    context = indexed(root, tmp_path / "cache")
+    read: list[Path] = []
+    for method in ("text", "data"):
+        original = getattr(Workspace, method)
+
+        def counting(self, path, _original=original):
+            read.append(path)
+            return _original(self, path)
+
+        monkeypatch.setattr(Workspace, method, counting)
+    answer = run(context, "references", {"name": "run", "limit": 5, "max_chars": 2000})
+    assert answer["total"] == 801 and answer["files"] == 401
+    assert [r["symbol"] for r in answer["references"]] == ["run", None, "job0", None, "job1"]
+    assert answer["next"] == {"offset": 5, "limit": answer["next"]["limit"]}
+    assert 5 < answer["next"]["limit"] < 80
+    assert len(set(read)) < 2 * answer["next"]["limit"], len(set(read))
+
+
+def test_a_changed_file_is_read_not_answered_from_its_record(corpus, tmp_path):
+    """With the real racy window: a file rewritten with the same size and mtime since it was
+    indexed changed its ctime, so its uses come from its new text."""
+    context = indexed(corpus, tmp_path / "cache")
+    path = corpus / "precision/py/app/models.py"
+    before = os.stat(path)
+    time.sleep(0.02)
+    content = path.read_text()
+    changed = content.replace("save", "keep", 1)
+    assert changed != content and len(changed) == len(content)
+    path.write_text(changed)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    answer = run(context, "references", {"name": "keep"})
+    assert [(r["path"], r["line"]) for r in answer["references"]] == [
+        ("precision/py/app/models.py", 1 + content[: content.index("save")].count("\n"))
+    ]
+
+
+def test_a_file_gone_before_its_page_is_read_is_no_error(corpus, tmp_path, settled):
+    context = indexed(corpus, tmp_path / "cache")
+    collected = references_module.collect(context, "total", None, references_module.Target(False), None)
+    assert collected.refs and all(r.origin is not None for r in collected.refs)
+    for path in {context.workspace.resolve(r.path) for r in collected.refs}:
+        path.unlink()
+    shown = references_module.realized(context.workspace, collected.refs)
+    assert [(r.path, r.line, r.role) for r in shown] == [(r.path, r.line, r.role) for r in collected.refs]
+    assert all(r.origin is None and r.text == "" for r in shown)
+
+
+PIECES = st.sampled_from(
+    [
+        "ab",
+        "ab",
+        "a",
+        "b",
+        "x",
+        "_",
+        "1",
+        "$",
+        " ",
+        ".",
+        "\n",
+        "\r\n",
+        "\r",
+        "é",
+        "ab\u00e9",
+        "\u00e9ab",
+        "\xff",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(PIECES, max_size=40),
+    st.sampled_from(["ab", "a", "b_1", "$x", "ab\u00e9", "", "a.b"]),
+    st.booleans(),
+)
+def test_word_places_are_word_lines_and_occurrences(pieces, name, broken):
+    """The uses found in a file's bytes are those of its text: the lines word_lines finds,
+    each use's rank among occurrences() of its line; or None (then the text is decoded)."""
+    data = "".join(pieces).encode("utf-8", "surrogateescape")
+    if broken:
+        data = data.replace("é".encode(), b"\xe9")  # not UTF-8: decoded with replacements
+    text = Text.from_bytes(data)
+    expected = [(n, k) for n in word_lines(text, name) for k in range(len(occurrences(text.line(n), name)))]
+    found = word_places(data, name)
+    if found is not None:
+        assert found == expected
+    elif name.isascii() and name.isidentifier() and data.isascii():
+        pytest.fail("plain ASCII words are always found in the bytes")
