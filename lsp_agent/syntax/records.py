@@ -65,11 +65,12 @@ class FileRecord:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""
         return None if self.uses is None else unpack(self.uses)
 
-    def table(self, stamp: bytes) -> tuple[str, array, array, bytes, str, array] | None:
+    def table(self, stamp: bytes, receivers: bool = True) -> tuple[str, array, array, bytes, str, array] | None:  # fmt: skip
         """The file's use table (uses.unpack_table): every word's uses and their roles, kept
         in `uses` after its names; None when not made (yet), or made otherwise than `stamp`
-        (references.table_stamp of its language) says."""
-        return None if self.uses is None else unpack_table(self.uses, stamp)
+        (references.table_stamp of its language) says. Without `receivers`: the uses'
+        receivers left out."""
+        return None if self.uses is None else unpack_table(self.uses, stamp, receivers)
 
     def doc(self, i: int, docs: list[str] | None = None) -> str | None:
         """The doc line of definition `i` (`docs`: self.docs split), None when it has none;

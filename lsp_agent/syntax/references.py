@@ -112,19 +112,19 @@ ASCII_WORDISH = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 
 def word_places(data: bytes, name: str) -> list[tuple[int, int]] | None:
     """(1-based line, rank among the line's uses) of each whole-word use of `name` in a
-    file's bytes, as word_lines and occurrences find them in its text, without decoding it;
-    None where the bytes cannot say (a name that is not ASCII word characters, a byte of
-    another character next to a use: then decode)."""
+    file's bytes, as word_lines and occurrences find them in its text, without decoding it
+    (but for a character other than ASCII next to a use); None where the bytes cannot say (a
+    name that is not ASCII word characters: then decode)."""
     if not name or not name.isascii() or not all(c in ASCII_WORDISH for c in name.encode()):
         return None
     after = re.compile(re.escape(name.encode()) + rb"(?![\w$])")
     places, row, counted, last, nth = list[tuple[int, int]](), 1, 0, 0, 0
     for match in after.finditer(data):
         start, end = match.span()
+        if end < len(data) and data[end] >= 0x80 and _wordish_from(data, end):
+            continue
         before = data[start - 1] if start else 10
-        if (end < len(data) and data[end] >= 0x80) or before >= 0x80:
-            return None
-        if before in ASCII_WORDISH:
+        if before in ASCII_WORDISH or (before >= 0x80 and _wordish_before(data, start)):
             continue
         row += data.count(b"\n", counted, start)
         counted = start
@@ -132,6 +132,27 @@ def word_places(data: bytes, name: str) -> list[tuple[int, int]] | None:
         places.append((row, nth))
         last = row
     return places
+
+
+def _wordish_from(data: bytes, at: int) -> bool:
+    """Whether the character starting at byte `at` (not ASCII) is one a name cannot touch;
+    bytes that are not UTF-8 read as the replacement character, as Text decodes them."""
+    size = 2 if data[at] < 0xE0 else 3 if data[at] < 0xF0 else 4
+    try:
+        return WORDISH.match(data[at : at + size].decode("utf-8")) is not None
+    except UnicodeDecodeError:
+        return False
+
+
+def _wordish_before(data: bytes, at: int) -> bool:
+    """_wordish_from of the character ending before byte `at`."""
+    start = at - 1
+    while start > max(at - 4, 0) and 0x80 <= data[start] < 0xC0:
+        start -= 1
+    try:
+        return WORDISH.match(data[start:at].decode("utf-8")) is not None
+    except UnicodeDecodeError:
+        return False
 
 
 def word_lines(text: Text, name: str) -> list[int]:
@@ -1043,7 +1064,7 @@ def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
     labels: dict[int, str | None] = dict.fromkeys(lines)
     if not lines or not record.kinds:
         return labels
-    names, containers, ranges = record.names.split("\n"), record.containers.split("\n"), record.ranges
+    ranges, found = record.ranges, dict[int, int]()  # line -> the definition labelling it
     # open definitions: (end point, last line it may label, the next line its children may take);
     # a clipped-away one keeps nothing (its children neither: line_segments does not enter it)
     stack: list[list] = [[(1 << 62, 0), 1 << 62, 1]]
@@ -1063,9 +1084,11 @@ def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
         stack.append([end, last, first])
         if first > high or last < low:
             continue
-        lo, hi = bisect_left(lines, first), bisect_right(lines, last)
-        if lo < hi:
-            label = f"{containers[i]}/{names[i]}" if containers[i] else names[i]
-            for line in lines[lo:hi]:
-                labels[line] = label
+        for line in lines[bisect_left(lines, first) : bisect_right(lines, last)]:
+            found[line] = i
+    if found:  # the names split only as far as the last definition labelling a line
+        most = max(found.values()) + 1
+        names, containers = record.names.split("\n", most), record.containers.split("\n", most)
+        for line, i in found.items():
+            labels[line] = f"{containers[i]}/{names[i]}" if containers[i] else names[i]
     return labels

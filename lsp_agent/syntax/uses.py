@@ -153,20 +153,27 @@ def has_table(packed: bytes | None, stamp: bytes) -> bool:
     return head[HEAD_BYTES : HEAD_BYTES + STAMP_BYTES] == stamp
 
 
-def unpack_table(packed: bytes, stamp: bytes) -> tuple[str, array, array, bytes, str, array] | None:
+def unpack_table(packed: bytes, stamp: bytes, receivers: bool = True) -> tuple[str, array, array, bytes, str, array] | None:  # fmt: skip
     """(names "\n"-joined, counts, rows, codes, receivers, the uses' receivers) of a record's
     `uses`; None when they hold no table (a record made without a tree, or by an older
     version) or one made otherwise than `stamp` says (another references query, an older
-    table): never read as this version's."""
+    table): never read as this version's. Without `receivers`, the last two are left empty,
+    unread (a third of the table)."""
     after = _second(packed)
     if not after:
         return None
-    data = zlib.decompressobj().decompress(after, MAX_PACKED)
+    inflate = zlib.decompressobj()
+    data = inflate.decompress(after, HEAD_BYTES + STAMP_BYTES)
     if data[HEAD_BYTES : HEAD_BYTES + STAMP_BYTES] != stamp:
         return None
     head = array(TABLE_HEAD[0])
     head.frombytes(data[:HEAD_BYTES])
     size, n_counts, n_rows, n_written = head
+    if receivers:
+        data += inflate.decompress(inflate.unconsumed_tail, MAX_PACKED)
+    else:  # up to the codes' end
+        data += inflate.decompress(inflate.unconsumed_tail, size + 4 * n_counts + 5 * n_rows)
+        n_written = 0
     at = HEAD_BYTES + STAMP_BYTES
     names = data[at : at + size].decode("utf-8", "surrogatepass")
     at += size
@@ -178,5 +185,6 @@ def unpack_table(packed: bytes, stamp: bytes) -> tuple[str, array, array, bytes,
     codes = data[at : at + n_rows]
     at += n_rows
     written = data[at : at + n_written].decode("utf-8", "surrogatepass")
-    ids.frombytes(data[at + n_written : at + n_written + 4 * n_rows])
+    if receivers:
+        ids.frombytes(data[at + n_written : at + n_written + 4 * n_rows])
     return names, counts, rows, codes, written, ids

@@ -334,7 +334,7 @@ def record_places(path: Path, record, name: str, receivers: bool) -> list[tuple[
     key = (path, record.version, name, "places", receivers)
     if (found := USE_TABLES.get(key)) is not None:
         return found
-    table = record.table(table_stamp(record.language))
+    table = record.table(table_stamp(record.language), receivers)
     places = table_places(table, name, receivers) if table is not None else None
     if places is not None:
         USE_TABLES.put(key, places)
@@ -360,7 +360,9 @@ def realized(ws: Workspace, refs: list[Reference], which: Callable[[Reference], 
             if nth >= 0:  # its rank among the line's occurrences (none: the file changed since)
                 found = occurrences(content, file.name)
                 column = found[nth] + 1 if nth < len(found) else 1
-            out[i] = replace(r, column=column, symbol=symbols[r.line], text=content.strip(), origin=None)
+            out[i] = Reference(
+                r.path, r.line, column, r.role, symbols[r.line], content.strip(), r.match, r.source
+            )
     return out
 
 
