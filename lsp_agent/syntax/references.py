@@ -894,11 +894,12 @@ class _Receivers:
 
 def read_receivers(written: str) -> list[Receiver]:
     """_Receivers.written, read back."""
-    out = []
-    for line in written.split("\n") if written else ():
-        how, name, module, bases = line.split("\x1f")
-        out.append(Receiver(how, name, tuple(bases.split("\x1e")) if bases else (), module == "1"))
-    return out
+    return [read_receiver(line) for line in written.split("\n")] if written else []
+
+
+def read_receiver(line: str) -> Receiver:
+    how, name, module, bases = line.split("\x1f")
+    return Receiver(how, name, tuple(bases.split("\x1e")) if bases else (), module == "1")
 
 
 def _terminator(data: bytes, at: int) -> int:
@@ -1042,13 +1043,15 @@ def table_places(table: Table, name: str, receivers: bool = False) -> list[tuple
     if (found_uses := _name_uses(table, name)) is None:
         return None
     _, _, rows, codes, written, ids = table
-    read = read_receivers(written) if receivers and written else []
+    lines = written.split("\n") if receivers and written else []  # only the name's uses' read back
+    read: dict[int, Receiver] = {}
     places, row, nth = [], -1, 0
     for k in found_uses:
         nth = nth + 1 if rows[k] == row else 0
         row, code = rows[k], codes[k]
         if code != NO_USE:
-            receiver = read[ids[k] - 1] if receivers and ids[k] else None
+            rid = ids[k] if receivers else 0
+            receiver = (read.get(rid) or read.setdefault(rid, read_receiver(lines[rid - 1]))) if rid else None
             places.append((Use(row + 1, 0, ROLES[code & 0x0F], bool(code & QUALIFIED), receiver), nth))
     return places
 
