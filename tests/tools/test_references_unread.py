@@ -205,3 +205,51 @@ def test_a_table_unpacked_without_receivers_is_the_same_table_up_to_them(corpus,
             assert part[:4] == whole[:4] and part[4] == "" and not part[5]
             tables += 1
     assert tables > 10
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """(unread, read): a settled, indexed corpus and the same read file by file."""
+    saved = workspace_module.RACY_WINDOW_NS
+    workspace_module.RACY_WINDOW_NS = 0
+    root = tmp_path_factory.mktemp("both")
+    for part in ("navigation", "precision"):
+        shutil.copytree(FIXTURES / part, root / part)
+    (root / "NOTES.md").write_text("total items total\n`name` get, save; value.\n" * 40)
+    aged(root)
+    try:
+        yield indexed(root, tmp_path_factory.mktemp("cache")), Context(Workspace([root]), Settings(precision="syntax"))  # fmt: skip
+    finally:
+        workspace_module.RACY_WINDOW_NS = saved
+
+
+NAMES = st.sampled_from(
+    ["total", "name", "items", "get", "save", "value", "Cart/total", "Model/save", "from", "self"]
+)
+ROLES_ASKED = st.one_of(st.none(), st.lists(st.sampled_from(["definition", "call", "use", "text", "comment", "import"]), min_size=1, max_size=3, unique=True))  # fmt: skip
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    NAMES,
+    st.integers(200, 6000),
+    st.one_of(st.none(), st.integers(1, 60)),
+    st.integers(0, 80),
+    ROLES_ASKED,
+)
+def test_any_page_of_any_budget_is_the_read_ones(both, name, budget, limit, offset, roles):
+    unread, read = both
+    USE_TABLES._tables.clear()
+    call = {"name": name, "max_chars": budget, "offset": offset}
+    if limit is not None:
+        call["limit"] = limit
+    if roles is not None:
+        call["roles"] = roles
+
+    def answer(context: Context) -> dict:
+        try:
+            return run(context, "references", dict(call))
+        except Exception as error:  # a refusal: the same one
+            return {"refused": str(error)}
+
+    assert answer(unread) == answer(read)
