@@ -611,8 +611,9 @@ class SymbolIndex:
     def current(self, path: Path, *, settled: bool = False) -> FileRecord | None:
         """The record of `path` if it was made from its current text (the editor's buffer
         when open, else the file on disk, by size and mtime), else None. `settled`: only a
-        file on disk whose timestamps are old enough to tell a change (workspace.is_racy), so
-        that its record may stand for its text unread."""
+        file on disk whose timestamps are old enough to tell a change (workspace.is_racy), and
+        whose ctime and inode are the record's, so that its record may stand for its text
+        unread."""
         record = self._record(path)
         if record is None:
             return None
@@ -623,7 +624,9 @@ class SymbolIndex:
             info = os.stat(path)
         except OSError:
             return None
-        if settled and is_racy(info, asked):
+        if settled and (
+            is_racy(info, asked) or (info.st_ctime_ns, info.st_ino) != (record.ctime_ns, record.inode)
+        ):
             return None
         return record if (info.st_size, info.st_mtime_ns) == (record.size, record.mtime_ns) else None
 
@@ -752,7 +755,8 @@ def index_file(workspace: Workspace, path: Path, language: str, encoding: str) -
         return None
     size, mtime = trusted_stat(info, read_at, from_editor=text.from_editor)
     rows = outline_rows(path, text)  # the cached outline, and its cached tree
-    return _recorded(path, text, language, rows, encoding, size, mtime, PARSES.parse(path, text, language))
+    parsed = PARSES.parse(path, text, language)
+    return _recorded(path, text, language, rows, encoding, size, mtime, parsed, identity=identity(info, size))
 
 
 def trusted_stat(info: os.stat_result, read_at: int, *, from_editor: bool = False) -> tuple[int, int]:
@@ -793,19 +797,27 @@ def read_record(
     utf8 = data if text.utf8 else encode(text)  # valid UTF-8: the same bytes
     parsed = fresh_parse(language, utf8)
     rows = fresh_rows(language, utf8, parsed) if parsed is not None else iter(())
-    return _recorded(path, text, language, rows, encoding, *trusted_stat(info, read_at), parsed, table)
+    size, mtime = trusted_stat(info, read_at)
+    return _recorded(path, text, language, rows, encoding, size, mtime, parsed, table, identity(info, size))
 
 
-def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, parsed: Parsed | None = None, table: bool = False) -> FileRecord | None:  # fmt: skip
+def identity(info: os.stat_result, size: int) -> tuple[int, int]:
+    """The (ctime_ns, inode) a record keeps of its file; (0, 0) where its stat is not trusted."""
+    return (info.st_ctime_ns, info.st_ino) if size >= 0 else (0, 0)
+
+
+def _recorded(path: Path | str, text: Text, language: str, rows: Iterable[Row], encoding: str, size: int, mtime_ns: int, parsed: Parsed | None = None, table: bool = False, identity: tuple[int, int] = (0, 0)) -> FileRecord | None:  # fmt: skip
     """make_record, or None when the parser fails on the file (one bad file must not stop
     the index)."""
     try:
-        return make_record(
+        record = make_record(
             text, language, rows, encoding, size, mtime_ns, os.path.basename(path), parsed, table
         )
     except Exception:
         logger(__name__).exception("symbol index: cannot outline %s", path)
         return None
+    record.ctime_ns, record.inode = identity
+    return record
 
 
 class Reporter:

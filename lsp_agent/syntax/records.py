@@ -60,6 +60,11 @@ class FileRecord:
     # line of its docstring or leading comment; "" for none), so that definition lists
     # hundreds of candidates without parsing their files.
     docs: str = ""
+    # The file's ctime and inode when its text was read (0, 0: not known): a file rewritten
+    # with its size and mtime put back (`touch -r`, `cp -p`) has another ctime, so its record
+    # does not stand for its text unread (SymbolIndex.current, settled).
+    ctime_ns: int = 0
+    inode: int = 0
 
     def used(self) -> tuple[str, array] | None:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""

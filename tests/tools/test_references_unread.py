@@ -119,9 +119,10 @@ def test_only_the_pages_files_are_read(tmp_path, settled, monkeypatch):
     assert len(set(read)) < 2 * answer["next"]["limit"], len(set(read))
 
 
-def test_a_changed_file_is_read_not_answered_from_its_record(corpus, tmp_path):
-    """With the real racy window: a file rewritten with the same size and mtime since it was
-    indexed changed its ctime, so its uses come from its new text."""
+def test_a_changed_file_is_read_not_answered_from_its_record(corpus, tmp_path, settled):
+    """A file rewritten with the same size and mtime since it was indexed (`touch -r`, `cp -p`)
+    changed its ctime: its record no longer stands for it, even past the racy window (here
+    none), so its uses come from its new text."""
     context = indexed(corpus, tmp_path / "cache")
     path = corpus / "precision/py/app/models.py"
     before = os.stat(path)
