@@ -248,12 +248,20 @@ def load_lazily(folder: Path, roots: list[Path], encoding: str) -> SavedRecords 
     key = secret(folder)
     try:
         saved = SavedRecords(fd, key) if key else None
+    except OtherVersion as exc:  # as after an upgrade: no fault to warn of
+        logger(__name__).info("symbol index %s was saved by another version (%s): made again by the next build", source, exc)  # fmt: skip
+        saved = None
     except Exception as exc:  # not an index file, damaged, not keyed by this user's secret
         logger(__name__).warning("symbol index %s is not usable (%s): rebuilding it", source, exc)
         saved = None
     if saved is None:
         os.close(fd)
     return saved
+
+
+class OtherVersion(ValueError):
+    """A saved index that another version of lsp-agent wrote (its format line, its records'
+    fields): expected after an upgrade, and made again by the next build, not damage."""
 
 
 class SavedRecords:
@@ -266,7 +274,10 @@ class SavedRecords:
         size = info.st_size
         if not stat.S_ISREG(info.st_mode) or size > MAX_FILE:  # a 2 GiB sparse file is not read
             raise ValueError(f"not a regular file under {MAX_FILE} bytes")
-        if size < len(FORMAT) + TRAILER or os.pread(fd, len(FORMAT), 0) != FORMAT:
+        head = os.pread(fd, len(FORMAT), 0)
+        if head != FORMAT and head.startswith(FORMAT[: FORMAT.rindex(b" ") + 1]):
+            raise OtherVersion("another format")
+        if size < len(FORMAT) + TRAILER or head != FORMAT:
             raise ValueError("another format")
         trailer = os.pread(fd, TRAILER, size - TRAILER)
         length, digest = int.from_bytes(trailer[:8], "little"), trailer[8:]
@@ -284,8 +295,10 @@ class SavedRecords:
 
     def parts(self, table: object) -> tuple[dict, list[str], array, bytes]:
         """The table's parts, if they are whole and of these records' fields."""
-        if not isinstance(table, dict) or table.get("fields") != FIELDS:
-            raise ValueError("records of other fields")
+        if not isinstance(table, dict):
+            raise ValueError("a table of another shape")
+        if table.get("fields") != FIELDS:
+            raise OtherVersion("records of other fields")
         grammars, paths, digests = table["grammars"], table["paths"], table["digests"]
         spans = array("Q", table["spans"])
         n = len(paths)

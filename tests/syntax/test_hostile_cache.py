@@ -116,6 +116,30 @@ def test_records_of_other_fields_are_not_read_as_these(project, tmp_path, monkey
     assert store.load_lazily(cache, [project], "utf-8") is None
 
 
+def test_an_index_saved_by_another_version_is_no_fault_to_warn_of(project, tmp_path, monkeypatch, caplog):
+    """After an upgrade each one-shot command would find the saved index of the version
+    before (until a build makes it again): said in the log, not as a warning on stderr. A
+    damaged one is still warned of."""
+    cache = tmp_path / "cache"
+    built(project, cache)
+    saved = store.index_file(cache, [project], "utf-8")
+    monkeypatch.setattr(store, "FIELDS", (*store.FIELDS, "another"))
+    with caplog.at_level("INFO", logger=store.__name__):
+        assert store.load_lazily(cache, [project], "utf-8") is None
+    assert [r.levelname for r in caplog.records] == ["INFO"] and "another version" in caplog.text
+    monkeypatch.undo()
+    content = saved.read_bytes()
+    saved.write_bytes(content.replace(store.FORMAT, store.FORMAT.rstrip(b"\n") + b"9\n", 1))  # a later one
+    caplog.clear()
+    with caplog.at_level("INFO", logger=store.__name__):
+        assert store.load_lazily(cache, [project], "utf-8") is None
+    assert [r.levelname for r in caplog.records] == ["INFO"]
+    saved.write_bytes(b"garbage" + content)
+    caplog.clear()
+    assert store.load_lazily(cache, [project], "utf-8") is None
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+
+
 def test_an_oversized_index_file_is_not_read(project, tmp_path):
     cache = tmp_path / "cache"
     built(project, cache)
