@@ -290,6 +290,13 @@ def open_file(page: Page, name: str, line: int = 1, column: int = 1) -> None:
     group = page.locator(".editor-group-container.active")
     group.locator(f'.tab.active[aria-label^="{name}"]').wait_for()
     group.locator(".monaco-editor.focused").wait_for()
+    cursor_at(page, line, column)  # Quick Open may place the cursor after the editor has focus
+
+
+def cursor_at(page: Page, line: int, column: int) -> None:
+    """Wait until the status bar shows the cursor at line:column: keys sent before would go
+    where it was (a line typed at the end went to the first line's start)."""
+    page.locator('[id="status.editor.selection"]').filter(has_text=f"Ln {line}, Col {column}").wait_for()
 
 
 def editor_text(page: Page) -> str:
@@ -377,6 +384,7 @@ def test_search_command_shows_matches_with_their_symbols(page):
 def test_an_unsaved_edit_is_seen_by_a_search(page, workspace):
     open_file(page, "app.py")
     page.keyboard.press("Control+End")
+    cursor_at(page, APP.count("\n") + 1, 1)
     page.keyboard.type("unsaved_marker = 42")
     palette(page, "lsp-agent: Search (selection or pattern)")
     page.locator(".quick-input-widget .quick-input-box input").fill("unsaved_marker")
