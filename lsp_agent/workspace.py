@@ -452,6 +452,7 @@ class Beneath:
         of the root itself when `rel` names no file."""
         parts = [p for p in rel.split("/") if p not in ("", ".")]
         if ".." in parts:
+            self.close_from(0)  # none of the last path's folders kept past a refused one
             raise OSError(errno.EACCES, "a '..' in a confined path", rel)
         if not parts:
             return os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
