@@ -277,6 +277,19 @@ class FileUses:
                 return None
         return self._text
 
+    def lines(self, ws: Workspace, numbers: list[int]) -> dict[int, str]:
+        """The text of each of the lines ("" past the end, or where the file is no longer
+        readable): from its text where read, else from its bytes, only those lines decoded
+        (as Text decodes them; a CR before the line break is kept, for the caller strips)."""
+        if self._text is None and ws.open_text(self.path) is None:
+            try:
+                rows = ws.data(self.path).split(b"\n")
+            except Refusal:
+                return dict.fromkeys(numbers, "")
+            return {n: rows[n - 1].decode("utf-8", "replace") if n <= len(rows) else "" for n in numbers}
+        text = self.text(ws)
+        return {n: text.line(n) if text is not None and n <= text.line_count else "" for n in numbers}
+
     def labels(self, ws: Workspace, lines: list[int]) -> dict[int, str | None]:
         """The enclosing symbol of each line: from the record where its table is current
         (nothing parsed), else from the file's outline."""
@@ -351,11 +364,11 @@ def realized(ws: Workspace, refs: list[Reference], which: Callable[[Reference], 
     out = list(refs)
     for at in waiting.values():
         file = refs[at[0]].origin.file  # type: ignore[union-attr]
-        text = file.text(ws)
         symbols = file.labels(ws, [refs[i].line for i in at])
+        contents = file.lines(ws, [refs[i].line for i in at])
         for i in at:
             r, nth = refs[i], refs[i].origin.nth  # type: ignore[union-attr]
-            content = text.line(r.line) if text is not None and r.line <= text.line_count else ""
+            content = contents[r.line]
             column = r.column
             if nth >= 0:  # its rank among the line's occurrences (none: the file changed since)
                 found = occurrences(content, file.name)
@@ -906,27 +919,32 @@ class Uses:
             width = widest_cut(draw, widest, self.budget, width_guess(draw, page, widest, self.budget))
             return None if width is None else draw(width)
 
-        def read(floor: Callable[[list[Reference]], list[str]], draw: Callable[[list[Reference]], list[str] | None]) -> Stage:  # fmt: skip
+        def read(floor: Callable[[list[Reference]], list[str]], draw: Callable[[list[Reference]], list[str] | None], each: int) -> Stage:  # fmt: skip
             """A stage drawn from the page read, unless its drawing with the uses not read
             yet drawn bare (`floor`: no wider a cut than any this stage makes) passes the
-            budget: read, it would pass it too."""
+            budget: read, it would pass it too. Before that drawing, a sum: each use draws at
+            least its line number, role and `each` characters more."""
 
             def stage() -> list[str] | None:
-                if any(r.origin is not None for r in bare) and not fits(floor(bare), self.budget):
-                    return None
+                if any(r.origin is not None for r in bare):
+                    least = sum(len(str(r.line)) + len(r.role) + each for r in bare)
+                    if least > self.budget or not fits(floor(bare), self.budget):
+                        return None
                 return draw(self.window(offset, end))
 
             return stage
 
         return [
-            read(full, full),
+            read(full, full, len(" : \n")),
             read(
                 lambda page: shortened(STAGES[1].format(width=MIN_WIDTH), one_line(page, MIN_WIDTH)),
                 cut_stage,
+                len(" : \n"),
             ),
             read(
                 lambda page: shortened(STAGES[2], numbers(page)),
                 lambda page: shortened(STAGES[2], numbers(page)),
+                len(" "),  # "12 call" (then ", " or the line's end)
             ),
             lambda: shortened(STAGES[3], counts(bare)),
             lambda: shortened(STAGES[4], summary(bare)),
