@@ -11,8 +11,10 @@ from typing import Protocol
 from ..workspace import Text, Workspace, escape_name
 from .model import Cancelled, FileMatches, Match, Outcome, Progress, Target
 
-# keep_details(file, matches just added, file is new) -> may the matches still be shown?
-KeepDetails = Callable[[FileMatches, list[Match], bool], bool]
+# keep_details(file, (first line, last line) of each match just added, file is new) -> may
+# the matches still be shown? (Lines, not matches: a common pattern's are judged before they
+# are made, by the lines ripgrep names.)
+KeepDetails = Callable[[FileMatches, list[tuple[int, int]], bool], bool]
 
 
 class Collector:
@@ -82,7 +84,7 @@ class Collector:
             return
         entry.context.update(context)
         if lines is not None and self.keep_details is not None:
-            if not self.keep_details(entry, [Match(n, ("",), 0, 0) for n in lines], new):
+            if not self.keep_details(entry, [(n, n) for n in lines], new):
                 self.drop_details()
             elif callable(matches):
                 self.deferred.append((entry, matches))
@@ -91,7 +93,9 @@ class Collector:
             return
         made = matches() if callable(matches) else matches
         entry.matches.extend(made)
-        if self.keep_details is not None and not self.keep_details(entry, made, new):
+        if self.keep_details is not None and not self.keep_details(
+            entry, [(m.line, m.last) for m in made], new
+        ):
             self.drop_details()
 
     def make_some(self) -> bool:

@@ -657,15 +657,15 @@ def keep_details(budget: int) -> KeepDetails:
     floor = 0
     last: dict[Path, int] = {}
 
-    def keep(file: FileMatches, matches: list[Match], new: bool) -> bool:
+    def keep(file: FileMatches, spans: list[tuple[int, int]], new: bool) -> bool:
         nonlocal floor
         if new:
             floor += len(file.shown) + 2  # "path: "
         end = last.get(file.path, -2)
-        for m in matches:
-            if m.line != end + 1:  # a new run of lines costs at least "N,"
-                floor += len(str(m.line)) + 1
-            end = m.last
+        for line, last_line in spans:
+            if line != end + 1:  # a new run of lines costs at least "N,"
+                floor += len(str(line)) + 1
+            end = last_line
         last[file.path] = end
         return floor <= budget
 

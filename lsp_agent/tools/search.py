@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..budget import most_that_fit, plural
 from ..errors import Refusal
-from ..search import FileMatches, Match, Outcome, Query, run_search, shorten, targets_of
+from ..search import FileMatches, Outcome, Query, run_search, shorten, targets_of
 from ..workspace import Workspace, file_identity, is_racy
 from .chain import Enclosing, Search, Symbols, fit, keep_details, unit
 from .registry import BUDGET, MAX_CHARS, Context, tool
@@ -311,7 +311,7 @@ def check_offset(offset: int, outcome: Outcome) -> None:
         )
 
 
-def no_details(file: FileMatches, matches: list[Match], new: bool) -> bool:
+def no_details(file: FileMatches, spans: list[tuple[int, int]], new: bool) -> bool:
     """Counts only: the files and counts modes never show a match's text."""
     return False
 
