@@ -294,11 +294,9 @@ class FileUses:
         """The enclosing symbol of each line: from the record where its table is current
         (nothing parsed), else from the file's outline."""
         wanted = sorted(set(lines) - self._labels.keys())
-        if wanted:
-            if self.tabled:
-                self._labels |= record_labels(self.record, wanted)
-            elif self.language is not None and (text := self.text(ws)) is not None:
-                self._labels |= enclosing_symbols(self.path, text, wanted)
+        if wanted:  # a tabled record's labels need no text
+            text = None if self.tabled or self.language is None else self.text(ws)
+            self._labels |= labels(self.path, text, self.record if self.tabled else None, wanted)
         return {line: self._labels.get(line) for line in lines}
 
     def symbol(self, ws: Workspace, line: int) -> str | None:
@@ -661,7 +659,8 @@ def roles_and_symbols(ctx: Context, path: Path, text: Text, name: str, lines: li
     index record and use table when they are current (nothing parsed), else parsed."""
     record, table = record_and_table(ctx, path, text)
     uses = classify(path, text, name, lines, table=table, receivers=False)
-    return {(u.line, u.column): u.role for u in uses}, labels(path, text, record, table, sorted(set(lines)))
+    tabled = record if table is not None else None
+    return {(u.line, u.column): u.role for u in uses}, labels(path, text, tabled, sorted(set(lines)))
 
 
 def record_and_table(ctx: Context, path: Path, text: Text):
@@ -670,12 +669,13 @@ def record_and_table(ctx: Context, path: Path, text: Text):
     return record, record.table(table_stamp(record.language)) if record is not None else None
 
 
-def labels(path: Path, text: Text, record, table, lines: list[int]) -> dict[int, str | None]:
-    """The enclosing symbol of each of the sorted `lines`: from the record where its table
-    is current (nothing parsed), else from the file's outline."""
-    if table is not None and record is not None:
-        return record_labels(record, lines)
-    return enclosing_symbols(path, text, lines) if language_for(path) else {}
+def labels(path: Path, text: Text | None, tabled, lines: list[int]) -> dict[int, str | None]:
+    """The enclosing symbol of each of the sorted `lines`: from `tabled`, the file's record
+    when its table is current (nothing parsed), else from the file's outline (none without a
+    grammar, or without the text)."""
+    if tabled is not None:
+        return record_labels(tabled, lines)
+    return enclosing_symbols(path, text, lines) if text is not None and language_for(path) else {}
 
 
 def provenance(typed: Confirmed, refs: list[Reference], cut: bool = False) -> list[str]:
