@@ -4,6 +4,7 @@ package's `run_search` and the engines, so that neither imports the other's pack
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -33,7 +34,7 @@ class Collector:
         # with matches (its enclosing symbols, its index record), got while the engine waits
         # for rg, for the files not yet prefetched (`arrived`)
         self.prefetch = prefetch
-        self.arrived: list[Path] = []
+        self.arrived: deque[Path] = deque()
         self.skip = skip  # open editor buffers: searched separately, as their text
         self.files: dict[Path, FileMatches] = {}
         self.done: set[Path] = set()  # files fully reported (a file under two searched paths comes twice)
@@ -113,7 +114,7 @@ class Collector:
         if self.make_some():
             return True
         if self.arrived:
-            path = self.arrived.pop(0)
+            path = self.arrived.popleft()
             if path in self.files:
                 assert self.prefetch is not None
                 self.prefetch(path, self.detailed)

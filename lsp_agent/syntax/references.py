@@ -15,7 +15,7 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
@@ -892,12 +892,8 @@ class _Receivers:
         return known
 
 
-def read_receivers(written: str) -> list[Receiver]:
-    """_Receivers.written, read back."""
-    return [read_receiver(line) for line in written.split("\n")] if written else []
-
-
 def read_receiver(line: str) -> Receiver:
+    """One line of _Receivers.written, read back."""
     how, name, module, bases = line.split("\x1f")
     return Receiver(how, name, tuple(bases.split("\x1e")) if bases else (), module == "1")
 
@@ -1016,11 +1012,9 @@ def table_uses(table: Table, text: Text, name: str, lines: Iterable[int], receiv
     are not the table's: then the file is classified from its tree)."""
     if (found_uses := _name_uses(table, name)) is None:
         return None
-    _, _, rows, codes, written, ids = table
-    on_row: dict[int, list[tuple[int, int]]] = {}
-    for k in found_uses:
-        on_row.setdefault(rows[k], []).append((codes[k], ids[k] if receivers else 0))
-    read = read_receivers(written) if receivers and written else []
+    on_row: dict[int, list[tuple[int, Receiver | None]]] = {}
+    for row, _, code, receiver in _words(table, found_uses, receivers):
+        on_row.setdefault(row, []).append((code, receiver))
     uses = []
     for n in sorted(set(lines)):
         columns = occurrences(text.line(n), name)
@@ -1028,8 +1022,8 @@ def table_uses(table: Table, text: Text, name: str, lines: Iterable[int], receiv
         if len(columns) != len(found):
             return None
         uses += [
-            Use(n, c + 1, ROLES[code & 0x0F], bool(code & QUALIFIED), read[rid - 1] if rid else None)
-            for c, (code, rid) in zip(columns, found, strict=True)
+            Use(n, c + 1, ROLES[code & 0x0F], bool(code & QUALIFIED), receiver)
+            for c, (code, receiver) in zip(columns, found, strict=True)
             if code != NO_USE
         ]
     return uses
@@ -1042,18 +1036,27 @@ def table_places(table: Table, name: str, receivers: bool = False) -> list[tuple
     cannot answer (not a word)."""
     if (found_uses := _name_uses(table, name)) is None:
         return None
+    return [
+        (Use(row + 1, 0, ROLES[code & 0x0F], bool(code & QUALIFIED), receiver), nth)
+        for row, nth, code, receiver in _words(table, found_uses, receivers)
+        if code != NO_USE
+    ]
+
+
+def _words(table: Table, found: range, receivers: bool) -> Iterator[tuple[int, int, int, Receiver | None]]:
+    """(row, rank among the name's words on that row, code, receiver) of each of a use
+    table's words `found` (one name's, in order); of the receivers written, only those of
+    these uses are read back, and only when asked for."""
     _, _, rows, codes, written, ids = table
-    lines = written.split("\n") if receivers and written else []  # only the name's uses' read back
+    lines = written.split("\n") if receivers and written else []
     read: dict[int, Receiver] = {}
-    places, row, nth = [], -1, 0
-    for k in found_uses:
+    row, nth = -1, 0
+    for k in found:
         nth = nth + 1 if rows[k] == row else 0
         row, code = rows[k], codes[k]
-        if code != NO_USE:
-            rid = ids[k] if receivers else 0
-            receiver = (read.get(rid) or read.setdefault(rid, read_receiver(lines[rid - 1]))) if rid else None
-            places.append((Use(row + 1, 0, ROLES[code & 0x0F], bool(code & QUALIFIED), receiver), nth))
-    return places
+        rid = ids[k] if receivers and code != NO_USE else 0
+        receiver = (read.get(rid) or read.setdefault(rid, read_receiver(lines[rid - 1]))) if rid else None
+        yield row, nth, code, receiver
 
 
 def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
