@@ -183,10 +183,11 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
             heads.extend(head)
             docs.append(doc or "")
     uses = pack(*file_uses(text.content))
+    tabled = None
     if table and parsed is not None and (found := use_table(parsed, text, defined, owners)) is not None:
-        uses += pack_table(*found, table_stamp(language))
+        tabled = pack_table(*found, table_stamp(language))
     bundle = generated(file_name, text.content, text.line_count)
-    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads, "\n".join(docs))  # fmt: skip
+    return FileRecord(size, mtime_ns, text.version, language, "\n".join(names), "\n".join(containers), bytes(kinds), ranges, uses, bundle, heads, "\n".join(docs), use_table=tabled)  # fmt: skip
 
 
 NO_HEAD = (-1, -1)  # a definition whose node the tree lacks: shown by its first line
@@ -473,7 +474,9 @@ class SymbolIndex:
         with self._lock:  # each record looked in outside the lock: 26,000 take seconds
             build = self._builds
             records = list(self.files.items())
-        wanted = [p for p, r in records if r.size >= 0 and not has_table(r.uses, table_stamp(r.language))]
+        wanted = [
+            p for p, r in records if r.size >= 0 and not has_table(r.use_table, table_stamp(r.language))
+        ]
         if report is not None:
             report(f"use tables for {len(wanted):,} files", None)
         stopped, between_files = self._checkpoints(build, cancelled, step_aside)
@@ -515,8 +518,8 @@ class SymbolIndex:
                 return False
             if (kept.version, kept.size, kept.mtime_ns) != (record.version, record.size, record.mtime_ns):
                 return False
-            kept.uses = record.uses
-            return has_table(record.uses, table_stamp(record.language))
+            kept.use_table = record.use_table
+            return has_table(record.use_table, table_stamp(record.language))
 
     def _walk(
         self, workers: Workers, stopped: Callable[[], bool], between_files: Callable[[int], None]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import sys
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -146,3 +147,32 @@ def references_query(language: str) -> tree_sitter.Query | None:
     files, joined); None for a language without one."""
     with _lock:
         return _references_query(language)
+
+
+def installed_version(package: str) -> str:
+    """The installed version of a distribution: from the name of the first `.dist-info`
+    folder on sys.path that is its (`name-version.dist-info`, as a wheel installs it), as
+    importlib.metadata finds it, without its imports (a one-shot command's largest);
+    importlib.metadata's answer for any other kind of install; "?" when not installed."""
+    prefix = package.replace("-", "_").replace(".", "_").lower() + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.lower().startswith(prefix):  # a wheel's dist-info: `_` for `-` and `.` in the name
+                if name.endswith(".dist-info"):
+                    return name[len(prefix) : -len(".dist-info")]
+                if name.endswith(".egg-info"):
+                    return metadata_version(package)
+    return metadata_version(package)
+
+
+def metadata_version(package: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "?"

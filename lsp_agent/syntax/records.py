@@ -7,7 +7,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from .outline import KINDS, LineSymbols, last_line, line_segments, segment_lookup
-from .uses import unpack, unpack_table
+from .uses import UseTable, unpack
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
@@ -65,17 +65,19 @@ class FileRecord:
     # does not stand for its text unread (SymbolIndex.current, settled).
     ctime_ns: int = 0
     inode: int = 0
+    # Every word's uses and their roles (uses.pack_table: see table()), made after the index
+    # (SymbolIndex.make_tables) so that references reads no file whose record is current;
+    # None: not made.
+    use_table: bytes | None = None
 
     def used(self) -> tuple[str, array] | None:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""
         return None if self.uses is None else unpack(self.uses)
 
-    def table(self, stamp: bytes, receivers: bool = True) -> tuple[str, array, array, bytes, str, array] | None:  # fmt: skip
-        """The file's use table (uses.unpack_table): every word's uses and their roles, kept
-        in `uses` after its names; None when not made (yet), or made otherwise than `stamp`
-        (references.table_stamp of its language) says. Without `receivers`: the uses'
-        receivers left out."""
-        return None if self.uses is None else unpack_table(self.uses, stamp, receivers)
+    def table(self, stamp: bytes) -> UseTable | None:
+        """The file's use table; None when not made (yet), or made otherwise than `stamp`
+        (references.table_stamp of its language) says."""
+        return UseTable.of(self.use_table, stamp)
 
     def doc(self, i: int, docs: list[str] | None = None) -> str | None:
         """The doc line of definition `i` (`docs`: self.docs split), None when it has none;

@@ -40,6 +40,7 @@ from .receivers import (
     module_names,
     receiver_of,
 )
+from .uses import UseTable
 
 # Roles in the order an answer lists them: definitions, code, then comments and strings.
 ROLES = (
@@ -707,22 +708,17 @@ NO_USE = 0xFF  # a keyword spelled like a name
 TEXT_CLASSES = ("comment", "code", "string")  # what a node says of the text in it (Marks.fold)
 
 
-TABLE_VERSION = b"2"  # of use_table's classification: a new one makes every table again
+TABLE_VERSION = b"3"  # of use_table's classification: a new one makes every table again
 
 
 @cache
 def table_stamp(language: str) -> bytes:
     """What a language's use tables depend on besides the text (the references query, the
     grammar's version, how they are made): a table saved under another stamp is made again."""
-    from importlib import metadata
-
-    from .languages import GRAMMARS, grammars_folder
+    from .languages import GRAMMARS, grammars_folder, installed_version
 
     entry = GRAMMARS[language]
-    try:
-        version = metadata.version(entry.package)
-    except metadata.PackageNotFoundError:
-        version = "?"
+    version = installed_version(entry.package)  # without importlib.metadata's imports (11 ms)
     source = "\n".join(grammars_folder().joinpath(*q.split("/")).read_text("utf-8") for q in entry.references)
     made = b"\0".join([TABLE_VERSION, version.encode(), source.encode("utf-8")])
     return blake2b(made, digest_size=8).digest()
@@ -980,30 +976,23 @@ def _slow_code(ancestry: Ancestry, start, span: tuple[int, int], line: int, colu
     return role_code(_use(node, ancestry, start, line, column, definitions, path_imports))
 
 
-Table = tuple[
-    str, Any, Any, bytes, str, Any
-]  # uses.unpack_table's: names, counts, rows, codes, receivers, ids
+Table = UseTable  # a record's use table (uses.pack_table)
+NameUses = tuple[Any, bytes, Any]  # UseTable.find's: the rows, codes and receivers of a word's uses
 
 
 def table_lines(table: Table, name: str) -> list[int] | None:
     """The 1-based lines where a file's use table has words `name` (those classify answers
     for); None when the table cannot say (not a word)."""
     found = _name_uses(table, name)
-    return None if found is None else sorted({table[2][k] + 1 for k in found})
+    return None if found is None else sorted({row + 1 for row in found[0]})
 
 
-def _name_uses(table: Table, name: str) -> range | None:
-    """Where the uses of `name` are in a use table's rows (empty: it has none); None when the
-    table cannot say (not a word)."""
+def _name_uses(table: Table, name: str) -> NameUses | None:
+    """The uses of `name` in a use table (empty: it has none); None when the table cannot say
+    (not a word, or a damaged table)."""
     if not TOKEN.fullmatch(name) or name[0].isdigit():
         return None
-    names, counts = table[0], table[1]
-    at = ("\n" + names + "\n").find("\n" + name + "\n")
-    if at < 0:
-        return range(0)
-    index = names.count("\n", 0, at)
-    first = sum(counts[:index])
-    return range(first, first + counts[index])
+    return table.find(name)
 
 
 def table_uses(table: Table, text: Text, name: str, lines: Iterable[int], receivers: bool = False) -> list[Use] | None:  # fmt: skip
@@ -1043,17 +1032,17 @@ def table_places(table: Table, name: str, receivers: bool = False) -> list[tuple
     ]
 
 
-def _words(table: Table, found: range, receivers: bool) -> Iterator[tuple[int, int, int, Receiver | None]]:
-    """(row, rank among the name's words on that row, code, receiver) of each of a use
-    table's words `found` (one name's, in order); of the receivers written, only those of
-    these uses are read back, and only when asked for."""
-    _, _, rows, codes, written, ids = table
-    lines = written.split("\n") if receivers and written else []
+def _words(table: Table, found: NameUses, receivers: bool) -> Iterator[tuple[int, int, int, Receiver | None]]:
+    """(row, rank among the name's words on that row, code, receiver) of each of a word's
+    uses in a use table (in order); of the receivers written, only those of these uses are
+    read back, and only when asked for."""
+    rows, codes, ids = found
+    lines = table.receivers() if receivers else []
     read: dict[int, Receiver] = {}
     row, nth = -1, 0
-    for k in found:
-        nth = nth + 1 if rows[k] == row else 0
-        row, code = rows[k], codes[k]
+    for k, at in enumerate(rows):
+        nth = nth + 1 if at == row else 0
+        row, code = at, codes[k]
         rid = ids[k] if receivers and code != NO_USE else 0
         receiver = (read.get(rid) or read.setdefault(rid, read_receiver(lines[rid - 1]))) if rid else None
         yield row, nth, code, receiver

@@ -42,12 +42,13 @@ from typing import Any, ClassVar
 
 from ..errors import logger
 from ..workspace import blake2b
-from .languages import GRAMMARS, query_source
+from .languages import GRAMMARS, installed_version, query_source
 from .outline import KINDS
 from .records import FileRecord
 
-# 3: keyed checksum, ctime and inode; 4: the names used; 5: records read one by one (a table)
-FORMAT = b"lsp-agent symbol index 5\n"
+# 3: keyed checksum, ctime and inode; 4: the names used; 5: records read one by one (a table);
+# 6: use tables apart from the names used, read a word at a time
+FORMAT = b"lsp-agent symbol index 6\n"
 DIGEST = 32  # the table's checksum
 RECORD_DIGEST = 16  # each record's
 TRAILER = 8 + DIGEST  # the table's length and checksum end the file
@@ -102,35 +103,6 @@ def grammar_version(language: str) -> str:
     version = installed_version(GRAMMARS[language].package)
     query = blake2b(query_source(language).encode("utf-8"), digest_size=8).hexdigest()
     return f"{version}/{query}"
-
-
-def installed_version(package: str) -> str:
-    """The installed version of a distribution: from the name of the first `.dist-info`
-    folder on sys.path that is its (`name-version.dist-info`, as a wheel installs it), as
-    importlib.metadata finds it, without its imports (a one-shot command's largest);
-    importlib.metadata's answer for any other kind of install; "?" when not installed."""
-    prefix = package.replace("-", "_").replace(".", "_").lower() + "-"
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            if name.lower().startswith(prefix):  # a wheel's dist-info: `_` for `-` and `.` in the name
-                if name.endswith(".dist-info"):
-                    return name[len(prefix) : -len(".dist-info")]
-                if name.endswith(".egg-info"):
-                    return metadata_version(package)
-    return metadata_version(package)
-
-
-def metadata_version(package: str) -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "?"
 
 
 def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileRecord]) -> None:
@@ -391,6 +363,7 @@ def _whole(record: FileRecord) -> bool:
         and record.containers.count("\n") + 1 == max(n, 1)
         and (not n or (not record.kinds.translate(None, KIND_CODES) and at_most_max_row(record.ranges)))
         and isinstance(record.uses, bytes)
+        and (record.use_table is None or isinstance(record.use_table, bytes))
         and isinstance(record.generated, bool)
         and isinstance(record.heads, array)
         and record.heads.typecode == "i"

@@ -345,7 +345,7 @@ def record_places(path: Path, record, name: str, receivers: bool) -> list[tuple[
     key = (path, record.version, name, "places", receivers)
     if (found := USE_TABLES.get(key)) is not None:
         return found
-    table = record.table(table_stamp(record.language), receivers)
+    table = record.table(table_stamp(record.language))
     places = table_places(table, name, receivers) if table is not None else None
     if places is not None:
         USE_TABLES.put(key, places)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from lsp_agent.syntax import GRAMMARS, KINDS, outline, store
 from lsp_agent.syntax import index as index_module
 from lsp_agent.syntax.files import source_files
-from lsp_agent.syntax.languages import language_for, query, query_source
+from lsp_agent.syntax.languages import installed_version, language_for, query, query_source
 from lsp_agent.syntax.outline import OUTLINES, build, name_path_matcher
 from lsp_agent.syntax.parsing import PARSES, Parsed
 from lsp_agent.syntax.records import FileRecord
@@ -249,8 +249,8 @@ def test_a_grammar_version_is_the_one_importlib_metadata_finds():
     from lsp_agent.syntax.languages import GRAMMARS
 
     for language in GRAMMARS.values():
-        assert store.installed_version(language.package) == metadata.version(language.package)
-    assert store.installed_version("no-such-distribution-anywhere") == "?"
+        assert installed_version(language.package) == metadata.version(language.package)
+    assert installed_version("no-such-distribution-anywhere") == "?"
 
 
 def test_saving_is_atomic_and_leaves_no_temporary_file(project, tmp_path_factory):

@@ -23,11 +23,11 @@ def test_a_file_without_a_table_is_not_made_again_at_each_start(tmp_path, index_
     index = SymbolIndex(ws, cache=index_cache)
     index.build()
     assert index.make_tables() == 1  # a.py's; the script's language makes none
-    assert not has_table(index.files[tmp_path / "run.sh"].uses, table_stamp("bash"))
+    assert not has_table(index.files[tmp_path / "run.sh"].use_table, table_stamp("bash"))
     saved = store.index_file(index_cache, ws.roots, index.encoding)
     written = saved.stat().st_mtime_ns
     warm = SymbolIndex(ws, cache=index_cache)
     warm.build()
     assert warm.make_tables() == 0
     assert saved.stat().st_mtime_ns == written
-    assert has_table(warm.files[tmp_path / "a.py"].uses, table_stamp("python"))
+    assert has_table(warm.files[tmp_path / "a.py"].use_table, table_stamp("python"))

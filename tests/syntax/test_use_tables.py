@@ -17,7 +17,7 @@ from lsp_agent.config import Settings
 from lsp_agent.syntax.index import SymbolIndex, Workers, index_file, read_record
 from lsp_agent.syntax.languages import language_for
 from lsp_agent.syntax.references import TOKEN, _classify, classify, table_stamp, table_uses, use_table
-from lsp_agent.syntax.uses import has_table, pack_table, unpack_table
+from lsp_agent.syntax.uses import UseTable, has_table, pack_table
 from lsp_agent.tools import Context, run
 from lsp_agent.workspace import Text, Workspace
 
@@ -81,10 +81,10 @@ def test_a_record_made_without_a_table_reads_as_before(corpus):
     worker = read_record(str(path), "python", "utf-16", [str(corpus)], table=True)
     assert here is not None and worker is not None
     stamp = table_stamp("python")
-    assert here.table(stamp) is None and not has_table(here.uses, stamp)
-    assert worker.table(stamp) is not None and has_table(worker.uses, stamp)
+    assert here.table(stamp) is None and not has_table(here.use_table, stamp)
+    assert worker.table(stamp) is not None and has_table(worker.use_table, stamp)
     # made otherwise (another references query, an older version): never read, made again
-    assert worker.table(b"12345678") is None and not has_table(worker.uses, b"12345678")
+    assert worker.table(b"12345678") is None and not has_table(worker.use_table, b"12345678")
     assert here.used() == worker.used()  # overview's names and counts: the same either way
 
 
@@ -130,9 +130,7 @@ def test_a_table_equals_the_tree_on_any_python(lines):
     found = use_table(parsed, text, defined, owners)
     assert found is not None
     stamp = table_stamp("python")
-    table = unpack_table(
-        b"x\x9c\x03\x00\x00\x00\x00\x01" + pack_table(*found, stamp), stamp
-    )  # after an empty stream
+    table = UseTable.of(pack_table(*found, stamp), stamp)
     assert table is not None
     path = Path("/nowhere/generated.py")
     every_line = range(1, text.line_count + 1)
@@ -140,6 +138,64 @@ def test_a_table_equals_the_tree_on_any_python(lines):
         assert whole(table_uses(table, text, name, every_line, True) or []) == whole(
             _classify(path, text, name, list(every_line))
         ), (content, name)
+
+
+WORD = st.text("ab_$é", min_size=1, max_size=6).filter(lambda w: not w[0].isdigit())
+USES = st.lists(
+    st.tuples(st.integers(0, 70_000), st.integers(0, 255), st.integers(0, 9)), min_size=1, max_size=300
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(WORD, USES), max_size=80, unique_by=lambda t: t[0]),
+    st.lists(st.text(max_size=5), max_size=9),
+)
+def test_a_packed_table_gives_each_word_its_uses_and_nothing_else(words, receivers):
+    """Property: whatever the words and however many uses each has (across the buckets and
+    blocks of uses), a word looked up is given exactly its uses, in order; a word the file
+    lacks, none; the receivers come back line for line."""
+    from array import array
+
+    names = [w for w, _ in words]
+    counts = array("I", [len(uses) for _, uses in words])
+    rows = array("I", [r for _, uses in words for r, _, _ in uses])
+    codes = bytes(c for _, uses in words for _, c, _ in uses)
+    ids = array("I", [i for _, uses in words for _, _, i in uses])
+    stamp = b"stamp-01"
+    table = UseTable.of(pack_table(names, counts, rows, codes, "\n".join(receivers), ids, stamp), stamp)
+    assert table is not None and UseTable.of(pack_table(names, counts, rows, codes, "", ids, stamp), b"stamp-02") is None  # fmt: skip
+    for name, uses in words:
+        found = table.find(name)
+        assert found is not None
+        assert (list(found[0]), found[1], list(found[2])) == ([r for r, _, _ in uses], bytes(c for _, c, _ in uses), [i for _, _, i in uses])  # fmt: skip
+    for absent in ("zz", "a" * 7, "b$b$b$b"):
+        if absent not in names:
+            assert table.find(absent) == (array("I"), b"", array("I"))
+    assert table.receivers() == "\n".join(receivers).split("\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_damaged_table_is_refused_or_says_so_never_raises(data):
+    """Property: a table cut short or with bytes changed (a record is checksummed, so this
+    is a defect's doing, not an attacker's) is refused, or its lookups answer None or
+    some uses: never an exception."""
+    from array import array
+
+    names = [f"w{i}" for i in range(70)]
+    counts = array("I", [3] * 70)
+    rows, codes, ids = array("I", range(210)), bytes(range(210)), array("I", [0] * 210)
+    packed = bytearray(pack_table(names, counts, rows, codes, "r", ids, b"stamp-01"))
+    if data.draw(st.booleans()):
+        del packed[data.draw(st.integers(9, len(packed) - 1)) :]
+    for _ in range(data.draw(st.integers(1, 4))):
+        packed[data.draw(st.integers(8, len(packed) - 1))] = data.draw(st.integers(0, 255))
+    table = UseTable.of(bytes(packed), b"stamp-01")
+    if table is not None:
+        for name in (*names[::7], "absent"):
+            table.find(name)
+        table.receivers()
 
 
 def test_classify_answers_from_the_table_receivers_and_all(corpus):
@@ -185,15 +241,15 @@ def test_make_tables_gives_the_records_on_disk_theirs_and_a_change_drops_it(tmp_
     index.update(tmp_path / "c.py")
     assert index.make_tables() == 2
     stamp = table_stamp("python")
-    assert all(has_table(index.files[tmp_path / n].uses, stamp) for n in ("a.py", "b.py"))
-    assert not has_table(index.files[tmp_path / "c.py"].uses, stamp)
+    assert all(has_table(index.files[tmp_path / n].use_table, stamp) for n in ("a.py", "b.py"))
+    assert not has_table(index.files[tmp_path / "c.py"].use_table, stamp)
     assert index.make_tables() == 0  # nothing left to make
     loaded = SymbolIndex(ws, cache=index_cache)
     loaded.load()
     assert loaded.files[tmp_path / "a.py"].table(stamp) == index.files[tmp_path / "a.py"].table(stamp)
     (tmp_path / "a.py").write_text("class Cart:\n    pass\n")
     index.update(tmp_path / "a.py")  # the text changed: its record is made again, without one
-    assert not has_table(index.files[tmp_path / "a.py"].uses, stamp)
+    assert not has_table(index.files[tmp_path / "a.py"].use_table, stamp)
 
 
 def test_references_answers_the_same_from_the_tables(corpus, index_cache):
