@@ -577,6 +577,7 @@ async def overview_before_after(root: Path, cache: str, commit: str) -> dict:
     return figures
 
 
+TABLES_WAIT = 300  # seconds an earlier commit's server is given to make its use tables
 COMMON = "filter"  # a common name: 5,122 uses in Django (every copy's in the monorepo)
 MEMBER = "QuerySet/filter"  # the same asked by owner: each use's receiver judged
 
@@ -596,8 +597,10 @@ async def references_figures(root: Path, cache: str, code: Path | None = None, l
         started = time.perf_counter()
         await asyncio.wait_for(client.indexed.wait(), 3600)
         indexed = time.perf_counter() - started
-        if code is None:  # an earlier commit may make none
-            await asyncio.wait_for(client.tabled.wait(), 3600)
+        try:  # an earlier commit may make none: its first ask then reads every file, as it would
+            await asyncio.wait_for(client.tabled.wait(), 3600 if code is None else TABLES_WAIT)
+        except TimeoutError:
+            pass
         tabled = time.perf_counter() - started
         if _ == 0:
             await client.stop()
