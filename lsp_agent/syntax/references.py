@@ -708,7 +708,7 @@ NO_USE = 0xFF  # a keyword spelled like a name
 TEXT_CLASSES = ("comment", "code", "string")  # what a node says of the text in it (Marks.fold)
 
 
-TABLE_VERSION = b"3"  # of use_table's classification: a new one makes every table again
+TABLE_VERSION = b"5"  # of use_table's classification: a new one makes every table again
 
 
 @cache

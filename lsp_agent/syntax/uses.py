@@ -119,27 +119,29 @@ def generated(file_name: str, content: str, line_count: int) -> bool:
 
 # --- the roles of every name in a file (references from the index) -------------------------
 
-# A use table: every word of a file ([\w$]+, not starting with a digit), grouped by the word
-# in order of its first use, each use with its 0-based row, a code (references.role_code) and
-# its receiver (0: none, else n: the n-th of the file's receivers, references._Receivers). It is
-# a record's `use_table`, packed so that one name's uses are read without inflating the rest
-# (references asks hundreds of files for one name): the words are cut into buckets by a hash
-# of the word, the uses into blocks of BLOCK_USES, each bucket and block a zlib stream of its
-# own, found through a table of offsets. A lookup inflates one bucket (a word's first use and
-# count) and the blocks its uses lie in.
+# A use table: every word of a file ([\w$]+, not starting with a digit), each use with its
+# 0-based row, a code (references.role_code) and its receiver (0: none, else n: the n-th of the
+# file's receivers, references._Receivers). It is a record's `use_table`, packed so that one
+# name's uses are read without inflating the rest (references asks hundreds of files for one
+# name): the words are cut into buckets by a hash of the word, a bucket's words' uses kept
+# together (each word's in order), and the uses cut into blocks of BLOCK_USES; each bucket and
+# block is a zlib stream of its own, found through a table of offsets. A lookup inflates one
+# bucket (its words and how many uses each has) and the blocks its word's uses lie in.
 #   head:     stamp (8 bytes: references.table_stamp), then uses, buckets, blocks, uses a block
-#             holds, and the packed receivers' length (TABLE_HEAD)
-#   starts:   where each bucket, then each block, starts in the streams after them, and where
-#             they end (4 bytes each)
-#   buckets:  each: its words "\n"-joined (UTF-8), a NUL, then each word's first use and count
-#   blocks:   each: its uses' rows (4 bytes each), codes (1 byte each), receivers (4 bytes each)
+#             holds, the packed receivers' length, and the array typecodes of the rows and of
+#             the receivers: 2 bytes each where every one is below 65,536, else 4 (TABLE_HEAD)
+#   starts:   where each bucket, then each block, starts in the streams, and where they end
+#   firsts:   each bucket's first use, and the uses' count (4 bytes each, as the starts)
+#   buckets:  each: its words "\n"-joined (UTF-8), a NUL, then each word's count of uses
+#   blocks:   each: its uses' rows, codes (1 byte each), receivers
 #   receivers: the file's receivers, one a line, packed
-TABLE_HEAD = struct.Struct("<8sIIIII")
+TABLE_HEAD = struct.Struct("<8sIIIIIcc")
 STAMP_BYTES = 8
-# Django's tables are 7.2 MB so (5.8 MB as one stream each), and `filter`'s 333 are looked up in
-# 10 ms (35 ms); smaller buckets and blocks are faster still, and larger.
-BUCKET_WORDS = 64  # words a bucket holds, about: what a lookup inflates beside its blocks
-BLOCK_USES = 256  # uses a block holds
+# Django's tables take 5.8 MB so, as many as in one stream each, and `filter`'s 333 are looked up
+# in 12 ms, not 35 (all inflated): smaller buckets and blocks are faster, and larger (64 and 256:
+# 10 ms, 6.6 MB).
+BUCKET_WORDS = 128  # words a bucket holds, about: what a lookup inflates beside its blocks
+BLOCK_USES = 512  # uses a block holds
 LEVEL = 6  # small streams: a better level makes them a twentieth smaller, no slower to read
 
 
@@ -148,27 +150,42 @@ def bucket_of(word: str, buckets: int) -> int:
 
 
 def pack_table(names: list[str], counts: array, rows: array, codes: bytes, receivers: str, ids: array, stamp: bytes) -> bytes:  # fmt: skip
-    """A use table from references.use_table's parts (see above)."""
+    """A use table from references.use_table's parts: each word's uses in `rows`, `codes` and
+    `ids` one after the other, as many as its count (see above)."""
     n_buckets = max(1, len(names) // BUCKET_WORDS)
     grouped: list[list[tuple[str, int, int]]] = [[] for _ in range(n_buckets)]
     first = 0
     for name, count in zip(names, counts, strict=True):
         grouped[bucket_of(name, n_buckets)].append((name, first, count))
         first += count
-    streams = []
+    streams, firsts = [], array("I")
+    kept_rows, kept_codes, kept_ids = array("I"), bytearray(), array("I")  # bucket by bucket
     for bucket in grouped:
-        spans = array("I", [n for _, first, count in bucket for n in (first, count)])
+        firsts.append(len(kept_rows))
+        for _, first, count in bucket:
+            kept_rows += rows[first : first + count]
+            kept_codes += codes[first : first + count]
+            kept_ids += ids[first : first + count]
         joined = "\n".join(name for name, _, _ in bucket).encode("utf-8", "surrogatepass")
-        streams.append(zlib.compress(joined + b"\0" + spans.tobytes(), LEVEL))
-    for at in range(0, len(rows), BLOCK_USES):
+        streams.append(zlib.compress(joined + b"\0" + array("I", [c for _, _, c in bucket]).tobytes(), LEVEL))
+    firsts.append(len(kept_rows))
+    row_code, id_code = narrowest(kept_rows), narrowest(kept_ids)
+    kept_rows, kept_ids = array(row_code, kept_rows), array(id_code, kept_ids)
+    for at in range(0, len(kept_rows), BLOCK_USES):
         end = at + BLOCK_USES
-        streams.append(zlib.compress(rows[at:end].tobytes() + codes[at:end] + ids[at:end].tobytes(), LEVEL))
+        block = kept_rows[at:end].tobytes() + kept_codes[at:end] + kept_ids[at:end].tobytes()
+        streams.append(zlib.compress(block, LEVEL))
     written = zlib.compress(receivers.encode("utf-8", "surrogatepass"), LEVEL)
     starts = array("I", [0])
     for stream in streams:
         starts.append(starts[-1] + len(stream))
-    head = TABLE_HEAD.pack(stamp, len(rows), n_buckets, len(streams) - n_buckets, BLOCK_USES, len(written))
-    return b"".join([head, starts.tobytes(), *streams, written])
+    head = TABLE_HEAD.pack(stamp, len(rows), n_buckets, len(streams) - n_buckets, BLOCK_USES, len(written), row_code.encode(), id_code.encode())  # fmt: skip
+    return b"".join([head, starts.tobytes(), firsts.tobytes(), *streams, written])
+
+
+def narrowest(values: array) -> str:
+    """The typecode of 2-byte unsigned ints where they hold every value, else of 4-byte ones."""
+    return "H" if not values or max(values) < 1 << 16 else "I"
 
 
 def has_table(packed: bytes | None, stamp: bytes) -> bool:
@@ -179,20 +196,39 @@ def has_table(packed: bytes | None, stamp: bytes) -> bool:
 class UseTable:
     """A record's use table, read one word at a time (see pack_table)."""
 
-    __slots__ = ("_receivers", "block", "blocks", "buckets", "data", "starts", "streams", "uses", "view")
+    __slots__ = (
+        "_receivers",
+        "block",
+        "blocks",
+        "buckets",
+        "data",
+        "firsts",
+        "ids",
+        "rows",
+        "starts",
+        "streams",
+        "uses",
+        "view",
+    )
 
     def __init__(self, data: bytes):
-        _, self.uses, self.buckets, self.blocks, self.block, written = TABLE_HEAD.unpack_from(data)
+        _, self.uses, self.buckets, self.blocks, self.block, written, rows, ids = TABLE_HEAD.unpack_from(data)
+        self.rows, self.ids = rows.decode("latin-1"), ids.decode("latin-1")
         self.data, self.view = data, memoryview(data)
-        self.starts = array("I")
+        self.starts, self.firsts = array("I"), array("I")
         at = TABLE_HEAD.size + 4 * (self.buckets + self.blocks + 1)
         self.starts.frombytes(data[TABLE_HEAD.size : at])
+        self.firsts.frombytes(data[at : at + 4 * (self.buckets + 1)])
+        at += 4 * (self.buckets + 1)
         self.streams = at
         if (
             not self.buckets
             or not self.block
             or at + self.starts[-1] + written != len(data)
             or self.blocks * self.block < self.uses
+            or len(self.firsts) != self.buckets + 1
+            or {self.rows, self.ids} - {"H", "I"}
+            or self.firsts[-1] != self.uses
         ):
             raise ValueError("a use table of another shape")
         self._receivers: list[str] | None = None
@@ -221,20 +257,24 @@ class UseTable:
         """The rows, codes and receivers of the uses of `word`, in order (empty when the file
         has none); None when the table is damaged."""
         try:
-            bucket = self._stream(bucket_of(word, self.buckets))
-            names, _, spans = bucket.partition(b"\0")
+            b = bucket_of(word, self.buckets)
+            bucket = self._stream(b)
+            names, _, packed = bucket.partition(b"\0")
             at = (b"\n" + names + b"\n").find(b"\n" + word.encode("utf-8", "surrogatepass") + b"\n")
             if at < 0:
                 return array("I"), b"", array("I")
-            first, count = struct.unpack_from("<II", spans, 8 * names.count(b"\n", 0, at))
-            rows, codes, ids = array("I"), bytearray(), array("I")
+            counts, i = array("I"), names.count(b"\n", 0, at)
+            counts.frombytes(packed)
+            first, count = self.firsts[b] + sum(counts[:i]), counts[i]
+            rows, codes, ids = array(self.rows), bytearray(), array(self.ids)
+            r, d = rows.itemsize, ids.itemsize  # bytes a row and a receiver take
             for k in range(first // self.block, (first + count - 1) // self.block + 1):
                 block, base = self._stream(self.buckets + k), k * self.block
                 n = min(self.block, self.uses - base)
                 lo, hi = max(first - base, 0), min(first + count - base, n)
-                rows.frombytes(block[4 * lo : 4 * hi])
-                codes += block[4 * n + lo : 4 * n + hi]
-                ids.frombytes(block[5 * n + 4 * lo : 5 * n + 4 * hi])
+                rows.frombytes(block[r * lo : r * hi])
+                codes += block[r * n + lo : r * n + hi]
+                ids.frombytes(block[(r + 1) * n + d * lo : (r + 1) * n + d * hi])
         except (ValueError, IndexError, struct.error, zlib.error):
             return None
         if len(rows) != count or len(codes) != count or len(ids) != count:
