@@ -6,3 +6,6 @@
 (call_expression function: (_) @call)
 (new_expression constructor: (_) @call)
 (member_expression property: (_) @member)
+; A key of an object literal names a member of the object's type (`{ next: noop }` is an
+; observer's `next`), never a local.
+(pair key: (property_identifier) @member)

@@ -374,3 +374,45 @@ def test_in_typescript_other_classes_stay_as_the_last_candidates(tmp_path):
         (14, "receiver"),
         (16, "name"),
     ]
+
+
+OBSERVER_TS = """export interface Observer<T> {
+  next: (value: T) => void;
+}
+export class ConsumerObserver<T> implements Observer<T> {
+  next(value: T): void {}
+}
+function noop() {}
+export function make<T>(next?: (v: T) => void): Observer<T> {
+  return { next: next ?? noop };
+}
+"""
+
+
+def test_an_object_literals_key_is_a_member_not_a_local(tmp_path):
+    """`{ next: noop }` names an observer's `next` (tsserver counts it among the member's
+    references): it stays a candidate of the member, where the parameter `next` and its use
+    beside the key are bare locals, left out; a file's use table says the same."""
+    from lsp_agent.syntax.index import fresh_parse
+    from lsp_agent.syntax.references import table_stamp, table_uses, use_table
+    from lsp_agent.syntax.uses import UseTable, pack_table
+
+    path = tmp_path / "observer.ts"
+    path.write_text(OBSERVER_TS)
+    answer = call(Context(Workspace([tmp_path])), "references", {"name": "ConsumerObserver/next", "precision": "syntax"})  # fmt: skip
+    assert [(r["line"], r["role"], r["match"]) for r in answer["references"]] == [
+        (5, "definition", "definition"),
+        (9, "attribute", "name"),  # the key; the `next` after it is the parameter
+    ]
+    assert "left out: 2 bare uses of a local `next`" in answer["text"]
+    text = Text.from_bytes(OBSERVER_TS.encode())
+    key = classify(path, text, "next", [9])
+    assert [(u.column, u.role, u.qualified) for u in key] == [(12, "attribute", True), (18, "use", False)]
+    parsed = fresh_parse("typescript", OBSERVER_TS.encode())
+    found = use_table(parsed, text, {}, {})
+    assert found is not None
+    stamp = table_stamp("typescript")
+    table = UseTable.of(pack_table(*found, stamp), stamp)
+    assert table is not None
+    tabled = table_uses(table, text, "next", [9], receivers=True)
+    assert [(u.column, u.role, u.qualified, u.receiver) for u in tabled or []] == [(u.column, u.role, u.qualified, u.receiver) for u in key]  # fmt: skip
