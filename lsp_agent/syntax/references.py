@@ -1048,6 +1048,51 @@ def _words(table: Table, found: NameUses, receivers: bool) -> Iterator[tuple[int
         yield row, nth, code, receiver
 
 
+HERITAGE = re.compile(r"\s*extends\s+([\w$.]+)")  # a JavaScript or TypeScript class's base, by name
+
+
+def super_calls(path: Path, text: Text, base: str, lines: Iterable[int]) -> list[tuple[int, int]]:
+    """(1-based line, column) of each `super(…)` call in a JavaScript or TypeScript class whose
+    heritage, starting on one of `lines`, extends `base` (by its last name): where `base`'s
+    constructor runs, though no word names it. A class inside such a class calls its own base."""
+    from .receivers import CLASS_NODES
+
+    language = language_for(path)
+    parsed = PARSES.parse(path, text, language) if language is not None else None
+    if parsed is None:
+        return []
+    wanted, found = set(lines), []
+    stack = [root_of(parsed)]
+    while stack:
+        node = stack.pop()
+        heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
+        if node.type in CLASS_NODES and heritage is not None and heritage.start_point[0] + 1 in wanted:
+            named = HERITAGE.match(heritage.text.decode("utf-8", "replace"))
+            if named and named.group(1).rsplit(".", 1)[-1] == base:
+                found += _super_calls_in(node, text)
+        stack.extend(node.named_children)
+    return sorted(found)
+
+
+def _super_calls_in(cls: Any, text: Text) -> list[tuple[int, int]]:
+    from .receivers import CLASS_NODES
+
+    found, stack = [], list(cls.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in CLASS_NODES:
+            continue
+        function = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if function is not None and function.type == "super":
+            row, byte = function.start_point
+            line = text.line(row + 1)
+            found.append(
+                (row + 1, len(line.encode("utf-8", "surrogatepass")[:byte].decode("utf-8", "replace")) + 1)
+            )
+        stack.extend(node.named_children)
+    return found
+
+
 def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
     """The enclosing name path of each of the sorted 1-based `lines`, as the record's
     line_symbols().around says (outline.line_segments: the innermost definition, the first of

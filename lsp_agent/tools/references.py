@@ -62,6 +62,7 @@ from ..syntax.references import (
     local_at,
     occurrences,
     record_labels,
+    super_calls,
     table_lines,
     table_places,
     table_stamp,
@@ -452,9 +453,35 @@ def collect(
             out.shown += rank == 0
         origin = Origin(hit.file, hit.nth)  # read when a page shows it
         ranked.append((rank, Reference(hit.shown, use.line, use.column, use.role, None, "", match_of(use.role, rank), origin=origin)))  # fmt: skip
+    if name == "constructor" and owner_class and "javascript" in languages:
+        ranked += [(0, ref) for ref in constructor_calls(ctx, owner_class, paths, family(target.language) if within else None)]  # fmt: skip
     ranked.sort(key=lambda x: (SECTION_OF[x[1].role], x[0], x[1].path, x[1].line, place(x[1]), ROLE_ORDER[x[1].role]))  # fmt: skip
     out.refs = [ref for _, ref in ranked]
     return out
+
+
+def constructor_calls(ctx: Context, cls: str, paths: list[str] | None, within: str | None) -> list[Reference]:
+    """Where a JavaScript or TypeScript class's constructor runs, by the syntax: `new cls(…)`,
+    and `super(…)` in the classes that extend it (tsserver counts both among the constructor's
+    references; no word names it). Its subclasses name it, so its own uses find them."""
+    refs, heirs = [], dict[Path, tuple[str, FileUses, list[int]]]()
+    for hit in gather(ctx, cls, paths, False, within):
+        if family(hit.language) != "javascript":
+            continue
+        if hit.use.role == "call":  # a class is only called through `new`
+            refs.append(Reference(hit.shown, hit.use.line, hit.use.column, "call", None, "", "receiver", origin=Origin(hit.file, hit.nth)))  # fmt: skip
+        elif hit.use.role == "inheritance":
+            heirs.setdefault(hit.file.path, (hit.shown, hit.file, []))[2].append(hit.use.line)
+    for path, (shown, file, lines) in heirs.items():
+        text = file.text(ctx.workspace)
+        if text is None:
+            continue
+        read = FileUses(path, "super", [], text, None, False)  # the calls' text and symbols
+        refs += [
+            Reference(shown, line, column, "call", None, "", "receiver", origin=Origin(read, -1))
+            for line, column in super_calls(path, text, cls, lines)
+        ]
+    return refs
 
 
 def match_of(role: str, rank: int) -> str:
