@@ -47,6 +47,7 @@ beside that commit's server, runs alternating.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import resource
 import shutil
@@ -597,15 +598,17 @@ async def references_figures(root: Path, cache: str, code: Path | None = None, l
         started = time.perf_counter()
         await asyncio.wait_for(client.indexed.wait(), 3600)
         indexed = time.perf_counter() - started
-        try:  # an earlier commit may make none: its first ask then reads every file, as it would
-            await asyncio.wait_for(client.tabled.wait(), 3600 if code is None else TABLES_WAIT)
-        except TimeoutError:
-            pass
+        if code is None:
+            await asyncio.wait_for(client.tabled.wait(), 3600)
+        else:  # an earlier commit may make none: its first ask then reads every file, as it would
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(client.tabled.wait(), TABLES_WAIT)
         tabled = time.perf_counter() - started
         if _ == 0:
             await client.stop()
             saved = sum(f.stat().st_size for f in Path(cache).glob("index/*.symbols")) / 2**20
-            built = f"{indexed:.0f} s, use tables after {tabled:.0f} s; saved index {saved:.1f} MiB"
+            made = f"use tables after {tabled:.0f} s" if client.tabled.is_set() else "no use tables made"
+            built = f"{indexed:.0f} s, {made}; saved index {saved:.1f} MiB"
     rested = await at_rest(client)
     wall(anchor, root)  # rg's files in the page cache, as the server's are
     started = time.perf_counter()

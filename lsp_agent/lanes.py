@@ -556,6 +556,8 @@ def saved_for(roots: list[Path], encoding: str) -> SymbolIndex | None:
     except OSError:
         saved = 0.0
     if _SAVED.get(tuple(ws.roots), (None,))[0] != saved:
+        _SAVED.pop(tuple(ws.roots), None)
+        gc.collect()  # what earlier calls left in cycles: collected, not frozen with the index
         _SAVED[tuple(ws.roots)] = (saved, saved_index(ws, encoding=encoding) if saved else None)
         # The index (and the tools imported before it) live as long as the worker: out of the
         # collector's view, as the serving process keeps its own, so that the full collections

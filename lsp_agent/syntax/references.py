@@ -15,7 +15,7 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
@@ -27,6 +27,7 @@ from .outline import Symbol, outline, walk
 from .parsing import PARSES, Parsed
 from .receivers import (
     BUILTIN,
+    CLASS_NODES,
     IMPORTED,
     INSTANCE,
     SUPER,
@@ -982,7 +983,7 @@ NameUses = tuple[Any, bytes, Any]  # UseTable.find's: the rows, codes and receiv
 
 def table_lines(table: Table, name: str) -> list[int] | None:
     """The 1-based lines where a file's use table has words `name` (those classify answers
-    for); None when the table cannot say (not a word)."""
+    for); None when the table cannot say (not a word, or a damaged table)."""
     found = _name_uses(table, name)
     return None if found is None else sorted({row + 1 for row in found[0]})
 
@@ -997,12 +998,12 @@ def _name_uses(table: Table, name: str) -> NameUses | None:
 
 def table_uses(table: Table, text: Text, name: str, lines: Iterable[int], receivers: bool = False) -> list[Use] | None:  # fmt: skip
     """classify's uses of `name` on the given lines from a file's use table (with their
-    receivers when asked); None when the table cannot answer (not a word, or a line's words
-    are not the table's: then the file is classified from its tree)."""
-    if (found_uses := _name_uses(table, name)) is None:
+    receivers when asked); None when the table cannot answer (not a word, a damaged table, or
+    a line's words are not the table's: then the file is classified from its tree)."""
+    if (words := _words(table, name, receivers)) is None:
         return None
     on_row: dict[int, list[tuple[int, Receiver | None]]] = {}
-    for row, _, code, receiver in _words(table, found_uses, receivers):
+    for row, _, code, receiver in words:
         on_row.setdefault(row, []).append((code, receiver))
     uses = []
     for n in sorted(set(lines)):
@@ -1022,30 +1023,46 @@ def table_places(table: Table, name: str, receivers: bool = False) -> list[tuple
     """table_uses without the text: each use of `name` with column 0 (not known) and its
     rank among the table's words `name` on its line, which is the rank of its column among
     occurrences() of that line in the text the table was made from; None when the table
-    cannot answer (not a word)."""
-    if (found_uses := _name_uses(table, name)) is None:
+    cannot answer (not a word, or a damaged table)."""
+    if (words := _words(table, name, receivers)) is None:
         return None
     return [
         (Use(row + 1, 0, ROLES[code & 0x0F], bool(code & QUALIFIED), receiver), nth)
-        for row, nth, code, receiver in _words(table, found_uses, receivers)
+        for row, nth, code, receiver in words
         if code != NO_USE
     ]
 
 
-def _words(table: Table, found: NameUses, receivers: bool) -> Iterator[tuple[int, int, int, Receiver | None]]:
+# The codes a table may hold: NO_USE, or a role's place in ROLES with the QUALIFIED bit or not.
+TABLE_CODES = bytes([NO_USE, *(r | q for r in range(len(ROLES)) for q in (0, QUALIFIED))])
+
+
+def _words(table: Table, name: str, receivers: bool) -> list[tuple[int, int, int, Receiver | None]] | None:
     """(row, rank among the name's words on that row, code, receiver) of each of a word's
     uses in a use table (in order); of the receivers written, only those of these uses are
-    read back, and only when asked for."""
+    read back, and only when asked for. None when the table cannot say (not a word) or does
+    not hold together (a code or receiver no table is made with): the file is then read."""
+    if (found := _name_uses(table, name)) is None:
+        return None
     rows, codes, ids = found
+    if codes.translate(None, TABLE_CODES):
+        return None
     lines = table.receivers() if receivers else []
+    if lines is None or (receivers and ids and max(ids) > len(lines)):
+        return None
     read: dict[int, Receiver] = {}
+    words = []
     row, nth = -1, 0
-    for k, at in enumerate(rows):
-        nth = nth + 1 if at == row else 0
-        row, code = at, codes[k]
-        rid = ids[k] if receivers and code != NO_USE else 0
-        receiver = (read.get(rid) or read.setdefault(rid, read_receiver(lines[rid - 1]))) if rid else None
-        yield row, nth, code, receiver
+    try:
+        for k, at in enumerate(rows):
+            nth = nth + 1 if at == row else 0
+            row, code = at, codes[k]
+            rid = ids[k] if receivers and code != NO_USE else 0
+            receiver = (read.get(rid) or read.setdefault(rid, read_receiver(lines[rid - 1]))) if rid else None
+            words.append((row, nth, code, receiver))
+    except (ValueError, IndexError):  # a receiver's line no table writes
+        return None
+    return words
 
 
 HERITAGE = re.compile(r"\s*extends\s+([\w$.]+)")  # a JavaScript or TypeScript class's base, by name
@@ -1053,10 +1070,8 @@ HERITAGE = re.compile(r"\s*extends\s+([\w$.]+)")  # a JavaScript or TypeScript c
 
 def super_calls(path: Path, text: Text, base: str, lines: Iterable[int]) -> list[tuple[int, int]]:
     """(1-based line, column) of each `super(…)` call in a JavaScript or TypeScript class whose
-    heritage, starting on one of `lines`, extends `base` (by its last name): where `base`'s
+    heritage, on one of `lines`, extends `base` (by its last name): where `base`'s
     constructor runs, though no word names it. A class inside such a class calls its own base."""
-    from .receivers import CLASS_NODES
-
     language = language_for(path)
     parsed = PARSES.parse(path, text, language) if language is not None else None
     if parsed is None:
@@ -1066,7 +1081,7 @@ def super_calls(path: Path, text: Text, base: str, lines: Iterable[int]) -> list
     while stack:
         node = stack.pop()
         heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
-        if node.type in CLASS_NODES and heritage is not None and heritage.start_point[0] + 1 in wanted:
+        if node.type in CLASS_NODES and heritage is not None and wanted.intersection(range(heritage.start_point[0] + 1, heritage.end_point[0] + 2)):  # fmt: skip
             named = HERITAGE.match(heritage.text.decode("utf-8", "replace"))
             if named and named.group(1).rsplit(".", 1)[-1] == base:
                 found += _super_calls_in(node, text)
@@ -1075,8 +1090,6 @@ def super_calls(path: Path, text: Text, base: str, lines: Iterable[int]) -> list
 
 
 def _super_calls_in(cls: Any, text: Text) -> list[tuple[int, int]]:
-    from .receivers import CLASS_NODES
-
     found, stack = [], list(cls.named_children)
     while stack:
         node = stack.pop()

@@ -135,7 +135,7 @@ def generated(file_name: str, content: str, line_count: int) -> bool:
 #   buckets:  each: its words "\n"-joined (UTF-8), a NUL, then each word's count of uses
 #   blocks:   each: its uses' rows, codes (1 byte each), receivers
 #   receivers: the file's receivers, one a line, packed
-TABLE_HEAD = struct.Struct("<8sIIIIIcc")
+TABLE_HEAD = struct.Struct("=8sIIIIIcc")  # in this machine's order, as the arrays after it
 STAMP_BYTES = 8
 # Django's tables take 5.8 MB so, as many as in one stream each, and `filter`'s 333 are looked up
 # in 12 ms, not 35 (all inflated): smaller buckets and blocks are faster, and larger (64 and 256:
@@ -281,17 +281,14 @@ class UseTable:
             return None
         return rows, bytes(codes), ids
 
-    def receivers(self) -> list[str]:
-        """The file's receivers, one a line (a use's receiver n is the n-th)."""
+    def receivers(self) -> list[str] | None:
+        """The file's receivers, one a line (a use's receiver n is the n-th); None when
+        damaged."""
         if self._receivers is None:
             start = self.streams + self.starts[-1]
             try:
-                text = (
-                    zlib.decompressobj()
-                    .decompress(self.view[start:], MAX_PACKED)
-                    .decode("utf-8", "surrogatepass")
-                )
+                text = zlib.decompressobj().decompress(self.view[start:], MAX_PACKED)
+                self._receivers = text.decode("utf-8", "surrogatepass").split("\n")
             except (ValueError, zlib.error):
-                text = ""
-            self._receivers = text.split("\n")
+                return None
         return self._receivers

@@ -342,7 +342,7 @@ def file_uses(ctx: Context, path: Path, name: str, receivers: bool) -> FileUses 
 
 def record_places(path: Path, record, name: str, receivers: bool) -> list[tuple[Use, int]] | None:
     """table_places of a record's use table (None: it has none, or it cannot say), kept by
-    version: a name asked again costs a lookup, not the table's unpacking."""
+    version: a name asked again costs a dictionary's lookup, not the table's."""
     key = (path, record.version, name, "places", receivers)
     if (found := USE_TABLES.get(key)) is not None:
         return found
@@ -454,7 +454,9 @@ def collect(
         origin = Origin(hit.file, hit.nth)  # read when a page shows it
         ranked.append((rank, Reference(hit.shown, use.line, use.column, use.role, None, "", match_of(use.role, rank), origin=origin)))  # fmt: skip
     if name == "constructor" and owner_class and "javascript" in languages:
-        ranked += [(0, ref) for ref in constructor_calls(ctx, owner_class, paths, family(target.language) if within else None)]  # fmt: skip
+        runs = constructor_calls(ctx, owner_class, paths, family(target.language) if within else None)
+        ranked += [(0, ref) for ref in runs]
+        out.shown += len(runs)
     ranked.sort(key=lambda x: (SECTION_OF[x[1].role], x[0], x[1].path, x[1].line, place(x[1]), ROLE_ORDER[x[1].role]))  # fmt: skip
     out.refs = [ref for _, ref in ranked]
     return out
@@ -463,12 +465,13 @@ def collect(
 def constructor_calls(ctx: Context, cls: str, paths: list[str] | None, within: str | None) -> list[Reference]:
     """Where a JavaScript or TypeScript class's constructor runs, by the syntax: `new cls(…)`,
     and `super(…)` in the classes that extend it (tsserver counts both among the constructor's
-    references; no word names it). Its subclasses name it, so its own uses find them."""
+    references; no word names it). Its subclasses name it, so its own uses find them. A class
+    is known by its name, as receivers are: any class of that name is taken for it."""
     refs, heirs = [], dict[Path, tuple[str, FileUses, list[int]]]()
     for hit in gather(ctx, cls, paths, False, within):
         if family(hit.language) != "javascript":
             continue
-        if hit.use.role == "call":  # a class is only called through `new`
+        if hit.use.role == "call" and not hit.use.qualified:  # `new cls(…)`: a class is called through new
             refs.append(Reference(hit.shown, hit.use.line, hit.use.column, "call", None, "", "receiver", origin=Origin(hit.file, hit.nth)))  # fmt: skip
         elif hit.use.role == "inheritance":
             heirs.setdefault(hit.file.path, (hit.shown, hit.file, []))[2].append(hit.use.line)

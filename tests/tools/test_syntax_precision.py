@@ -426,9 +426,14 @@ export class Derived extends Base {
     super(1);
     const Inner = class extends Array { constructor() { super(); } };
   }
+  Base() { return this.Base(); }
 }
 export class Further extends Derived {
   constructor() { super(); }
+}
+export class Spread extends
+  Base {
+  constructor() { super(3); }
 }
 export const made = new Base(2);
 export const notCalled = Base;
@@ -445,11 +450,13 @@ def test_a_constructor_runs_where_new_and_super_call_it(tmp_path):
     assert [(r["line"], r["column"], r["role"], r["match"], r["symbol"]) for r in named["references"]] == [
         (2, 3, "definition", "definition", "Base/constructor"),
         (6, 5, "call", "receiver", "Derived/constructor"),
-        (13, 25, "call", "receiver", None),
-    ]
+        (16, 19, "call", "receiver", "Spread/constructor"),  # its heritage over two lines
+        (18, 25, "call", "receiver", None),
+    ]  # not `this.Base()`, a method's call; not `super()` in Inner nor in Further
+    assert "first: 3 uses whose receiver is a Base by the syntax" in named["text"]
     from_derived = call(
         ctx, "references", {"path": "bases.ts", "line": 5, "column": 3, "precision": "syntax"}
     )
     assert [(r["line"], r["column"]) for r in from_derived["references"] if r["match"] == "receiver"] == [
-        (11, 19)
+        (12, 19)
     ]
