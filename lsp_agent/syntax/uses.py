@@ -197,6 +197,7 @@ class UseTable:
     """A record's use table, read one word at a time (see pack_table)."""
 
     __slots__ = (
+        "_found",
         "_receivers",
         "block",
         "blocks",
@@ -232,6 +233,7 @@ class UseTable:
         ):
             raise ValueError("a use table of another shape")
         self._receivers: list[str] | None = None
+        self._found: tuple[str, tuple[array, bytes, array] | None] | None = None  # the last word's
 
     @classmethod
     def of(cls, packed: bytes | None, stamp: bytes) -> UseTable | None:
@@ -255,7 +257,13 @@ class UseTable:
 
     def find(self, word: str) -> tuple[array, bytes, array] | None:
         """The rows, codes and receivers of the uses of `word`, in order (empty when the file
-        has none); None when the table is damaged."""
+        has none); None when the table is damaged. The last word's are kept: a file read is
+        asked for its lines, then its uses."""
+        if self._found is None or self._found[0] != word:
+            self._found = (word, self._find(word))
+        return self._found[1]
+
+    def _find(self, word: str) -> tuple[array, bytes, array] | None:
         try:
             b = bucket_of(word, self.buckets)
             bucket = self._stream(b)
