@@ -450,13 +450,11 @@ def collect(
                 out.receivers[receiver_label(use.receiver)] += 1
                 continue
             rank = {SHOWN: 0, OTHER: 2}.get(verdict, 1)
-            out.shown += rank == 0
         origin = Origin(hit.file, hit.nth)  # read when a page shows it
         ranked.append((rank, Reference(hit.shown, use.line, use.column, use.role, None, "", match_of(use.role, rank), origin=origin)))  # fmt: skip
-    if name == "constructor" and owner_class and "javascript" in languages:
-        runs = constructor_calls(ctx, owner_class, paths, family(target.language) if within else None)
-        ranked += [(0, ref) for ref in runs]
-        out.shown += len(runs)
+    if name == "constructor" and owner_class and "javascript" in languages:  # where it runs
+        ranked += [(0, r) for r in constructor_calls(ctx, owner_class, paths, family(target.language) if within else None)]  # fmt: skip
+    out.shown = sum(rank == 0 for rank, _ in ranked)
     ranked.sort(key=lambda x: (SECTION_OF[x[1].role], x[0], x[1].path, x[1].line, place(x[1]), ROLE_ORDER[x[1].role]))  # fmt: skip
     out.refs = [ref for _, ref in ranked]
     return out
