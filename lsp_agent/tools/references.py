@@ -284,7 +284,7 @@ class FileUses:
         (as Text decodes them; a CR before the line break is kept, for the caller strips)."""
         if self._text is None and ws.open_text(self.path) is None:
             try:
-                rows = ws.data(self.path).split(b"\n")
+                rows = ws.data(self.path).split(b"\n", max(numbers, default=0))  # no further than asked
             except Refusal:
                 return dict.fromkeys(numbers, "")
             return {n: rows[n - 1].decode("utf-8", "replace") if n <= len(rows) else "" for n in numbers}
