@@ -137,9 +137,9 @@ def generated(file_name: str, content: str, line_count: int) -> bool:
 #   receivers: the file's receivers, one a line, packed
 TABLE_HEAD = struct.Struct("=8sIIIIIcc")  # in this machine's order, as the arrays after it
 STAMP_BYTES = 8
-# Django's tables take 5.8 MB so, as many as in one stream each, and `filter`'s 333 are looked up
-# in 12 ms, not 35 (all inflated): smaller buckets and blocks are faster, and larger (64 and 256:
-# 10 ms, 6.6 MB).
+# So Django's tables take 5.8 MB, as they did as one stream each, and `filter`'s 333 are looked
+# up in 12 ms, not 35 (inflated whole). Smaller buckets and blocks are faster, and larger (64
+# and 256: 10 ms, 6.3 MB).
 BUCKET_WORDS = 128  # words a bucket holds, about: what a lookup inflates beside its blocks
 BLOCK_USES = 512  # uses a block holds
 LEVEL = 6  # small streams: a better level makes them a twentieth smaller, no slower to read
