@@ -149,6 +149,7 @@ def references_query(language: str) -> tree_sitter.Query | None:
         return _references_query(language)
 
 
+@cache  # asked by the index's grammar versions and by the use tables' stamps alike
 def installed_version(package: str) -> str:
     """The installed version of a distribution: from the name of the first `.dist-info`
     folder on sys.path that is its (`name-version.dist-info`, as a wheel installs it), as
