@@ -658,7 +658,11 @@ class SymbolIndex:
             files = {p: r for p, r in self.files.items() if r.size >= 0}  # not editor buffers
         from . import store
 
-        store.save(self.cache, self.workspace.roots, self.encoding, files)
+        saved = store.save(self.cache, self.workspace.roots, self.encoding, files)
+        with self._lock:  # the tables written are read from the file from now on: not held twice
+            for path, (table, stored) in saved.items():
+                if (record := self.files.get(path)) is not None and record.use_table is table:
+                    record.use_table = stored
 
     # --- queries -------------------------------------------------------------------------
 

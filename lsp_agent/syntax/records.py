@@ -7,7 +7,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from .outline import KINDS, LineSymbols, last_line, line_segments, segment_lookup
-from .uses import UseTable, unpack
+from .uses import TableBytes, UseTable, unpack
 
 Range = tuple[int, int, int, int]  # 0-based line and column, start and end, in the client's encoding
 
@@ -67,8 +67,9 @@ class FileRecord:
     inode: int = 0
     # Every word's uses and their roles (uses.pack_table: see table()), made after the index
     # (SymbolIndex.make_tables) so that references reads no file whose record is current;
-    # None: not made.
-    use_table: bytes | None = None
+    # None: not made. A record loaded from the index file, or saved to it, keeps its table
+    # there (uses.Stored).
+    use_table: TableBytes | None = None
 
     def used(self) -> tuple[str, array] | None:
         """The names the text uses, one a line, and two counts per name (see uses.file_uses)."""

@@ -6,8 +6,8 @@ workspace: `$LSP_AGENT_CACHE_DIR`, else `$XDG_CACHE_HOME/lsp-agent`, else
 (a record its stat cannot vouch for has size -1, see index.trusted_stat) and its language's
 grammar version (the grammar wheel's version and the query text) is the one that made it.
 
-The file is the format line, each file's record (a pickle of its fields) one after the
-other, then a table: the paths, where each record lies and its checksum, the grammar
+The file is the format line, each file's record (a pickle of its fields, then its use table's
+bytes) one after the other, then a table: the paths, where each record lies and its checksum, the grammar
 versions and the record's field names. The table's length and its own checksum end the file, so
 a record can be read alone: a one-shot command reads the table and the few records it asks
 for, not the whole file. Every checksum is keyed by a per-user secret (`secret`, a file only
@@ -20,6 +20,11 @@ record table of other fields (FileRecord changed) is another format, rebuilt, ne
 
 Writing is atomic (a temporary file renamed over the old one), so concurrent servers never
 see half a file: the last writer wins (a reader keeps the file it opened).
+
+Use tables stay in the file: a record's pickle holds its table's stamp, length and checksum,
+and a record loaded or saved keeps where its table is (uses.Stored), read and checked when
+references looks in it. The file they are read from is the one opened (TableFile keeps it
+open), not whatever has the index's name since.
 
 A record also keeps its file's ctime and inode when saved: after a restart, a file rewritten
 with its size and mtime kept (`touch -r`, a checkout within the second) has another ctime,
@@ -45,10 +50,12 @@ from ..workspace import blake2b
 from .languages import GRAMMARS, installed_version, query_source
 from .outline import KINDS
 from .records import FileRecord
+from .uses import STAMP_BYTES, Stored, TableBytes
 
 # 3: keyed checksum, ctime and inode; 4: the names used; 5: records read one by one (a table);
-# 6: use tables apart from the names used, read a word at a time
-FORMAT = b"lsp-agent symbol index 6\n"
+# 6: use tables apart from the names used, read a word at a time; 7: use tables after the
+# pickles, read when looked in
+FORMAT = b"lsp-agent symbol index 7\n"
 DIGEST = 32  # the table's checksum
 RECORD_DIGEST = 16  # each record's
 TRAILER = 8 + DIGEST  # the table's length and checksum end the file
@@ -57,6 +64,8 @@ MAX_FILE = 1 << 30  # a larger index file is not read (an index of 1,000,000 fil
 WINDOW = 1 << 22  # bytes of records read at once when all are loaded
 MAX_ROW = 1 << 28  # rows and columns in a range beyond this are no file's (256 MiB texts at most)
 FIELDS = tuple(f.name for f in fields(FileRecord))  # a record's pickle: ctime, inode, flat(record)
+TABLE = 1 + FIELDS.index("use_table")  # where flat(record) has the use table
+MAX_TABLE = 1 << 28  # a longer use table is no file's
 _fields_of = attrgetter(*FIELDS)
 
 
@@ -105,12 +114,17 @@ def grammar_version(language: str) -> str:
     return f"{version}/{query}"
 
 
-def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileRecord]) -> None:
+Saved = dict[Path, tuple[TableBytes | None, Stored]]  # per path, the use table written and where it is now
+
+
+def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileRecord]) -> Saved:
+    """Write the records; per record with a use table, that table and where it now lies in
+    the file written ({} when it could not be written)."""
     target = index_file(folder, roots, encoding)
     key = secret(folder)
     if not key:
         logger(__name__).warning("symbol index not saved: no secret in %s", folder)
-        return
+        return {}
     import tempfile  # here: a one-shot command that only reads the index does not pay its imports
 
     try:
@@ -118,28 +132,41 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out:
-                write_index(out, key, files)
+                source = TableFile(os.open(temporary, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)), key)
+                saved = write_index(out, key, files, source)
             os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)
             raise
     except OSError as exc:
         logger(__name__).warning("symbol index not saved to %s: %s", target, exc)
+        return {}
+    return saved
 
 
-def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord]) -> None:
-    """The records one by one (each its own pickle: Python code between them, where other
-    threads may take the interpreter), then their table."""
+def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord], source: TableFile) -> Saved:  # fmt: skip
+    """The records one by one (each its own pickle and its use table: Python code between
+    them, where other threads may take the interpreter), then their table."""
     out.write(FORMAT)
-    spans, digests, paths = array("Q"), bytearray(), []
+    spans, digests, paths, saved = array("Q"), bytearray(), [], {}
     offset = len(FORMAT)
     for path, record in files.items():
-        blob = pickle.dumps((*identity_of(path), *flat(record)), protocol=pickle.HIGHEST_PROTOCOL)
+        row = flat(record)
+        table = row[TABLE].read() if isinstance(row[TABLE], Stored) else row[TABLE]
+        if table:
+            where = blake2b(table, digest_size=RECORD_DIGEST, key=key).digest()
+            row = (*row[:TABLE], (table[:STAMP_BYTES], len(table), where), *row[TABLE + 1 :])
+        else:
+            row, table = (*row[:TABLE], None, *row[TABLE + 1 :]), b""
+        blob = pickle.dumps((*identity_of(path), *row), protocol=pickle.HIGHEST_PROTOCOL)
         out.write(blob)
+        out.write(table)
         spans.extend((offset, len(blob)))
         digests += blake2b(blob, digest_size=RECORD_DIGEST, key=key).digest()
         paths.append(str(path))
-        offset += len(blob)
+        if table:
+            saved[path] = (record.use_table, Stored(source, offset + len(blob), len(table), table[:STAMP_BYTES]))  # fmt: skip
+        offset += len(blob) + len(table)
     languages = {r.language for r in files.values()}
     table = pickle.dumps(
         {
@@ -154,6 +181,7 @@ def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord
     out.write(table)
     out.write(len(table).to_bytes(8, "little"))
     out.write(blake2b(table, digest_size=DIGEST, key=key).digest())
+    return saved
 
 
 def flat(record: FileRecord) -> tuple:
@@ -170,6 +198,30 @@ def unflat(codes: str, values: list) -> FileRecord:
         raise ValueError("a record of another shape")
     fields: list[Any] = [v if c == " " else array(c, v) for c, v in zip(codes, values, strict=True)]
     return FileRecord(*fields)
+
+
+class TableFile:
+    """An index file, open, that use tables are read from (uses.Stored): the file written or
+    loaded, kept while a record's table lies in it, even once another has its name."""
+
+    def __init__(self, fd: int, key: bytes):
+        self.fd, self.key = fd, key
+
+    def table_at(self, offset: int, length: int) -> bytes | None:
+        try:
+            data = os.pread(self.fd, length, offset)
+        except OSError:
+            return None
+        return data if len(data) == length else None
+
+    def digest(self, data: bytes | memoryview) -> bytes:
+        return blake2b(data, digest_size=RECORD_DIGEST, key=self.key).digest()
+
+    def __del__(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
 
 
 class _PlainValues(pickle.Unpickler):
@@ -263,6 +315,7 @@ class SavedRecords:
         self.grammars, self.paths, self.spans, self.digests = self.parts(plain(table))
         self.rows = {path: i for i, path in enumerate(self.paths)}  # a path's record not taken yet
         self.current: dict[str, bool] = {}  # per language, whether its grammar made the records
+        self.tables: TableFile | None = None  # what the records' use tables are read from, once one has one
         self.fd = fd  # whole: this object closes it
 
     def parts(self, table: object) -> tuple[dict, list[str], array, bytes]:
@@ -296,14 +349,22 @@ class SavedRecords:
         was the peak of every process loading it."""
         records = {}
         window, start = memoryview(b""), 0
+
+        def read(offset: int, length: int) -> memoryview:
+            nonlocal window, start
+            if not start <= offset <= offset + length <= start + len(window):
+                window, start = memoryview(os.pread(self.fd, max(length, WINDOW), offset)), offset
+            return window[offset - start : offset - start + length]
+
         for path, i in self.rows.items():
             offset, length = self.spans[2 * i], self.spans[2 * i + 1]
             if not len(FORMAT) <= offset <= offset + length <= self.end:
                 raise ValueError("a record outside the file's records")
-            if not start <= offset <= offset + length <= start + len(window):
-                window, start = memoryview(os.pread(self.fd, max(length, WINDOW), offset)), offset
-            record = self.record(i, window[offset - start : offset - start + length], strict=True)
+            record = self.record(i, read(offset, length), strict=True)
             if record is not None:
+                table = record.use_table
+                if isinstance(table, Stored) and not table.checked(read(table.offset, table.length)):
+                    raise ValueError("a damaged use table")
                 records[Path(path)] = record
         self.rows = {}
         return records
@@ -315,20 +376,36 @@ class SavedRecords:
         try:
             if digest != self.digests[RECORD_DIGEST * i : RECORD_DIGEST * (i + 1)]:
                 raise ValueError("a record whose checksum is not its")
-            return self.usable(self.paths[i], plain(bytes(blob)))
+            return self.usable(i, plain(bytes(blob)))
         except Exception as exc:  # a valid checksum over a row of another shape
             if strict:
                 raise ValueError(f"a damaged record ({exc})") from None
             return None
 
-    def usable(self, path: str, row: object) -> FileRecord | None:
+    def usable(self, i: int, row: object) -> FileRecord | None:
         if not isinstance(row, tuple) or len(row) < 3 or not isinstance(row[2], str):
             raise ValueError("a record of another shape")
         ctime, inode, codes, *values = row
+        if len(values) == len(FIELDS):
+            values[TABLE - 1] = self.stored(i, values[TABLE - 1])
         record = unflat(codes, values)
-        if not self.is_current(record.language) or identity_of(path) != (ctime, inode):
+        if not self.is_current(record.language) or identity_of(self.paths[i]) != (ctime, inode):
             return None  # another grammar, or the file changed in a way its size and mtime hide
         return record if _whole(record) else None
+
+    def stored(self, i: int, saved: object) -> Stored | None:
+        """Where record i's use table lies: after its pickle, as long as the pickle says."""
+        if saved is None:
+            return None
+        if not (isinstance(saved, tuple) and len(saved) == 3 and isinstance(saved[0], bytes) and isinstance(saved[1], int) and isinstance(saved[2], bytes)):  # fmt: skip
+            raise ValueError("a use table of another shape")
+        stamp, length, digest = saved
+        start = self.spans[2 * i] + self.spans[2 * i + 1]
+        if not (len(stamp) == STAMP_BYTES and 0 < length <= MAX_TABLE and start + length <= self.end):
+            raise ValueError("a use table outside the file's records")
+        if self.tables is None:
+            self.tables = TableFile(os.dup(self.fd), self.key)
+        return Stored(self.tables, start, length, stamp, digest)
 
     def is_current(self, language: str) -> bool:
         """Whether the language's grammar made the saved records as it would make them now
@@ -363,7 +440,7 @@ def _whole(record: FileRecord) -> bool:
         and record.containers.count("\n") + 1 == max(n, 1)
         and (not n or (not record.kinds.translate(None, KIND_CODES) and at_most_max_row(record.ranges)))
         and isinstance(record.uses, bytes)
-        and (record.use_table is None or isinstance(record.use_table, bytes))
+        and (record.use_table is None or isinstance(record.use_table, Stored))
         and isinstance(record.generated, bool)
         and isinstance(record.heads, array)
         and record.heads.typecode == "i"

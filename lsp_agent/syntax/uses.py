@@ -15,6 +15,7 @@ import struct
 import zlib
 from array import array
 from collections import Counter
+from typing import Any
 
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 MEMBER = re.compile(r"(?:\.|->)\s*([A-Za-z_$][\w$]*)")
@@ -188,8 +189,46 @@ def narrowest(values: array) -> str:
     return "H" if not values or max(values) < 1 << 16 else "I"
 
 
-def has_table(packed: bytes | None, stamp: bytes) -> bool:
+class Stored:
+    """A use table left in the index file it was saved to (store.TableFile), read each time
+    it is looked in, so that a process holding an index does not hold its tables too: a
+    monorepo's are 54 MiB, which overview's worker needs not. Its checksum is checked once,
+    when the whole index is loaded or else at its first read (`digest` None: checked). As a
+    record's field it pickles (to another process) as the table's bytes."""
+
+    __slots__ = ("digest", "length", "offset", "source", "stamp")
+
+    def __init__(self, source: Any, offset: int, length: int, stamp: bytes, digest: bytes | None = None):  # fmt: skip
+        self.source, self.offset, self.length, self.stamp, self.digest = source, offset, length, stamp, digest
+
+    def read(self) -> bytes | None:
+        """The table's bytes; None when they cannot be read or are not the ones saved."""
+        data = self.source.table_at(self.offset, self.length)
+        return data if data is not None and self.checked(data) else None
+
+    def checked(self, data: bytes | memoryview) -> bool:
+        """Whether `data` are the table's bytes as saved (their checksum, while not checked yet)."""
+        if self.digest is not None:
+            if self.source.digest(data) != self.digest:
+                return False
+            self.digest = None
+        return True
+
+    def __reduce__(self) -> tuple:
+        return bytes, (self.read() or b"",)
+
+    def __eq__(self, other: object) -> bool:
+        theirs = other.read() if isinstance(other, Stored) else other
+        return self.read() == theirs
+
+
+TableBytes = bytes | Stored  # a record's use table: its bytes in memory, or where they are saved
+
+
+def has_table(packed: TableBytes | None, stamp: bytes) -> bool:
     """Whether a record's `use_table` is one made as `stamp` says tables are made now."""
+    if isinstance(packed, Stored):
+        return packed.stamp == stamp
     return packed is not None and packed[:STAMP_BYTES] == stamp
 
 
@@ -236,11 +275,13 @@ class UseTable:
         self._found: tuple[str, tuple[array, bytes, array] | None] | None = None  # the last word's
 
     @classmethod
-    def of(cls, packed: bytes | None, stamp: bytes) -> UseTable | None:
+    def of(cls, packed: TableBytes | None, stamp: bytes) -> UseTable | None:
         """The table of a record's `use_table`; None when it has none or one made otherwise
         than `stamp` says (another references query, an older table): never read as this
         version's, nor when damaged."""
         if not has_table(packed, stamp):
+            return None
+        if isinstance(packed, Stored) and ((packed := packed.read()) is None or packed[:STAMP_BYTES] != stamp):  # fmt: skip
             return None
         try:
             return cls(packed)  # type: ignore[arg-type]
