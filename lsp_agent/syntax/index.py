@@ -50,7 +50,6 @@ from .outline import (
 )
 from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 from .records import Entry, FileRecord, Range
-from .references import header_and_doc, table_stamp, use_table
 from .uses import file_uses, generated, has_table, pack, pack_table
 
 if TYPE_CHECKING:
@@ -164,6 +163,8 @@ def make_record(text: Text, language: str, rows: Iterable[Row], encoding: str, s
     """The record of `text` (the file `file_name`, `parsed` its tree): its definitions,
     where their headers end and their doc lines, and the names it uses; with `table`, its
     use table too."""
+    from .references import header_and_doc, table_stamp, use_table  # a one-shot reading records needs not
+
     names, containers, kinds, ranges, heads = [], [], bytearray(), array("I"), array("i")
     docs: list[str] = []
     defined: dict[str, set] = {}  # where each name's definitions start, as tree-sitter points
@@ -471,6 +472,8 @@ class SymbolIndex:
         worker processes when there are many: each file read and parsed again, its record
         given the table where it is still the same text; then saved. A build started
         meanwhile stops it. Returns how many were made."""
+        from .references import table_stamp
+
         with self._lock:  # each record looked in outside the lock: 26,000 take seconds
             build = self._builds
             records = list(self.files.items())
@@ -512,6 +515,8 @@ class SymbolIndex:
         """Give the record of `path` the use table of `record`, made from the same text;
         whether it holds one (a language without a lexicon makes none: not counted, or every
         start would save the index again for it)."""
+        from .references import table_stamp
+
         with self._lock:
             kept = self.files.get(path)
             if record is None or kept is None or build != self._builds or record.size < 0:

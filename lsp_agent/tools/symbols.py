@@ -21,7 +21,6 @@ from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher,
 from ..syntax.files import files_containing, globbed, source_files
 from ..syntax.index import Entry, named, walk_order
 from ..syntax.outline import TYPE_KINDS, last_segment
-from ..syntax.references import signature
 from ..workspace import Text, Workspace
 from .registry import BUDGET, MAX_CHARS, Context, one_small_file, tool
 
@@ -136,6 +135,8 @@ Signer = Callable[[Symbol], list[str]]
 
 def signer(path: Path, text: Text) -> Signer:
     """A symbol's signature as one line (its header lines joined), then its doc line."""
+
+    from ..syntax.references import signature  # a one-shot find_symbol shows none: not imported
 
     def sign(symbol: Symbol) -> list[str]:
         found = signature(path, text, symbol)
@@ -614,6 +615,7 @@ def subclasses(ctx: Context, base: str, paths: list[str] | None) -> list[Found]:
     """Types inheriting from `base` (its last name), directly or through each other: ripgrep
     finds the files naming a base, their outlines and headers say which types inherit."""
     from ..search import Query, run_search, targets_of
+    from ..syntax.references import signature
 
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)

@@ -81,6 +81,18 @@ def test_a_one_shot_imports_only_its_own_tool(tmp_path, index_cache, argv, tool_
     assert tools <= {"registry", tool_module, "chain"}  # chain: search's shortening chain
 
 
+@pytest.mark.parametrize("argv", [["search", "run"], ["find-symbol", "run"]])
+def test_a_one_shot_answered_from_saved_records_imports_no_classifier(tmp_path, index_cache, argv):
+    """Records a server saved answer a search's enclosing symbols and find-symbol's
+    definitions: the uses' classification and its receivers (3 ms of a one-shot's 80) are
+    imported only where a record is made or a signature shown."""
+    written_long_ago(tmp_path / "a.py", "class A:\n    def run(self):\n        return 1\n")
+    SymbolIndex(Workspace([tmp_path]), cache=index_cache).build()
+    ran = one_shot(tmp_path, index_cache, *argv)
+    assert ran["code"] == 0 and ("2 A:" in ran["text"] or "A/run" in ran["text"])  # the symbol named
+    assert not {"lsp_agent.syntax.references", "lsp_agent.syntax.receivers"} & set(ran["modules"])
+
+
 def test_the_answer_is_the_one_with_every_tool_imported(tmp_path, index_cache):
     written_long_ago(tmp_path / "a.py", "class A:\n    def run(self):\n        return 1\n")
     SymbolIndex(Workspace([tmp_path]), cache=index_cache).build()
