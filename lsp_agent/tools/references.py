@@ -218,20 +218,45 @@ class Hit:
         return self.file.language
 
 
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """A file of no grammar using the name, not read yet: its uses are read only where an
+    answer keeps them (a name defined nowhere); elsewhere they are left out, counted as
+    ripgrep counted them."""
+
+    path: Path
+    count: int  # ripgrep's matches of the name as a whole word
+    language = None
+
+    def read(self, ctx: Context, name: str, receivers: bool) -> list[Hit]:
+        uses = file_uses(ctx, self.path, name, receivers)
+        return (
+            []
+            if uses is None
+            else [Hit(ctx.workspace.display(self.path), uses, use, nth) for use, nth in uses.uses]
+        )
+
+
+def unread(ws: Workspace, path: Path) -> bool:
+    """Whether a file's uses can wait (see Unread): it has no grammar and no open buffer."""
+    return language_for(path) is None and ws.open_text(path) is None
+
+
 def gather(
     ctx: Context, name: str, paths: list[str] | None, receivers: bool = True, within: str | None = None
-) -> list[Hit]:
+) -> list[Hit | Unread]:
     """Every whole-word use of `name` (in the files of the language family `within`, when
-    given): ripgrep finds the files, a file's use table in the index (when current) or one
-    scan of its text the lines, classify says what each use is (from that table, receivers
-    and all: nothing parsed). A file's uses are found while rg still walks the others, when
-    it pauses (see Collector.idle_work); the files rg then reported whole are kept."""
+    given), but those of files of no grammar, which stay Unread: ripgrep finds the files, a
+    file's use table in the index (when current) or one scan of its text the lines, classify
+    says what each use is (from that table, receivers and all: nothing parsed). A file's uses
+    are found while rg still walks the others, when it pauses (see Collector.idle_work); the
+    files rg then reported whole are kept."""
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     found: dict[Path, FileUses | None] = {}
 
     def ahead(path: Path, _kept: bool) -> None:
-        if path not in found:
+        if path not in found and not unread(ws, path):
             found[path] = file_uses(ctx, path, name, receivers)
 
     # ripgrep only names the files (its lines are not decoded): the text says where the
@@ -246,13 +271,21 @@ def gather(
         progress=lambda message: ctx.progress(message),
         prefetch=ahead,
     )
-    hits = []
+    hits: list[Hit | Unread] = []
     for file in outcome.files:
         ctx.check_cancelled()
+        if file.path not in found and unread(ws, file.path):
+            hits.append(Unread(file.path, file.hits))
+            continue
         uses = found[file.path] if file.path in found else file_uses(ctx, file.path, name, receivers)
         if uses is not None:
             hits += [Hit(file.shown, uses, use, nth) for use, nth in uses.uses]
     return hits
+
+
+def read_all(ctx: Context, hits: list[Hit | Unread], name: str, receivers: bool) -> list[Hit | Unread]:
+    """The hits with each Unread file's uses read, in their place (no Unread is left)."""
+    return [h for hit in hits for h in (hit.read(ctx, name, receivers) if isinstance(hit, Unread) else [hit])]
 
 
 class FileUses:
@@ -413,21 +446,24 @@ def collect(
     # implementation of the same interface member as one symbol (tsserver; pyright does not)
     strict = family(target.language) not in LINKED_OVERRIDES  # by name path: no language, strict
     ws = ctx.workspace
-    definitions = [h for h in hits if h.use.role == "definition"]
+    definitions = [h for h in hits if isinstance(h, Hit) and h.use.role == "definition"]
     defined = {id(h): defined_as(h, ws, name) for h in definitions}
     definers = frozenset(d.rsplit("/", 2)[-2] for d in defined.values() if "/" in d)
     owner = owner or owner_of(target.receiver, definers)
     owned = name_path_matcher(f"{owner}/{name}") if owner else None
     wanted = [h for h in definitions if owned is None or owned(defined[id(h)])]
     languages = {family(target.language)} if target.language else {family(h.language) for h in wanted}
+    if not languages:  # defined nowhere: every use is kept, those of files of no grammar too
+        hits = read_all(ctx, hits, name, receivers)
     owner_class = re.split(r"[/.]", owner)[-1] if owner else None
     out = Collected([], owner=owner_class, function=target.function)
     ranked = []
     for hit in hits:
-        use = hit.use
         if languages and family(hit.language) not in languages:
-            out.elsewhere[hit.language or "no grammar"] += 1
+            out.elsewhere[hit.language or "no grammar"] += hit.count if isinstance(hit, Unread) else 1
             continue
+        assert isinstance(hit, Hit)  # an Unread file's language is none: left out above, or read
+        use = hit.use
         rank = 1
         if use.role == "definition":
             outside = owned is not None and not owned(defined[id(hit)])
@@ -467,7 +503,7 @@ def constructor_calls(ctx: Context, cls: str, paths: list[str] | None, within: s
     is known by its name, as receivers are: any class of that name is taken for it."""
     refs, heirs = [], dict[Path, tuple[str, FileUses, list[int]]]()
     for hit in gather(ctx, cls, paths, False, within):
-        if family(hit.language) != "javascript":
+        if not isinstance(hit, Hit) or family(hit.language) != "javascript":
             continue
         if hit.use.role == "call" and not hit.use.qualified:  # `new cls(…)`: a class is called through new
             refs.append(Reference(hit.shown, hit.use.line, hit.use.column, "call", None, "", "receiver", origin=Origin(hit.file, hit.nth)))  # fmt: skip

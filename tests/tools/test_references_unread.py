@@ -240,3 +240,42 @@ def test_any_page_of_any_budget_is_the_read_ones(both, name, budget, limit, offs
             return {"refused": str(error)}
 
     assert answer(unread) == answer(read)
+
+
+def test_files_of_no_grammar_are_left_out_unread(tmp_path, settled, monkeypatch):
+    """Beside a name's definitions, the uses in files of no grammar are left out: counted as
+    ripgrep counts the name as a whole word (what search finds: `$total` counts there), and
+    not read. A name defined nowhere keeps them, read (where `$` counts as a letter)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "cart.py").write_text("def total(items):\n    return sum(items)\n\n\nprint(total([1]))\n")
+    (root / "NOTES.md").write_text(
+        "total and items\nThe `total` sums items; total, total.\n$total is not total$ nor total_x\n"
+    )
+    aged(root)
+    context = indexed_small(root, tmp_path / "cache")
+    read: list[Path] = []
+    for method in ("text", "data"):
+        original = getattr(Workspace, method)
+
+        def counting(self, path, _original=original):
+            read.append(path)
+            return _original(self, path)
+
+        monkeypatch.setattr(Workspace, method, counting)
+    answer = run(context, "references", {"name": "total"})
+    assert (
+        "left out: 6 uses in files of other languages than the definitions' (no grammar 6)" in answer["text"]
+    )
+    assert answer["total"] == 2 and root / "NOTES.md" not in read
+    defined_nowhere = run(context, "references", {"name": "items"})
+    assert [(r["path"], r["line"]) for r in defined_nowhere["references"] if r["path"] == "NOTES.md"] == [("NOTES.md", 1), ("NOTES.md", 2)]  # fmt: skip
+    assert root / "NOTES.md" in read
+
+
+def indexed_small(root: Path, cache: Path) -> Context:
+    ws = Workspace([root])
+    index = SymbolIndex(ws, cache=cache)
+    index.build()
+    index.make_tables()
+    return Context(ws, Settings(precision="syntax"), index=index)
