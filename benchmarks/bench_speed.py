@@ -223,19 +223,26 @@ async def server_figures(root: Path, cache: str) -> dict:
 async def cli_part(root: Path, cache: str) -> dict:
     """The CLI one-shots alone: asking a server that built and saved the index (and made its
     use tables: the server at rest, as an agent finds it between calls), then with none; each
-    install of cli_installs beside rg."""
+    install of cli_installs beside rg. With BENCH_SPEED_BEFORE, that commit's one-shots read
+    an index its own server saved (another version's index is another format: they would
+    parse instead)."""
     with tempfile.TemporaryDirectory() as folder:
         installs = cli_installs(Path(folder))
-        client = await Client.start(root, cache)
-        await asyncio.wait_for(client.indexed.wait(), 1800)
-        await asyncio.wait_for(client.tabled.wait(), 3600)
+        caches = dict.fromkeys(installs, cache)
+        if before := os.environ.get("BENCH_SPEED_BEFORE"):
+            caches[before] = f"{folder}/before-cache"
+            (Path(folder) / "before-source").mkdir()
+            await (
+                await settled(root, caches[before], source_tree(before, Path(folder) / "before-source"))
+            ).stop()
+        client = await settled(root, cache)
         figures = {"load before (asking the server)": load()}
         figures |= await asyncio.get_running_loop().run_in_executor(
-            None, cli_figures, root, cache, "asking the server", installs
+            None, cli_figures, root, caches, "asking the server", installs
         )
         await client.stop()
         figures["load before (alone)"] = load()
-        return figures | cli_figures(root, cache, "alone", installs)
+        return figures | cli_figures(root, caches, "alone", installs)
 
 
 async def typing_under_load(client: Client, root: Path, **load: Any) -> str:
@@ -365,19 +372,19 @@ def cli_installs(folder: Path) -> dict[str, list[str]]:
 
 
 def cli_figures(
-    root: Path, cache: str, how: str = "alone", installs: dict[str, list[str]] | None = None
+    root: Path, cache: str | dict[str, str], how: str = "alone", installs: dict[str, list[str]] | None = None
 ) -> dict:
-    """One-shot commands with the index the server saved, against ripgrep: `alone`, or
-    asking the server running for the same roots; each install's command and rg in turn
-    (medians of each, and of each one's ratio to the rg run beside it), and their CPU time
-    (user and system, of the process and its children: what a busy machine makes slower)."""
+    """One-shot commands with the index the server saved (`cache`, or per install), against
+    ripgrep: `alone`, or asking the server running for the same roots; each install's command
+    and rg in turn (medians of each, and of each one's ratio to the rg run beside it), and
+    their CPU time (user and system, of the process and its children: what a busy machine
+    makes slower)."""
     rg = find_rg()
     assert rg is not None
     installs = installs or {"this tree": CLI}
-    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache} | (
-        {"LSP_AGENT_NO_SERVER": "1"} if how == "alone" else {}
-    )
-    env.pop("PYTHONPATH", None)
+    caches = cache if isinstance(cache, dict) else dict.fromkeys(installs, cache)
+    envs = {label: environment(caches[label], how) for label in installs}
+    env = envs[next(iter(installs))]
     figures = {}
     if how == "alone":
         pythons = {label: str(Path(command[0]).with_name("python")) if command is not CLI else sys.executable for label, command in installs.items()}  # fmt: skip
@@ -390,10 +397,19 @@ def cli_figures(
         ("search", ["search", "self\\.assert"], [rg, "-n", "self\\.assert", "."]),
         ("find-symbol", ["find-symbol", NAME], [rg, "-nw", NAME, "."]),
     ]:
-        runs = [lambda command=command, argv=argv: wall_and_cpu([*command, *argv], root, env) for command in installs.values()]  # fmt: skip
+        runs = [lambda command=command, argv=argv, label=label: wall_and_cpu([*command, *argv], root, envs[label]) for label, command in installs.items()]  # fmt: skip
         for label, found in zip(installs, side_by_side(runs, lambda theirs=theirs: wall_and_cpu(theirs, root)), strict=True):  # fmt: skip
             figures[f"CLI {name} {argv[-1]!r} ({how}; {label}) / {' '.join(theirs[1:3])}, ms"] = found
     return figures
+
+
+def environment(cache: str, how: str) -> dict[str, str]:
+    """A one-shot's environment: the index in `cache`; `alone`: no server asked."""
+    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache} | (
+        {"LSP_AGENT_NO_SERVER": "1"} if how == "alone" else {}
+    )
+    env.pop("PYTHONPATH", None)
+    return env
 
 
 def wall_and_cpu(command: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float]:
