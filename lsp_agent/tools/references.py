@@ -459,10 +459,12 @@ def collect(
     out = Collected([], owner=owner_class, function=target.function)
     ranked = []
     for hit in hits:
-        if languages and family(hit.language) not in languages:
-            out.elsewhere[hit.language or "no grammar"] += hit.count if isinstance(hit, Unread) else 1
+        if isinstance(hit, Unread):  # beside definitions (defined nowhere, it was read above)
+            out.elsewhere["no grammar"] += hit.count
             continue
-        assert isinstance(hit, Hit)  # an Unread file's language is none: left out above, or read
+        if languages and family(hit.language) not in languages:
+            out.elsewhere[hit.language or "no grammar"] += 1
+            continue
         use = hit.use
         rank = 1
         if use.role == "definition":
