@@ -665,7 +665,7 @@ class SymbolIndex:
 
         saved = store.save(self.cache, self.workspace.roots, self.encoding, files)
         with self._lock:  # the tables written are read from the file from now on: not held twice
-            for path, (table, stored) in saved.items():
+            for path, (table, stored) in saved.items():  # (one that could not be read: None)
                 if (record := self.files.get(path)) is not None and record.use_table is table:
                     record.use_table = stored
 

@@ -24,7 +24,7 @@ see half a file: the last writer wins (a reader keeps the file it opened).
 Use tables stay in the file: a record's pickle holds its table's stamp, length and checksum,
 and a record loaded or saved keeps where its table is (uses.Stored), read and checked when
 references looks in it. The file they are read from is the one opened (TableFile keeps it
-open), not whatever has the index's name since.
+open), not whatever has the index's name since; one changed in place since is not read.
 
 A record also keeps its file's ctime and inode when saved: after a restart, a file rewritten
 with its size and mtime kept (`touch -r`, a checkout within the second) has another ctime,
@@ -114,7 +114,8 @@ def grammar_version(language: str) -> str:
     return f"{version}/{query}"
 
 
-Saved = dict[Path, tuple[TableBytes | None, Stored]]  # per path, the use table written and where it is now
+# Per path, the record's use table when written and where it is now (None: it could not be read)
+Saved = dict[Path, tuple[TableBytes | None, Stored | None]]
 
 
 def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileRecord]) -> Saved:
@@ -135,6 +136,7 @@ def save(folder: Path, roots: list[Path], encoding: str, files: dict[Path, FileR
                 source = TableFile(os.open(temporary, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)), key)
                 saved = write_index(out, key, files, source)
             os.replace(temporary, target)
+            source.settle()
         except BaseException:
             os.unlink(temporary)
             raise
@@ -148,11 +150,13 @@ def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord
     """The records one by one (each its own pickle and its use table: Python code between
     them, where other threads may take the interpreter), then their table."""
     out.write(FORMAT)
-    spans, digests, paths, saved = array("Q"), bytearray(), [], {}
+    spans, digests, paths = array("Q"), bytearray(), []
+    saved: Saved = {}
     offset = len(FORMAT)
     for path, record in files.items():
         row = flat(record)
-        table = row[TABLE].read() if isinstance(row[TABLE], Stored) else row[TABLE]
+        written = row[TABLE]  # read once: make_tables may give the record another meanwhile
+        table = written.read() if isinstance(written, Stored) else written
         if table:
             where = blake2b(table, digest_size=RECORD_DIGEST, key=key).digest()
             row = (*row[:TABLE], (table[:STAMP_BYTES], len(table), where), *row[TABLE + 1 :])
@@ -165,7 +169,9 @@ def write_index(out: io.BufferedWriter, key: bytes, files: dict[Path, FileRecord
         digests += blake2b(blob, digest_size=RECORD_DIGEST, key=key).digest()
         paths.append(str(path))
         if table:
-            saved[path] = (record.use_table, Stored(source, offset + len(blob), len(table), table[:STAMP_BYTES]))  # fmt: skip
+            saved[path] = (written, Stored(source, offset + len(blob), len(table), table[:STAMP_BYTES]))
+        elif written is not None:  # a table that could not be read: made again by make_tables
+            saved[path] = (written, None)
         offset += len(blob) + len(table)
     languages = {r.language for r in files.values()}
     table = pickle.dumps(
@@ -202,12 +208,28 @@ def unflat(codes: str, values: list) -> FileRecord:
 
 class TableFile:
     """An index file, open, that use tables are read from (uses.Stored): the file written or
-    loaded, kept while a record's table lies in it, even once another has its name."""
+    loaded, kept while a record's table lies in it, even once another has its name. Its
+    tables were checked once; a file changed since (rewritten in place: its stat differs) is
+    not read."""
 
     def __init__(self, fd: int, key: bytes):
         self.fd, self.key = fd, key
+        self.stat: tuple | None = None  # the file's, once whole (settle)
+
+    def settle(self) -> None:
+        """The file is whole: its stat from now on vouches that it is unchanged."""
+        self.stat = self.identity()
+
+    def identity(self) -> tuple | None:
+        try:
+            info = os.fstat(self.fd)
+        except OSError:
+            return None
+        return info.st_ino, info.st_size, info.st_mtime_ns  # not ctime: another save unlinks it
 
     def table_at(self, offset: int, length: int) -> bytes | None:
+        if self.stat is None or self.identity() != self.stat:
+            return None
         try:
             data = os.pread(self.fd, length, offset)
         except OSError:
@@ -405,6 +427,7 @@ class SavedRecords:
             raise ValueError("a use table outside the file's records")
         if self.tables is None:
             self.tables = TableFile(os.dup(self.fd), self.key)
+            self.tables.settle()
         return Stored(self.tables, start, length, stamp, digest)
 
     def is_current(self, language: str) -> bool:

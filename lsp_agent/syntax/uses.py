@@ -208,8 +208,9 @@ class Stored:
 
     def checked(self, data: bytes | memoryview) -> bool:
         """Whether `data` are the table's bytes as saved (their checksum, while not checked yet)."""
-        if self.digest is not None:
-            if self.source.digest(data) != self.digest:
+        digest = self.digest  # once: another thread may check it at the same time
+        if digest is not None:
+            if self.source.digest(data) != digest:
                 return False
             self.digest = None
         return True
@@ -218,8 +219,8 @@ class Stored:
         return bytes, (self.read() or b"",)
 
     def __eq__(self, other: object) -> bool:
-        theirs = other.read() if isinstance(other, Stored) else other
-        return self.read() == theirs
+        mine, theirs = self.read(), other.read() if isinstance(other, Stored) else other
+        return mine is not None and mine == theirs
 
 
 TableBytes = bytes | Stored  # a record's use table: its bytes in memory, or where they are saved

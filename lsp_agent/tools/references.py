@@ -212,6 +212,7 @@ class Hit:
     file: FileUses
     use: Use
     nth: int  # FileUses.uses'
+    count = 1  # uses it stands for
 
     @property
     def language(self) -> str | None:
@@ -237,9 +238,13 @@ class Unread:
         )
 
 
-def unread(ws: Workspace, path: Path) -> bool:
-    """Whether a file's uses can wait (see Unread): it has no grammar and no open buffer."""
-    return language_for(path) is None and ws.open_text(path) is None
+def unread(ws: Workspace, path: Path, name: str) -> bool:
+    """Whether a file's uses can wait (see Unread): it has no grammar and no open buffer, and
+    the name is a word (ripgrep counts whole words as the scan of a text does, but for a `$`
+    beside one; a name such as `$scope` it finds inside `$scopeProvider` too)."""
+    return (
+        language_for(path) is None and ws.open_text(path) is None and re.fullmatch(r"\w+", name) is not None
+    )
 
 
 def gather(
@@ -256,7 +261,7 @@ def gather(
     found: dict[Path, FileUses | None] = {}
 
     def ahead(path: Path, _kept: bool) -> None:
-        if path not in found and not unread(ws, path):
+        if path not in found and not unread(ws, path, name):
             found[path] = file_uses(ctx, path, name, receivers)
 
     # ripgrep only names the files (its lines are not decoded): the text says where the
@@ -274,7 +279,7 @@ def gather(
     hits: list[Hit | Unread] = []
     for file in outcome.files:
         ctx.check_cancelled()
-        if file.path not in found and unread(ws, file.path):
+        if file.path not in found and unread(ws, file.path, name):
             hits.append(Unread(file.path, file.hits))
             continue
         uses = found[file.path] if file.path in found else file_uses(ctx, file.path, name, receivers)
@@ -285,7 +290,14 @@ def gather(
 
 def read_all(ctx: Context, hits: list[Hit | Unread], name: str, receivers: bool) -> list[Hit | Unread]:
     """The hits with each Unread file's uses read, in their place (no Unread is left)."""
-    return [h for hit in hits for h in (hit.read(ctx, name, receivers) if isinstance(hit, Unread) else [hit])]
+    read: list[Hit | Unread] = []
+    for hit in hits:
+        if isinstance(hit, Unread):
+            ctx.check_cancelled()
+            read += hit.read(ctx, name, receivers)
+        else:
+            read.append(hit)
+    return read
 
 
 class FileUses:
@@ -445,9 +457,8 @@ def collect(
     # was inferred in a language whose type server counts an override or another
     # implementation of the same interface member as one symbol (tsserver; pyright does not)
     strict = family(target.language) not in LINKED_OVERRIDES  # by name path: no language, strict
-    ws = ctx.workspace
     definitions = [h for h in hits if isinstance(h, Hit) and h.use.role == "definition"]
-    defined = {id(h): defined_as(h, ws, name) for h in definitions}
+    defined = {id(h): defined_as(h, ctx.workspace, name) for h in definitions}
     definers = frozenset(d.rsplit("/", 2)[-2] for d in defined.values() if "/" in d)
     owner = owner or owner_of(target.receiver, definers)
     owned = name_path_matcher(f"{owner}/{name}") if owner else None
@@ -459,11 +470,8 @@ def collect(
     out = Collected([], owner=owner_class, function=target.function)
     ranked = []
     for hit in hits:
-        if isinstance(hit, Unread):  # beside definitions (defined nowhere, it was read above)
-            out.elsewhere["no grammar"] += hit.count
-            continue
-        if languages and family(hit.language) not in languages:
-            out.elsewhere[hit.language or "no grammar"] += 1
+        if isinstance(hit, Unread) or (languages and family(hit.language) not in languages):
+            out.elsewhere[hit.language or "no grammar"] += hit.count  # Unread: beside definitions
             continue
         use = hit.use
         rank = 1

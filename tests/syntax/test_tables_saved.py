@@ -93,6 +93,41 @@ def test_a_damaged_use_table_is_never_read(tmp_path, index_cache):
     assert alone.take(root / "a.py").table(table_stamp("python")) is not None
 
 
+def test_an_index_file_changed_in_place_is_not_read_and_its_tables_are_made_again(tmp_path, index_cache):
+    """Tables are checked once, when loaded or written: a file rewritten in place since (its
+    mtime moves) is read no more, and saving again leaves those records without a table, so
+    make_tables makes them again (none is kept pointing at the old file)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    made = tabled(root, index_cache)
+    saved = store.index_file(index_cache, made.workspace.roots, made.encoding)
+    warm = SymbolIndex(Workspace([root]), cache=index_cache)
+    warm.build()
+    stamp = table_stamp("python")
+    assert warm.files[root / "a.py"].table(stamp) is not None
+    saved.write_bytes(saved.read_bytes())  # the same bytes, written in place
+    later = saved.stat().st_mtime_ns + 5_000_000_000  # as a later write moves it
+    os.utime(saved, ns=(later, later))
+    assert made.files[root / "a.py"].table(stamp) is None and warm.files[root / "a.py"].table(stamp) is None
+    warm.save()
+    assert all(r.use_table is None for r in warm.files.values())
+    assert warm.make_tables() == 2
+    assert warm.files[root / "b.py"].table(stamp).find("fill") is not None
+
+
+def test_saving_again_and_again_keeps_no_old_file_open(tmp_path, index_cache):
+    """Each save points the records at the file it wrote; the one before is closed once no
+    record's table lies in it."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    index = tabled(root, index_cache)
+    index.save()
+    open_before = len(os.listdir("/proc/self/fd"))
+    for _ in range(10):
+        index.save()
+    assert len(os.listdir("/proc/self/fd")) <= open_before
+
+
 def test_a_record_sent_to_another_process_carries_its_tables_bytes(tmp_path, index_cache):
     root = tmp_path / "ws"
     root.mkdir()

@@ -279,3 +279,15 @@ def indexed_small(root: Path, cache: Path) -> Context:
     index.build()
     index.make_tables()
     return Context(ws, Settings(precision="syntax"), index=index)
+
+
+def test_a_name_that_is_no_word_has_its_text_files_read(tmp_path, settled):
+    """ripgrep cannot find `$total` as a whole word (it finds it in `$totalX` too): such a
+    name's files of no grammar are read, and counted as the scan of a text counts them."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "app.js").write_text("function $total(items) { return items.length; }\n$total([1]);\n")
+    (root / "NOTES.md").write_text("$total and $totalX\n")
+    aged(root)
+    answer = run(indexed_small(root, tmp_path / "cache"), "references", {"name": "$total"})
+    assert "(no grammar 1)" in answer["text"], answer["text"]
