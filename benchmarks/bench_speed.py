@@ -232,9 +232,12 @@ async def cli_part(root: Path, cache: str) -> dict:
         if before := os.environ.get("BENCH_SPEED_BEFORE"):
             caches[before] = f"{folder}/before-cache"
             (Path(folder) / "before-source").mkdir()
-            await (
-                await settled(root, caches[before], source_tree(before, Path(folder) / "before-source"))
-            ).stop()
+            code = source_tree(before, Path(folder) / "before-source")
+            client = await Client.start(root, caches[before], code)
+            await asyncio.wait_for(client.indexed.wait(), 1800)
+            with contextlib.suppress(asyncio.TimeoutError):  # a commit before use tables makes none
+                await asyncio.wait_for(client.tabled.wait(), TABLES_WAIT)
+            await client.stop()
         client = await settled(root, cache)
         figures = {"load before (asking the server)": load()}
         figures |= await asyncio.get_running_loop().run_in_executor(
