@@ -90,6 +90,20 @@ def test_the_answer_is_the_one_reading_every_file_gives(corpus, tmp_path, settle
     assert any(a.get("stage") == "one line per use" for a in unread)
 
 
+def files_read(monkeypatch) -> list[Path]:
+    """The paths the workspace reads from now on (its text or bytes), in order."""
+    read: list[Path] = []
+    for method in ("text", "data"):
+        original = getattr(Workspace, method)
+
+        def counting(self, path, _original=original):
+            read.append(path)
+            return _original(self, path)
+
+        monkeypatch.setattr(Workspace, method, counting)
+    return read
+
+
 def test_only_the_pages_files_are_read(tmp_path, settled, monkeypatch):
     """A name used in 400 files: its first page of 5 reads the files of that page and of the
     next one's size, not 400; every use is still counted."""
@@ -102,15 +116,7 @@ def test_only_the_pages_files_are_read(tmp_path, settled, monkeypatch):
         )
     aged(root)
     context = indexed(root, tmp_path / "cache")
-    read: list[Path] = []
-    for method in ("text", "data"):
-        original = getattr(Workspace, method)
-
-        def counting(self, path, _original=original):
-            read.append(path)
-            return _original(self, path)
-
-        monkeypatch.setattr(Workspace, method, counting)
+    read = files_read(monkeypatch)
     answer = run(context, "references", {"name": "run", "limit": 5, "max_chars": 2000})
     assert answer["total"] == 801 and answer["files"] == 401
     assert [r["symbol"] for r in answer["references"]] == ["run", None, "job0", None, "job1"]
@@ -254,15 +260,7 @@ def test_files_of_no_grammar_are_left_out_unread(tmp_path, settled, monkeypatch)
     )
     aged(root)
     context = indexed_small(root, tmp_path / "cache")
-    read: list[Path] = []
-    for method in ("text", "data"):
-        original = getattr(Workspace, method)
-
-        def counting(self, path, _original=original):
-            read.append(path)
-            return _original(self, path)
-
-        monkeypatch.setattr(Workspace, method, counting)
+    read = files_read(monkeypatch)
     answer = run(context, "references", {"name": "total"})
     assert (
         "left out: 6 uses in files of other languages than the definitions' (no grammar 6)" in answer["text"]
