@@ -127,6 +127,11 @@ class Collector:
             entry.matches.extend(make())
         self.deferred = []
 
+    def records(self, path: Path) -> int:
+        """How many of a file's match records were added so far."""
+        entry = self.files.get(path)
+        return 0 if entry is None else entry.count
+
     def counted(self, path: Path, lines: int, hits: int, *, from_editor: bool = False) -> None:
         """A file's totals, as ripgrep counts them (matched lines, matches)."""
         entry = self.files.get(path)

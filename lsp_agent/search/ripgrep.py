@@ -259,20 +259,21 @@ class Lines:
         start, self.at = self.at, end + 1
         return self.data[start : self.at]
 
-    def skip_matches(self) -> int:
+    def skip_matches(self, counting: bool = True) -> int:
         """Skip to the next record that is not a match (a JSON string holds no line break nor
-        an unescaped quote, so a line that starts so is one); the number of lines skipped.
+        an unescaped quote, so a line that starts so is one); the number of lines skipped
+        (not `counting`: no fewer than 0, for a caller that has it from the file's end record).
         A partial line at the end of what was read is kept for the next read."""
         skipped = 0
         while (found := self.next_record()) < 0:
             whole = self.data.rfind(b"\n", self.at) + 1  # the lines read whole
-            skipped += self.data.count(b"\n", self.at, whole)
+            skipped += self.data.count(b"\n", self.at, whole) if counting else 0
             self.at = max(whole, self.at)
             if not self.more():
                 if self.at < len(self.data):  # a last line without its end
                     skipped, self.at = skipped + 1, len(self.data)
                 return skipped
-        skipped += self.data.count(b"\n", self.at, found)
+        skipped += self.data.count(b"\n", self.at, found) if counting else 0
         self.at = found
         return skipped
 
@@ -523,7 +524,7 @@ class RipgrepEngine:
         """Feed ripgrep's JSON lines to the sink; the summary's data, if it came."""
         matches = Pending(not self.query.multiline)
         context: dict[int, str] = {}
-        count = 0
+        count, uncounted = 0, False  # uncounted: match records skipped, as many as its end record says
         summary = None
         skip = getattr(stream, "skip_matches", None)
         path = Path()  # set by each file's "begin" record, which comes before its matches
@@ -532,8 +533,9 @@ class RipgrepEngine:
             if again and not raw.startswith(b'{"type":"end"'):
                 continue
             if raw.startswith(MATCH_PREFIX):
-                if not sink.detailed:
-                    count += 1 + (skip() if skip is not None else 0)  # only counted: no JSON decoded
+                if not sink.detailed:  # only counted: no JSON decoded (nor lines counted where each is one)
+                    count += 1 + (skip(not matches.lazy) if skip is not None else 0)
+                    uncounted = skip is not None and matches.lazy
                     continue
                 count += 1
                 matches.append(raw)
@@ -548,7 +550,7 @@ class RipgrepEngine:
                 for offset, line in enumerate(split_lines(text)):
                     context[data["line_number"] + offset] = line
             elif kind == "begin":
-                matches, context, count = Pending(matches.lazy), {}, 0
+                matches, context, count, uncounted = Pending(matches.lazy), {}, 0, False
                 path = to_path(data_text(data["path"])[0])
                 again = path in sink.done and not from_editor
             elif kind == "end":
@@ -560,8 +562,10 @@ class RipgrepEngine:
                     q = self.query
                     sink.add_binary(path, matched=q.count_binary and not q.multiline)
                 else:
-                    matches.hand(sink, path, context, count, from_editor)
                     stats = data["stats"]
+                    if uncounted:  # the file's match records are its matched lines, less those handed
+                        count = stats["matched_lines"] - sink.records(path)
+                    matches.hand(sink, path, context, count, from_editor)
                     sink.counted(path, stats["matched_lines"], stats["matches"], from_editor=from_editor)
                 if progress is not None:
                     progress(f"{len(sink.files):,} files with matches so far, {sink.total:,} matches")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.search import ripgrep
+from lsp_agent.search import Query, Target, ripgrep, run_search
 from lsp_agent.search.collector import Collector
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
@@ -66,3 +66,27 @@ def test_a_common_pattern_s_matches_are_not_decoded_once_only_counts_can_be_show
     found, made = answers(corpus, [("needle", {})], monkeypatch, lazy=True)
     assert found[0]["total_matches"] == 12_000 and found[0]["locations"] is None  # counts only
     assert made == 0
+
+
+@pytest.mark.parametrize("multiline", [False, True])
+def test_records_skipped_uncounted_are_the_files_matched_lines(tmp_path, multiline):
+    """Once counts alone are kept, a file's other match records are skipped without counting
+    their lines where each is one line (its end record says how many): every file's records
+    are still ripgrep's count of them, across a switch in mid-file and hand-offs of CHUNK
+    records; a multiline search counts them as it skips."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for n, lines in enumerate((3, 700, 1300)):
+        (root / f"f{n}.txt").write_text("x needle y\n" * lines + "none\n")
+    seen = 0
+
+    def keep(_entry, spans, _new) -> bool:
+        nonlocal seen
+        seen += len(spans)
+        return seen < 100
+
+    query = Query("needle", multiline=multiline)
+    outcome = run_search(Workspace([root]), query, [Target(root, [""])], keep_details=keep)
+    assert not outcome.detailed
+    assert {f.path.name: f.count for f in outcome.files} == {"f0.txt": 3, "f1.txt": 700, "f2.txt": 1300}
+    assert outcome.total == outcome.lines == 2003
