@@ -199,6 +199,15 @@ OTHER_RECORD = re.compile(rb'^\{"type":"(?!match")', re.MULTILINE)  # a line of 
 
 
 END_RECORD = b'\n{"type":"end"'  # a file's last record, on a line of its own
+BEGIN_PREFIX = b'{"type":"begin"'
+
+
+def end_of(begin: bytes) -> bytes:
+    """What the end record of the file a begin record opens starts with: in their usual shape,
+    its path too (a longer needle has fewer false starts in rg's JSON: a very common pattern's
+    27 MB are searched in 7 ms, not 11)."""
+    found = BEGIN.fullmatch(begin)
+    return END_RECORD if found is None else b'\n{"type":"end","data":{"path":{"text":"' + found[1] + b'"}'
 
 
 class Lines:
@@ -209,6 +218,7 @@ class Lines:
     def __init__(self, data: bytes = b"", fd: int | None = None, *, context: bool = True):
         self.data, self.at, self.fd = data, 0, fd
         self.next_record = self.next_other if context else self.next_end
+        self.end = END_RECORD  # what the end record of the file read now starts with (end_of)
         self.idle: Callable[[], bool] | None = None  # some work put off, done while rg writes nothing
 
     def next_other(self) -> int:
@@ -220,9 +230,9 @@ class Lines:
         """Where the next end record starts, or -1: with no context lines, only a file's
         matches come before its end, so a search for its bytes finds what the pattern
         would, many times faster."""
-        if self.data.startswith(END_RECORD[1:], self.at):
+        if self.data.startswith(self.end[1:], self.at):
             return self.at
-        found = self.data.find(END_RECORD, max(self.at - 1, 0))
+        found = self.data.find(self.end, max(self.at - 1, 0))
         return -1 if found < 0 else found + 1
 
     def more(self, *, to_line_end: bool = False) -> bool:
@@ -257,7 +267,10 @@ class Lines:
                     raise StopIteration
                 end = len(self.data) - 1
         start, self.at = self.at, end + 1
-        return self.data[start : self.at]
+        line = self.data[start : self.at]
+        if line.startswith(BEGIN_PREFIX):  # a file's records start: its end is looked for by its path
+            self.end = end_of(line)
+        return line
 
     def skip_matches(self, counting: bool = True) -> int:
         """Skip to the next record that is not a match (a JSON string holds no line break nor

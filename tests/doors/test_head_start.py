@@ -197,6 +197,33 @@ def test_without_context_match_lines_are_skipped_to_their_file_s_end(files, summ
     assert all(seen == kinds for seen in kinds_read(data, context=False))
 
 
+def rg_record(kind: str, path: str, text: str = "") -> str:
+    """A record in ripgrep's own shape, which names its file (an end record: its stats too)."""
+    data: dict = {"path": {"text": path}}
+    if kind == "match":
+        data |= {"lines": {"text": text + "\n"}, "line_number": 1, "absolute_offset": 0, "submatches": []}
+    elif kind == "end":
+        data |= {"binary_offset": None, "stats": {"matched_lines": 1, "matches": 1}}
+    return json.dumps({"type": kind, "data": data}, separators=(",", ":"))
+
+
+PATHS = st.text(alphabet='ab./"\\', min_size=1, max_size=4)
+
+
+@given(st.lists(st.tuples(PATHS, st.lists(TEXT, max_size=8)), max_size=8))
+def test_a_files_end_is_found_by_its_path_whatever_the_paths(files):
+    """A file's end record is looked for by its path (end_of) where its begin record is in the
+    usual shape: files whose paths share a start, or hold quotes and backslashes (escaped: the
+    plain needle then), and matches that quote a path, are skipped as a line-by-line reading
+    sees them."""
+    kinds, lines = [], []
+    for path, matches in files:
+        kinds += ["begin", *["match"] * len(matches), "end"]
+        lines += [rg_record("begin", path), *(rg_record("match", path, m + path) for m in matches), rg_record("end", path)]  # fmt: skip
+    data = ("\n".join(lines) + "\n").encode() if lines else b""
+    assert all(seen == kinds for seen in kinds_read(data, context=False))
+
+
 @pytest.mark.parametrize("name", ["total", "Cart"])
 def test_find_symbols_rg_started_ahead_is_taken_over(tmp_path, index_cache, name):
     root = project(tmp_path / "p")
