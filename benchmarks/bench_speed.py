@@ -233,11 +233,7 @@ async def cli_part(root: Path, cache: str) -> dict:
             caches[before] = f"{folder}/before-cache"
             (Path(folder) / "before-source").mkdir()
             code = source_tree(before, Path(folder) / "before-source")
-            client = await Client.start(root, caches[before], code)
-            await asyncio.wait_for(client.indexed.wait(), 1800)
-            with contextlib.suppress(asyncio.TimeoutError):  # a commit before use tables makes none
-                await asyncio.wait_for(client.tabled.wait(), TABLES_WAIT)
-            await client.stop()
+            await (await settled(root, caches[before], code)).stop()
         client = await settled(root, cache)
         figures = {"load before (asking the server)": load()}
         figures |= await asyncio.get_running_loop().run_in_executor(
@@ -555,10 +551,15 @@ async def overview_figures(root: Path, cache: str) -> dict:
 async def settled(root: Path, cache: str, code: Path | None = None) -> Client:
     """A server whose start is over: its index ready and its use tables made (saved with the
     index, which its tool worker loads: without them a warm start makes them again, at the
-    lowest priority, beside the call measured, then saves and the worker loads it again)."""
+    lowest priority, beside the call measured, then saves and the worker loads it again). An
+    earlier commit's (`code`) is given TABLES_WAIT: one from before use tables makes none."""
     client = await Client.start(root, cache, code)
     await asyncio.wait_for(client.indexed.wait(), 1800)
-    await asyncio.wait_for(client.tabled.wait(), 3600)
+    if code is None:
+        await asyncio.wait_for(client.tabled.wait(), 3600)
+    else:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(client.tabled.wait(), TABLES_WAIT)
     return client
 
 

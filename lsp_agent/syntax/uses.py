@@ -282,7 +282,7 @@ class UseTable:
         version's, nor when damaged."""
         if not has_table(packed, stamp):
             return None
-        if isinstance(packed, Stored) and ((packed := packed.read()) is None or packed[:STAMP_BYTES] != stamp):  # fmt: skip
+        if isinstance(packed, Stored) and (packed := packed.read()) is None:  # its stamp is the bytes'
             return None
         try:
             return cls(packed)  # type: ignore[arg-type]

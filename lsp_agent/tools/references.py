@@ -226,25 +226,13 @@ class Unread:
     ripgrep counted them."""
 
     path: Path
+    shown: str  # as the search showed it
     count: int  # ripgrep's matches of the name as a whole word
     language = None
 
     def read(self, ctx: Context, name: str, receivers: bool) -> list[Hit]:
         uses = file_uses(ctx, self.path, name, receivers)
-        return (
-            []
-            if uses is None
-            else [Hit(ctx.workspace.display(self.path), uses, use, nth) for use, nth in uses.uses]
-        )
-
-
-def unread(ws: Workspace, path: Path, name: str) -> bool:
-    """Whether a file's uses can wait (see Unread): it has no grammar and no open buffer, and
-    the name is a word (ripgrep counts whole words as the scan of a text does, but for a `$`
-    beside one; a name such as `$scope` it finds inside `$scopeProvider` too)."""
-    return (
-        language_for(path) is None and ws.open_text(path) is None and re.fullmatch(r"\w+", name) is not None
-    )
+        return [] if uses is None else [Hit(self.shown, uses, use, nth) for use, nth in uses.uses]
 
 
 def gather(
@@ -259,14 +247,21 @@ def gather(
     ws = ctx.workspace
     targets, _ = targets_of(ws, paths)
     found: dict[Path, FileUses | None] = {}
+    word = re.fullmatch(r"\w+", name) is not None
+
+    def waits(path: Path) -> bool:
+        """Whether a file's uses can wait (Unread): it has no grammar and no open buffer, and
+        the name is a word (ripgrep counts whole words as the scan of a text does, but for a
+        `$` beside one; a name such as `$scope` it finds inside `$scopeProvider` too)."""
+        return word and language_for(path) is None and ws.open_text(path) is None
 
     def ahead(path: Path, _kept: bool) -> None:
-        if path not in found and not unread(ws, path, name):
+        if path not in found and not waits(path):
             found[path] = file_uses(ctx, path, name, receivers)
 
     # ripgrep only names the files (its lines are not decoded): the text says where the
     # whole-word uses are (`$` counts as a letter)
-    pattern = rf"\b{re.escape(name)}\b" if re.fullmatch(r"\w+", name) else re.escape(name)
+    pattern = rf"\b{re.escape(name)}\b" if word else re.escape(name)
     outcome = run_search(
         ws,
         Query(pattern, globs=family_globs(within) if within else ()),
@@ -279,8 +274,8 @@ def gather(
     hits: list[Hit | Unread] = []
     for file in outcome.files:
         ctx.check_cancelled()
-        if file.path not in found and unread(ws, file.path, name):
-            hits.append(Unread(file.path, file.hits))
+        if file.path not in found and waits(file.path):
+            hits.append(Unread(file.path, file.shown, file.hits))
             continue
         uses = found[file.path] if file.path in found else file_uses(ctx, file.path, name, receivers)
         if uses is not None:
