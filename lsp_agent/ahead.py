@@ -31,6 +31,10 @@ WALK_FLAGS = (
 )
 
 
+# ripgrep's plain output (search/plain.py): each match as LINE:COLUMN:TEXT under its file's path
+PLAIN_FLAGS = ("--only-matching", "--line-number", "--column", "--heading", "--null")
+
+
 # ripgrep's flags for a search of a whole root: RipgrepEngine.match_args, then walk.walk_args.
 # The engine compares the whole argv before it takes the rg over (tests/doors check it does).
 def search_argv(
@@ -38,7 +42,7 @@ def search_argv(
 ) -> list[str]:
     fixed = ["--fixed-strings"] if fixed_strings else []
     return [
-        *[rg, "--json", "--no-config", "--no-mmap", *fixed, "--regexp", pattern],
+        *[rg, "--no-config", "--no-mmap", *PLAIN_FLAGS, *fixed, "--regexp", pattern],
         *WALK_FLAGS,
         *[f"--glob={glob}" for glob in globs or []],
         *["--", "./"],

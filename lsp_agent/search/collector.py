@@ -39,6 +39,7 @@ class Collector:
         self.files: dict[Path, FileMatches] = {}
         self.done: set[Path] = set()  # files fully reported (a file under two searched paths comes twice)
         self.binary: list[str] = []
+        self.doubted: set[Path] = set()  # files whose lines were not where rg said (see plain.py)
         self.total = 0
         self.detailed = True
         # matches judged by their lines whose making waits until they are looked at (by the
@@ -143,6 +144,7 @@ class Collector:
         if (entry := self.files.pop(path, None)) is not None:
             self.forget(entry)
         self.done.discard(path)
+        self.doubted.discard(path)
 
     def forget(self, entry: FileMatches) -> None:
         """Take a file's entry, popped, out of the totals and the matches still to be made."""

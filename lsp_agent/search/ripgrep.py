@@ -27,6 +27,7 @@ from ..errors import Cancelled, Refusal
 from ..workspace import MAX_TEXT_BYTES, Beneath, Text, read_all
 from .collector import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
+from .plain import Read, Unexpected, parse_plain, read_beneath
 from .walk import Watcher, free_from_fifos, places, walk_args
 
 MATCH_PREFIX = b'{"type":"match"'
@@ -356,13 +357,15 @@ class RipgrepEngine:
     def __init__(self, rg: str, query: Query):
         self.rg = rg
         self.query = query
+        # the usual search: a folder's matches come as rg's plain output (plain.py), not JSON
+        self.plain = not (query.multiline or query.before or query.after or query.count_binary)
 
     def check(self) -> None:
         pass  # ripgrep itself refuses a bad pattern; its message is passed on
 
-    def match_args(self) -> list[str]:
+    def match_args(self, plain: bool = False) -> list[str]:
         q = self.query
-        args = [self.rg, "--json", "--no-config", "--no-mmap"]
+        args = [self.rg, "--no-config", "--no-mmap", *(ahead.PLAIN_FLAGS if plain else ["--json"])]
         if q.count_binary:
             args.append("--binary")
         if q.ignore_case:
@@ -387,16 +390,27 @@ class RipgrepEngine:
         with places(target.root, target.rels) as opened:
             for place in opened:
                 before = set(sink.done)
-                if place.folder:
-                    args = [*self.match_args(), *walk_args([""], self.query.globs)]
-                    to_path = partial(under, place.base)
-                else:
-                    args, to_path = [*self.match_args(), "--", "-"], partial(itself, place.base)
-                started = ahead.take(args, place.fd) if place.folder and ahead.STARTED else None
-                if started is None or not self.take_over(started, to_path, sink, cancelled):
-                    self.run(args, place.popen_args(), to_path, sink, cancelled, progress)
-                if place.folder:
-                    self.verify(target.root, sink.done - before, sink, cancelled)
+                if not place.folder:
+                    args = [*self.match_args(), "--", "-"]
+                    self.run(args, place.popen_args(), partial(itself, place.base), sink, cancelled, progress)
+                    continue
+                known = before | set(sink.files)
+                try:
+                    self.walk(place, sink, cancelled, progress, partial(read_beneath, target.root) if self.plain else None)  # fmt: skip
+                except Unexpected:  # rg's plain output not as this parser knows it: the folder again, as JSON
+                    for path in (sink.done | set(sink.files)) - known:
+                        sink.withdraw(path)
+                    self.walk(place, sink, cancelled, progress, None)
+                self.verify(target.root, sink.done - before, sink, cancelled)
+
+    def walk(self, place, sink: Collector, cancelled: Callable[[], bool], progress: Progress, read: Read | None) -> None:  # fmt: skip
+        """Search a folder place: its output plain (files read by `read`) or, without, JSON;
+        with the rg a one-shot started ahead if it is this one."""
+        args = [*self.match_args(read is not None), *walk_args([""], self.query.globs)]
+        to_path = partial(under, place.base)
+        started = ahead.take(args, place.fd) if ahead.STARTED else None
+        if started is None or not self.take_over(started, to_path, sink, cancelled, read):
+            self.run(args, place.popen_args(), to_path, sink, cancelled, progress, read)
 
     def verify(self, root: Path, paths: set[Path], sink: Collector, cancelled: Callable[[], bool]) -> None:
         """Keep only what ripgrep reported of files that are beneath `root` now, opened
@@ -421,9 +435,14 @@ class RipgrepEngine:
         """verify's test of one file, opened beneath the root as `fd` (closed here)."""
         try:
             entry = sink.files.get(path)
-            if entry is None or not entry.matches:
+            doubted = path in sink.doubted
+            if entry is None or not (entry.matches or doubted):
                 return
-            if not stat.S_ISREG(os.fstat(fd).st_mode) or not agrees(entry, read_all(fd, MAX_TEXT_BYTES)):
+            if (
+                doubted
+                or not stat.S_ISREG(os.fstat(fd).st_mode)
+                or not agrees(entry, read_all(fd, MAX_TEXT_BYTES))
+            ):
                 sink.withdraw(path)
                 os.lseek(fd, 0, os.SEEK_SET)
                 args = [*self.match_args(), "--", "-"]
@@ -439,8 +458,10 @@ class RipgrepEngine:
         sink: Collector,
         cancelled: Callable[[], bool],
         progress: Progress | None,
+        read: Read | None = None,
     ) -> None:
-        """Run rg with `args` (`where`: its cwd or stdin) and parse what it writes."""
+        """Run rg with `args` (`where`: its cwd or stdin) and parse what it writes (plain
+        where a `read` is given)."""
         import subprocess
         import tempfile
 
@@ -462,7 +483,7 @@ class RipgrepEngine:
             try:
                 lines = Lines(fd=stdout.fileno(), context=bool(self.query.before or self.query.after))
                 lines.idle = sink.idle_work
-                summary = self.parse(lines, to_path, sink, progress)
+                ran = self.parse_output(lines, to_path, sink, progress, read)
             except BaseException:
                 proc.kill()
                 if cancelled():  # killed while writing: the half line it left is no error
@@ -475,14 +496,29 @@ class RipgrepEngine:
             if cancelled():
                 raise Cancelled()
             errors.seek(0)
-            self.check_errors(errors.read(), proc.returncode, summary)
+            self.check_errors(errors.read(), proc.returncode, ran, plain=read is not None)
 
-    def check_errors(self, errors: bytes, returncode: int, summary: dict | None) -> None:
-        """Refuse the call for what rg said on stderr: a bad glob, a bad pattern."""
+    def parse_output(
+        self,
+        stream: Lines,
+        to_path: Callable[[str], Path],
+        sink: Collector,
+        progress: Progress | None,
+        read: Read | None,
+    ) -> bool:
+        """Parse rg's output, plain where a `read` is given, else JSON: whether rg ran the
+        search (JSON: its summary came; plain: it wrote anything)."""
+        if read is not None:
+            return parse_plain(stream, to_path, sink, read, progress)
+        return self.parse(stream, to_path, sink, progress) is not None
+
+    def check_errors(self, errors: bytes, returncode: int, ran: bool, *, plain: bool = False) -> None:
+        """Refuse the call for what rg said on stderr: a bad glob, a bad pattern (plain
+        output has no summary: rg that wrote nothing and ended in an error said why)."""
         message = errors.decode("utf-8", errors="replace").strip()
         if "error parsing glob" in message:
             raise Refusal("invalid_glob", f"ripgrep refused a glob (ripgrep glob syntax):\n{clip(message)}")
-        if returncode == 2 and summary is None:
+        if returncode == 2 and not ran and (message or not plain):
             raise regex_refusal(self.query.pattern, message)
 
     def take_over(
@@ -491,6 +527,7 @@ class RipgrepEngine:
         to_path: Callable[[str], Path],
         sink: Collector,
         cancelled: Callable[[], bool],
+        read: Read | None = None,
     ) -> bool:
         """Finish with the rg a one-shot command started ahead (ahead.py): parse what it
         writes as it writes it (see Written), the sink's work put off done while it writes
@@ -498,12 +535,12 @@ class RipgrepEngine:
         output = Written(started, cancelled, context=bool(self.query.before or self.query.after))
         output.idle = sink.idle_work
         try:
-            summary = self.parse(output, to_path, sink, None)
+            ran = self.parse_output(output, to_path, sink, None, read)
             returncode = output.returncode
             assert returncode is not None  # the output's end is read once rg has ended
             if returncode == 127 and not output.read_to:  # exec failed: rg never exits so
                 return False
-            self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, summary)
+            self.check_errors(os.pread(started.errors, 1 << 20, 0), returncode, ran, plain=read is not None)
             return True
         finally:
             output.stop()

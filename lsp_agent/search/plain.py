@@ -1,0 +1,208 @@
+"""rg's plain output, for the usual search (no context lines, not multiline, binary files
+skipped): each match as `LINE:COLUMN:TEXT` under its file's path (ahead.PLAIN_FLAGS).
+
+A common pattern's plain output is a twentieth of its JSON (Django, `self`: 1.4 MB, not
+27 MB), so rg writes less and a file's counts come from a few passes in C over its lines.
+The lines' text is not in it: the lines an answer may show are read from the file, opened
+beneath the root, and each match is checked to be where rg said it is (`located_matches`).
+A file that disagrees is searched again through its descriptor, as JSON (see
+RipgrepEngine.confirm). Output this parser does not know raises `Unexpected`: the folder
+is then searched again as JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from functools import partial
+from itertools import islice
+from operator import eq
+from pathlib import Path
+from typing import Protocol
+
+from ..workspace import MAX_TEXT_BYTES, open_beneath, read_all
+from .collector import Collector, strip_eol
+from .model import Match, Progress
+
+NUMBERED = re.compile(rb"(\d+):")  # the line number a match line starts with
+NEXT_NUMBERED = re.compile(rb"\n(\d+):")  # … and each after it (a literal first: searched in C)
+LOCATED = re.compile(rb"^(\d+):(\d+):([^\n]*)\n", re.MULTILINE)  # line, 1-based byte column, matched text
+WARNED = b"WARNING"  # rg's note that a file turned out binary after a match: "PATH: WARNING: …"
+PIECE = 1 << 20  # bytes of a file's match lines taken at a time while only counts are kept
+DETAILED_PIECE = 1 << 15  # … and while matches are kept: keep_details judges them often
+
+
+class Unexpected(Exception):
+    """rg wrote what this parser does not know (another version of rg, say)."""
+
+
+class Stream(Protocol):
+    """ripgrep.Lines: what was read (`data`, parsed up to `at`) and `more` to read on."""
+
+    data: bytes
+    at: int
+
+    def more(self, *, to_line_end: bool = False) -> bool: ...
+
+
+Read = Callable[[Path], "bytes | None"]  # a file's bytes, read beneath the root; None if it cannot be
+
+
+def read_beneath(root: Path, path: Path) -> bytes | None:
+    """`path` (under `root`) read as opened one name at a time from the root; None if it is
+    no regular file there, or too large to hold."""
+    import stat
+
+    try:
+        fd = open_beneath(root, path.relative_to(root))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = read_all(fd, MAX_TEXT_BYTES)
+    finally:
+        os.close(fd)
+    return data if len(data) <= MAX_TEXT_BYTES else None
+
+
+def located_matches(read: Read, path: Path, piece: bytes, continued: bytes, sink: Collector) -> list[Match]:
+    """The matches of the lines a piece of rg's output names, their text read from the file:
+    each line's first match (its byte column and matched text), in characters as the JSON
+    engine gives them; not the line `continued` from the piece before. A match not where rg
+    said (the file changed, or rg read another through a link swapped in): none, and the
+    file is doubted (searched again through its descriptor)."""
+    data = read(path)
+    raws = [] if data is None else data.split(b"\n")
+    last = len(raws) - (1 if raws and not raws[-1] else 0)  # the text after a final line end is no line
+    located, made = LOCATED.findall(piece), []
+    if len(located) != piece.count(b"\n"):  # not each line as rg writes it
+        sink.doubted.add(path)
+        return []
+    for number, column, found in located:
+        if number == continued:
+            continue
+        continued, line, col = number, int(number), int(column) - 1
+        raw = raws[line - 1] if 1 <= line <= last else None
+        if raw is None or not raw.startswith(found, col):
+            sink.doubted.add(path)
+            return []
+        end = col + len(found)
+        shown = strip_eol(raw.decode("utf-8", errors="replace"))
+        if not raw.isascii():  # byte offsets to character offsets
+            col = len(raw[:col].decode("utf-8", errors="replace"))
+            end = len(raw[:end].decode("utf-8", errors="replace"))
+        width = len(shown)
+        made.append(Match(line, (shown,), min(col, width), min(end, width)))
+    return made
+
+
+def numbered(data: bytes, at: int, whole: int) -> list[bytes]:
+    """The line number of each match line in `data[at:whole]`."""
+    if at and data[at - 1] == 10:  # after a line end
+        return NEXT_NUMBERED.findall(data, at - 1, whole)
+    first = NUMBERED.match(data, at, whole)
+    return [] if first is None else [first[1], *NEXT_NUMBERED.findall(data, first.end(), whole)]
+
+
+class File:
+    """One file's match lines as they come, handed to the sink a piece at a time."""
+
+    def __init__(self, path: Path, sink: Collector, read: Read):
+        self.path, self.sink, self.read = path, sink, read
+        self.again = path in sink.done  # reached through two searched paths: reported once
+        self.binary = False
+        self.last = b""  # the line number of the last match line taken
+        self.lines = self.hits = 0
+
+    def take(self, data: bytes, at: int, whole: int) -> None:
+        """Whole match lines of the file, in order (`data[at:whole]`): each line handed by
+        its number, its first match read (`located_matches`) only if the sink still keeps
+        details once it has judged the line."""
+        if self.again or self.binary:
+            return
+        if data.find(WARNED, at, whole) >= 0:
+            data, at = self.warned(data[at:whole]), 0
+            whole = len(data)
+            if self.binary or not data:
+                return
+        numbers = numbered(data, at, whole)
+        if len(numbers) != data.count(b"\n", at, whole):
+            raise Unexpected(data[at : min(whole, at + 200)])
+        continued, self.last = self.last, numbers[-1]
+        self.hits += len(numbers)
+        if not self.sink.detailed:  # in order: a line's matches come together
+            lines = len(numbers) - sum(map(eq, numbers, islice(numbers, 1, None))) - (numbers[0] == continued)
+            self.lines += lines
+            self.sink.add(self.path, [], {}, lines)
+            return
+        distinct = dict.fromkeys(numbers)
+        distinct.pop(continued, None)  # a line whose first match came in the piece before
+        self.lines += len(distinct)
+        made = partial(located_matches, self.read, self.path, data[at:whole], continued, self.sink)
+        self.sink.add(self.path, made, {}, len(distinct), lines=list(map(int, distinct)))
+
+    def warned(self, piece: bytes) -> bytes:
+        """The piece without rg's warning lines; a file that turned out binary is marked so
+        (what came of it is withdrawn at its end, as the JSON engine withdraws it)."""
+        kept = []
+        for line in piece.split(b"\n")[:-1]:
+            if LOCATED.match(line + b"\n"):
+                kept.append(line + b"\n")
+            elif WARNED in line and b"binary file" in line:
+                self.binary = True
+            else:
+                raise Unexpected(line[:200])
+        return b"".join(kept)
+
+    def end(self, progress: Progress | None) -> None:
+        if self.again:
+            return
+        self.sink.done.add(self.path)
+        if self.binary:
+            self.sink.add_binary(self.path, matched=False)
+        else:
+            self.sink.counted(self.path, self.lines, self.hits)
+        if progress is not None:
+            progress(f"{len(self.sink.files):,} files with matches so far, {self.sink.total:,} matches")
+
+
+def parse_plain(
+    stream: Stream, to_path: Callable[[str], Path], sink: Collector, read: Read, progress: Progress | None
+) -> bool:
+    """Feed rg's plain output to the sink, file by file; whether it wrote anything. A file
+    is its path and a NUL, its match lines, and an empty line before the next file's path."""
+    file: File | None = None
+    wrote = False
+    while True:
+        data, at = stream.data, stream.at
+        if file is None:
+            nul = data.find(b"\0", at)
+            if nul < 0:
+                if stream.more():
+                    continue
+                if at < len(data):
+                    raise Unexpected(data[at : at + 200])
+                return wrote
+            file, wrote = File(to_path(os.fsdecode(data[at:nul])), sink, read), True
+            stream.at = nul + 1
+            continue
+        if data.startswith(b"\n", at):  # the empty line after a file's last match line
+            file.end(progress)
+            file, stream.at = None, at + 1
+            continue
+        stop = data.find(b"\n\n", at)
+        end = stop + 1 if stop >= 0 else len(data)
+        whole = data.rfind(b"\n", at, min(end, at + (DETAILED_PIECE if sink.detailed else PIECE))) + 1
+        if whole <= at:  # one line longer than a piece, or none read whole
+            whole = data.find(b"\n", at, end) + 1
+        if whole <= at:
+            if stream.more(to_line_end=True):
+                continue
+            if at < len(data):
+                raise Unexpected(data[at : at + 200])
+            file.end(progress)
+            return wrote
+        file.take(data, at, whole)
+        stream.at = whole

@@ -1,0 +1,183 @@
+"""The usual search reads rg's plain output (search/plain.py), not its JSON: what it finds
+is what the JSON engine finds, to the last field, whatever the files hold and however the
+output is cut into pieces; a file that turned out binary after a match is withdrawn as the
+JSON engine withdraws it; a file that changed between rg's read and ours is searched again;
+output the parser does not know has the folder searched again as JSON."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from lsp_agent.search import Collector, Query, find_rg, plain, targets_of
+from lsp_agent.search.ripgrep import Lines, RipgrepEngine
+from lsp_agent.tools.chain import keep_details
+from lsp_agent.workspace import Workspace
+
+RG = find_rg()
+pytestmark = pytest.mark.skipif(RG is None, reason="needs rg")
+
+LINES = [
+    "self.x = self.y",
+    "naïve café — self",
+    "Σίσυφος self_self",
+    "x\tself\r",
+    "",
+    "   ",
+    "selfself self",
+    "end…",
+]
+PATTERNS = ["self", "e", "self|x", "x*", "^", "\\s+$", "[^\\x00-\\x7f]+", "é", "\\bself\\b", "\\r$", "zzz"]
+
+
+def outcome(
+    root: Path, query: Query, *, plain_output: bool, budget: int | None = None, rg: str | None = None
+):
+    """What a search of all of `root` finds, by the plain engine or the JSON one."""
+    ws = Workspace([root])
+    sink = Collector(ws, None if budget is None else keep_details(budget), set())
+    engine = RipgrepEngine(rg or RG, query)
+    engine.plain = engine.plain and plain_output
+    targets, _ = targets_of(ws, None)
+    for target in targets:
+        engine.search(target, sink, lambda: False, lambda message: None)
+    return sink.outcome(engine.name, query.multiline)
+
+
+@contextmanager
+def pieces(detailed: int, counted: int):
+    """The plain parser taking a file's match lines `detailed` / `counted` bytes at a time."""
+    saved = plain.DETAILED_PIECE, plain.PIECE
+    plain.DETAILED_PIECE, plain.PIECE = detailed, counted
+    try:
+        yield
+    finally:
+        plain.DETAILED_PIECE, plain.PIECE = saved
+
+
+files = st.dictionaries(
+    st.sampled_from(["a.py", "b.txt", "sub/c.md", "sub/deep/d.js", "e.txt"]),
+    st.tuples(
+        st.lists(st.sampled_from(LINES), max_size=40),
+        st.sampled_from(["\n", "\r\n"]),
+        st.booleans(),  # a byte that is not UTF-8 in the middle
+        st.booleans(),  # a final line end
+    ),
+    min_size=1,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(  # a line's two matches in two pieces, once only counts are kept
+    tree={"a.py": (["self.x = self.y"] * 2, "\n", False, True)},
+    pattern="self",
+    ignore_case=False,
+    budget=0,
+    sizes=(1, 1),
+)
+@given(
+    tree=files,
+    pattern=st.sampled_from(PATTERNS),
+    ignore_case=st.booleans(),
+    budget=st.sampled_from([None, 0, 40, 400, 20_000]),  # 0: counts from the first match on
+    sizes=st.sampled_from([(1 << 15, 1 << 20), (1, 1), (7, 13), (64, 5)]),
+)
+def test_plain_output_finds_what_json_finds(tmp_path_factory, tree, pattern, ignore_case, budget, sizes):
+    root = tmp_path_factory.mktemp("tree")
+    for name, (lines, eol, broken, final) in tree.items():
+        data = eol.join(lines).encode() + (eol.encode() if final and lines else b"")
+        if broken:
+            data = data[: len(data) // 2] + b"\xff" + data[len(data) // 2 :]
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    query = Query(pattern, ignore_case=ignore_case)
+    with pieces(*sizes):
+        ours = outcome(root, query, plain_output=True, budget=budget)
+    assert ours == outcome(root, query, plain_output=False, budget=budget)
+
+
+def test_a_file_binary_after_a_match_is_withdrawn(tmp_path):
+    (tmp_path / "late.bin").write_bytes(b"self\n" + b"filler line\n" * 200_000 + b"\0self\n")
+    (tmp_path / "text.txt").write_text("self\n")
+    query = Query("self")
+    raw = subprocess.run(
+        [RG, *RipgrepEngine(RG, query).match_args(True)[1:], "./"], cwd=tmp_path, capture_output=True
+    ).stdout
+    assert b"WARNING" in raw  # rg named its matches before it found the NUL byte
+    for budget in (None, 10):
+        found = outcome(tmp_path, query, plain_output=True, budget=budget)
+        assert [f.shown for f in found.files] == ["text.txt"]
+        assert found == outcome(tmp_path, query, plain_output=False, budget=budget)
+
+
+def test_a_file_changed_after_rg_read_it_is_searched_again(tmp_path):
+    target = tmp_path / "a.py"
+    target.write_text("one\nself.x\n")
+    query = Query("self")
+    engine = RipgrepEngine(RG, query)
+    raw = subprocess.run([RG, *engine.match_args(True)[1:], "./"], cwd=tmp_path, capture_output=True).stdout
+    target.write_text("self first\nthen self\nno\n")  # after rg read it, before we do
+    sink = Collector(Workspace([tmp_path]), None, set())
+    read = partial(plain.read_beneath, tmp_path)
+    plain.parse_plain(Lines(raw), lambda name: tmp_path / name.removeprefix("./"), sink, read, None)
+    sink.made()
+    assert sink.doubted == {target}  # line 2 holds no "self" at column 0 now
+    engine.verify(tmp_path, {target}, sink, lambda: False)
+    entry = sink.files[target]
+    assert [(m.line, m.lines, m.col) for m in entry.matches] == [
+        (1, ("self first",), 0),
+        (2, ("then self",), 5),
+    ]
+    assert not sink.doubted
+
+
+def test_unknown_output_has_the_folder_searched_again_as_json(tmp_path):
+    """An rg whose plain output this parser does not know (here: a line of its own after a
+    file's third match line, when two of them are taken) answers through its JSON."""
+    (tmp_path / "a.py").write_text("self.x = self\nno\nself\n")
+    (tmp_path / "b.txt").write_text("myself\n")
+    odd = tmp_path.parent / f"{tmp_path.name}-rg"
+    odd.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" --only-matching "*) '
+        f'exec "{RG}" "$@" | sed \'s/^3:1:self$/&\\nnew format/\' ;; esac\n'
+        f'exec "{RG}" "$@"\n'
+    )
+    odd.chmod(odd.stat().st_mode | stat.S_IXUSR)
+    query = Query("self")
+    for budget in (None, 0):
+        with pieces(1, 1):
+            found = outcome(tmp_path, query, plain_output=True, budget=budget, rg=str(odd))
+        assert found == outcome(tmp_path, query, plain_output=False, budget=budget)
+        assert found.hits == 4 and [f.shown for f in found.files] == ["a.py", "b.txt"]
+
+
+@pytest.mark.parametrize(
+    "output",
+    [b"a.py\x00garbage\n", b"a.py\x0012:3:self\nlast line without its end", b"no path at all"],
+)
+def test_the_parser_refuses_what_it_does_not_know(tmp_path, output):
+    sink = Collector(Workspace([tmp_path]), None, set())
+    with pytest.raises(plain.Unexpected):
+        plain.parse_plain(Lines(output), lambda name: tmp_path / name, sink, lambda path: None, None)
+
+
+def test_a_one_shot_takes_over_the_plain_rg_started_ahead():
+    """The argv a one-shot starts ahead (ahead.search_argv) is the one the engine would run."""
+    from lsp_agent.ahead import search_argv
+    from lsp_agent.search.walk import walk_args
+
+    for fixed, globs in ((False, []), (True, ["*.py", "Makefile"])):
+        engine = RipgrepEngine(RG, Query("self", fixed_strings=fixed, globs=tuple(globs)))
+        assert engine.plain
+        assert search_argv(RG, "self", fixed_strings=fixed, globs=globs) == [
+            *engine.match_args(True),
+            *walk_args([""], tuple(globs)),
+        ]
