@@ -1,8 +1,9 @@
-"""Search: ripgrep (`rg --json`) over the workspace's files and its open editor buffers.
+"""Search: ripgrep over the workspace's files and its open editor buffers.
 
 The engine reports, per file, its matches (line, the matched line(s), the columns of the
 first match), its context lines and ripgrep's counts, in path-then-line order, to a sink:
-the Collector. Binary files (a NUL byte anywhere) are skipped; those that match are named
+the Collector. It reads rg's plain output for the usual search (plain.py) and its JSON
+(`rg --json`) for context lines, multiline patterns, binary files counted and open buffers. Binary files (a NUL byte anywhere) are skipped; those that match are named
 with `count_binary`. Open editor buffers are searched as their unsaved text, through rg's
 stdin, when rg would search a file at their path (see walk.py).
 

@@ -1,4 +1,6 @@
-"""The engine: `rg --json`, parsed as it streams, stoppable at any moment.
+"""The engine: rg's output parsed as it streams, stoppable at any moment: its plain output
+for the usual search (plain.py), `rg --json` for the rest (context lines, multiline, binary
+files counted, a file searched through stdin).
 
 The files are chosen by walk.py's flags (the one walker); `--no-mmap` reads binary files in
 buffers, the same way every time. Binary files are skipped as ripgrep skips them, at their

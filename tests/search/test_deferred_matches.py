@@ -1,6 +1,7 @@
-"""Matches are judged by their lines before they are decoded: those a common pattern's answer
-will not show (it turns to counts) are never made, and every answer is the one of decoding
-each match as it comes."""
+"""Matches are judged by their lines before they are made (decoded from rg's JSON, or read
+from the file for its plain output): those a common pattern's answer will not show (it turns
+to counts) are never made, and every answer is the one of the JSON engine decoding each match
+as it comes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_agent.search import Query, Target, ripgrep, run_search
+from lsp_agent.search import Query, Target, plain, ripgrep, run_search
 from lsp_agent.search.collector import Collector
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
@@ -26,16 +27,24 @@ def corpus(tmp_path) -> Path:
 
 def answers(root: Path, patterns: list[str], monkeypatch, *, lazy: bool) -> tuple[list[dict], int]:
     made = 0
-    real = ripgrep.record
+    decoded, read = ripgrep.record, plain.located_matches
 
     def counted(data):
         nonlocal made
         made += 1
-        return real(data)
+        return decoded(data)
+
+    def located(*args):
+        nonlocal made
+        found = read(*args)
+        made += len(found)
+        return found
 
     monkeypatch.setattr(ripgrep, "record", counted)
-    if not lazy:  # each match decoded as it comes, as before
+    monkeypatch.setattr(plain, "located_matches", located)
+    if not lazy:  # rg's JSON, each match decoded as it comes, as before
         monkeypatch.setattr(ripgrep.Pending, "__init__", lambda self, lazy: original(self, False))
+        monkeypatch.setattr(ripgrep.RipgrepEngine, "__init__", json_only)
     ctx = Context(Workspace([root]))
     found = [call(ctx, "search", {"pattern": p, **extra}) for p, extra in patterns]
     monkeypatch.undo()
@@ -43,6 +52,14 @@ def answers(root: Path, patterns: list[str], monkeypatch, *, lazy: bool) -> tupl
 
 
 original = ripgrep.Pending.__init__
+engine = ripgrep.RipgrepEngine.__init__
+
+
+def json_only(self, rg: str, query: Query) -> None:
+    engine(self, rg, query)
+    self.plain = False
+
+
 PATTERNS = [
     ("needle", {}),  # 12,000 matches: counts
     ("rare_word", {}),  # a few: shown whole
@@ -68,12 +85,13 @@ def test_a_common_pattern_s_matches_are_not_decoded_once_only_counts_can_be_show
     assert made == 0
 
 
-@pytest.mark.parametrize("multiline", [False, True])
-def test_records_skipped_uncounted_are_the_files_matched_lines(tmp_path, multiline):
+@pytest.mark.parametrize("multiline, before", [(False, 0), (False, 1), (True, 0)])
+def test_records_skipped_uncounted_are_the_files_matched_lines(tmp_path, multiline, before):
     """Once counts alone are kept, a file's other match records are skipped without counting
     their lines where each is one line (its end record says how many): every file's records
     are still ripgrep's count of them, across a switch in mid-file and hand-offs of CHUNK
-    records; a multiline search counts them as it skips."""
+    records; a multiline search counts them as it skips (both rg's JSON, for context lines
+    and multiline); its plain output counts them too."""
     root = tmp_path / "ws"
     root.mkdir()
     for n, lines in enumerate((3, 700, 1300)):
@@ -85,8 +103,27 @@ def test_records_skipped_uncounted_are_the_files_matched_lines(tmp_path, multili
         seen += len(spans)
         return seen < 100
 
-    query = Query("needle", multiline=multiline)
+    query = Query("needle", multiline=multiline, before=before)
     outcome = run_search(Workspace([root]), query, [Target(root, [""])], keep_details=keep)
     assert not outcome.detailed
     assert {f.path.name: f.count for f in outcome.files} == {"f0.txt": 3, "f1.txt": 700, "f2.txt": 1300}
     assert outcome.total == outcome.lines == 2003
+
+
+def test_symbols_are_got_ahead_for_the_first_files_only(tmp_path, monkeypatch):
+    """While rg runs, the enclosing symbols of the first PREFETCHED_FILES files with matches
+    that may be shown are got; a pattern found in more files is most often shown as counts."""
+    from lsp_agent.tools import search
+
+    paths = []
+    for n in range(search.PREFETCHED_FILES + 12):
+        path = tmp_path / f"m{n}.py"
+        path.write_text(f"def f{n}():\n    return {n}\n")
+        paths.append(path.resolve())
+    warmed, warm = [], search.LINE_SYMBOLS.warm
+    monkeypatch.setattr(search.LINE_SYMBOLS, "warm", lambda ws, path, index: warmed.append(path) or warm(ws, path, index))  # fmt: skip
+    prefetch = search.symbols_ahead(Context(Workspace([tmp_path])))
+    prefetch(paths[0], False)  # its matches will not be shown: nothing got, but it counts
+    for path in paths[1:]:
+        prefetch(path, True)
+    assert warmed == paths[1 : search.PREFETCHED_FILES]
