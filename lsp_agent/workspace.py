@@ -450,12 +450,31 @@ class Beneath:
     def open(self, rel: str) -> int:
         """A descriptor of root/`rel` (a '/'-separated relative path), as open_beneath says;
         of the root itself when `rel` names no file."""
+        found = self.folder_of(rel)
+        if found is None:
+            return os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        folder, name = found
+        return os.open(name, FOLLOWS_NO_LINK | os.O_NONBLOCK, dir_fd=folder)
+
+    def reaches(self, rel: str) -> bool:
+        """Whether `open` would open root/`rel` (there, and its last name no link), told by a
+        stat, without opening it. Raises OSError as `open` does for what is missing, or a link
+        or a '..' on the way."""
+        found = self.folder_of(rel)
+        if found is None:
+            return True
+        folder, name = found
+        return not stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+
+    def folder_of(self, rel: str) -> tuple[int, str] | None:
+        """The descriptor of the folder holding root/`rel`, opened beneath the root, and the
+        last name of `rel`; None when `rel` names no file."""
         parts = [p for p in rel.split("/") if p not in ("", ".")]
         if ".." in parts:
             self.close_from(0)  # none of the last path's folders kept past a refused one
             raise OSError(errno.EACCES, "a '..' in a confined path", rel)
         if not parts:
-            return os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+            return None
         *folders, name = parts
         if not self.chain:
             self.chain.append(
@@ -471,7 +490,7 @@ class Beneath:
             self.chain.append(
                 (folder, os.open(folder, FOLLOWS_NO_LINK | os.O_DIRECTORY, dir_fd=self.chain[-1][1]))
             )
-        return os.open(name, FOLLOWS_NO_LINK | os.O_NONBLOCK, dir_fd=self.chain[-1][1])
+        return self.chain[-1][1], name
 
 
 def opening_refusal(shown: str, exc: OSError) -> Refusal:

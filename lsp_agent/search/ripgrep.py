@@ -424,9 +424,15 @@ class RipgrepEngine:
         with Beneath(root) as beneath:  # in path order: each folder on the way opened once
             for path in sorted(paths, key=os.fspath):
                 here = os.fspath(path)
+                entry = sink.files.get(path)
+                counted = entry is None or not (entry.matches or path in sink.doubted)  # no line shown
                 try:
                     if not here.startswith(above):
                         raise ValueError(here)
+                    if counted:
+                        if not beneath.reaches(here[len(above) :]):
+                            raise ValueError(here)
+                        continue
                     fd = beneath.open(here[len(above) :])
                 except (OSError, ValueError):
                     sink.withdraw(path)
@@ -434,14 +440,12 @@ class RipgrepEngine:
                 self.confirm(path, fd, sink, cancelled)
 
     def confirm(self, path: Path, fd: int, sink: Collector, cancelled: Callable[[], bool]) -> None:
-        """verify's test of one file, opened beneath the root as `fd` (closed here)."""
+        """verify's test of a file whose lines are shown (or doubted), opened beneath the root
+        as `fd` (closed here)."""
         try:
-            entry = sink.files.get(path)
-            doubted = path in sink.doubted
-            if entry is None or not (entry.matches or doubted):
-                return
+            entry = sink.files[path]
             if (
-                doubted
+                path in sink.doubted
                 or not stat.S_ISREG(os.fstat(fd).st_mode)
                 or not agrees(entry, read_all(fd, MAX_TEXT_BYTES))
             ):

@@ -58,12 +58,22 @@ def root(tmp_path_factory) -> Path:
     st.lists(st.lists(st.sampled_from(NAMES), min_size=1, max_size=4).map("/".join), min_size=1, max_size=12)
 )
 def test_each_open_is_open_beneath_s(root: Path, rels: list[str]) -> None:
+    """… and `reaches` says, without opening, whether open would open."""
     with Beneath(root) as beneath:
         for rel in rels:
             if rel.strip("/.") == "":  # no file named: open_beneath would open the root itself
                 continue
-            assert opened(beneath.open, rel) == opened(lambda r: open_beneath(root, r), rel), rel
+            found = opened(beneath.open, rel)
+            assert found == opened(lambda r: open_beneath(root, r), rel), rel
             assert len(beneath.chain) <= rel.count("/") + 1
+            assert reached(beneath, rel) == (not isinstance(found, str)), rel
+
+
+def reached(beneath: Beneath, rel: str) -> bool:
+    try:
+        return beneath.reaches(rel)
+    except OSError:
+        return False
 
 
 def test_a_link_on_the_way_or_at_the_end_is_refused_and_the_files_beside_it_still_open(root: Path) -> None:
