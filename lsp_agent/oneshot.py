@@ -5,6 +5,7 @@ parser built at all (argparse and the tools' flags are a one-shot's slowest impo
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from .config import Settings
@@ -24,12 +25,20 @@ RECORDS = {"search", "find_symbol"}
 
 def tool_context(name: str, roots: list[str] | None, settings: Settings) -> Context:
     workspace = Workspace(roots)
-    index = None
-    if name in INDEXED or name in RECORDS:
+    if name in INDEXED:
         from .syntax.index import saved_index
 
-        index = saved_index(workspace, current=name in INDEXED, lazily=True)
-    return Context(workspace, settings, index=index)
+        return Context(workspace, settings, index=saved_index(workspace, current=True))
+    if name in RECORDS:  # loaded when first used: while rg runs, or never for an answer of counts
+        return Context(workspace, settings, index_later=partial(saved_records, workspace))
+    return Context(workspace, settings)
+
+
+def saved_records(workspace: Workspace):
+    """The saved index for the roots, its records made one at a time as they are asked for."""
+    from .syntax.index import saved_index
+
+    return saved_index(workspace, lazily=True)
 
 
 def answer(name: str, arguments: dict[str, Any], roots: list[str] | None, settings: Settings) -> dict:

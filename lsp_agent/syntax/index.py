@@ -27,6 +27,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -391,6 +392,7 @@ class SymbolIndex:
         self._lock = threading.Lock()
         self._loaded = False
         self._saved: SavedRecords | None = None  # saved records not asked for yet (load lazily)
+        self._saved_from: Callable[[], SavedRecords | None] | None = None  # … their table, read on first ask
         self._names = Names()
         self._builds = 0  # builds started: only the latest may drop or put records
 
@@ -646,10 +648,10 @@ class SymbolIndex:
         assert self.cache is not None
         from . import store  # here: pickle and the grammars' metadata are for loading and saving
 
-        if lazily:
-            self._saved = store.load_lazily(self.cache, self.workspace.roots, self.encoding)
+        if lazily:  # the table too is read when a record is first asked for (an answer of counts asks none)
+            self._saved_from = partial(store.load_lazily, self.cache, self.workspace.roots, self.encoding)
             return
-        self._loaded, self._saved = True, None
+        self._loaded, self._saved, self._saved_from = True, None, None
         records = store.load(self.cache, self.workspace.roots, self.encoding)
         with self._lock:
             for path, record in records.items():
@@ -745,6 +747,10 @@ class SymbolIndex:
     def _record(self, path: Path) -> FileRecord | None:
         """The record of `path`, taken from the saved ones on first ask when loaded lazily."""
         record = self.files.get(path)
+        if record is None and self._saved_from is not None:
+            with self._lock:
+                if self._saved_from is not None:
+                    self._saved, self._saved_from = self._saved_from(), None
         if record is None and self._saved is not None and (saved := self._saved.take(path)) is not None:
             with self._lock:
                 if path not in self.files:

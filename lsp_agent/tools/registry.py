@@ -45,6 +45,9 @@ class Context:
     # The server's workspace symbol index; without one (CLI, MCP) symbols are found by
     # searching the text for the name and parsing the files that contain it.
     index: SymbolIndex | None = None
+    # A one-shot's saved index, loaded when first used (symbol_index): an answer of counts
+    # alone never pays for its import and its table.
+    index_later: Callable[[], SymbolIndex | None] | None = None
     # In an editor that applies workspace edits: apply(path, text before, text after) -> None
     # when the editor applied it, else why not. None: edits are written to disk.
     apply_edit: Callable[[Path, Text, str], str | None] | None = None
@@ -54,6 +57,12 @@ class Context:
     # process's semantic source, asked over the pipe. None: this process's own (Semantic).
     semantic_source: Callable[[Settings, Callable[[str], None]], Any] | None = None
     _last_report: float = 0.0
+
+    def symbol_index(self) -> SymbolIndex | None:
+        """The index: the server's, or the one `index_later` loads, loaded now."""
+        if self.index_later is not None:
+            self.index, self.index_later = self.index_later(), None
+        return self.index
 
     def check_cancelled(self) -> None:
         """A checkpoint of long work: stop if cancelled, step aside for light calls."""

@@ -197,18 +197,19 @@ def symbols_ahead(ctx: Context) -> Callable[[Path, bool], None]:
         nonlocal seen
         seen += 1
         if shown and seen <= PREFETCHED_FILES:
-            LINE_SYMBOLS.warm(ctx.workspace, path, ctx.index)
+            LINE_SYMBOLS.warm(ctx.workspace, path, ctx.symbol_index())
 
     return prefetch
 
 
-def symbol_provider(ws: Workspace, index: SymbolIndex | None = None) -> Symbols:
+def symbol_provider(ws: Workspace, index_of: Callable[[], SymbolIndex | None] = lambda: None) -> Symbols:
     """The innermost symbol around each of a file's match lines, and whether the line is the
     one naming it; None for a language without a grammar. From the index's record of the
-    file when it is current, else from the file's outline: the same labels."""
+    file when it is current, else from the file's outline: the same labels. The index is
+    asked for (`index_of`) when a file's labels are: an answer of counts asks for none."""
 
     def symbols(file: FileMatches) -> dict[int, Enclosing] | None:
-        found = LINE_SYMBOLS.get(ws, file.path, index)
+        found = LINE_SYMBOLS.get(ws, file.path, index_of())
         if found is None:
             return None
         labels: dict[int, Enclosing] = {}
@@ -301,7 +302,7 @@ def matches_answer(
 ) -> dict:
     """The matches shown through the shortening chain, with the search's totals and locations."""
     check_offset(offset, outcome)
-    s = Search(outcome, symbol_provider(ctx.workspace, ctx.index), before, after, offset, limit)
+    s = Search(outcome, symbol_provider(ctx.workspace, ctx.symbol_index), before, after, offset, limit)
     s.extra_notes = notes
     answer = fit(s, budget)
     answer.update(

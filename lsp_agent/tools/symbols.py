@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ..budget import fits, per_file, plural, rows_that_fit
@@ -525,12 +526,12 @@ def find_definitions(
 ) -> list[Found]:
     """The definitions `name_path` names under `targets`, in the order of a walk: from the
     symbol index once it is built, else from the files whose text holds the name."""
-    ws, index = ctx.workspace, ctx.index
+    ws, index = ctx.workspace, ctx.index  # a one-shot's saved index is loaded later, while rg runs
     folders = [t for t in targets if t.is_dir()]
     found = []
     for file in (t for t in targets if not t.is_dir()):
         text = ws.text(file)  # refuses missing and binary files
-        found += [Found(ws.display(file), file, s, ws) for s in named(index, file, text, name_path, substring=substring, kinds=kinds)]  # fmt: skip
+        found += [Found(ws.display(file), file, s, ws) for s in named(ctx.symbol_index(), file, text, name_path, substring=substring, kinds=kinds)]  # fmt: skip
     if not folders:
         return found
     if index is not None and index.ready.is_set():
@@ -541,6 +542,7 @@ def find_definitions(
             hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
         return found + [Found(ws.display(path), path, entry, ws) for path, entry in hits]
     files = sorted(candidates(ctx, folders, name_path, substring), key=lambda p: walk_order(ws.roots, p))
+    index = ctx.symbol_index()
     for n, file in enumerate(files, 1):
         ctx.check_cancelled()
         ctx.progress_of(n, len(files), "looking in")
@@ -553,20 +555,25 @@ def find_definitions(
     return found
 
 
+def take_record(ctx: Context, path: Path, _shown: bool) -> None:
+    """A file's record, taken from the index (a one-shot's saved one loaded on first use)."""
+    if (index := ctx.symbol_index()) is not None:
+        index.current(path)
+
+
 def candidates(ctx: Context, folders: list[Path], name_path: str, substring: bool) -> Iterable[Path]:
     """The source files under `folders` that may define `name_path`: those whose text holds
     its last name (its longest piece without spaces, as outlines join names on spaces)."""
     needle = max(last_segment(name_path).split(), key=len, default="")
     if needle:
         try:
-            index = ctx.index  # each file's record, taken from a saved index while rg runs
             return files_containing(
                 ctx.workspace,
                 folders,
                 needle,
                 ignore_case=substring,
                 cancelled=ctx.cancel_event.is_set,
-                prefetch=None if index is None else lambda path, _: index.current(path),
+                prefetch=partial(take_record, ctx),  # each file's record, from a saved index while rg runs
             )
         except Refusal:  # a name the search engine cannot take
             pass

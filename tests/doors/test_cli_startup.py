@@ -178,3 +178,20 @@ def test_a_lazily_loaded_index_makes_only_the_records_asked_for(tmp_path, index_
     assert lazy.current(tmp_path / "b.py") is None
     lazy.build()  # a build after it loads the others and parses the changed one
     assert {e.name_path for e in lazy.files[tmp_path / "b.py"].entries()} == {"three"}
+
+
+def test_a_one_shot_search_answered_with_counts_loads_no_index(tmp_path, index_cache):
+    """A search whose answer is counts alone shows no symbol: the saved index (its import and
+    its table) is loaded when a record is first asked for, and here none is. One whose lines
+    are shown loads it and names the symbols from its records."""
+    for n in range(3):
+        written_long_ago(tmp_path / f"m{n}.py", "class A:\n    def run(self):\n        return 1\n" * 2)
+    SymbolIndex(Workspace([tmp_path]), cache=index_cache).build()
+    counted = one_shot(tmp_path, index_cache, "search", "run", "--output", "count")
+    shown = one_shot(tmp_path, index_cache, "search", "run")
+    assert counted["code"] == shown["code"] == 0
+    assert "lsp_agent.syntax.index" not in counted["modules"]
+    assert "lsp_agent.syntax.index" in shown["modules"] and "2 A:" in shown["text"]  # line 2, in A
+    index = saved_index(Workspace([tmp_path]), lazily=True)
+    assert index is not None and index._saved is None  # the table is not read until a record is asked for
+    assert index.current(tmp_path / "m0.py") is not None and index._saved is not None
