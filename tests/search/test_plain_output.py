@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lsp_agent.search import Collector, Query, find_rg, plain, targets_of
+from lsp_agent.search import Collector, Query, find_rg, plain, ripgrep, targets_of
 from lsp_agent.search.ripgrep import Lines, RipgrepEngine
 from lsp_agent.tools.chain import keep_details
 from lsp_agent.workspace import Workspace
@@ -181,3 +181,24 @@ def test_a_one_shot_takes_over_the_plain_rg_started_ahead():
             *engine.match_args(True),
             *walk_args([""], tuple(globs)),
         ]
+
+
+def test_a_folder_searched_quickly_is_searched_by_one_thread(tmp_path, monkeypatch):
+    """rg's threads cost more than they save in a small folder: one searched in under SMALL
+    seconds is searched by one thread the next time, with the same answer; a slow one keeps
+    rg's threads."""
+    for n in range(20):
+        (tmp_path / f"m{n}.py").write_text("self.x = self\n" * n)
+    ran: list[list[str]] = []
+    real = RipgrepEngine.run
+    monkeypatch.setattr(RipgrepEngine, "run", lambda self, args, *rest: ran.append(args) or real(self, args, *rest))  # fmt: skip
+    monkeypatch.setattr(ripgrep, "PACE", {})
+    root = tmp_path.resolve()
+    first = outcome(tmp_path, Query("self"), plain_output=True)
+    assert root in ripgrep.PACE and "--threads=1" not in ran[-1]  # its pace, from this search
+    ripgrep.PACE[root] = ripgrep.SMALL / 2  # as after a quick one (not timed here: a busy machine is slow)
+    assert outcome(tmp_path, Query("self"), plain_output=True) == first and first.hits == 380
+    assert "--threads=1" in ran[-1]
+    ripgrep.PACE[root] = 1.0  # as after a search of many files
+    outcome(tmp_path, Query("self"), plain_output=True)
+    assert "--threads=1" not in ran[-1]
