@@ -417,17 +417,17 @@ class RipgrepEngine:
 
     def walk(self, place, sink: Collector, cancelled: Callable[[], bool], progress: Progress, read: Read | None) -> None:  # fmt: skip
         """Search a folder place: its output plain (files read by `read`) or, without, JSON;
-        with the rg a one-shot started ahead if it is this one. A folder searched quickly
-        before is searched by one thread (see SMALL)."""
-        small = PACE.get(place.base, SMALL) < SMALL
-        args = [*self.match_args(read is not None), *(["--threads=1"] if small else []), *walk_args([""], self.query.globs)]  # fmt: skip
+        with the rg a one-shot started ahead if it is this one, else by one thread where the
+        folder's last search was quick (see SMALL)."""
+        flags, walked = self.match_args(read is not None), walk_args([""], self.query.globs)
         to_path = partial(under, place.base)
-        started = ahead.take(args, place.fd) if ahead.STARTED else None
+        started = ahead.take([*flags, *walked], place.fd) if ahead.STARTED else None
+        if started is not None and self.take_over(started, to_path, sink, cancelled, read):
+            return  # (it ran while the interpreter imported: no pace of its own)
+        small = PACE.get(place.base, SMALL) < SMALL
         began = time.monotonic()
-        if started is None or not self.take_over(started, to_path, sink, cancelled, read):
-            self.run(args, place.popen_args(), to_path, sink, cancelled, progress, read)
-        if started is None:  # (one started ahead ran while the interpreter imported: no pace of its own)
-            PACE[place.base] = (time.monotonic() - began) / (ONE_THREAD if small else 1)
+        self.run([*flags, *(["--threads=1"] if small else []), *walked], place.popen_args(), to_path, sink, cancelled, progress, read)  # fmt: skip
+        PACE[place.base] = (time.monotonic() - began) / (ONE_THREAD if small else 1)
 
     def verify(self, root: Path, paths: set[Path], sink: Collector, cancelled: Callable[[], bool]) -> None:
         """Keep only what ripgrep reported of files that are beneath `root` now, opened
