@@ -102,17 +102,18 @@ class FileRecord:
         range ends no earlier (columns in any encoding order a line's points as bytes do)."""
         names, containers, ranges = self.names.split("\n"), self.containers.split("\n"), self.ranges
         roots: list[_Span] = []
-        open_spans: list[tuple[tuple[int, int], _Span]] = []  # (end, span) of the enclosing ones
+        open_spans: list[tuple[tuple[int, int, int, int], _Span]] = []  # (range, span) of the enclosing ones
         named_on: dict[int, str] = {}
         for i in range(len(self.kinds)):
-            row, _, end_row, end_column, name_row = ranges[8 * i : 8 * i + 5]
-            end = (end_row, end_column)
-            while open_spans and not end <= open_spans[-1][0]:
+            row, column, end_row, end_column, name_row = ranges[8 * i : 8 * i + 5]
+            here = (row, column, end_row, end_column)
+            # one of the same range is a sibling (`var a, b int`), as outline.nested has it
+            while open_spans and (not here[2:] <= open_spans[-1][0][2:] or here == open_spans[-1][0]):
                 open_spans.pop()
             name_path = f"{containers[i]}/{names[i]}" if containers[i] else names[i]
-            span = _Span(row + 1, last_line(row, end), name_path)
+            span = _Span(row + 1, last_line(row, (end_row, end_column)), name_path)
             (open_spans[-1][1].children if open_spans else roots).append(span)
-            open_spans.append((end, span))
+            open_spans.append((here, span))
             named_on[name_row + 1] = name_path
         return LineSymbols(segment_lookup(line_segments(roots)), named_on)
 

@@ -1118,23 +1118,25 @@ def record_labels(record: Any, lines: list[int]) -> dict[int, str | None]:
     if not lines or not record.kinds:
         return labels
     ranges, found = record.ranges, dict[int, int]()  # line -> the definition labelling it
-    # open definitions: (end point, last line it may label, the next line its children may take);
+    # open definitions: (range, last line it may label, the next line its children may take);
     # a clipped-away one keeps nothing (its children neither: line_segments does not enter it)
-    stack: list[list] = [[(1 << 62, 0), 1 << 62, 1]]
+    stack: list[list] = [[(-1, -1, 1 << 62, 0), 1 << 62, 1]]
     low, high = lines[0], lines[-1]
     for i in range(len(record.kinds)):
-        row, end = ranges[8 * i], (ranges[8 * i + 2], ranges[8 * i + 3])
+        here = tuple(ranges[8 * i : 8 * i + 4])
+        row, end = here[0], here[2:]
         if row >= high:  # this one and all after it (they start no earlier) label later lines only
             break
-        while len(stack) > 1 and not end <= stack[-1][0]:
+        # one of the same range is a sibling (`var a, b int`), as outline.nested has it
+        while len(stack) > 1 and (not end <= stack[-1][0][2:] or here == stack[-1][0]):
             stack.pop()
         parent = stack[-1]
         first, last = max(row + 1, parent[2]), min(last_line(row, end), parent[1])
         if first > last:
-            stack.append([end, 0, 1])  # nothing left to it or inside it
+            stack.append([here, 0, 1])  # nothing left to it or inside it
             continue
         parent[2] = last + 1
-        stack.append([end, last, first])
+        stack.append([here, last, first])
         if first > high or last < low:
             continue
         for line in lines[bisect_left(lines, first) : bisect_right(lines, last)]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -66,6 +66,10 @@ def sources(draw) -> tuple[str, bytes]:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(  # two definitions of one range (a namespace in a constant's value): siblings, not nested
+    source=("m.php", b"<?php\nnamespace S;\n\nconst T =namespace A;  0.2;\n\nfunction f() {}\n"),
+    encoding="utf-8",
+)
 @given(source=sources(), encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]))
 def test_a_records_labels_are_the_outlines(tmp_path_factory, source, encoding):
     """The record a worker makes (columns in the client's encoding) labels every line as the

@@ -113,6 +113,7 @@ NESTED = st.sampled_from(
         "def f{n}(): pass",
         "def g{n}():",
         "x{n} = 1",
+        "a{n}, b{n} = 1, 2",  # two definitions of one range: siblings
         "class D{n}: pass; y = 2",
         "async def h{n}(a,",
         "    b): return a",
