@@ -18,6 +18,11 @@ from .model import Cancelled, FileMatches, Match, Outcome, Progress, Target
 KeepDetails = Callable[[FileMatches, list[tuple[int, int]], bool], bool]
 
 
+# Matches made while the engine waits, at most: past as many, a pattern is most often common
+# and its answer counts, which makes none (those kept are made when looked at, see `made`).
+MADE_AHEAD = 1_000
+
+
 class Collector:
     """Receives the engine's records and keeps details while they might still be shown."""
 
@@ -103,7 +108,7 @@ class Collector:
     def make_some(self) -> bool:
         """Make the matches of one deferred part (while the engine waits for more): whether
         there was one."""
-        if not self.deferred:
+        if not self.deferred or self.total > MADE_AHEAD:
             return False
         entry, make = self.deferred.pop(0)
         entry.matches.extend(make())

@@ -127,3 +127,24 @@ def test_symbols_are_got_ahead_for_the_first_files_only(tmp_path, monkeypatch):
     for path in paths[1:]:
         prefetch(path, True)
     assert warmed == paths[1 : search.PREFETCHED_FILES]
+
+
+def test_matches_are_made_ahead_only_while_the_pattern_looks_rare(tmp_path):
+    """While rg writes nothing, the matches kept are made (read from their file) only until
+    MADE_AHEAD records have come: past them a pattern's answer is most often counts, which
+    makes none; those still kept are made when looked at."""
+    from lsp_agent.search import collector
+
+    made: list[int] = []
+    sink = Collector(Workspace([tmp_path]), lambda *_: True, set())
+
+    def part(n: int, records: int) -> None:
+        sink.add(tmp_path / f"f{n}.py", lambda: made.append(n) or [], {}, records, lines=[1])
+
+    part(0, collector.MADE_AHEAD // 2)
+    part(1, collector.MADE_AHEAD // 2)
+    assert sink.make_some() and sink.make_some() and made == [0, 1]  # 1,000 records: rare enough
+    part(2, 1)
+    assert not sink.make_some() and made == [0, 1]  # 1,001: left for when they are looked at
+    sink.made()
+    assert made == [0, 1, 2]
