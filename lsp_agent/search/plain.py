@@ -192,11 +192,11 @@ def parse_plain(
             file.end(progress)
             file, stream.at = None, at + 1
             continue
-        stop = data.find(b"\n\n", at)
-        end = stop + 1 if stop >= 0 else len(data)
-        whole = data.rfind(b"\n", at, min(end, at + (DETAILED_PIECE if sink.detailed else PIECE))) + 1
-        if whole <= at:  # one line longer than a piece, or none read whole
-            whole = data.find(b"\n", at, end) + 1
+        window = min(len(data), at + (DETAILED_PIECE if sink.detailed else PIECE))
+        stop = data.find(b"\n\n", at, window + 1)  # the file's end, looked for in this piece only
+        whole = data.rfind(b"\n", at, stop + 1 if stop >= 0 else window) + 1
+        if whole <= at:  # one line longer than a piece (a line holds no line break), or none read whole
+            whole = data.find(b"\n", at) + 1
         if whole <= at:
             if stream.more(to_line_end=True):
                 continue
