@@ -31,8 +31,16 @@ WALK_FLAGS = (
 )
 
 
-# ripgrep's plain output (search/plain.py): each match as LINE:COLUMN:TEXT under its file's path
-PLAIN_FLAGS = ("--only-matching", "--line-number", "--column", "--heading", "--null")
+# ripgrep's plain output (search/plain.py): each match as LINE NUL COLUMN NUL TEXT under its
+# file's path (NUL, which no text line holds, between the fields: rg itself reads the escape)
+PLAIN_FLAGS = (
+    "--only-matching",
+    "--line-number",
+    "--column",
+    "--heading",
+    "--null",
+    "--field-match-separator=\\x00",
+)
 
 
 # ripgrep's flags for a search of a whole root: RipgrepEngine.match_args, then walk.walk_args.

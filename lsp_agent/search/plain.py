@@ -1,5 +1,8 @@
 """rg's plain output, for the usual search (no context lines, not multiline, binary files
-skipped): each match as `LINE:COLUMN:TEXT` under its file's path (ahead.PLAIN_FLAGS).
+skipped): each match as LINE, COLUMN and TEXT, NUL between them, under its file's path
+(ahead.PLAIN_FLAGS). A line rg names without a match in it (a pattern that matches only the
+end of a file's last line, when no line end follows) comes as LINE and TEXT: it counts as a
+matched line but no match, its first match at column 0, as in rg's JSON.
 
 A common pattern's plain output is a twentieth of its JSON (Django, `self`: 1.4 MB, not
 27 MB), so rg writes less and a file's counts come from a few passes in C over its lines.
@@ -25,9 +28,13 @@ from ..workspace import MAX_TEXT_BYTES, open_beneath, read_all
 from .collector import Collector, strip_eol
 from .model import Match, Progress
 
-NUMBERED = re.compile(rb"(\d+):")  # the line number a match line starts with
-NEXT_NUMBERED = re.compile(rb"\n(\d+):")  # … and each after it (a literal first: searched in C)
-LOCATED = re.compile(rb"^(\d+):(\d+):([^\n]*)\n", re.MULTILINE)  # line, 1-based byte column, matched text
+NUMBERED = re.compile(rb"(\d+)\0")  # the line number a match line starts with
+NEXT_NUMBERED = re.compile(rb"\n(\d+)\0")  # … and each after it (a literal first: searched in C)
+# line, 1-based byte column (none: no match on the line), matched text (no text line holds a NUL)
+LOCATED = re.compile(rb"^(\d+)\0(?:(\d+)\0)?([^\n]*)\n", re.MULTILINE)
+# A file that starts so is read by rg as UTF-16, or without its first 3 bytes: its columns are
+# not the file's bytes' (its matches are searched again, as JSON)
+MARKS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 WARNED = b"WARNING"  # rg's note that a file turned out binary after a match: "PATH: WARNING: …"
 PIECE = 1 << 20  # bytes of a file's match lines taken at a time while only counts are kept
 DETAILED_PIECE = 1 << 15  # … and while matches are kept: keep_details judges them often
@@ -67,28 +74,28 @@ def read_beneath(root: Path, path: Path) -> bytes | None:
     return data if len(data) <= MAX_TEXT_BYTES else None
 
 
-def located_matches(read: Read, path: Path, piece: bytes, continued: bytes, sink: Collector) -> list[Match]:
-    """The matches of the lines a piece of rg's output names, their text read from the file:
-    each line's first match (its byte column and matched text), in characters as the JSON
-    engine gives them; not the line `continued` from the piece before. A match not where rg
-    said (the file changed, or rg read another through a link swapped in): none, and the
-    file is doubted (searched again through its descriptor)."""
-    data = read(path)
-    raws = [] if data is None else data.split(b"\n")
-    last = len(raws) - (1 if raws and not raws[-1] else 0)  # the text after a final line end is no line
+def located_matches(lines_of: Callable[[], list[bytes] | None], path: Path, piece: bytes, continued: bytes, sink: Collector) -> list[Match]:  # fmt: skip
+    """The matches of the lines a piece of rg's output names, their text read from the file
+    (`lines_of`: its lines, read once for all its pieces): each line's first match (its byte
+    column and matched text), in characters as the JSON engine gives them; not the line
+    `continued` from the piece before. A match not where rg said (the file changed, or rg read
+    another through a link swapped in, or rg read it as UTF-16): none, and the file is doubted
+    (searched again through its descriptor)."""
+    raws = lines_of()
     located, made = LOCATED.findall(piece), []
-    if len(located) != piece.count(b"\n"):  # not each line as rg writes it
+    if raws is None or len(located) != piece.count(b"\n"):  # unreadable, or not each line as rg writes it
         sink.doubted.add(path)
         return []
+    last = len(raws) - (1 if raws and not raws[-1] else 0)  # the text after a final line end is no line
     for number, column, found in located:
         if number == continued:
             continue
-        continued, line, col = number, int(number), int(column) - 1
+        continued, line, col = number, int(number), int(column or 1) - 1
         raw = raws[line - 1] if 1 <= line <= last else None
-        if raw is None or not raw.startswith(found, col):
+        if raw is None or (column and not raw.startswith(found, col)):
             sink.doubted.add(path)
             return []
-        end = col + len(found)
+        end = col + len(found) if column else 0
         shown = strip_eol(raw.decode("utf-8", errors="replace"))
         if not raw.isascii():  # byte offsets to character offsets
             col = len(raw[:col].decode("utf-8", errors="replace"))
@@ -115,6 +122,17 @@ class File:
         self.binary = False
         self.last = b""  # the line number of the last match line taken
         self.lines = self.hits = 0
+        self.raws: list[bytes] | None = None  # its lines, once read (for its matches' text)
+
+    def lines_of(self) -> list[bytes] | None:
+        """The file's lines as bytes, read once beneath the root (None: unreadable, or read
+        by rg as other than its bytes)."""
+        if self.raws is None:
+            data = self.read(self.path)
+            if data is None or data.startswith(MARKS):
+                return None
+            self.raws = data.split(b"\n")
+        return self.raws
 
     def take(self, data: bytes, at: int, whole: int) -> None:
         """Whole match lines of the file, in order (`data[at:whole]`): each line handed by
@@ -128,10 +146,11 @@ class File:
             if self.binary or not data:
                 return
         numbers = numbered(data, at, whole)
-        if len(numbers) != data.count(b"\n", at, whole):
+        matchless = 2 * len(numbers) - data.count(b"\0", at, whole)  # lines named without a match (no column)
+        if len(numbers) != data.count(b"\n", at, whole) or not 0 <= matchless <= len(numbers):
             raise Unexpected(data[at : min(whole, at + 200)])
         continued, self.last = self.last, numbers[-1]
-        self.hits += len(numbers)
+        self.hits += len(numbers) - matchless
         if not self.sink.detailed:  # in order: a line's matches come together
             lines = len(numbers) - sum(map(eq, numbers, islice(numbers, 1, None))) - (numbers[0] == continued)
             self.lines += lines
@@ -140,7 +159,7 @@ class File:
         distinct = dict.fromkeys(numbers)
         distinct.pop(continued, None)  # a line whose first match came in the piece before
         self.lines += len(distinct)
-        made = partial(located_matches, self.read, self.path, data[at:whole], continued, self.sink)
+        made = partial(located_matches, self.lines_of, self.path, data[at:whole], continued, self.sink)
         self.sink.add(self.path, made, {}, len(distinct), lines=list(map(int, distinct)))
 
     def warned(self, piece: bytes) -> bytes:

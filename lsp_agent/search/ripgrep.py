@@ -55,6 +55,16 @@ def data_text(field: dict) -> tuple[str, bytes]:
     return raw.decode("utf-8", errors="replace"), raw
 
 
+def path_text(field: dict) -> str:
+    """A path in ripgrep's JSON as the file system names it: bytes that are not UTF-8 kept
+    as os.fsdecode keeps them (the plain output's names are read so too)."""
+    if "text" in field:
+        return field["text"]
+    import base64
+
+    return os.fsdecode(base64.b64decode(field["bytes"]))
+
+
 def split_lines(text: str) -> list[str]:
     if text.find("\n") == len(text) - 1 and text:  # one line and its end, as most matches come
         return [strip_eol(text[:-1])]
@@ -427,7 +437,8 @@ class RipgrepEngine:
         small = PACE.get(place.base, SMALL) < SMALL
         began = time.monotonic()
         self.run([*flags, *(["--threads=1"] if small else []), *walked], place.popen_args(), to_path, sink, cancelled, progress, read)  # fmt: skip
-        PACE[place.base] = (time.monotonic() - began) / (ONE_THREAD if small else 1)
+        if not self.query.globs:  # (a search of some of its files says little of the folder)
+            PACE[place.base] = (time.monotonic() - began) / (ONE_THREAD if small else 1)
 
     def verify(self, root: Path, paths: set[Path], sink: Collector, cancelled: Callable[[], bool]) -> None:
         """Keep only what ripgrep reported of files that are beneath `root` now, opened
@@ -622,7 +633,7 @@ class RipgrepEngine:
                     context[data["line_number"] + offset] = line
             elif kind == "begin":
                 matches, context, count, uncounted = Pending(matches.lazy), {}, 0, False
-                path = to_path(data_text(data["path"])[0])
+                path = to_path(path_text(data["path"]))
                 again = path in sink.done and not from_editor
             elif kind == "end":
                 if again:

@@ -656,9 +656,14 @@ def keep_details(budget: int) -> KeepDetails:
     Past it no stage that shows matches can fit, and the answer will be counts."""
     floor = 0
     last: dict[Path, int] = {}
+    paid: dict[Path, int] = {}  # each file's share of the floor
 
     def keep(file: FileMatches, spans: list[tuple[int, int]], new: bool) -> bool:
         nonlocal floor
+        if new:  # (again after it was withdrawn, to be searched again: what it paid is given back)
+            floor -= paid.pop(file.path, 0)
+            last.pop(file.path, None)
+        before = floor
         if new:
             floor += len(file.shown) + 2  # "path: "
         end = last.get(file.path, -2)
@@ -667,6 +672,7 @@ def keep_details(budget: int) -> KeepDetails:
                 floor += len(str(line)) + 1
             end = last_line
         last[file.path] = end
+        paid[file.path] = paid.get(file.path, 0) + floor - before
         return floor <= budget
 
     return keep

@@ -59,7 +59,8 @@ class Context:
     _last_report: float = 0.0
 
     def symbol_index(self) -> SymbolIndex | None:
-        """The index: the server's, or the one `index_later` loads, loaded now."""
+        """The index: the server's, or the one `index_later` loads, loaded now (a one-shot's,
+        asked from its one thread: no lock)."""
         if self.index_later is not None:
             self.index, self.index_later = self.index_later(), None
         return self.index

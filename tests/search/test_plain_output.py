@@ -6,6 +6,7 @@ output the parser does not know has the folder searched again as JSON."""
 
 from __future__ import annotations
 
+import os
 import stat
 import subprocess
 from contextlib import contextmanager
@@ -34,7 +35,21 @@ LINES = [
     "selfself self",
     "end…",
 ]
-PATTERNS = ["self", "e", "self|x", "x*", "^", "\\s+$", "[^\\x00-\\x7f]+", "é", "\\bself\\b", "\\r$", "zzz"]
+PATTERNS = [
+    "self",
+    "e",
+    "self|x",
+    "x*",
+    "^",
+    "$",
+    "\\s*$",
+    "\\s+$",
+    "[^\\x00-\\x7f]+",
+    "é",
+    "\\bself\\b",
+    "\\r$",
+    "zzz",
+]
 
 
 def outcome(
@@ -63,12 +78,13 @@ def pieces(detailed: int, counted: int):
 
 
 files = st.dictionaries(
-    st.sampled_from(["a.py", "b.txt", "sub/c.md", "sub/deep/d.js", "e.txt"]),
+    st.sampled_from(["a.py", "b.txt", "sub/c.md", "sub/deep/d.js", os.fsdecode(b"n\xffame.txt")]),
     st.tuples(
         st.lists(st.sampled_from(LINES), max_size=40),
         st.sampled_from(["\n", "\r\n"]),
         st.booleans(),  # a byte that is not UTF-8 in the middle
         st.booleans(),  # a final line end
+        st.sampled_from(["utf-8", "utf-8-sig", "utf-16"]),  # with a byte order mark: rg reads it as text
     ),
     min_size=1,
 )
@@ -76,7 +92,7 @@ files = st.dictionaries(
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @example(  # a line's two matches in two pieces, once only counts are kept
-    tree={"a.py": (["self.x = self.y"] * 2, "\n", False, True)},
+    tree={"a.py": (["self.x = self.y"] * 2, "\n", False, True, "utf-8")},
     pattern="self",
     ignore_case=False,
     budget=0,
@@ -86,14 +102,14 @@ files = st.dictionaries(
     tree=files,
     pattern=st.sampled_from(PATTERNS),
     ignore_case=st.booleans(),
-    budget=st.sampled_from([None, 0, 40, 400, 20_000]),  # 0: counts from the first match on
+    budget=st.sampled_from([None, 0, 12, 40, 60, 400, 20_000]),  # 0: counts from the first match on
     sizes=st.sampled_from([(1 << 15, 1 << 20), (1, 1), (7, 13), (64, 5)]),
 )
 def test_plain_output_finds_what_json_finds(tmp_path_factory, tree, pattern, ignore_case, budget, sizes):
     root = tmp_path_factory.mktemp("tree")
-    for name, (lines, eol, broken, final) in tree.items():
-        data = eol.join(lines).encode() + (eol.encode() if final and lines else b"")
-        if broken:
+    for name, (lines, eol, broken, final, encoding) in tree.items():
+        data = (eol.join(lines) + (eol if final and lines else "")).encode(encoding)
+        if broken and encoding == "utf-8":
             data = data[: len(data) // 2] + b"\xff" + data[len(data) // 2 :]
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
@@ -147,7 +163,7 @@ def test_unknown_output_has_the_folder_searched_again_as_json(tmp_path):
     odd.write_text(
         "#!/bin/sh\n"
         'case " $* " in *" --only-matching "*) '
-        f'exec "{RG}" "$@" | sed \'s/^3:1:self$/&\\nnew format/\' ;; esac\n'
+        f'exec "{RG}" "$@" | sed \'s/^3.1.self$/&\\nnew format/\' ;; esac\n'
         f'exec "{RG}" "$@"\n'
     )
     odd.chmod(odd.stat().st_mode | stat.S_IXUSR)
@@ -161,7 +177,7 @@ def test_unknown_output_has_the_folder_searched_again_as_json(tmp_path):
 
 @pytest.mark.parametrize(
     "output",
-    [b"a.py\x00garbage\n", b"a.py\x0012:3:self\nlast line without its end", b"no path at all"],
+    [b"a.py\x00garbage\n", b"a.py\x0012\x003\x00self\nlast line without its end", b"no path at all"],
 )
 def test_the_parser_refuses_what_it_does_not_know(tmp_path, output):
     sink = Collector(Workspace([tmp_path]), None, set())
@@ -202,3 +218,30 @@ def test_a_folder_searched_quickly_is_searched_by_one_thread(tmp_path, monkeypat
     ripgrep.PACE[root] = 1.0  # as after a search of many files
     outcome(tmp_path, Query("self"), plain_output=True)
     assert "--threads=1" not in ran[-1]
+
+
+def test_a_file_searched_again_pays_the_budget_once(tmp_path):
+    """A file withdrawn and searched again (doubted, or its folder again as JSON) comes to the
+    budget's judge as new: what it paid before is given back, or the answer would turn to
+    counts at a budget the JSON engine still shows lines at."""
+    from lsp_agent.search.model import FileMatches
+
+    file = FileMatches(tmp_path / "a.py", "a.py")
+    cost = len("a.py: ") + len("1,") + len("30,")  # two runs of lines
+    keep = keep_details(cost)
+    assert keep(file, [(1, 1), (2, 2), (30, 30)], True)
+    assert keep(file, [(1, 1), (2, 2), (30, 30)], True)  # again, after a withdrawal
+    assert not keep(FileMatches(tmp_path / "b.py", "b.py"), [(1, 1)], True)  # the budget is spent
+
+
+def test_a_file_is_read_once_for_all_its_pieces(tmp_path, monkeypatch):
+    """Its matches' text comes from one read of the file, however many pieces rg's output of
+    it is taken in (reading it again for each made a large file's search quadratic)."""
+    (tmp_path / "a.py").write_text("self.x = self\n" * 300)
+    read: list[Path] = []
+    real = ripgrep.read_beneath
+    monkeypatch.setattr(ripgrep, "read_beneath", lambda root, path: read.append(path) or real(root, path))
+    with pieces(64, 64):
+        found = outcome(tmp_path, Query("self"), plain_output=True)
+    assert found.files[0].count == 300 and len(found.files[0].matches) == 300
+    assert read == [(tmp_path / "a.py").resolve()]
