@@ -24,7 +24,8 @@ from operator import eq
 from pathlib import Path
 from typing import Protocol
 
-from ..workspace import MAX_TEXT_BYTES, open_beneath, read_all
+from ..errors import Refusal
+from ..workspace import Workspace
 from .collector import Collector, strip_eol
 from .model import Match, Progress
 
@@ -56,22 +57,13 @@ class Stream(Protocol):
 Read = Callable[[Path], "bytes | None"]  # a file's bytes, read beneath the root; None if it cannot be
 
 
-def read_beneath(root: Path, path: Path) -> bytes | None:
-    """`path` (under `root`) read as opened one name at a time from the root; None if it is
-    no regular file there, or too large to hold."""
-    import stat
-
+def read_data(ws: Workspace, path: Path) -> bytes | None:
+    """The file's bytes as the workspace reads them (beneath its root, a regular file within
+    the limit); None where it refuses them."""
     try:
-        fd = open_beneath(root, path.relative_to(root))
-    except (OSError, ValueError):
+        return ws.data(path)
+    except Refusal:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = read_all(fd, MAX_TEXT_BYTES)
-    finally:
-        os.close(fd)
-    return data if len(data) <= MAX_TEXT_BYTES else None
 
 
 def located_matches(lines_of: Callable[[], list[bytes] | None], path: Path, piece: bytes, continued: bytes, sink: Collector) -> list[Match]:  # fmt: skip

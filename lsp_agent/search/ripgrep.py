@@ -29,7 +29,7 @@ from ..errors import Cancelled, Refusal
 from ..workspace import MAX_TEXT_BYTES, Beneath, Text, read_all
 from .collector import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
-from .plain import Read, Unexpected, parse_plain, read_beneath
+from .plain import Read, Unexpected, parse_plain, read_data
 from .walk import Watcher, free_from_fifos, places, walk_args
 
 MATCH_PREFIX = b'{"type":"match"'
@@ -418,7 +418,7 @@ class RipgrepEngine:
                     continue
                 known = before | set(sink.files)
                 try:
-                    self.walk(place, sink, cancelled, progress, partial(read_beneath, target.root) if self.plain else None)  # fmt: skip
+                    self.walk(place, sink, cancelled, progress, partial(read_data, sink.ws) if self.plain else None)  # fmt: skip
                 except Unexpected:  # rg's plain output not as this parser knows it: the folder again, as JSON
                     for path in (sink.done | set(sink.files)) - known:
                         sink.withdraw(path)

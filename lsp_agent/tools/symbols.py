@@ -526,7 +526,7 @@ def find_definitions(
 ) -> list[Found]:
     """The definitions `name_path` names under `targets`, in the order of a walk: from the
     symbol index once it is built, else from the files whose text holds the name."""
-    ws, index = ctx.workspace, ctx.index  # a one-shot's saved index is loaded later, while rg runs
+    ws, built = ctx.workspace, ctx.index  # the server's (a one-shot's is loaded later, while rg runs)
     folders = [t for t in targets if t.is_dir()]
     found = []
     for file in (t for t in targets if not t.is_dir()):
@@ -534,12 +534,12 @@ def find_definitions(
         found += [Found(ws.display(file), file, s, ws) for s in named(ctx.symbol_index(), file, text, name_path, substring=substring, kinds=kinds)]  # fmt: skip
     if not folders:
         return found
-    if index is not None and index.ready.is_set():
-        hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
-        if stale := {path for path, _ in hits if not index.is_current(path)}:
+    if built is not None and built.ready.is_set():
+        hits = built.find(name_path, substring=substring, kinds=kinds, under=folders)
+        if stale := {path for path, _ in hits if not built.is_current(path)}:
             for path in stale:
-                index.update(path)
-            hits = index.find(name_path, substring=substring, kinds=kinds, under=folders)
+                built.update(path)
+            hits = built.find(name_path, substring=substring, kinds=kinds, under=folders)
         return found + [Found(ws.display(path), path, entry, ws) for path, entry in hits]
     files = sorted(candidates(ctx, folders, name_path, substring), key=lambda p: walk_order(ws.roots, p))
     index = ctx.symbol_index()

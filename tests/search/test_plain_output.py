@@ -141,7 +141,7 @@ def test_a_file_changed_after_rg_read_it_is_searched_again(tmp_path):
     raw = subprocess.run([RG, *engine.match_args(True)[1:], "./"], cwd=tmp_path, capture_output=True).stdout
     target.write_text("self first\nthen self\nno\n")  # after rg read it, before we do
     sink = Collector(Workspace([tmp_path]), None, set())
-    read = partial(plain.read_beneath, tmp_path)
+    read = partial(plain.read_data, sink.ws)
     plain.parse_plain(Lines(raw), lambda name: tmp_path / name.removeprefix("./"), sink, read, None)
     sink.made()
     assert sink.doubted == {target}  # line 2 holds no "self" at column 0 now
@@ -239,8 +239,8 @@ def test_a_file_is_read_once_for_all_its_pieces(tmp_path, monkeypatch):
     it is taken in (reading it again for each made a large file's search quadratic)."""
     (tmp_path / "a.py").write_text("self.x = self\n" * 300)
     read: list[Path] = []
-    real = ripgrep.read_beneath
-    monkeypatch.setattr(ripgrep, "read_beneath", lambda root, path: read.append(path) or real(root, path))
+    real = ripgrep.read_data
+    monkeypatch.setattr(ripgrep, "read_data", lambda ws, path: read.append(path) or real(ws, path))
     with pieces(64, 64):
         found = outcome(tmp_path, Query("self"), plain_output=True)
     assert found.files[0].count == 300 and len(found.files[0].matches) == 300
