@@ -15,16 +15,17 @@ then answers alone, in its own words).
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import stat
 import struct
 
 from .errors import logger
 
+# json, socket and tempfile are imported where used: a command with no server to ask (the
+# usual case) checks a path and goes on, without their milliseconds
 TYPE_CHECKING = False  # typing's own import is a command's milliseconds
 if TYPE_CHECKING:
+    import socket
     from collections.abc import Callable
     from pathlib import Path
     from typing import Any
@@ -40,13 +41,20 @@ CONNECT_TIMEOUT = 1.0  # seconds to reach a server that is there; a call takes w
 
 def socket_path(roots: list[Path] | list[str]) -> str:
     """The socket of a server of these roots (absolute and resolved, as Workspace has them)."""
-    if not (base := os.environ.get("XDG_RUNTIME_DIR")):
-        import tempfile
-
-        base = tempfile.gettempdir()
+    base = os.environ.get("XDG_RUNTIME_DIR") or temporary_folder()
     key = "\n".join(map(str, roots)).encode("utf-8", "surrogatepass")
     name = f"{blake2b(key, digest_size=12).hexdigest()}.sock"
     return os.path.join(base, f"lsp-agent-{os.getuid()}", name)
+
+
+def temporary_folder() -> str:
+    """The temporary folder as tempfile.gettempdir finds it on a Unix, without its check that
+    the folder is writable: a server that cannot make its folder there does not listen, and
+    a command then finds no socket to ask."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        if folder := os.environ.get(name):
+            return os.path.abspath(folder)
+    return "/tmp"
 
 
 def private(folder: str, *, make: bool = False) -> bool:
@@ -66,6 +74,8 @@ def private(folder: str, *, make: bool = False) -> bool:
 def peer_is_me(connection: socket.socket) -> bool:
     """Whether the other end runs as this user (True where the system cannot say: the
     folder's permissions already keep others out)."""
+    import socket
+
     if not hasattr(socket, "SO_PEERCRED"):
         return True
     credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
@@ -85,6 +95,9 @@ def ask(roots: list[Path] | list[str], name: str, arguments: dict) -> dict | Non
     """A running server's answer to the call, or None (no server, or it did not answer)."""
     if not listening(roots):
         return None
+    import json
+    import socket
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(CONNECT_TIMEOUT)
@@ -124,6 +137,7 @@ class Listener:
     def listen(self, roots: list[Path]) -> None:
         """Listen for the commands of these roots (instead of any others before)."""
         self.close()
+        import socket
         import threading
 
         path = socket_path(roots)
@@ -156,6 +170,8 @@ class Listener:
             threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
 
     def serve(self, connection: socket.socket) -> None:
+        import json
+
         with connection:
             try:
                 if not peer_is_me(connection):

@@ -178,3 +178,24 @@ def test_a_malformed_request_gets_no_answer_and_the_listener_goes_on(tmp_path, r
         assert answer is not None and "class Cart" in answer["text"]
     finally:
         listener.close()
+
+
+@pytest.mark.parametrize(
+    ("environment", "folder"),
+    [
+        ({"TMPDIR": "/var/tmp/x"}, "/var/tmp/x"),
+        ({"TEMP": "/srv/t"}, "/srv/t"),
+        ({"TMPDIR": "", "TMP": "/srv/u"}, "/srv/u"),
+        ({"TMPDIR": "relative"}, None),  # made absolute, from where the command runs
+        ({}, "/tmp"),
+    ],
+)
+def test_without_a_runtime_folder_the_socket_is_in_the_temporary_folder(monkeypatch, environment, folder):
+    """As tempfile.gettempdir names it (which a one-shot does not import)."""
+    for name in ("XDG_RUNTIME_DIR", "TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    path = local.socket_path([Path("/some/root")])
+    assert os.path.dirname(os.path.dirname(path)) == (folder or os.path.abspath("relative"))
+    assert os.path.basename(os.path.dirname(path)) == f"lsp-agent-{os.getuid()}"
