@@ -47,7 +47,9 @@ beside that commit's server, runs alternating.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import functools
 import os
 import resource
 import shutil
@@ -403,12 +405,21 @@ def cli_figures(
 
 
 def environment(cache: str, how: str) -> dict[str, str]:
-    """A one-shot's environment: the index in `cache`; `alone`: no server asked."""
-    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache} | (
-        {"LSP_AGENT_NO_SERVER": "1"} if how == "alone" else {}
-    )
+    """A one-shot's environment: the index in `cache`; `alone`: no server for the roots, as a
+    user without one runs it (the command looks for a server's socket and finds none: an empty
+    folder of its own as $XDG_RUNTIME_DIR, not LSP_AGENT_NO_SERVER, which skips the look)."""
+    env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache}
+    if how == "alone":
+        env["XDG_RUNTIME_DIR"] = no_server_folder()
     env.pop("PYTHONPATH", None)
     return env
+
+
+@functools.cache
+def no_server_folder() -> str:
+    folder = tempfile.mkdtemp(prefix="lsp-agent-no-server-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def wall_and_cpu(command: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float]:
