@@ -17,7 +17,6 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate
-from typing import TypeVar
 
 from .errors import Refusal
 
@@ -26,7 +25,11 @@ MIN_WIDTH = 16  # narrower snippets stop telling items apart: go to line numbers
 ELLIPSIS = "…"
 TOP_LEVEL = "<module>"  # the "symbol" of an item outside every definition
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 
 class Overflow(Exception):

@@ -10,7 +10,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def positive(value: Any) -> bool:
@@ -31,8 +34,44 @@ def valid_servers(value: Any) -> bool:
     return True
 
 
+# option name -> (check, what a good value looks like)
+RULES = {
+    "max_chars": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200,
+        "an integer >= 200",
+    ),
+    "max_nudges": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        "an integer >= 0",
+    ),
+    "edits": (lambda v: v in ("on", "off"), '"on" or "off" (off: a read-only server, no edit tools)'),
+    "precision": (lambda v: v in ("auto", "syntax"), '"auto" or "syntax"'),
+    "semantic_servers": (
+        valid_servers,
+        'an object: language -> command (a list of strings), {"command": [...]} or false',
+    ),
+    "semantic_timeout": (lambda v: positive(v) and v <= 600, "a number of seconds, 0 < n <= 600"),
+    "semantic_idle": (positive, "a number of seconds > 0"),
+    "semantic_memory_mb": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 64,
+        "an integer >= 64",
+    ),
+    "scip_indexes": (
+        lambda v: isinstance(v, list) and all(isinstance(p, str) and p for p in v),
+        "a list of paths of index files in the workspace",
+    ),
+}
+# option name -> why it is refused (a removed option is named, not silently ignored)
+REMOVED = {
+    "search_engine": "the one search engine is ripgrep (its values `auto` and `rg` meant the same, "
+    "and the pure-Python engine was removed, it answered differently)",
+}
+
+
 @dataclass(frozen=True)
 class Settings:
+    """Every option, with its default."""
+
     max_chars: int = 20_000  # default budget of every answer's text
     max_nudges: int = 2  # nudges per turn for undecodable tool calls (calls: decode_calls, run_calls)
     edits: str = "on"  # "off": the tools that write files are not in the catalog and refused
@@ -47,39 +86,6 @@ class Settings:
     semantic_memory_mb: int = 4096  # a language server above this (with its children) restarts
     # SCIP index files besides those found in the workspace (index.scip, index.NAME.scip)
     scip_indexes: list = dataclasses.field(default_factory=list)
-
-    # option name -> (check, what a good value looks like)
-    _RULES: ClassVar[dict[str, Any]] = {
-        "max_chars": (
-            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 200,
-            "an integer >= 200",
-        ),
-        "max_nudges": (
-            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-            "an integer >= 0",
-        ),
-        "edits": (lambda v: v in ("on", "off"), '"on" or "off" (off: a read-only server, no edit tools)'),
-        "precision": (lambda v: v in ("auto", "syntax"), '"auto" or "syntax"'),
-        "semantic_servers": (
-            valid_servers,
-            'an object: language -> command (a list of strings), {"command": [...]} or false',
-        ),
-        "semantic_timeout": (lambda v: positive(v) and v <= 600, "a number of seconds, 0 < n <= 600"),
-        "semantic_idle": (positive, "a number of seconds > 0"),
-        "semantic_memory_mb": (
-            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 64,
-            "an integer >= 64",
-        ),
-        "scip_indexes": (
-            lambda v: isinstance(v, list) and all(isinstance(p, str) and p for p in v),
-            "a list of paths of index files in the workspace",
-        ),
-    }
-    # option name -> why it is refused (a removed option is named, not silently ignored)
-    _REMOVED: ClassVar[dict[str, str]] = {
-        "search_engine": "the one search engine is ripgrep (its values `auto` and `rg` meant the same, "
-        "and the pure-Python engine was removed, it answered differently)",
-    }
 
     @classmethod
     def from_options(cls, options: Any) -> tuple[Settings, list[str]]:
@@ -104,9 +110,9 @@ class Settings:
         problems: list[str] = []
         for given, value in options.items():
             name = snake_case(given) if configuration else given
-            if name in self._REMOVED:
+            if name in REMOVED:
                 if value is not None or not configuration:
-                    problems.append(f"option {given}={value!r} is refused: {self._REMOVED[name]}; remove it.")
+                    problems.append(f"option {given}={value!r} is refused: {REMOVED[name]}; remove it.")
                 continue
             if name not in known:
                 if not configuration:
@@ -114,7 +120,7 @@ class Settings:
                 continue
             if value is None and configuration:
                 continue
-            check, expected = self._RULES[name]
+            check, expected = RULES[name]
             if check(value):
                 values[name] = value
             else:

@@ -6,12 +6,15 @@ parser built at all (argparse and the tools' flags are a one-shot's slowest impo
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from .config import Settings
 from .errors import ArgumentError
 from .tools import Context, call
 from .workspace import Workspace
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 # Tools that answer from the symbol index a server saved for the roots, brought up to date
 # first (see saved_index): they look in every file. Others would spend more loading it (a

@@ -21,10 +21,14 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..workspace import Workspace
-from .collector import Collector, Engine, KeepDetails
+from .collector import Collector, KeepDetails
 from .model import FileMatches, Match, Outcome, Query, Target
 from .targets import targets_of
 from .walk import find_rg, list_files, require_rg, searched_buffers
+
+TYPE_CHECKING = False  # the engines' protocol is for type checkers (collector.py)
+if TYPE_CHECKING:
+    from .collector import Engine
 
 
 def run_search(
@@ -103,7 +107,6 @@ def check_query(query: Query) -> None:
 
 __all__ = [
     "Collector",
-    "Engine",
     "FileMatches",
     "KeepDetails",
     "Match",

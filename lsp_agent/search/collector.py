@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from ..workspace import Text, Workspace, escape_name
 from .model import Cancelled, FileMatches, Match, Outcome, Progress, Target
@@ -194,16 +193,20 @@ def quoted(text: str, width: int = 200) -> str:
     return f'"{text[:width]}…" (the first {width} of {len(text):,} characters)'
 
 
-class Engine(Protocol):
-    """A searcher: finds the query's matches and hands them to the sink, file by file."""
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
+if TYPE_CHECKING:  # a protocol for type checkers: nothing checks it at run time
+    from typing import Protocol
 
-    name: str
+    class Engine(Protocol):
+        """A searcher: finds the query's matches and hands them to the sink, file by file."""
 
-    def check(self) -> None:
-        """Refuse a query the engine cannot run, before any file is read."""
+        name: str
 
-    def search(self, target: Target, sink: Collector, cancelled: Cancelled, progress: Progress) -> None:
-        """Search the files under `target` (their disk copies)."""
+        def check(self) -> None:
+            """Refuse a query the engine cannot run, before any file is read."""
 
-    def search_text(self, path: Path, text: Text, sink: Collector) -> None:
-        """Search an open editor buffer's text as the file at `path`."""
+        def search(self, target: Target, sink: Collector, cancelled: Cancelled, progress: Progress) -> None:
+            """Search the files under `target` (their disk copies)."""
+
+        def search_text(self, path: Path, text: Text, sink: Collector) -> None:
+            """Search an open editor buffer's text as the file at `path`."""

@@ -11,6 +11,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Query:
+    """What a search looks for, and how."""
+
     pattern: str
     fixed_strings: bool = False
     ignore_case: bool = False
@@ -23,6 +25,8 @@ class Query:
 
 @dataclass(frozen=True, slots=True)
 class Match:
+    """One match record: a matched line (or run of lines, multiline) and where the match is."""
+
     line: int  # 1-based line of the match's start
     lines: tuple[str, ...]  # the matched line(s), without line terminators
     col: int  # 0-based character column of the first match in lines[0]
@@ -35,6 +39,8 @@ class Match:
 
 @dataclass
 class FileMatches:
+    """A file with matches: those kept, its context lines and its counts."""
+
     path: Path  # absolute, resolved
     shown: str  # as shown to agents
     matches: list[Match] = field(default_factory=list)
@@ -47,6 +53,8 @@ class FileMatches:
 
 @dataclass
 class Outcome:
+    """A whole search's files and counts."""
+
     files: list[FileMatches]  # files with matches, sorted by shown path
     total: int  # match records: one per matched line (per run of lines with multiline)
     binary: list[str]  # binary files with matches, skipped

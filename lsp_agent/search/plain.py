@@ -22,7 +22,6 @@ from functools import partial
 from itertools import islice
 from operator import eq
 from pathlib import Path
-from typing import Protocol
 
 from ..errors import Refusal
 from ..workspace import Workspace
@@ -45,13 +44,17 @@ class Unexpected(Exception):
     """rg wrote what this parser does not know (another version of rg, say)."""
 
 
-class Stream(Protocol):
-    """ripgrep.Lines: what was read (`data`, parsed up to `at`) and `more` to read on."""
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
+if TYPE_CHECKING:  # a protocol for type checkers: nothing checks it at run time
+    from typing import Protocol
 
-    data: bytes
-    at: int
+    class Stream(Protocol):
+        """ripgrep.Lines: what was read (`data`, parsed up to `at`) and `more` to read on."""
 
-    def more(self, *, to_line_end: bool = False) -> bool: ...
+        data: bytes
+        at: int
+
+        def more(self, *, to_line_end: bool = False) -> bool: ...
 
 
 Read = Callable[[Path], "bytes | None"]  # a file's bytes, read beneath the root; None if it cannot be

@@ -27,14 +27,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
 
 from ..ahead import WALK_FLAGS
 from ..errors import Refusal
 from ..workspace import open_beneath, read_all
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
 if TYPE_CHECKING:
     import subprocess
+    from typing import IO
 
 # subprocess, tempfile and shutil are imported where used: a one-shot search whose rg was
 # started ahead (head_start.py) needs none of them.

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import Refusal, logger
 from ..search.walk import walk_order as walk_order_in
@@ -53,6 +52,7 @@ from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, encode
 from .records import Entry, FileRecord, Range
 from .uses import file_uses, generated, has_table, pack, pack_table
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 

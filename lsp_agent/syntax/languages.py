@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Language:
+    """A language of the table (its folder's language.json)."""
+
     name: str
     package: str  # the grammar's distribution on PyPI
     module: str

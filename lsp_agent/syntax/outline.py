@@ -17,13 +17,15 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from ..workspace import Text
 from .languages import GRAMMARS, grammar, language_for, query, query_source
 from .parsing import MAX_PARSE_BYTES, PARSES, Parsed, parse_fresh
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
 if TYPE_CHECKING:
+    from typing import Protocol
+
     import tree_sitter
 
 OUTLINE_CACHE_SIZE = 4096  # files whose outline (not tree) is kept
@@ -48,6 +50,8 @@ FILE_NAMESPACE = "namespace.file"
 
 @dataclass(slots=True)
 class Symbol:
+    """A definition in a file's outline."""
+
     kind: str  # class, function, method, interface, struct, enum, namespace, module, constant, …
     name: str
     name_path: str  # names from the outermost symbol down, joined by "/": "Message777/to_dict"
@@ -116,6 +120,8 @@ class _Group:
 
 @dataclass
 class _Entry:
+    """A file's outline as last made, kept to make the next version's from it."""
+
     version: str
     groups: list[_Group]  # what the symbols were made from, for the next version
     symbols: list[Symbol]  # the symbol of each group
@@ -200,17 +206,19 @@ def line_symbols(path: Path, text: Text) -> LineSymbols:
     return LineSymbols(enclosing_lookup(path, text), named_on)
 
 
-class Span(Protocol):
-    """What line segments need of a symbol: an outline's Symbol, or what a record holds."""
+if TYPE_CHECKING:  # a protocol for type checkers: nothing checks it at run time
 
-    @property
-    def start_line(self) -> int: ...
-    @property
-    def end_line(self) -> int: ...
-    @property
-    def name_path(self) -> str: ...
-    @property
-    def children(self) -> Sequence[Span]: ...
+    class Span(Protocol):
+        """What line segments need of a symbol: an outline's Symbol, or what a record holds."""
+
+        @property
+        def start_line(self) -> int: ...
+        @property
+        def end_line(self) -> int: ...
+        @property
+        def name_path(self) -> str: ...
+        @property
+        def children(self) -> Sequence[Span]: ...
 
 
 def line_segments(symbols: Sequence[Span]) -> Segments:

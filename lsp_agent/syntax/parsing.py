@@ -11,11 +11,11 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..workspace import Text
 from .languages import grammar
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -35,6 +35,8 @@ PARSE_CHUNK = 4096  # bytes read at once: about a millisecond of parsing
 
 @dataclass(frozen=True)
 class Parsed:
+    """A file's text and its tree."""
+
     language: str
     version: str
     data: bytes  # the UTF-8 bytes the tree was parsed from: node offsets index into them

@@ -43,7 +43,6 @@ from dataclasses import fields
 from functools import cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, ClassVar
 
 from ..errors import logger
 from ..workspace import blake2b
@@ -51,6 +50,10 @@ from .languages import GRAMMARS, installed_version, query_source
 from .outline import KINDS
 from .records import FileRecord
 from .uses import STAMP_BYTES, Stored, TableBytes
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 # 3: keyed checksum, ctime and inode; 4: the names used; 5: records read one by one (a table);
 # 6: use tables apart from the names used, read a word at a time; 7: use tables after the

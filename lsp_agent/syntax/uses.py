@@ -15,7 +15,10 @@ import struct
 import zlib
 from array import array
 from collections import Counter
-from typing import Any
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 MEMBER = re.compile(r"(?:\.|->)\s*([A-Za-z_$][\w$]*)")

@@ -18,13 +18,15 @@ from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import ArgumentError, Cancelled, Refusal, logger
 from ..workspace import Text, Workspace
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
 if TYPE_CHECKING:
+    from typing import Any
+
     import jsonschema
 
     from ..semantic.editor import EditorLink
@@ -89,6 +91,8 @@ class Context:
 
 @dataclass(frozen=True)
 class Tool:
+    """A tool of the registry: its name, schema and handler."""
+
     name: str
     title: str  # for people: "Read file"
     summary: str

@@ -8,7 +8,6 @@ import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..budget import most_that_fit, plural
 from ..errors import Refusal
@@ -17,6 +16,7 @@ from ..workspace import Workspace, file_identity, is_racy
 from .chain import Enclosing, Search, Symbols, fit, keep_details, unit
 from .registry import BUDGET, MAX_CHARS, Context, tool
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: a one-shot command's milliseconds
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -374,6 +374,8 @@ def symbols(
 
 @dataclass(frozen=True)
 class Found:
+    """A definition found for find_symbol, in the file shown."""
+
     shown: str  # the file as shown to the agent
     path: Path
     symbol: Symbol | Entry

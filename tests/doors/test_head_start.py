@@ -84,6 +84,35 @@ def test_a_head_start_answers_as_the_cli(tmp_path, index_cache, argv):
     assert (script.returncode, script.stdout, script.stderr) == (plain.returncode, plain.stdout, plain.stderr)
 
 
+# What a one-shot with no server to ask does without (each costs a start milliseconds):
+# typing (imported by type checkers only), the socket a server would be asked through, and
+# tempfile (the temporary folder where a server's socket would be is found without it).
+NOT_IMPORTED = ("typing", "socket", "tempfile")
+
+
+@pytest.mark.parametrize("argv", [["search", "total"], ["find-symbol", "total"]])
+def test_a_one_shot_with_no_server_to_ask_imports_neither_typing_nor_sockets(tmp_path, index_cache, argv):
+    root = project(tmp_path / "p")
+    SymbolIndex(Workspace([root]), cache=index_cache).build()
+    runtime = tmp_path / "runtime"  # where a server of the roots would listen: it holds none
+    runtime.mkdir(mode=0o700)
+    report = tmp_path / "modules.json"
+    environment = {k: v for k, v in os.environ.items() if k != "LSP_AGENT_NO_SERVER"}
+    early = subprocess.run(
+        [sys.executable, "-c", ENTRY, str(report), *argv],
+        cwd=root,
+        env={**environment, "XDG_RUNTIME_DIR": str(runtime)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    plain = run(["-c", CLI], root, *argv)
+    assert (early.returncode, early.stdout) == (0, plain.stdout) and "total" in early.stdout
+    modules = set(json.loads(report.read_text()))
+    assert "lsp_agent.local" in modules  # it looked for a server
+    assert [m for m in NOT_IMPORTED if m in modules] == []
+
+
 def test_the_rg_started_ahead_is_the_one_taken_over(tmp_path, index_cache):
     root = project(tmp_path / "p")
     ctx = Context(Workspace([root]))
