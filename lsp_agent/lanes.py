@@ -407,6 +407,9 @@ def in_worker(ctx: Context, name: str, arguments: dict) -> bool:
 
 def _start_worker() -> None:
     os.nice(5)  # the server's own requests (a read, documentSymbol while typing) come first
+    # A language server's reply arrives on the pipe's thread while a tool's own thread may be
+    # busy (references' by-name uses): as in the serving process, it waits 1 ms, not 5, for it.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     # A worker inherits the server's stdin and stdout, which are the LSP connection: it must
     # neither read nor write them, nor keep them open after the server exits.
     devnull = os.open(os.devnull, os.O_RDWR)

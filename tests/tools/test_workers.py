@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -274,3 +275,16 @@ def test_a_large_file_typed_into_is_indexed_in_a_worker_as_here(project, monkeyp
     index.update(path)  # in this process, from the same buffer
     assert index.files[path] == made
     assert [entry.name_path for _, entry in index.find("handler_seven", under=[project])] == ["handler_seven"]
+
+
+def test_a_worker_hands_the_interpreter_over_as_often_as_the_serving_process():
+    """A reply on the worker's pipe thread waits at most the serving process's switch
+    interval for a busy tool thread, not Python's default 5 ms."""
+    report = (
+        "import os, sys\nfrom lsp_agent import lanes\nlanes._start_worker()\n"
+        "os.write(2, repr(sys.getswitchinterval()).encode())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", report], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert float(done.stderr) == lanes.SWITCH_INTERVAL < 0.005
