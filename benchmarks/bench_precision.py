@@ -13,7 +13,9 @@ that the goal "at most 1.5x the server's time plus the rendering" is measured as
 
 The tools are asked as the serving process asks them: with the workspace's symbol index built,
 its use tables made, before the first question (an agent's server has built them by then; a bench
-without them would parse every candidate file on each query, which no agent waits for).
+without them would parse every candidate file on each query, which no agent waits for), and with
+its switch interval (lanes.SWITCH_INTERVAL: the serving process and its workers hand the
+interpreter between threads every 1 ms, where Python's default is 5).
 
 Servers: SERVERS (default ~/.cache/lsp-agent-ci/servers, what `make test-servers` installs).
 SAMPLE (default 10) names per category; CORPORA (default "Django,rxjs") which corpora to run.
@@ -23,11 +25,13 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 from lsp_agent.config import Settings
+from lsp_agent.lanes import SWITCH_INTERVAL
 from lsp_agent.semantic import POOL, Semantic
 from lsp_agent.syntax import outline, walk
 from lsp_agent.syntax.index import SymbolIndex
@@ -266,6 +270,7 @@ def corpus(label: str, root: Path, files: list[Path], report: Report, def_report
 
 
 def main() -> None:
+    sys.setswitchinterval(SWITCH_INTERVAL)
     columns = ["corpus", "category", "queries", "semantic P", "semantic R", "whole P", "whole R",
                "syntax stated P", "syntax stated R", "syntax whole P", "syntax whole R",
                "ours ms", "server ms", "ours/server", "syntax alone ms", "page ms", "(ours-page)/server",
