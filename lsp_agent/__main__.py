@@ -7,6 +7,31 @@ import sys
 
 from . import ahead, head_start
 
+
+def inspect_on_first_use() -> None:
+    """Put off importing `inspect` until one of its names is used. dataclasses imports it (and
+    with it ast, dis and tokenize: about 7 ms of a one-shot command's start) only to write a
+    signature as the docstring of a class with none, and each dataclass of ours has one."""
+    if "inspect" in sys.modules:
+        return
+    import _thread
+
+    stand_in, lock = type(sys)("inspect"), _thread.allocate_lock()
+
+    def name(attribute: str):
+        with lock:
+            if sys.modules.get("inspect") is stand_in:
+                del sys.modules["inspect"]
+            import inspect  # the module itself, from now on for every importer
+
+        return getattr(inspect, attribute)
+
+    stand_in.__getattr__ = name  # type: ignore[method-assign]
+    sys.modules["inspect"] = stand_in
+
+
+inspect_on_first_use()
+
 # What writing a command's output meets on a full or failing disk (a write of stdout's)
 UNWRITABLE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 ANSWERED_EARLY = False  # the head start answered (no parser, no worker, no thread left running)

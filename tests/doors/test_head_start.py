@@ -85,13 +85,14 @@ def test_a_head_start_answers_as_the_cli(tmp_path, index_cache, argv):
 
 
 # What a one-shot with no server to ask does without (each costs a start milliseconds):
-# typing (imported by type checkers only), the socket a server would be asked through, and
-# tempfile (the temporary folder where a server's socket would be is found without it).
-NOT_IMPORTED = ("typing", "socket", "tempfile")
+# typing (imported by type checkers only), the socket a server would be asked through,
+# tempfile (the temporary folder where a server's socket would be is found without it), and
+# what inspect imports (dataclasses' import of it is put off: __main__.inspect_on_first_use).
+NOT_IMPORTED = ("typing", "socket", "tempfile", "ast", "dis", "tokenize")
 
 
 @pytest.mark.parametrize("argv", [["search", "total"], ["find-symbol", "total"]])
-def test_a_one_shot_with_no_server_to_ask_imports_neither_typing_nor_sockets(tmp_path, index_cache, argv):
+def test_a_one_shot_with_no_server_to_ask_imports_only_what_it_uses(tmp_path, index_cache, argv):
     root = project(tmp_path / "p")
     SymbolIndex(Workspace([root]), cache=index_cache).build()
     runtime = tmp_path / "runtime"  # where a server of the roots would listen: it holds none
@@ -275,3 +276,27 @@ def test_a_name_path_of_parts_gets_no_head_start(tmp_path, monkeypatch):
     for name in ("Cart/total", "shop.Cart", "a b"):
         assert head_start.start(["find-symbol", name, "--root", str(root)]) is None
         assert ahead.STARTED == [], name
+
+
+def test_inspect_put_off_is_the_module_itself_on_first_use():
+    """The stand-in __main__ puts in inspect's place answers every name from the module
+    itself, loaded on the first name asked; a dataclass with no docstring still gets its
+    signature as one; importers after that get the module itself."""
+    code = """
+import sys
+from lsp_agent import __main__
+stand_in = sys.modules["inspect"]
+import dataclasses, inspect
+assert inspect is stand_in and "ast" not in sys.modules
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int = 0
+assert Point.__doc__ == "Point(x: int, y: int = 0)", Point.__doc__
+import inspect as again
+assert again is not stand_in and again is sys.modules["inspect"] and "ast" in sys.modules
+assert stand_in.signature is again.signature and str(again.signature(Point)) == "(x: int, y: int = 0) -> None"
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
