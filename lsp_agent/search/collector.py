@@ -44,6 +44,9 @@ class Collector:
         self.done: set[Path] = set()  # files fully reported (a file under two searched paths comes twice)
         self.binary: list[str] = []
         self.doubted: set[Path] = set()  # files whose lines were not where rg said (see plain.py)
+        # files whose shown lines are their text read here, beneath the root, with each match
+        # where rg said (plain.py): the engine's check need not read them again
+        self.read_here: set[Path] = set()
         self.total = 0
         self.detailed = True
         # matches judged by their lines whose making waits until they are looked at (by the
@@ -149,6 +152,7 @@ class Collector:
             self.forget(entry)
         self.done.discard(path)
         self.doubted.discard(path)
+        self.read_here.discard(path)
 
     def forget(self, entry: FileMatches) -> None:
         """Take a file's entry, popped, out of the totals and the matches still to be made."""

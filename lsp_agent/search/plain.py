@@ -97,6 +97,7 @@ def located_matches(lines_of: Callable[[], list[bytes] | None], path: Path, piec
             end = len(raw[:end].decode("utf-8", errors="replace"))
         width = len(shown)
         made.append(Match(line, (shown,), min(col, width), min(end, width)))
+    sink.read_here.add(path)
     return made
 
 

@@ -444,14 +444,19 @@ class RipgrepEngine:
         """Keep only what ripgrep reported of files that are beneath `root` now, opened
         without following a link; a file whose shown lines are not its text read that way
         (rg reached another file through a swapped link) is searched again through that
-        descriptor."""
+        descriptor. Lines the plain output's parser read itself, beneath the root, are not
+        read again."""
         sink.made()
         above = str(root).rstrip("/") + "/"
         with Beneath(root) as beneath:  # in path order: each folder on the way opened once
             for path in sorted(paths, key=os.fspath):
                 here = os.fspath(path)
                 entry = sink.files.get(path)
-                counted = entry is None or not (entry.matches or path in sink.doubted)  # no line shown
+                # its shown lines to read and compare: not where none is shown, nor where they
+                # were read beneath the root already (plain.py), unless doubted
+                counted = entry is None or (
+                    path not in sink.doubted and (not entry.matches or path in sink.read_here)
+                )
                 try:
                     if not here.startswith(above):
                         raise ValueError(here)

@@ -245,3 +245,48 @@ def test_a_file_is_read_once_for_all_its_pieces(tmp_path, monkeypatch):
         found = outcome(tmp_path, Query("self"), plain_output=True)
     assert found.files[0].count == 300 and len(found.files[0].matches) == 300
     assert read == [(tmp_path / "a.py").resolve()]
+
+
+def test_lines_the_parser_read_are_not_read_again_by_the_check(tmp_path, monkeypatch):
+    """The engine's check (verify) reads and compares a file's shown lines where rg's JSON
+    gave them; the plain output's lines were read beneath the root by the parser itself, so
+    only a doubted file of it is read again."""
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("self.x = 1\nno\nself\n")
+    confirmed: list[str] = []
+    real = RipgrepEngine.confirm
+    monkeypatch.setattr(
+        RipgrepEngine,
+        "confirm",
+        lambda engine, path, *a: confirmed.append(path.name) or real(engine, path, *a),
+    )
+    by_plain = outcome(tmp_path, Query("self"), plain_output=True)
+    assert confirmed == []
+    by_json = outcome(tmp_path, Query("self"), plain_output=False)
+    assert sorted(confirmed) == ["a.py", "b.py"]
+    assert by_plain == by_json and [len(f.matches) for f in by_plain.files] == [2, 2]
+
+
+def test_a_file_doubted_in_a_later_piece_is_read_again_by_the_check(tmp_path):
+    """Its first pieces' lines were where rg said, a later one's not (the file changed after
+    rg read it): the check searches it again, as any doubted file."""
+    target = tmp_path / "a.py"
+    target.write_text("self\n" * 20 + "x self\n")
+    query = Query("self")
+    engine = RipgrepEngine(RG, query)
+    raw = subprocess.run([RG, *engine.match_args(True)[1:], "./"], cwd=tmp_path, capture_output=True).stdout
+    target.write_text("self\n" * 20 + "self x\n")  # the last line's match moved
+    sink = Collector(Workspace([tmp_path]), None, set())
+    with pieces(32, 32):
+        plain.parse_plain(
+            Lines(raw),
+            lambda name: tmp_path / name.removeprefix("./"),
+            sink,
+            partial(plain.read_data, sink.ws),
+            None,
+        )
+        sink.made()
+    assert target in sink.read_here and target in sink.doubted
+    engine.verify(tmp_path, {target}, sink, lambda: False)
+    assert [(m.line, m.col) for m in sink.files[target].matches][-2:] == [(20, 0), (21, 0)]
+    assert not sink.doubted
