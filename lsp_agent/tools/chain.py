@@ -571,21 +571,30 @@ def stages(s: Search, max_chars: int, first: int = 1) -> Iterator[Callable[[], d
     for stage in range(first, 8):
         if stage in NEEDS_DETAILS and not s.outcome.detailed:
             continue
-        width = None
-        if stage == 3:
-            width = cut_width(s, max_chars)
-            if width is None:
-                continue
-        yield partial(answer_at, s, stage, width, max_chars)
+        if stage != 3:
+            yield partial(answer_at, s, stage, None, max_chars)
+        elif (cut := cut_width(s, max_chars)) is not None:
+            width, drawn = cut
+            yield (
+                partial(answer_at, s, 3, width, max_chars)
+                if drawn is None
+                else partial(answer_of, 3, width, drawn)
+            )
 
 
 def answer_at(s: Search, stage: int, width: int | None, max_chars: int) -> dict:
     try:
-        text, nxt = render(s, stage, width, max_chars)
+        drawn = render(s, stage, width, max_chars)
     except Overflow as overflow:
         if stage == 1:
             s.full_fit = overflow.args[0] if overflow.args else None
         raise
+    return answer_of(stage, width, drawn)
+
+
+def answer_of(stage: int, width: int | None, drawn: tuple[str, dict | None]) -> dict:
+    """A stage's answer from its drawing (text, next page)."""
+    text, nxt = drawn
     answer = {
         "text": text,
         "stage": stage,
@@ -608,22 +617,29 @@ def smallest(s: Search) -> int:
     return min(sizes)
 
 
-def cut_width(s: Search, max_chars: int) -> int | None:
-    """The widest cut (>= MIN_WIDTH, narrower than the widest line) whose stage 3 fits."""
+def cut_width(s: Search, max_chars: int) -> tuple[int, tuple[str, dict | None] | None] | None:
+    """The widest cut (>= MIN_WIDTH, narrower than the widest line) whose stage 3 fits, and
+    that stage drawn (None where it was not: it is drawn again). The guess is tried first:
+    where it fits, so does MIN_WIDTH (the size only grows with the width), which is then not
+    drawn; no width is drawn twice."""
+    drawn: dict[int, tuple[str, dict | None] | None] = {}  # None: over the budget
 
     def fits(width: int) -> bool:
-        try:
-            render(s, 3, width, max_chars)
-            return True
-        except Overflow:
-            return False
+        if width not in drawn:
+            try:
+                drawn[width] = render(s, 3, width, max_chars)
+            except Overflow:
+                drawn[width] = None
+        return drawn[width] is not None
 
     hi = widest(s) - 1
-    if hi < MIN_WIDTH or not fits(MIN_WIDTH):
+    if hi < MIN_WIDTH:
         return None
-    return largest_fit_near(
-        MIN_WIDTH, hi, fits, width_guess(s, hi, max_chars)
-    )  # the size only grows with the width
+    guess = width_guess(s, hi, max_chars)
+    if not (guess is not None and MIN_WIDTH <= guess <= hi and fits(guess)) and not fits(MIN_WIDTH):
+        return None
+    width = largest_fit_near(MIN_WIDTH, hi, fits, guess)
+    return width, drawn.get(width)
 
 
 def width_guess(s: Search, hi: int, max_chars: int) -> int | None:

@@ -416,7 +416,16 @@ def test_property_sizing_shortcuts_change_no_answer(files, data):
     sizes.append(len(render(s, 3, max(MIN_WIDTH, widest(s) // 2))[0]))
     near = data.draw(st.sampled_from(sizes), label="near the size of")  # where stages win or lose
     budget = max(100, near + data.draw(st.integers(-40, 40), label="off by"))
-    shortcut = answer_or_refusal(new_search(), budget)
+    widths: list[int | None] = []  # stage 3's drawings within the budget, by width
+
+    def counted(s: Search, stage: int, width: int | None = None, *args, **kwargs):
+        widths.extend([width] if stage == 3 and (args or "budget" in kwargs) else [])
+        return render(s, stage, width, *args, **kwargs)
+
+    with patch.object(chain, "render", counted):
+        shortcut = answer_or_refusal(new_search(), budget)
+    if isinstance(shortcut, dict) and shortcut["stage"] == 3 and not paging:  # no width drawn twice
+        assert len(widths) == len(set(widths)) and shortcut["width"] in widths
     with (
         patch.object(chain, "page_fits", drawn_pages),
         patch.object(chain, "least_size", lambda s, w: 0),
