@@ -8,6 +8,7 @@ counted in `dropped` and never shown.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -43,6 +44,9 @@ class Confirmed:
     missing: bool = False  # unavailable because no server is set up for the language
     notes: list[str] = field(default_factory=list)  # said by the source (a stale SCIP index)
     documentation: list[str] = field(default_factory=list)  # the symbol's, where the source has it
+    took: float = field(
+        default=0.0, compare=False
+    )  # seconds the question took (its requests, their locations read)
 
     @property
     def answered(self) -> bool:
@@ -115,6 +119,7 @@ def confirmed(
 ) -> Confirmed:
     """The server's `method` answers (references, definition, implementation) at each start,
     merged; cancelling the call cancels the request at the server."""
+    began = time.monotonic()
     source = semantic(ctx, precision, (lambda message: None) if quiet else None)
     result = Confirmed(of=len(starts))
     if not starts:
@@ -143,6 +148,7 @@ def confirmed(
     if fault or not result.asked:
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
     result.locations = sorted(set(result.locations))
+    result.took = time.monotonic() - began
     return result
 
 

@@ -653,12 +653,15 @@ def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: 
     return collected, typed
 
 
-# Once the server has answered, the by-name candidates may take this much of its time again,
-# so that the answer, with its merging and notes, stays within 1.5x the server's. In a small
-# workspace (or one whose index is not known) they get at least CANDIDATES_FLOOR: there the
-# by-name search's own start (a ripgrep run, a few parses) is all of it, and a small project's
-# candidates always come, whichever finishes first.
-CANDIDATES_WAIT = 0.4
+# Once the server has answered, the by-name candidates may take what is left of ANSWER_WITHIN
+# times its time (the question's own: its requests and their locations read), less what the
+# answer does after them (merging, labels, notes: AFTER_CANDIDATES), so that the answer stays
+# within ANSWER_WITHIN times the server's. In a small workspace (or one whose index is not
+# known) they get at least CANDIDATES_FLOOR: there the by-name search's own start (a ripgrep
+# run, a few parses) is all of it, and a small project's candidates always come, whichever
+# finishes first.
+ANSWER_WITHIN = 1.5
+AFTER_CANDIDATES = 0.001
 CANDIDATES_FLOOR = 0.25
 SMALL_WORKSPACE = 100  # files in the index
 
@@ -670,7 +673,7 @@ def candidates_floor(ctx: Context) -> float:
 
 def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt, precision):
     """The server's uses and the by-name ones, asked at once; by-name candidates still being
-    matched when the server's time is spent and CANDIDATES_WAIT of it again are left out, and the
+    matched when the answer's time is up (ANSWER_WITHIN the server's) are left out, and the
     answer says so."""
     started = time.monotonic()
     pending = ahead(ctx, "references", starts_of(ctx, at, []), precision)
@@ -684,8 +687,8 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             stop.set()
             return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
-            spent = time.monotonic() - started
-            allowed = spent + max(CANDIDATES_WAIT * spent, candidates_floor(ctx))
+            spent = typed.took or time.monotonic() - started
+            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES, spent + candidates_floor(ctx))
             if not wait([by_name], timeout=max(started + allowed - time.monotonic(), 0.0)).done:
                 return Collected([], owner=target.owner, cut=allowed), typed
         while not wait([by_name], timeout=0.2).done:
@@ -1069,7 +1072,7 @@ def references(
         notes.insert(
             1,
             f"left out: the by-name candidates, not matched within {collected.cut:.2f} s "
-            f"(the server's time and {CANDIDATES_WAIT:g} of it again); precision=syntax lists every use by name",
+            f"(the answer keeps within {ANSWER_WITHIN:g} times the server's time); precision=syntax lists every use by name",
         )
     if collected.local and not typed.answered:
         notes[:1] = [f"{collected.local}: its uses in its scope, as the syntax binds them (exact, no search)"]

@@ -1,6 +1,6 @@
 """The by-name candidates never hold a references answer much past the server's: matched at
-the same time as the server is asked, they may take half the server's time again; past that
-the answer is the server's uses, and it says the candidates were left out and how to get them.
+the same time as the server is asked, they may take what is left of 1.5 times the server's
+time (references.ANSWER_WITHIN); past that the answer is the server's uses, and it says the candidates were left out and how to get them.
 A real server process answers (tests/semantic/fault_server.py, mode ok); the by-name search
 is held until it is told to stop, so the cut does not depend on which finishes first."""
 
@@ -44,7 +44,16 @@ def test_candidates_matched_in_time_are_listed_after_the_servers(ctx):
     assert "by-name candidates, not matched" not in answer["text"]
 
 
-def test_candidates_not_matched_in_time_are_left_out_and_said(ctx, monkeypatch):
+@pytest.mark.parametrize("small", [True, False])
+def test_candidates_not_matched_in_time_are_left_out_and_said(ctx, monkeypatch, small):
+    if not small:  # a workspace of SMALL_WORKSPACE files or more, its index built: no floor
+        from lsp_agent.syntax.index import SymbolIndex
+
+        root = ctx.workspace.roots[0]
+        for n in range(references_tool.SMALL_WORKSPACE):
+            (root / f"extra_{n}.py").write_text(f"def extra{n}():\n    return {n}\n")
+        ctx.index = SymbolIndex(ctx.workspace)
+        ctx.index.build()
     real = references_tool.collect
     told_to_stop = threading.Event()
 
@@ -54,9 +63,20 @@ def test_candidates_not_matched_in_time_are_left_out_and_said(ctx, monkeypatch):
         return real(quiet, *arguments)
 
     monkeypatch.setattr(references_tool, "collect", held)
+    both: list = []  # the by-name uses and the server's, as the call got them
+    real_both = references_tool.both_at_once
+    monkeypatch.setattr(references_tool, "both_at_once", lambda *a: both.append(real_both(*a)) or both[-1])
     answer = save_refs(ctx)
     assert [r["source"] for r in answer["references"]] == ["fault-ok"]
-    assert "note: left out: the by-name candidates, not matched within" in answer["text"]
+    # the time left them: ANSWER_WITHIN the server's own, less AFTER_CANDIDATES (in a small
+    # workspace, the floor past the server's time, which is more)
+    ((collected, typed),) = both
+    floor = references_tool.CANDIDATES_FLOOR if small else 0.0
+    allowed = max(
+        references_tool.ANSWER_WITHIN * typed.took - references_tool.AFTER_CANDIDATES, typed.took + floor
+    )
+    assert typed.took > 0 and collected.cut == pytest.approx(allowed, abs=1e-9)
+    assert f"note: left out: the by-name candidates, not matched within {allowed:.2f} s" in answer["text"]
     assert "precision=syntax lists every use by name" in answer["text"]
     assert "by name not matched in time" in answer["text"]
     assert told_to_stop.wait(30)
@@ -68,8 +88,9 @@ def test_candidates_not_matched_in_time_are_left_out_and_said(ctx, monkeypatch):
 
 
 def test_the_floor_is_for_small_workspaces_only(tmp_path):
-    """A workspace of SMALL_WORKSPACE files or more gives the candidates the server's time and
-    CANDIDATES_WAIT of it, no floor; a smaller one (or one without an index) the floor."""
+    """A workspace of SMALL_WORKSPACE files or more gives the candidates what is left of
+    ANSWER_WITHIN times the server's time, no floor; a smaller one (or one without an index)
+    the floor."""
     from lsp_agent.syntax.index import SymbolIndex
 
     for count, floor in ((references_tool.SMALL_WORKSPACE - 1, references_tool.CANDIDATES_FLOOR),
