@@ -256,7 +256,7 @@ def write_and_answer(
             "workspace/applyEdit); writing the disk would go behind its buffer. Nothing was changed.",
         )
     else:
-        root = ctx.workspace.root_of(source.path)
+        root = ctx.workspace.confining_root(source.path)
         assert root is not None  # resolve() confined it
         write_file(root, source.path, data, expected=source.text.version, shown=source.shown)
         by = "disk"
@@ -403,7 +403,7 @@ def write_in_turn(ctx: Editing, encoded: list[tuple[Source, bytes]], write: Call
     just written, so a file changed meanwhile by someone else is not overwritten)."""
     done: list[tuple[Source, bytes]] = []
     for source, data in encoded:
-        root = ctx.workspace.root_of(source.path)
+        root = ctx.workspace.confining_root(source.path)
         assert root is not None  # resolve() confined it
         try:
             write(root, source.path, data, expected=source.text.version, shown=source.shown)
@@ -428,7 +428,7 @@ def roll_back(ctx: Editing, done: list[tuple[Source, bytes]], write: Callable) -
     """Put back the old text of files written; the names of those that could not be."""
     kept = []
     for source, data in reversed(done):
-        root = ctx.workspace.root_of(source.path)
+        root = ctx.workspace.confining_root(source.path)
         assert root is not None
         old = source.text.content.encode("utf-8", errors="surrogatepass")
         try:

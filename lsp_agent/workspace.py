@@ -228,12 +228,26 @@ class Workspace:
     # --- confinement ------------------------------------------------------------------
 
     def root_of(self, path: Path) -> Path | None:
+        """The first root holding `path`: the one it is shown relative to."""
         text = str(path)
         for root in self.roots:
             prefix = str(root)  # a Path keeps its string once made
             if text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep):
                 return root
         return None
+
+    def confining_root(self, path: Path) -> Path | None:
+        """The outermost root holding `path`: the one it is opened, listed and written
+        beneath. A root inside another is reached through the outer one, one name at a
+        time, never by its own path, which a link swapped in for it could lead out."""
+        text, found = str(path), None
+        for root in self.roots:
+            prefix = str(root)
+            if (text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep)) and (
+                found is None or len(prefix) < len(str(found))
+            ):
+                found = root
+        return found
 
     def resolve(self, path: str | Path) -> Path:
         """An absolute, symlink-free path inside a root, or a Refusal saying why not.
@@ -356,20 +370,24 @@ class Workspace:
             self._disk_cache[path] = Cached(identity, text, racy=is_racy(info, read_at))
         return text
 
-    def data(self, path: Path) -> bytes:
+    def data(self, path: Path, root: Path | None = None) -> bytes:
         """The bytes of a resolved path on disk, read and refused as `text` reads and refuses
-        them (beneath its root, a regular file within the limit, not binary), neither decoded
-        nor kept: for a scan that reads many files once."""
-        fd = self.open_file(path)
+        them (beneath its root, or the given root holding it; a regular file within the limit,
+        not binary), neither decoded nor kept: for a scan that reads many files once."""
+        fd = self.open_file(path, root)
         try:
             self._check_file(path, os.fstat(fd))
             return self._read_data(path, fd)
         finally:
             os.close(fd)
 
-    def open_file(self, path: Path) -> int:
-        """A descriptor of the resolved `path`, opened beneath its root (see `open_beneath`)."""
-        root = self.root_of(path)
+    def open_file(self, path: Path, root: Path | None = None) -> int:
+        """A descriptor of the resolved `path`, opened beneath its root, or the given root
+        holding it (see `open_beneath`)."""
+        if root is None:
+            root = self.confining_root(path)
+        elif root not in self.roots or not path.is_relative_to(root):
+            root = None
         if root is None:
             raise Refusal("outside_workspace", f"{self.display(path)} is outside the workspace.")
         try:

@@ -418,7 +418,8 @@ class RipgrepEngine:
                     continue
                 known = before | set(sink.files)
                 try:
-                    self.walk(place, sink, cancelled, progress, partial(read_data, sink.ws) if self.plain else None)  # fmt: skip
+                    read = partial(read_data, sink.ws, target.root) if self.plain else None
+                    self.walk(place, sink, cancelled, progress, read)
                 except Unexpected:  # rg's plain output not as this parser knows it: the folder again, as JSON
                     for path in (sink.done | set(sink.files)) - known:
                         sink.withdraw(path)

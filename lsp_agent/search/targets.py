@@ -13,10 +13,14 @@ from .model import Target
 
 def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], list[str]]:
     """The searched paths grouped by root, and a note for each path left out."""
-    if not paths:
-        return [Target(root, [""]) for root in ws.roots], []
     chosen: dict[Path, list[str]] = {}
     left_out: list[str] = []
+    if not paths:  # each root, beneath the outermost root holding it
+        for each in ws.roots:
+            outer = ws.confining_root(each) or each
+            rel = each.relative_to(outer).as_posix()
+            chosen.setdefault(outer, []).append("" if rel == "." else rel)
+        return [Target(outer, sorted(set(rels))) for outer, rels in chosen.items()], []
     for raw in paths:
         try:
             real = ws.resolve(raw)
@@ -33,7 +37,7 @@ def targets_of(ws: Workspace, paths: list[str] | None) -> tuple[list[Target], li
             why = "does not exist" if mode is None else "is not a regular file (a device, socket or pipe)"
             left_out.append(f"{escape_name(raw)} {why}.")
             continue
-        root = ws.root_of(real)
+        root = ws.confining_root(real)
         assert root is not None  # resolve() keeps paths inside the roots
         rel = real.relative_to(root).as_posix()
         chosen.setdefault(root, []).append("" if rel == "." else rel)

@@ -27,7 +27,7 @@ def source_files(
     `wanted` accepts (default: files with a grammar), each folder's files before its
     subfolders, by name; without `in_order`, as the walk lists them (sooner: the first
     before the walk ends). `globs` choose files as search's `glob` does."""
-    root = workspace.root_of(folder) or folder
+    root = workspace.confining_root(folder) or folder
     rel = folder.relative_to(root).as_posix()
     if in_order:  # only the files wanted are sorted (a monorepo lists twice as many)
         yield from list_files(root, ["" if rel == "." else rel], globs, check=check, keep=wanted)
@@ -50,7 +50,7 @@ def files_containing(
     globs = tuple(f"*{ext}" for ext in EXTENSIONS) + tuple(FILENAMES)
     targets = []
     for folder in folders:
-        root = workspace.root_of(folder) or folder
+        root = workspace.confining_root(folder) or folder
         rel = folder.relative_to(root).as_posix()
         targets.append(Target(root, ["" if rel == "." else rel]))
     query = Query(needle, fixed_strings=True, ignore_case=ignore_case, globs=globs)
@@ -71,7 +71,7 @@ def globbed(
     ('*.py' includes, '!*_test.py' excludes); a file named is kept, as ripgrep keeps it."""
     found: set[Path] = set()
     for target in targets:
-        root = workspace.root_of(target) or target
+        root = workspace.confining_root(target) or target
         rel = target.relative_to(root).as_posix()
         found.update(walk_files(root, ["" if rel == "." else rel], globs, check=check))
     return found

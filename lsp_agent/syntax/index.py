@@ -795,7 +795,8 @@ def read_record(
     None when it is gone, unreadable, binary or too large (as Workspace.text refuses it),
     or not beneath one of `roots` by a path without symlinks (see open_beneath)."""
     read_at = time.time_ns()
-    root = next((r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)), None)
+    # beneath the outermost root holding it (see Workspace.confining_root)
+    root = min((r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)), key=len, default=None)
     if root is None:
         return None
     try:

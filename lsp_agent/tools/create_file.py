@@ -83,7 +83,7 @@ def create_file(
         ctx.workspace.open_document(resolved, content)
         by = "created by the editor (unsaved in its buffer)"
     else:
-        root = ctx.workspace.root_of(resolved)
+        root = ctx.workspace.confining_root(resolved)
         assert root is not None
         write_file(root, resolved, data, expected=None, shown=shown, create=True)
         by = "written to disk"

@@ -119,11 +119,12 @@ def folder_lines(entries: list[Entry], depth: int) -> list[str]:
 
 
 def entries_under(ctx: Context, folder: Path, globs: tuple[str, ...]) -> tuple[str, list[Entry]]:
-    """(the folder's path relative to its root, "" for the root; its files, by path)."""
+    """(the folder's path relative to its root, "" for the root; its files, by path), listed
+    beneath the outermost root holding it (Workspace.confining_root)."""
     ws = ctx.workspace
-    root = ws.root_of(folder)
-    assert root is not None
-    rel = folder.relative_to(root).as_posix()
+    root, shown_root = ws.confining_root(folder), ws.root_of(folder)
+    assert root is not None and shown_root is not None
+    rel, shown = (folder.relative_to(r).as_posix() for r in (root, shown_root))
     rel = "" if rel == "." else rel
     entries = []
     for full in sorted(list_rg_files(root, [rel], globs, check=ctx.check_cancelled)):
@@ -135,7 +136,7 @@ def entries_under(ctx: Context, folder: Path, globs: tuple[str, ...]) -> tuple[s
                 entries.append(Entry(ws.display(full), *count_file_lines(ws, full)))
         except (OSError, Refusal):
             continue
-    return rel, entries
+    return ("" if shown == "." else shown), entries
 
 
 def kinds_of(entries: list[Entry]) -> str:

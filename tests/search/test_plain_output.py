@@ -141,7 +141,7 @@ def test_a_file_changed_after_rg_read_it_is_searched_again(tmp_path):
     raw = subprocess.run([RG, *engine.match_args(True)[1:], "./"], cwd=tmp_path, capture_output=True).stdout
     target.write_text("self first\nthen self\nno\n")  # after rg read it, before we do
     sink = Collector(Workspace([tmp_path]), None, set())
-    read = partial(plain.read_data, sink.ws)
+    read = partial(plain.read_data, sink.ws, tmp_path)
     plain.parse_plain(Lines(raw), lambda name: tmp_path / name.removeprefix("./"), sink, read, None)
     sink.made()
     assert sink.doubted == {target}  # line 2 holds no "self" at column 0 now
@@ -240,7 +240,9 @@ def test_a_file_is_read_once_for_all_its_pieces(tmp_path, monkeypatch):
     (tmp_path / "a.py").write_text("self.x = self\n" * 300)
     read: list[Path] = []
     real = ripgrep.read_data
-    monkeypatch.setattr(ripgrep, "read_data", lambda ws, path: read.append(path) or real(ws, path))
+    monkeypatch.setattr(
+        ripgrep, "read_data", lambda ws, root, path: read.append(path) or real(ws, root, path)
+    )
     with pieces(64, 64):
         found = outcome(tmp_path, Query("self"), plain_output=True)
     assert found.files[0].count == 300 and len(found.files[0].matches) == 300
@@ -282,7 +284,7 @@ def test_a_file_doubted_in_a_later_piece_is_read_again_by_the_check(tmp_path):
             Lines(raw),
             lambda name: tmp_path / name.removeprefix("./"),
             sink,
-            partial(plain.read_data, sink.ws),
+            partial(plain.read_data, sink.ws, tmp_path),
             None,
         )
         sink.made()
@@ -290,3 +292,28 @@ def test_a_file_doubted_in_a_later_piece_is_read_again_by_the_check(tmp_path):
     engine.verify(tmp_path, {target}, sink, lambda: False)
     assert [(m.line, m.col) for m in sink.files[target].matches][-2:] == [(20, 0), (21, 0)]
     assert not sink.doubted
+
+
+def test_a_root_inside_the_searched_one_is_read_beneath_it(tmp_path):
+    """Roots [ws/pkg, ws], ws searched: pkg/a.py is read beneath ws, one name at a time, not
+    beneath pkg opened by its own path. pkg swapped for a link out after rg read it, and back
+    before the check, shows nothing from outside."""
+    outside, root = tmp_path / "out", tmp_path / "ws"
+    outside.mkdir()
+    (outside / "a.py").write_text("x = 1  # OUTSIDE\n")
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text("x = 1  # inside\n")
+    ws = Workspace([root / "pkg", root])
+    engine = RipgrepEngine(RG, Query("x = 1"))
+    raw = subprocess.run([RG, *engine.match_args(True)[1:], "./"], cwd=root, capture_output=True).stdout
+    sink = Collector(ws, None, set())
+    os.rename(root / "pkg", root / "parked")
+    os.symlink(outside, root / "pkg")  # after rg's read, before ours
+    to_path = lambda name: root / name.removeprefix("./")  # noqa: E731
+    plain.parse_plain(Lines(raw), to_path, sink, partial(plain.read_data, ws, root), None)
+    sink.made()
+    os.unlink(root / "pkg")
+    os.rename(root / "parked", root / "pkg")  # back before the check
+    engine.verify(root, {root / "pkg" / "a.py"}, sink, lambda: False)
+    shown = [m.lines for f in sink.files.values() for m in f.matches]
+    assert shown == [("x = 1  # inside",)]

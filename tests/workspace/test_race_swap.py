@@ -111,3 +111,45 @@ def test_no_tool_reads_outside_while_a_file_and_a_folder_are_swapped(arena):
     assert answered == CALLS
     by_tool = Counter(f"{tool} {sorted(arguments.items())}" for tool, arguments, _ in leaks)
     assert leaks == [], f"{len(leaks)} leaks in {CALLS} calls: {dict(by_tool)}; first: {leaks[:2]}"
+
+
+def nested_calls(root: Path) -> list[tuple[str, dict]]:
+    pkg, mod = str(root / "pkg"), str(root / "pkg" / "mod.py")
+    return [
+        ("search", {"pattern": "return"}),
+        ("search", {"pattern": "return", "paths": [str(root)]}),
+        ("search", {"pattern": "return", "paths": [pkg]}),
+        ("read", {"path": mod}),
+        ("symbols", {"path": pkg}),
+        ("find_symbol", {"name_path": "SECRET_77", "substring": True, "include_body": True}),
+        ("find_symbol", {"name_path": "inside", "path": pkg, "include_body": True}),
+        ("references", {"name": "inside"}),
+        ("list_files", {"path": pkg}),
+        ("overview", {"path": pkg}),
+        ("definition", {"name": "inside"}),
+    ]
+
+
+def test_no_tool_reads_outside_while_a_root_inside_another_is_swapped(arena):
+    """Roots [ws/pkg, ws]: the inner root is opened beneath the outer one, one name at a
+    time (Workspace.confining_root), never by its own path, which the swap leads out."""
+    root, outside, _ = arena
+    ctx = Context(Workspace([root / "pkg", root]))
+    stop = threading.Event()
+    swapper = threading.Thread(target=folder_swapper, args=(root / "pkg", outside, stop))
+    swapper.start()
+    leaks, answered = [], 0
+    try:
+        plan = nested_calls(root)
+        for n in range(CALLS):
+            tool, arguments = plan[n % len(plan)]
+            answer = call(ctx, tool, arguments)
+            answered += 1
+            if SECRET in json.dumps(answer):
+                leaks.append((tool, arguments, answer["text"][:200]))
+    finally:
+        stop.set()
+        swapper.join()
+    assert answered == CALLS
+    by_tool = Counter(f"{tool} {sorted(arguments.items())}" for tool, arguments, _ in leaks)
+    assert leaks == [], f"{len(leaks)} leaks in {CALLS} calls: {dict(by_tool)}; first: {leaks[:2]}"
