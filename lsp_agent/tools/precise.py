@@ -44,9 +44,10 @@ class Confirmed:
     missing: bool = False  # unavailable because no server is set up for the language
     notes: list[str] = field(default_factory=list)  # said by the source (a stale SCIP index)
     documentation: list[str] = field(default_factory=list)  # the symbol's, where the source has it
-    took: float = field(
-        default=0.0, compare=False
-    )  # seconds the question took (its requests, their locations read)
+    # when the question began (time.monotonic) and the seconds it took: its requests, their
+    # locations read (not a wait for a thread to run it, nor for its answer to be taken)
+    began: float = field(default=0.0, compare=False)
+    took: float = field(default=0.0, compare=False)
 
     @property
     def answered(self) -> bool:
@@ -148,7 +149,7 @@ def confirmed(
     if fault or not result.asked:
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
     result.locations = sorted(set(result.locations))
-    result.took = time.monotonic() - began
+    result.began, result.took = began, time.monotonic() - began
     return result
 
 

@@ -687,9 +687,9 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             stop.set()
             return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
-            spent = typed.took or time.monotonic() - started
+            began, spent = (typed.began, typed.took) if typed.took else (started, time.monotonic() - started)
             allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES, spent + candidates_floor(ctx))
-            if not wait([by_name], timeout=max(started + allowed - time.monotonic(), 0.0)).done:
+            if not wait([by_name], timeout=max(began + allowed - time.monotonic(), 0.0)).done:
                 return Collected([], owner=target.owner, cut=allowed), typed
         while not wait([by_name], timeout=0.2).done:
             ctx.progress("matching the name")

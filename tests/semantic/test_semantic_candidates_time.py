@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,16 @@ def test_the_floor_is_for_small_workspaces_only(tmp_path):
         index.build()
         assert references_tool.candidates_floor(Context(ws, Settings(), index=index)) == floor
         assert references_tool.candidates_floor(Context(ws, Settings())) == references_tool.CANDIDATES_FLOOR
+
+
+def test_the_candidates_time_counts_from_when_the_question_began(ctx):
+    """A question waiting for a free thread (every one busy) does not eat the candidates'
+    time: in a small workspace they still get the floor past the server's answer."""
+    from lsp_agent.tools import precise
+
+    save_refs(ctx)  # the server started and warm
+    for _ in range(precise.AHEAD._max_workers):
+        precise.AHEAD.submit(time.sleep, 0.6)
+    answer = save_refs(ctx)
+    assert "by-name candidates, not matched" not in answer["text"]
+    assert "name" in [r["source"] for r in answer["references"]]
