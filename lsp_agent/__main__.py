@@ -19,10 +19,10 @@ def inspect_on_first_use() -> None:
     stand_in, lock = type(sys)("inspect"), _thread.allocate_lock()
 
     def name(attribute: str):
-        with lock:
+        with lock:  # only the stand-in's removal: the import itself is importlib's to serialise
             if sys.modules.get("inspect") is stand_in:
                 del sys.modules["inspect"]
-            import inspect  # the module itself, from now on for every importer
+        import inspect  # the module itself, from now on for every importer
 
         return getattr(inspect, attribute)
 
