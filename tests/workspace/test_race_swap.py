@@ -85,19 +85,15 @@ def calls() -> list[tuple[str, dict]]:
     ]
 
 
-def test_no_tool_reads_outside_while_a_file_and_a_folder_are_swapped(arena):
-    root, outside, body = arena
-    ctx = Context(Workspace([root]))
+def no_leaks_while_swapped(ctx: Context, plan: list[tuple[str, dict]], swappers: list[tuple]) -> None:
+    """CALLS calls of the plan, in turn, while each swapper (function, arguments) runs in a
+    thread of its own: every one answered, none with the outside file's text or names."""
     stop = threading.Event()
-    threads = [
-        threading.Thread(target=file_swapper, args=(root / "f.py", body, outside / "f.py", stop)),
-        threading.Thread(target=folder_swapper, args=(root / "pkg", outside, stop)),
-    ]
+    threads = [threading.Thread(target=swap, args=(*arguments, stop)) for swap, *arguments in swappers]
     for thread in threads:
         thread.start()
     leaks, answered = [], 0
     try:
-        plan = calls()
         for n in range(CALLS):
             tool, arguments = plan[n % len(plan)]
             answer = call(ctx, tool, arguments)
@@ -111,6 +107,15 @@ def test_no_tool_reads_outside_while_a_file_and_a_folder_are_swapped(arena):
     assert answered == CALLS
     by_tool = Counter(f"{tool} {sorted(arguments.items())}" for tool, arguments, _ in leaks)
     assert leaks == [], f"{len(leaks)} leaks in {CALLS} calls: {dict(by_tool)}; first: {leaks[:2]}"
+
+
+def test_no_tool_reads_outside_while_a_file_and_a_folder_are_swapped(arena):
+    root, outside, body = arena
+    swappers = [
+        (file_swapper, root / "f.py", body, outside / "f.py"),
+        (folder_swapper, root / "pkg", outside),
+    ]
+    no_leaks_while_swapped(Context(Workspace([root])), calls(), swappers)
 
 
 def nested_calls(root: Path) -> list[tuple[str, dict]]:
@@ -135,21 +140,4 @@ def test_no_tool_reads_outside_while_a_root_inside_another_is_swapped(arena):
     time (Workspace.confining_root), never by its own path, which the swap leads out."""
     root, outside, _ = arena
     ctx = Context(Workspace([root / "pkg", root]))
-    stop = threading.Event()
-    swapper = threading.Thread(target=folder_swapper, args=(root / "pkg", outside, stop))
-    swapper.start()
-    leaks, answered = [], 0
-    try:
-        plan = nested_calls(root)
-        for n in range(CALLS):
-            tool, arguments = plan[n % len(plan)]
-            answer = call(ctx, tool, arguments)
-            answered += 1
-            if SECRET in json.dumps(answer):
-                leaks.append((tool, arguments, answer["text"][:200]))
-    finally:
-        stop.set()
-        swapper.join()
-    assert answered == CALLS
-    by_tool = Counter(f"{tool} {sorted(arguments.items())}" for tool, arguments, _ in leaks)
-    assert leaks == [], f"{len(leaks)} leaks in {CALLS} calls: {dict(by_tool)}; first: {leaks[:2]}"
+    no_leaks_while_swapped(ctx, nested_calls(root), [(folder_swapper, root / "pkg", outside)])
