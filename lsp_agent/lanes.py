@@ -204,7 +204,7 @@ class Worker:
                 raise Unavailable(f"{method} is not asked from a worker")
             reply: tuple = ("ok", getattr(sources[source], method)(*args))
         except Exception as exc:  # Unavailable, Missing, RequestCancelled: the tool handles them
-            reply = ("raise", exc)
+            reply = ("raise", exc if crosses(exc) else Unavailable(f"{type(exc).__name__}: {exc}"))
         try:
             self.send("reply", asked, reply)  # pickled whole before a byte is written
         except Exception as exc:  # an answer that cannot cross (it never should): as a fault
@@ -402,6 +402,18 @@ def in_worker(ctx: Context, name: str, arguments: dict) -> bool:
     return not (name in FROM_THE_INDEX and ctx.index is not None and ctx.index.ready.is_set())
 
 
+def crosses(exc: Exception) -> bool:
+    """Whether an exception comes out of the pipe as it went in: one that cannot be made
+    again on the other side would stop the worker's listening thread, and its call with it."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return False
+    return True
+
+
 # --- in a worker process -------------------------------------------------------------------
 
 
@@ -531,7 +543,7 @@ def job(end: ServingEnd, message: tuple) -> None:
         saved_for(*message[1:])
         return
     roots, path, buffer, encoding = message[1:]
-    ws = Workspace(roots)
+    ws = Workspace(roots, resolved=True)
     if buffer is not None:
         ws.open_document(path, buffer)
     language = language_for(path)
@@ -553,7 +565,7 @@ def saved_for(roots: list[Path], encoding: str) -> SymbolIndex | None:
     from .syntax.index import saved_index
     from .workspace import Workspace
 
-    ws = Workspace(roots)
+    ws = Workspace(roots, resolved=True)
     try:
         saved = store.index_file(store.cache_folder(), ws.roots, encoding).stat().st_mtime
     except OSError:
@@ -581,7 +593,7 @@ def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], b
     documents.update(changed)
     for path in closed:
         documents.pop(path, None)
-    ws = Workspace(roots)
+    ws = Workspace(roots, resolved=True)
     for path, content in documents.items():
         ws.open_document(path, content)
     index = saved_for(roots, encoding)

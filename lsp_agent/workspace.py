@@ -203,13 +203,19 @@ class LineIndex:
 class Workspace:
     """Roots, confinement and the overlay of open documents."""
 
-    def __init__(self, roots: Sequence[str | Path] | None = None):
+    def __init__(self, roots: Sequence[str | Path] | None = None, *, resolved: bool = False):
+        """`resolved`: the roots are another Workspace's (a worker process's copy of the
+        server's), taken as they are: resolving them again would follow a link swapped in
+        since for a root inside another, and make its target a root."""
         self.roots: list[Path] = []
         self._overlay: dict[Path, Text] = {}
         self._in_editor: set[Path] = set()  # open in an editor, its buffer unsaved or not
         self._disk_cache: dict[Path, Cached] = {}
         self._cache_lock = threading.Lock()
-        self.set_roots(roots or [Path.cwd()])
+        if resolved:
+            self.roots = [Path(root) for root in roots or ()]
+        else:
+            self.set_roots(roots or [Path.cwd()])
 
     def set_roots(self, roots: Sequence[str | Path]) -> None:
         resolved = []
@@ -370,24 +376,21 @@ class Workspace:
             self._disk_cache[path] = Cached(identity, text, racy=is_racy(info, read_at))
         return text
 
-    def data(self, path: Path, root: Path | None = None) -> bytes:
+    def data(self, path: Path) -> bytes:
         """The bytes of a resolved path on disk, read and refused as `text` reads and refuses
-        them (beneath its root, or the given root holding it; a regular file within the limit,
-        not binary), neither decoded nor kept: for a scan that reads many files once."""
-        fd = self.open_file(path, root)
+        them (beneath its root, a regular file within the limit, not binary), neither decoded
+        nor kept: for a scan that reads many files once."""
+        fd = self.open_file(path)
         try:
             self._check_file(path, os.fstat(fd))
             return self._read_data(path, fd)
         finally:
             os.close(fd)
 
-    def open_file(self, path: Path, root: Path | None = None) -> int:
-        """A descriptor of the resolved `path`, opened beneath its root, or the given root
-        holding it (see `open_beneath`)."""
-        if root is None:
-            root = self.confining_root(path)
-        elif root not in self.roots or not path.is_relative_to(root):
-            root = None
+    def open_file(self, path: Path) -> int:
+        """A descriptor of the resolved `path`, opened beneath the outermost root holding it
+        (see `open_beneath`, `confining_root`)."""
+        root = self.confining_root(path)
         if root is None:
             raise Refusal("outside_workspace", f"{self.display(path)} is outside the workspace.")
         try:

@@ -60,13 +60,12 @@ if TYPE_CHECKING:  # a protocol for type checkers: nothing checks it at run time
 Read = Callable[[Path], "bytes | None"]  # a file's bytes, read beneath the root; None if it cannot be
 
 
-def read_data(ws: Workspace, root: Path, path: Path) -> bytes | None:
-    """The file's bytes as the workspace reads them (a regular file within the limit), opened
-    beneath the searched `root`, as the engine's check opens it (a root inside it is not
-    opened by its own name, which a link swapped in could lead out); None where it refuses
-    them."""
+def read_data(ws: Workspace, path: Path) -> bytes | None:
+    """The file's bytes as the workspace reads them (beneath the outermost root holding it,
+    which the search's target and the engine's check open too; a regular file within the
+    limit); None where it refuses them."""
     try:
-        return ws.data(path, root)
+        return ws.data(path)
     except Refusal:
         return None
 

@@ -418,7 +418,7 @@ class RipgrepEngine:
                     continue
                 known = before | set(sink.files)
                 try:
-                    read = partial(read_data, sink.ws, target.root) if self.plain else None
+                    read = partial(read_data, sink.ws) if self.plain else None
                     self.walk(place, sink, cancelled, progress, read)
                 except Unexpected:  # rg's plain output not as this parser knows it: the folder again, as JSON
                     for path in (sink.done | set(sink.files)) - known:

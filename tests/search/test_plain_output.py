@@ -141,7 +141,7 @@ def test_a_file_changed_after_rg_read_it_is_searched_again(tmp_path):
     raw = subprocess.run([RG, *engine.match_args(True)[1:], "./"], cwd=tmp_path, capture_output=True).stdout
     target.write_text("self first\nthen self\nno\n")  # after rg read it, before we do
     sink = Collector(Workspace([tmp_path]), None, set())
-    read = partial(plain.read_data, sink.ws, tmp_path)
+    read = partial(plain.read_data, sink.ws)
     plain.parse_plain(Lines(raw), lambda name: tmp_path / name.removeprefix("./"), sink, read, None)
     sink.made()
     assert sink.doubted == {target}  # line 2 holds no "self" at column 0 now
@@ -240,9 +240,7 @@ def test_a_file_is_read_once_for_all_its_pieces(tmp_path, monkeypatch):
     (tmp_path / "a.py").write_text("self.x = self\n" * 300)
     read: list[Path] = []
     real = ripgrep.read_data
-    monkeypatch.setattr(
-        ripgrep, "read_data", lambda ws, root, path: read.append(path) or real(ws, root, path)
-    )
+    monkeypatch.setattr(ripgrep, "read_data", lambda ws, path: read.append(path) or real(ws, path))
     with pieces(64, 64):
         found = outcome(tmp_path, Query("self"), plain_output=True)
     assert found.files[0].count == 300 and len(found.files[0].matches) == 300
@@ -284,7 +282,7 @@ def test_a_file_doubted_in_a_later_piece_is_read_again_by_the_check(tmp_path):
             Lines(raw),
             lambda name: tmp_path / name.removeprefix("./"),
             sink,
-            partial(plain.read_data, sink.ws, tmp_path),
+            partial(plain.read_data, sink.ws),
             None,
         )
         sink.made()
@@ -310,7 +308,7 @@ def test_a_root_inside_the_searched_one_is_read_beneath_it(tmp_path):
     os.rename(root / "pkg", root / "parked")
     os.symlink(outside, root / "pkg")  # after rg's read, before ours
     to_path = lambda name: root / name.removeprefix("./")  # noqa: E731
-    plain.parse_plain(Lines(raw), to_path, sink, partial(plain.read_data, ws, root), None)
+    plain.parse_plain(Lines(raw), to_path, sink, partial(plain.read_data, ws), None)
     sink.made()
     os.unlink(root / "pkg")
     os.rename(root / "parked", root / "pkg")  # back before the check

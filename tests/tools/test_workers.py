@@ -288,3 +288,44 @@ def test_a_worker_hands_the_interpreter_over_as_often_as_the_serving_process():
         [sys.executable, "-c", report], capture_output=True, text=True, timeout=60, check=True
     )
     assert float(done.stderr) == lanes.SWITCH_INTERVAL < 0.005
+
+
+def test_a_worker_takes_the_servers_roots_as_they_are(tmp_path, shared):
+    """Roots [ws/pkg, ws], pkg swapped for a link out after the server resolved them: a
+    worker does not resolve the roots again (which would make the link's target a root), so
+    what it reads stays beneath ws."""
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (root / "pkg").mkdir(parents=True)
+    outside.mkdir()
+    (root / "top.py").write_text("def top():\n    return 1\n")
+    (root / "pkg" / "mod.py").write_text("def inside():\n    return 2\n")
+    (outside / "f.py").write_text("def OUTSIDE_SECRET():\n    return 3\n")
+    ctx = Context(Workspace([root / "pkg", root]))
+    os.rename(root / "pkg", root / "parked")
+    os.symlink(outside, root / "pkg")
+    for name, arguments in [
+        ("search", {"pattern": "return"}),
+        ("find_symbol", {"name_path": "SECRET", "substring": True}),
+        ("list_files", {"path": str(root)}),
+    ]:
+        answer = shared.run(ctx, name, arguments)
+        assert "OUTSIDE_SECRET" not in json.dumps(answer) and "error" not in answer, (name, answer["text"])
+    assert "top.py" in shared.run(ctx, "search", {"pattern": "return"})["text"]
+
+
+def test_a_refusal_and_any_other_answer_cross_the_pipe_whole():
+    """What the serving process raises for a worker's semantic question comes out the other
+    side: a Refusal with its code and fields; one that could not be made again there, as
+    Unavailable (it would have stopped the worker's listening thread, and its call)."""
+    import pickle
+
+    from lsp_agent.errors import Refusal
+
+    again = pickle.loads(pickle.dumps(Refusal("budget_too_small", "too small", minimum=300)))
+    assert (again.code, again.message, again.fields) == ("budget_too_small", "too small", {"minimum": 300})
+
+    class Picky(Exception):
+        def __init__(self, a, b):
+            super().__init__(f"{a} {b}")
+
+    assert lanes.crosses(again) and not lanes.crosses(Picky(1, 2))
