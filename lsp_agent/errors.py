@@ -14,8 +14,16 @@ class Refusal(Exception):
         self.message = message
         self.fields = fields
 
+    def __reduce__(self):
+        # pickled whole (a worker process's pipe): Exception's reduction keeps only the message
+        return (refused, (self.code, self.message, self.fields))
+
     def answer(self) -> dict:
         return {"text": self.message, "error": {"code": self.code, "message": self.message}, **self.fields}
+
+
+def refused(code: str, message: str, fields: dict) -> Refusal:
+    return Refusal(code, message, **fields)
 
 
 class ArgumentError(ValueError):
