@@ -241,8 +241,9 @@ def build(path: Path, table: Path, ws: Workspace, report: Callable[[str], None])
     db = sqlite3.connect(partial)
     try:
         db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + SCHEMA)
-        written = os.stat(path).st_mtime_ns
-        with open(path, "rb") as handle:
+        # read through a descriptor opened beneath the outermost root, no link followed
+        with os.fdopen(ws.open_file(path), "rb") as handle:
+            written = os.fstat(handle.fileno()).st_mtime_ns
             if os.fstat(handle.fileno()).st_size == 0:
                 raise Damaged("empty file")
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
@@ -334,11 +335,16 @@ def file_version(ws: Workspace, path: Path, written: int) -> tuple[str, int, str
     the index (the index cannot have seen it) or is not a workspace file."""
     read_at = time.time_ns()
     try:
-        real = ws.resolve(path)
-        info = os.stat(real)
-        if info.st_mtime_ns > written:
+        fd = ws.open_file(ws.resolve(path))  # beneath the outermost root, no link followed
+        try:
+            info = os.fstat(fd)
+            if info.st_mtime_ns > written:
+                return "", -1, ""
+            data = read_all(fd, MAX_TEXT_BYTES)
+        finally:
+            os.close(fd)
+        if len(data) > MAX_TEXT_BYTES:
             return "", -1, ""
-        data = real.read_bytes()
     except (Refusal, OSError, ValueError):
         return "", -1, ""
     stat = "" if is_racy(info, read_at) else stat_key(file_identity(info))
@@ -357,9 +363,13 @@ def discover(ws: Workspace, named: list[str]) -> list[Path]:
         except Refusal:
             continue
     for root in ws.roots:
-        for seen, (folder, subfolders, files) in enumerate(os.walk(root), 1):
+        if ws.confining_root(root) != root:  # walked from the root holding it (not by its own path)
+            continue
+        for seen, (folder, subfolders, files) in enumerate(os.walk(root), 1):  # no link followed
             subfolders[:] = [s for s in subfolders if not s.startswith(".") and s not in SKIP_FOLDERS]
-            found += [Path(folder) / f for f in files if is_index_name(f)]
+            found += [
+                Path(folder) / f for f in files if is_index_name(f) and not os.path.islink(Path(folder) / f)
+            ]
             if seen >= MOST_FOLDERS:
                 break
     return sorted(set(found))
@@ -433,6 +443,8 @@ class Store:
             return f"{ws.display(path)} is not a readable SCIP index ({exc}): refused"
         except (OSError, sqlite3.Error, OverflowError, IndexError) as exc:
             return f"{ws.display(path)} could not be loaded ({exc}): refused"
+        except Refusal as exc:  # not a regular file beneath the roots when opened (a link swapped in)
+            return f"{exc.message} (a SCIP index): refused"
 
     def covering(
         self, ws: Workspace, named: list[str], path: Path, report: Callable[[str], None]

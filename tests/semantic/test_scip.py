@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.config import Settings
+from lsp_agent.errors import Refusal
 from lsp_agent.semantic import scip
 from lsp_agent.semantic.scip_format import Damaged, Document, read_index
 from lsp_agent.tools import Context, call
@@ -288,6 +289,35 @@ def test_an_index_named_in_settings_outside_the_workspace_is_not_read(project, t
     outside.parent.mkdir()
     outside.write_bytes(fixture_index())
     assert scip.discover(Workspace([project]), [str(outside)]) == [project / "index.scip"]
+
+
+def test_an_index_that_is_a_link_out_or_in_a_root_swapped_for_one_is_not_read(project, tmp_path):
+    """index.scip, a link to an index outside, is not found; nor one inside a root nested in
+    another whose folder became a link out (walked from the outer root, no link followed);
+    and an index found, then swapped for a link, is opened beneath the root and refused."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "index.scip").write_bytes(fixture_index())
+    os.rename(project / "index.scip", project / "kept.scip")
+    os.symlink(elsewhere / "index.scip", project / "index.scip")
+    assert scip.discover(Workspace([project]), []) == []
+    assert (
+        "from scip-python" not in ask(project, "references", path="app/views.py", line=10, column=11)["text"]
+    )
+    os.unlink(project / "index.scip")
+    os.rename(project / "kept.scip", project / "app" / "index.scip")
+    ws = Workspace([project / "app", project])
+    os.rename(project / "app", project / "parked")
+    os.symlink(elsewhere, project / "app")  # the inner root, a link out now
+    assert scip.discover(ws, []) == [project / "parked" / "index.scip"]  # the outer root's own
+    os.unlink(project / "app")
+    os.rename(project / "parked", project / "app")
+    (found,) = scip.discover(ws, [])
+    os.rename(found, found.with_name("real.scip"))
+    os.symlink(elsewhere / "index.scip", found)  # swapped after it was found
+    table = tmp_path / "table"
+    with pytest.raises(Refusal):
+        scip.build(found, table, ws, lambda message: None)
 
 
 def test_a_stale_discovery_is_answered_while_the_next_walks(project, monkeypatch):
