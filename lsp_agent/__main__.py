@@ -16,7 +16,7 @@ def inspect_on_first_use() -> None:
         return
     import _thread
 
-    stand_in, lock = type(sys)("inspect"), _thread.allocate_lock()
+    stand_in, lock = type(sys)("inspect"), _thread.RLock()  # a signal handler may come in again
 
     def name(attribute: str):
         with lock:  # only the stand-in's removal: the import itself is importlib's to serialise
