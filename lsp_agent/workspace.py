@@ -434,6 +434,9 @@ class Workspace:
 # --- confined opening ---------------------------------------------------------------------
 
 FOLLOWS_NO_LINK = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+# A folder on the way: only passed through (Linux's O_PATH needs no right to list it, as a path
+# opened by name needs none), never through a link (O_DIRECTORY refuses one: ENOTDIR)
+ON_THE_WAY = getattr(os, "O_PATH", os.O_RDONLY) | os.O_NOFOLLOW | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 
 
 def open_beneath(root: Path, rel: str | Path) -> int:
@@ -508,9 +511,7 @@ class Beneath:
             depth += 1
         self.close_from(depth)
         for folder in folders[depth - 1 :]:
-            self.chain.append(
-                (folder, os.open(folder, FOLLOWS_NO_LINK | os.O_DIRECTORY, dir_fd=self.chain[-1][1]))
-            )
+            self.chain.append((folder, os.open(folder, ON_THE_WAY, dir_fd=self.chain[-1][1])))
         return self.chain[-1][1], name
 
 

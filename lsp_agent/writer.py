@@ -22,7 +22,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from .errors import Refusal
-from .workspace import BINARY_SNIFF_BYTES, MAX_TEXT_BYTES, Text, content_version
+from .workspace import BINARY_SNIFF_BYTES, MAX_TEXT_BYTES, ON_THE_WAY, Text, content_version
 
 DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 TEMPORARY_PREFIX = ".lsp-agent-"  # ".lsp-agent-<random>.<name>.tmp", in the file's own folder
@@ -37,14 +37,15 @@ def open_folder(root: Path, folder: Path, *, create: bool = False) -> int:
         raise Refusal("outside_workspace", f"{folder}: a '..' in a confined path.")
     fd = os.open(root, DIRECTORY)
     try:
-        for part in parts:
+        for n, part in enumerate(parts, 1):
+            how = DIRECTORY if n == len(parts) else ON_THE_WAY  # the file's own folder is written in
             try:
-                opened = os.open(part, DIRECTORY, dir_fd=fd)
+                opened = os.open(part, how, dir_fd=fd)
             except FileNotFoundError:
                 if not create:
                     raise
                 os.mkdir(part, 0o777, dir_fd=fd)
-                opened = os.open(part, DIRECTORY, dir_fd=fd)
+                opened = os.open(part, how, dir_fd=fd)
             except NotADirectoryError:  # a file on the way, or a link (ELOOP is not certain)
                 if stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
                     raise OSError(errno.ELOOP, "a symlink on the way") from None

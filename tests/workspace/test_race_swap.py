@@ -141,3 +141,64 @@ def test_no_tool_reads_outside_while_a_root_inside_another_is_swapped(arena):
     root, outside, _ = arena
     ctx = Context(Workspace([root / "pkg", root]))
     no_leaks_while_swapped(ctx, nested_calls(root), [(folder_swapper, root / "pkg", outside)])
+
+
+PASS_THROUGH = """
+import json, sys
+from pathlib import Path
+from lsp_agent.tools import Context, call
+from lsp_agent.workspace import Workspace
+ws = Path(sys.argv[1]); pkg = ws / "locked" / "pkg"
+ctx = Context(Workspace([pkg, ws]))
+answers = [call(ctx, tool, arguments)["text"] for tool, arguments in (
+    ("search", {"pattern": "x ="}),
+    ("read", {"path": str(pkg / "a.py")}),
+    ("list_files", {"path": str(pkg)}),
+    ("edit", {"path": str(pkg / "a.py"), "old_text": "x = 1", "new_text": "x = 5"}),
+)]
+print(json.dumps(answers))
+"""
+
+
+def test_a_root_inside_another_behind_a_folder_one_may_only_pass_through():
+    """Roots [ws/locked/pkg, ws], `locked` mode 0111 (a home folder often is, to others): its
+    files are reached through the outer root, and a folder on the way is only passed through
+    (O_PATH), as a path opened by its name needs. Run as a user the modes bind (root is not)."""
+    import shutil
+    import subprocess
+    import sys
+
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root, with no setpriv to run as another user")
+        as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="pass-through-"))  # not pytest's folder: root's alone
+    base.chmod(0o755)
+    ws = base / "ws"
+    (ws / "locked" / "pkg").mkdir(parents=True)
+    (ws / "locked" / "pkg" / "a.py").write_text("x = 1\n")
+    (ws / "b.py").write_text("x = 2\n")
+    if as_user:
+        for folder, _, files in os.walk(base):
+            os.chown(folder, 65534, 65534)
+            for name in files:
+                os.chown(os.path.join(folder, name), 65534, 65534)
+    (ws / "locked").chmod(0o111)
+    try:
+        done = subprocess.run(
+            [*as_user, sys.executable, "-c", PASS_THROUGH, str(ws)],
+            capture_output=True, text=True, timeout=120, cwd=base,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+        )  # fmt: skip
+    finally:
+        (ws / "locked").chmod(0o755)
+        answer_file = (ws / "locked" / "pkg" / "a.py").read_text()
+        shutil.rmtree(base)
+    assert done.returncode == 0, done.stderr
+    search, read, listed, edit = json.loads(done.stdout)
+    assert "pkg/a.py" in search and "b.py" in search
+    assert "x = 1" in read and "pkg/a.py" in listed and "written" in edit
+    assert answer_file == "x = 5\n"
