@@ -200,6 +200,12 @@ class LineIndex:
         return self._starts
 
 
+def holds(root: Path, text: str) -> bool:
+    """Whether the path `text` is `root` or beneath it."""
+    prefix = str(root)  # a Path keeps its string once made
+    return text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep)
+
+
 class Workspace:
     """Roots, confinement and the overlay of open documents."""
 
@@ -236,24 +242,16 @@ class Workspace:
     def root_of(self, path: Path) -> Path | None:
         """The first root holding `path`: the one it is shown relative to."""
         text = str(path)
-        for root in self.roots:
-            prefix = str(root)  # a Path keeps its string once made
-            if text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep):
-                return root
-        return None
+        return next((root for root in self.roots if holds(root, text)), None)
 
     def confining_root(self, path: Path) -> Path | None:
         """The outermost root holding `path`: the one it is opened, listed and written
         beneath. A root inside another is reached through the outer one, one name at a
         time, never by its own path, which a link swapped in for it could lead out."""
-        text, found = str(path), None
-        for root in self.roots:
-            prefix = str(root)
-            if (text == prefix or text.startswith(prefix.rstrip(os.sep) + os.sep)) and (
-                found is None or len(prefix) < len(str(found))
-            ):
-                found = root
-        return found
+        text = str(path)
+        return min(
+            (root for root in self.roots if holds(root, text)), key=lambda root: len(str(root)), default=None
+        )
 
     def resolve(self, path: str | Path) -> Path:
         """An absolute, symlink-free path inside a root, or a Refusal saying why not.

@@ -574,12 +574,7 @@ def stages(s: Search, max_chars: int, first: int = 1) -> Iterator[Callable[[], d
         if stage != 3:
             yield partial(answer_at, s, stage, None, max_chars)
         elif (cut := cut_width(s, max_chars)) is not None:
-            width, drawn = cut
-            yield (
-                partial(answer_at, s, 3, width, max_chars)
-                if drawn is None
-                else partial(answer_of, 3, width, drawn)
-            )
+            yield partial(answer_of, 3, *cut)
 
 
 def answer_at(s: Search, stage: int, width: int | None, max_chars: int) -> dict:
@@ -617,11 +612,10 @@ def smallest(s: Search) -> int:
     return min(sizes)
 
 
-def cut_width(s: Search, max_chars: int) -> tuple[int, tuple[str, dict | None] | None] | None:
+def cut_width(s: Search, max_chars: int) -> tuple[int, tuple[str, dict | None]] | None:
     """The widest cut (>= MIN_WIDTH, narrower than the widest line) whose stage 3 fits, and
-    that stage drawn (None where it was not: it is drawn again). The guess is tried first:
-    where it fits, so does MIN_WIDTH (the size only grows with the width), which is then not
-    drawn; no width is drawn twice."""
+    that stage drawn. The guess is tried first: where it fits, so does MIN_WIDTH (the size
+    only grows with the width), which is then not drawn; no width is drawn twice."""
     drawn: dict[int, tuple[str, dict | None] | None] = {}  # None: over the budget
 
     def fits(width: int) -> bool:
@@ -639,7 +633,8 @@ def cut_width(s: Search, max_chars: int) -> tuple[int, tuple[str, dict | None] |
     if not (guess is not None and MIN_WIDTH <= guess <= hi and fits(guess)) and not fits(MIN_WIDTH):
         return None
     width = largest_fit_near(MIN_WIDTH, hi, fits, guess)
-    return width, drawn.get(width)
+    found = drawn[width] if fits(width) else None  # drawn already: the width found fits
+    return None if found is None else (width, found)
 
 
 def width_guess(s: Search, hi: int, max_chars: int) -> int | None:
