@@ -458,6 +458,7 @@ class Beneath:
     def __init__(self, root: Path):
         self.root = root
         self.chain: list[tuple[str, int]] = []  # open folders, the root's first, each in the one before
+        self.last = None  # the folder part of the last path whose folders the chain holds, as given
 
     def __enter__(self) -> Beneath:
         return self
@@ -466,6 +467,8 @@ class Beneath:
         self.close_from(0)
 
     def close_from(self, depth: int) -> None:
+        if len(self.chain) > depth:
+            self.last = None
         while len(self.chain) > depth:
             os.close(self.chain.pop()[1])
 
@@ -491,6 +494,10 @@ class Beneath:
     def folder_of(self, rel: str) -> tuple[int, str] | None:
         """The descriptor of the folder holding root/`rel`, opened beneath the root, and the
         last name of `rel`; None when `rel` names no file."""
+        head, _, leaf = rel.rpartition("/")
+        if head == self.last and leaf not in ("", ".", ".."):  # a file beside the last one
+            return self.chain[-1][1], leaf
+        self.last = None  # (until the chain holds this path's folders)
         parts = [p for p in rel.split("/") if p not in ("", ".")]
         if ".." in parts:
             self.close_from(0)  # none of the last path's folders kept past a refused one
@@ -510,6 +517,8 @@ class Beneath:
         self.close_from(depth)
         for folder in folders[depth - 1 :]:
             self.chain.append((folder, os.open(folder, ON_THE_WAY, dir_fd=self.chain[-1][1])))
+        if leaf == name:
+            self.last = head
         return self.chain[-1][1], name
 
 
