@@ -38,7 +38,9 @@ build's and definition alone (by name and from a use, over the server, first cal
 as a CLI one-shot; with `BENCH_SPEED_BEFORE=<commit>` beside that commit's server, the warm runs
 alternating, BENCH_SPEED_ROUNDS of each, default 2);
 `BENCH_SPEED_PARTS=search` search over a warm server alone, each pattern class against `rg -n`
-(with `BENCH_SPEED_BEFORE=<commit>` beside that commit's server);
+twice in turn: its output written to /dev/null (rg's least cost), and read through a pipe to
+the end, as an agent's shell gets it (with `BENCH_SPEED_BEFORE=<commit>` beside that commit's
+server);
 `BENCH_SPEED_PARTS=typing` documentSymbol after an edit alone (while a
 cold index builds, idle, and under the 8 heavy calls), with `BENCH_SPEED_BASELINE=<commit>`
 beside that commit's server, runs alternating.
@@ -87,6 +89,18 @@ def load() -> str:
     return "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
+def read_out(command: list[str], cwd: Path) -> float:
+    """A command's wall time with its output read through a pipe to the end, as an agent's
+    shell reads what it prints (written to /dev/null instead, as `wall` does, it costs rg
+    less: nothing is copied to a reader)."""
+    started = time.perf_counter()
+    with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdout is not None
+        while proc.stdout.read(1 << 16):
+            pass
+    return time.perf_counter() - started
+
+
 def wall(command: list[str], cwd: Path, env: dict | None = None) -> float:
     started = time.perf_counter()
     subprocess.run(
@@ -120,23 +134,30 @@ def memory_mib(client: Client, field: str = "VmHWM") -> float:
 
 def alternating_lsp(client: Client, method: str, params: dict, anchor, runs: int = RUNS):
     """Like alternating, for a request over the server against a subprocess anchor."""
-    loop = asyncio.get_running_loop()
 
     async def run() -> tuple[float, float, float]:
-        await client.request(method, params)
-        await loop.run_in_executor(None, anchor)
-        pairs = []
-        for _ in range(runs):
-            x = await client.timed(method, params)
-            y = await loop.run_in_executor(None, anchor)
-            pairs.append((x, y))
-        return (
-            statistics.median(x for x, _ in pairs),
-            statistics.median(y for _, y in pairs),
-            statistics.median(x / y for x, y in pairs),
-        )
+        ours, [(theirs, ratio)] = await against_anchors(client, method, params, [anchor], runs)
+        return ours, theirs, ratio
 
     return run()
+
+
+async def against_anchors(client: Client, method: str, params: dict, anchors: list, runs: int = RUNS):
+    """A request over the server and each subprocess anchor in turn (ours, a1, a2, ours, …,
+    after one warm-up each): our median, and each anchor's median and the median of the
+    ratio pair by pair."""
+    loop = asyncio.get_running_loop()
+    await client.request(method, params)
+    for anchor in anchors:
+        await loop.run_in_executor(None, anchor)
+    rounds = []
+    for _ in range(runs):
+        x = await client.timed(method, params)
+        rounds.append((x, [await loop.run_in_executor(None, anchor) for anchor in anchors]))
+    return statistics.median(x for x, _ in rounds), [
+        (statistics.median(ys[i] for _, ys in rounds), statistics.median(x / ys[i] for x, ys in rounds))
+        for i in range(len(anchors))
+    ]
 
 
 async def under_load(client: Client, light, samples: int = 40, *, cancel_rest: bool = False, pace: float = 0.0) -> list[float]:  # fmt: skip
@@ -747,13 +768,15 @@ async def search_figures(root: Path, cache: str, code: Path | None = None, label
             await client.stop()
     figures = {}
     for kind, pattern in PATTERNS.items():
-        ours, theirs, ratio = await alternating_lsp(
+        command = [rg, "-n", pattern, "."]
+        ours, [(quiet, ratio), (read, read_ratio)] = await against_anchors(
             client,
             "lspAgent/search",
             {"pattern": pattern},
-            lambda pattern=pattern: wall([rg, "-n", pattern, "."], root),
+            [lambda command=command: wall(command, root), lambda command=command: read_out(command, root)],
         )
-        figures[f"search {kind} {pattern!r} (server{label}) / rg -n, ms"] = f"{ours * 1000:.0f} / {theirs * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+        figures[f"search {kind} {pattern!r} (server{label}) / rg -n > /dev/null, ms"] = f"{ours * 1000:.0f} / {quiet * 1000:.0f} = {ratio:.2f}×"  # fmt: skip
+        figures[f"search {kind} {pattern!r} (server{label}) / rg -n, its output read, ms"] = f"{ours * 1000:.0f} / {read * 1000:.0f} = {read_ratio:.2f}×"  # fmt: skip
     await client.stop()
     return figures
 
