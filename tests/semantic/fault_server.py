@@ -3,8 +3,8 @@
 `python fault_server.py MODE LOG`: answers initialize, then for every navigation request
 behaves as MODE says — crash (exit 3), hang (never answer), garbage (an answer that is no
 location), outside (locations outside the workspace, one inside), noise (bytes that are not
-LSP), ok (one location inside), busy (as ok, after beginning work it never ends:
-`$/progress` titled "loading"). Each message it receives is appended to LOG as a JSON line,
+LSP), ok (one location inside), slow and brisk (as ok, after SLOW or BRISK seconds), busy (as ok, after
+beginning work it never ends: `$/progress` titled "loading"). Each message it receives is appended to LOG as a JSON line,
 so a test can wait for a request to arrive or a cancel to come.
 """
 
@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 MODE, LOG = sys.argv[1], Path(sys.argv[2])
+SLOW, BRISK = 0.3, 0.01
 NAVIGATION = {"textDocument/references", "textDocument/definition", "textDocument/implementation",
               "textDocument/prepareCallHierarchy"}  # fmt: skip
 
@@ -44,6 +46,8 @@ def answer(message: dict) -> object:
     here = {"uri": uri, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}
     if MODE == "crash":
         sys.exit(3)
+    if MODE in ("slow", "brisk"):
+        time.sleep(SLOW if MODE == "slow" else BRISK)
     if MODE == "garbage":
         return {"uri": 42, "range": "everywhere"}
     if MODE == "noise":

@@ -1,8 +1,10 @@
-"""The by-name candidates never hold a references answer much past the server's: matched at
-the same time as the server is asked, they may take what is left of 1.5 times the server's
-time (references.ANSWER_WITHIN); past that the answer is the server's uses, and it says the candidates were left out and how to get them.
-A real server process answers (tests/semantic/fault_server.py, mode ok); the by-name search
-is held until it is told to stop, so the cut does not depend on which finishes first."""
+"""The by-name candidates never hold a references answer much past the server's: they may
+take what is left of 1.5 times the server's time (references.ANSWER_WITHIN); past that the
+answer is the server's uses, and it says the candidates were left out and how to get them. In
+a workspace of 100 files or more, a server that answers within references.QUICK_SERVER is
+asked alone, the names matched after it; a slower one while the names are matched.
+A real server process answers (tests/semantic/fault_server.py, modes ok and slow); the by-name
+search is held until it is told to stop, so the cut does not depend on which finishes first."""
 
 from __future__ import annotations
 
@@ -24,14 +26,41 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "semantic" / "py"
 SERVER = Path(__file__).parent / "fault_server.py"
 
 
-@pytest.fixture
-def ctx(tmp_path):
+def served(tmp_path: Path, mode: str) -> Context:
     root = tmp_path / "py"
     shutil.copytree(FIXTURE, root)
-    command = [sys.executable, str(SERVER), "ok", str(tmp_path / "log")]
+    command = [sys.executable, str(SERVER), mode, str(tmp_path / "log")]
     chosen = Settings().replace(semantic_servers={"python": {"name": "fault-ok", "command": command}})
-    yield Context(Workspace([root]), chosen)
+    return Context(Workspace([root]), chosen)
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    yield served(tmp_path, "ok")
     POOL.stop_all()
+
+
+def grown(ctx: Context) -> Context:
+    """The workspace made SMALL_WORKSPACE files larger, its index built: no floor."""
+    from lsp_agent.syntax.index import SymbolIndex
+
+    root = ctx.workspace.roots[0]
+    for n in range(references_tool.SMALL_WORKSPACE):
+        (root / f"extra_{n}.py").write_text(f"def extra{n}():\n    return {n}\n")
+    ctx.index = SymbolIndex(ctx.workspace)
+    ctx.index.build()
+    return ctx
+
+
+def timed_parts(monkeypatch) -> tuple[list, list]:
+    """(when each by-name search began, each both_at_once's (by-name uses, server's answer))."""
+    began: list[float] = []
+    real = references_tool.collect
+    monkeypatch.setattr(references_tool, "collect", lambda *a: began.append(time.monotonic()) or real(*a))
+    both: list = []
+    real_both = references_tool.both_at_once
+    monkeypatch.setattr(references_tool, "both_at_once", lambda *a: both.append(real_both(*a)) or both[-1])
+    return began, both
 
 
 def save_refs(ctx: Context) -> dict:
@@ -47,14 +76,8 @@ def test_candidates_matched_in_time_are_listed_after_the_servers(ctx):
 
 @pytest.mark.parametrize("small", [True, False])
 def test_candidates_not_matched_in_time_are_left_out_and_said(ctx, monkeypatch, small):
-    if not small:  # a workspace of SMALL_WORKSPACE files or more, its index built: no floor
-        from lsp_agent.syntax.index import SymbolIndex
-
-        root = ctx.workspace.roots[0]
-        for n in range(references_tool.SMALL_WORKSPACE):
-            (root / f"extra_{n}.py").write_text(f"def extra{n}():\n    return {n}\n")
-        ctx.index = SymbolIndex(ctx.workspace)
-        ctx.index.build()
+    if not small:
+        grown(ctx)
     real = references_tool.collect
     told_to_stop = threading.Event()
 
@@ -117,4 +140,65 @@ def test_the_candidates_time_counts_from_when_the_question_began(ctx):
         precise.AHEAD.submit(time.sleep, 0.6)
     answer = save_refs(ctx)
     assert "by-name candidates, not matched" not in answer["text"]
+    assert "name" in [r["source"] for r in answer["references"]]
+
+
+def test_a_quick_server_is_asked_alone_and_the_names_matched_after_it(tmp_path, monkeypatch):
+    """(A server answering in 10 ms, held quick and given time for the candidates whatever
+    the machine's load: the order is what is tested, not the times.)"""
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 5.0)
+    monkeypatch.setattr(references_tool, "ANSWER_WITHIN", 1000.0)
+    ctx = grown(served(tmp_path, "brisk"))
+    try:
+        save_refs(ctx)  # the server started (its first answer waits for that)
+        monkeypatch.delitem(references_tool.BY_NAME_TOOK, tuple(ctx.workspace.roots), raising=False)
+        began, both = timed_parts(monkeypatch)
+        save_refs(ctx)  # (no by-name search timed here: one is tried)
+    finally:
+        POOL.stop_all()
+    ((collected, typed),) = both
+    assert len(began) == 1 and began[0] >= typed.began + typed.took
+    assert collected.cut is None and "name" in [r.source for r in collected.refs]
+
+
+def test_after_a_quick_server_candidates_that_cannot_come_in_time_are_not_searched(ctx, monkeypatch):
+    """What is left of the answer's time is less than the last by-name search here took."""
+    grown(ctx)
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 5.0)  # (quick whatever the load)
+    save_refs(ctx)  # the server started (its first answer waits for that)
+    monkeypatch.setitem(references_tool.BY_NAME_TOOK, tuple(ctx.workspace.roots), 10.0)
+    began, _ = timed_parts(monkeypatch)
+    answer = save_refs(ctx)
+    assert began == [] and [r["source"] for r in answer["references"]] == ["fault-ok"]
+    assert "note: left out: the by-name candidates, not matched within" in answer["text"]
+    assert "precision=syntax lists every use by name" in answer["text"]
+
+
+def test_a_cut_by_name_search_counts_as_taking_at_least_its_time_so_far(ctx, monkeypatch):
+    grown(ctx)
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.0)  # (asked while the names are matched)
+    real = references_tool.collect
+
+    def held(quiet: Context, *arguments):
+        quiet.cancel_event.wait(30)
+        return real(quiet, *arguments)
+
+    monkeypatch.setattr(references_tool, "collect", held)
+    roots = tuple(ctx.workspace.roots)
+    references_tool.BY_NAME_TOOK.pop(roots, None)
+    answer = save_refs(ctx)
+    assert "note: left out: the by-name candidates, not matched within" in answer["text"]
+    assert references_tool.BY_NAME_TOOK[roots] > 0
+
+
+def test_a_slow_server_is_asked_while_the_names_are_matched(tmp_path, monkeypatch):
+    ctx = grown(served(tmp_path, "slow"))
+    try:
+        began, both = timed_parts(monkeypatch)
+        answer = save_refs(ctx)
+    finally:
+        POOL.stop_all()
+    ((_, typed),) = both
+    assert typed.took >= references_tool.QUICK_SERVER
+    assert len(began) == 1 and began[0] < typed.began + typed.took  # before the server answered
     assert "name" in [r["source"] for r in answer["references"]]
