@@ -188,9 +188,12 @@ class Client:
         self.reader = asyncio.ensure_future(self.read())
 
     @classmethod
-    async def start(cls, root: Path, cache: str, code: Path | None = None) -> Client:
+    async def start(
+        cls, root: Path, cache: str, code: Path | None = None, options: dict | None = None
+    ) -> Client:
         """A server on `root` persisting its index in `cache`; run from the source tree `code`
-        (another commit's, see source_tree) instead of this one's when given."""
+        (another commit's, see source_tree) instead of this one's when given; `options` its
+        initializationOptions."""
         env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache}
         if code is not None:
             env["PYTHONPATH"] = str(code)  # found before the installed (editable) package
@@ -201,8 +204,9 @@ class Client:
         )  # fmt: skip
         client = cls(process)
         capabilities = {"window": {"workDoneProgress": True}, "general": {"positionEncodings": ["utf-16"]}}
+        initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities}
         await client.request(
-            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities}
+            "initialize", initialize | ({"initializationOptions": options} if options else {})
         )
         client.notify("initialized", {})
         return client
