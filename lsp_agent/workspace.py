@@ -458,9 +458,8 @@ class Beneath:
     def __init__(self, root: Path):
         self.root = root
         self.chain: list[tuple[str, int]] = []  # open folders, the root's first, each in the one before
-        self.last: str | None = (
-            None  # the folder part of the last path whose folders the chain holds, as given
-        )
+        # the folder part of the last path whose folders the chain holds, as given
+        self.last: str | None = None
 
     def __enter__(self) -> Beneath:
         return self
