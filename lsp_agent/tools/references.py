@@ -665,14 +665,18 @@ AFTER_CANDIDATES = 0.001
 CANDIDATES_FLOOR = 0.25
 SMALL_WORKSPACE = 100  # files in the index
 # In a workspace of SMALL_WORKSPACE files or more, the server is given QUICK_SERVER alone
-# first: the by-name search beside it would slow it down (two cores, one interpreter,
-# ripgrep's threads), and its time is what the answer's is held to. A server that answers
-# within it is quick: the search then starts, only if what is left of the answer's time is no
-# less than the last by-name search in these roots took (or had run when it was cut: at least
-# that), else the candidates are left out, and the answer says so. A slower server is asked
-# while the names are matched.
+# first: the by-name search beside it would slow it down (two cores, one interpreter, ripgrep's
+# threads), and the server's time is what the answer's is held to. A server that answers within
+# it (tsserver, not basedpyright) is followed by the search only when what is left of the
+# answer's time is no less than the last by-name search in these roots took (or had run when it
+# was cut); else the candidates are left out, the answer says so, and that time is cut by
+# SKIPPED_DECAY, so that a search is tried again before long (and timed again). A server that
+# does not answer within it is asked while the names are matched from then on: the search
+# starts QUICK_SERVER later than beside it, which is its whole cost to a slow server's answer.
 QUICK_SERVER = 0.02
+SKIPPED_DECAY = 0.8
 BY_NAME_TOOK: dict[tuple, float] = {}  # roots -> the last by-name search's time (at least)
+TIMES = threading.Lock()  # (written from the call's thread and the by-name search's)
 
 
 def candidates_floor(ctx: Context) -> float:
@@ -681,27 +685,26 @@ def candidates_floor(ctx: Context) -> float:
 
 
 def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at: UseAt, precision):
-    """The server's uses and the by-name ones: asked at once, or the by-name search after a
-    quick server (QUICK_SERVER); by-name candidates still being matched when the answer's time
-    is up (ANSWER_WITHIN the server's) are left out, and the answer says so."""
+    """The server's uses and the by-name ones, the server alone first (see QUICK_SERVER);
+    by-name candidates still being matched when the answer's time is up (ANSWER_WITHIN the
+    server's) are left out, and the answer says so."""
     started = time.monotonic()
     pending = ahead(ctx, "references", starts_of(ctx, at, []), precision)
     stop = threading.Event()
     quiet = replace(ctx, report=None, step_aside=None, cancel_event=stop)
     within = server_expected(ctx, at.path, precision)
-    roots = tuple(ctx.workspace.roots)
-    floor = candidates_floor(ctx)
-
+    roots, floor = tuple(ctx.workspace.roots), candidates_floor(ctx)
     searching: list[float] = []  # when the by-name search began
 
     def by_name_search() -> Collected:
         searching.append(time.monotonic())
         collected = collect(quiet, identifier, owner, target, paths, within)
-        BY_NAME_TOOK[roots] = time.monotonic() - searching[0]  # (a search stopped raised Cancelled)
+        with TIMES:  # (a search stopped raised Cancelled)
+            BY_NAME_TOOK[roots] = time.monotonic() - searching[0]
         return collected
 
-    first = within and not floor and wait([pending], timeout=QUICK_SERVER).done
-    by_name = None if first else AHEAD.submit(by_name_search)
+    alone = within and not floor and wait([pending], timeout=QUICK_SERVER).done
+    by_name = None if alone else AHEAD.submit(by_name_search)
     try:
         typed = result(ctx, pending)
         if within and not typed.answered:  # the server was expected: search every file after all
@@ -712,14 +715,22 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES, spent + floor)
             left = began + allowed - time.monotonic()
             if by_name is None:
-                if left < BY_NAME_TOOK.get(roots, 0.0):
+                with TIMES:
+                    last = BY_NAME_TOOK.get(roots, 0.0)
+                    skipped = left < last
+                    if skipped:
+                        BY_NAME_TOOK[roots] = last * SKIPPED_DECAY
+                if skipped:
                     return Collected([], owner=target.owner, cut=allowed), typed
                 by_name = AHEAD.submit(by_name_search)
             if not wait([by_name], timeout=max(left, 0.0)).done:
                 if searching:  # it takes at least this long here
-                    BY_NAME_TOOK[roots] = max(BY_NAME_TOOK.get(roots, 0.0), time.monotonic() - searching[0])
+                    with TIMES:
+                        ran = time.monotonic() - searching[0]
+                        BY_NAME_TOOK[roots] = max(BY_NAME_TOOK.get(roots, 0.0), ran)
                 return Collected([], owner=target.owner, cut=allowed), typed
-        assert by_name is not None  # (a quick server: `within`, so answered or returned above)
+        # (asked alone only beside an expected server: answered, or returned above)
+        assert by_name is not None
         while not wait([by_name], timeout=0.2).done:
             ctx.progress("matching the name")
         return by_name.result(), typed

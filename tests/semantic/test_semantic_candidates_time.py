@@ -1,10 +1,13 @@
-"""The by-name candidates never hold a references answer much past the server's: they may
-take what is left of 1.5 times the server's time (references.ANSWER_WITHIN); past that the
-answer is the server's uses, and it says the candidates were left out and how to get them. In
-a workspace of 100 files or more, a server that answers within references.QUICK_SERVER is
-asked alone, the names matched after it; a slower one while the names are matched.
-A real server process answers (tests/semantic/fault_server.py, modes ok and slow); the by-name
-search is held until it is told to stop, so the cut does not depend on which finishes first."""
+"""The by-name candidates never hold a references answer much past the server's: matched at
+the same time as the server is asked, they may take what is left of 1.5 times the server's
+time (references.ANSWER_WITHIN); past that the answer is the server's uses, and it says the
+candidates were left out and how to get them. In a workspace of 100 files or more, the server
+is given references.QUICK_SERVER alone first: after a quick answer the search starts only if
+it would come in time (else the answer says it was left out); a slower server is asked while
+the names are matched.
+A real server process answers (tests/semantic/fault_server.py, modes ok, brisk and slow); the
+by-name search is held until it is told to stop, so the cut does not depend on which
+finishes first."""
 
 from __future__ import annotations
 
@@ -38,6 +41,14 @@ def served(tmp_path: Path, mode: str) -> Context:
 def ctx(tmp_path):
     yield served(tmp_path, "ok")
     POOL.stop_all()
+
+
+@pytest.fixture(autouse=True)
+def no_times_kept():
+    """Each test starts with no by-name search timed (and leaves none)."""
+    references_tool.BY_NAME_TOOK.clear()
+    yield
+    references_tool.BY_NAME_TOOK.clear()
 
 
 def grown(ctx: Context) -> Context:
@@ -143,17 +154,33 @@ def test_the_candidates_time_counts_from_when_the_question_began(ctx):
     assert "name" in [r["source"] for r in answer["references"]]
 
 
-def test_a_quick_server_is_asked_alone_and_the_names_matched_after_it(tmp_path, monkeypatch):
-    """(A server answering in 10 ms, held quick and given time for the candidates whatever
-    the machine's load: the order is what is tested, not the times.)"""
+def test_after_a_quick_answer_a_search_that_would_not_come_in_time_is_not_started(ctx, monkeypatch):
+    """The last by-name search here took longer than what is left of the answer's time."""
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 5.0)  # (quick whatever the load)
+    grown(ctx)
+    save_refs(ctx)  # the server started (its first answer waits for that)
+    roots = tuple(ctx.workspace.roots)
+    monkeypatch.setitem(references_tool.BY_NAME_TOOK, roots, 10.0)
+    began, _ = timed_parts(monkeypatch)
+    answer = save_refs(ctx)
+    assert began == [] and [r["source"] for r in answer["references"]] == ["fault-ok"]
+    assert "note: left out: the by-name candidates, not matched within" in answer["text"]
+    assert "precision=syntax lists every use by name" in answer["text"]
+    # its time cut, so that one is tried again before long
+    assert references_tool.BY_NAME_TOOK[roots] == pytest.approx(10.0 * references_tool.SKIPPED_DECAY)
+
+
+def test_after_a_quick_answer_one_that_would_come_in_time_starts(tmp_path, monkeypatch):
+    """(A server answering in 10 ms, held quick and its answer's time long enough for the
+    candidates whatever the machine's load: the order is what is tested, not the times.)"""
     monkeypatch.setattr(references_tool, "QUICK_SERVER", 5.0)
     monkeypatch.setattr(references_tool, "ANSWER_WITHIN", 1000.0)
     ctx = grown(served(tmp_path, "brisk"))
     try:
-        save_refs(ctx)  # the server started (its first answer waits for that)
-        monkeypatch.delitem(references_tool.BY_NAME_TOOK, tuple(ctx.workspace.roots), raising=False)
+        save_refs(ctx)  # the server started
+        monkeypatch.setitem(references_tool.BY_NAME_TOOK, tuple(ctx.workspace.roots), 0.5)
         began, both = timed_parts(monkeypatch)
-        save_refs(ctx)  # (no by-name search timed here: one is tried)
+        save_refs(ctx)
     finally:
         POOL.stop_all()
     ((collected, typed),) = both
@@ -161,44 +188,42 @@ def test_a_quick_server_is_asked_alone_and_the_names_matched_after_it(tmp_path, 
     assert collected.cut is None and "name" in [r.source for r in collected.refs]
 
 
-def test_after_a_quick_server_candidates_that_cannot_come_in_time_are_not_searched(ctx, monkeypatch):
-    """What is left of the answer's time is less than the last by-name search here took."""
-    grown(ctx)
-    monkeypatch.setattr(references_tool, "QUICK_SERVER", 5.0)  # (quick whatever the load)
-    save_refs(ctx)  # the server started (its first answer waits for that)
-    monkeypatch.setitem(references_tool.BY_NAME_TOOK, tuple(ctx.workspace.roots), 10.0)
-    began, _ = timed_parts(monkeypatch)
-    answer = save_refs(ctx)
-    assert began == [] and [r["source"] for r in answer["references"]] == ["fault-ok"]
-    assert "note: left out: the by-name candidates, not matched within" in answer["text"]
-    assert "precision=syntax lists every use by name" in answer["text"]
+def test_a_server_not_answering_in_that_time_is_asked_while_the_names_are_matched(tmp_path, monkeypatch):
+    """Once QUICK_SERVER is up (held at 0.25 s, the server taking 0.3 s)."""
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.25)
+    ctx = grown(served(tmp_path, "slow"))
+    try:
+        save_refs(ctx)  # the server started
+        began, _ = timed_parts(monkeypatch)
+        entered: list[float] = []
+        real_both = references_tool.both_at_once
+        monkeypatch.setattr(
+            references_tool, "both_at_once", lambda *a: entered.append(time.monotonic()) or real_both(*a)
+        )
+        answer = save_refs(ctx)
+    finally:
+        POOL.stop_all()
+    assert len(began) == 1 and began[0] >= entered[0] + 0.25  # alone first, until that time was up
+    assert "name" in [r["source"] for r in answer["references"]]
 
 
 def test_a_cut_by_name_search_counts_as_taking_at_least_its_time_so_far(ctx, monkeypatch):
     grown(ctx)
-    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.0)  # (asked while the names are matched)
     real = references_tool.collect
+    entered: list[float] = []
 
     def held(quiet: Context, *arguments):
+        entered.append(time.monotonic())
         quiet.cancel_event.wait(30)
         return real(quiet, *arguments)
 
     monkeypatch.setattr(references_tool, "collect", held)
-    roots = tuple(ctx.workspace.roots)
-    references_tool.BY_NAME_TOOK.pop(roots, None)
+    both: list = []
+    real_both = references_tool.both_at_once
+    monkeypatch.setattr(references_tool, "both_at_once", lambda *a: both.append(real_both(*a)) or both[-1])
     answer = save_refs(ctx)
     assert "note: left out: the by-name candidates, not matched within" in answer["text"]
-    assert references_tool.BY_NAME_TOOK[roots] > 0
-
-
-def test_a_slow_server_is_asked_while_the_names_are_matched(tmp_path, monkeypatch):
-    ctx = grown(served(tmp_path, "slow"))
-    try:
-        began, both = timed_parts(monkeypatch)
-        answer = save_refs(ctx)
-    finally:
-        POOL.stop_all()
-    ((_, typed),) = both
-    assert typed.took >= references_tool.QUICK_SERVER
-    assert len(began) == 1 and began[0] < typed.began + typed.took  # before the server answered
-    assert "name" in [r["source"] for r in answer["references"]]
+    ((collected, typed),) = both
+    # cut once the answer's time was up: it had run at least from its start until then
+    ran = references_tool.BY_NAME_TOOK[tuple(ctx.workspace.roots)]
+    assert ran >= typed.began + collected.cut - entered[0]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from lsp_agent.workspace import Beneath, open_beneath
 
-NAMES = ("a", "b", "a-b", "a.b", "link_dir", "link_file", "link_out", "f.py", "..", ".")
+NAMES = ("a", "b", "a-b", "a.b", "link_dir", "link_file", "link_out", "f.py", "..", ".", "")
 
 
 def tree(base: Path) -> Path:
@@ -67,6 +67,9 @@ def test_each_open_is_open_beneath_s(root: Path, rels: list[str]) -> None:
             assert found == opened(lambda r: open_beneath(root, r), rel), rel
             assert len(beneath.chain) <= rel.count("/") + 1
             assert reached(beneath, rel) == (not isinstance(found, str)), rel
+            if beneath.last is not None:  # the folder a file beside the last one is taken from
+                folders = [p for p in beneath.last.split("/") if p not in ("", ".")]
+                assert [name for name, _ in beneath.chain[1:]] == folders, rel
 
 
 def reached(beneath: Beneath, rel: str) -> bool:
