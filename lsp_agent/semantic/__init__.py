@@ -11,6 +11,7 @@ the tool answers from the syntax source and says why.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,9 @@ class Answer:
     partial: str | None = None  # why it may be incomplete
     notes: list[str] = field(default_factory=list)  # what else the answer must say (a stale index)
     documentation: list[str] = field(default_factory=list)  # hover-like lines (a SCIP index's)
+    # seconds it took where it was asked: the serving process's session, so that a tool in a
+    # worker counts the server's own time, not the pipe's hops to it and back
+    took: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -242,6 +246,13 @@ class Semantic:
         that is stale for the file or damaged is said in the answer's notes."""
         if self.settings.precision == "syntax":
             raise Missing("precision=syntax")
+        started = time.monotonic()
+        answer = self.located(method, path, line, column)
+        answer.took = time.monotonic() - started
+        return answer
+
+    def located(self, method: str, path: Path, line: int, column: int) -> Answer:
+        """`locations`' answer, from the index or the server."""
         try:
             whole = self.ws.text(path)
             text = whole.line(line) if 1 <= line <= whole.line_count else ""

@@ -44,8 +44,9 @@ class Confirmed:
     missing: bool = False  # unavailable because no server is set up for the language
     notes: list[str] = field(default_factory=list)  # said by the source (a stale SCIP index)
     documentation: list[str] = field(default_factory=list)  # the symbol's, where the source has it
-    # when the question began (time.monotonic) and the seconds it took: its requests, their
-    # locations read (not a wait for a thread to run it, nor for its answer to be taken)
+    # when the question began (time.monotonic) and the seconds the server's answers took where
+    # they were asked: its requests, their locations read (not a wait for a thread to run it,
+    # nor, from a worker, the pipe to the serving process and back, nor its answer taken)
     began: float = field(default=0.0, compare=False)
     took: float = field(default=0.0, compare=False)
 
@@ -127,7 +128,9 @@ def confirmed(
         return Confirmed(unavailable="no definition to ask the server about", missing=True)
     failure: str | None = None
     fault = False
+    spent = 0.0  # the server's own time (its answers', where each was asked), not the pipe's
     for path, line, column in starts[:MAX_STARTS]:
+        asked = time.monotonic()
         try:
             answer = source.locations(method, path, line, column)
         except RequestCancelled:
@@ -146,10 +149,11 @@ def confirmed(
         result.notes += [n for n in answer.notes if n not in result.notes]
         result.documentation = result.documentation or answer.documentation
         result.asked += 1
+        spent += answer.took or time.monotonic() - asked
     if fault or not result.asked:
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
     result.locations = sorted(set(result.locations))
-    result.began, result.took = began, time.monotonic() - began
+    result.began, result.took = began, spent
     return result
 
 

@@ -227,3 +227,34 @@ def test_a_cut_by_name_search_counts_as_taking_at_least_its_time_so_far(ctx, mon
     # cut once the answer's time was up: it had run at least from its start until then
     ran = references_tool.BY_NAME_TOOK[tuple(ctx.workspace.roots)]
     assert ran >= typed.began + collected.cut - entered[0]
+
+
+def test_the_servers_time_is_its_answers_own_not_the_way_to_it_and_back(tmp_path, monkeypatch):
+    """A tool in a worker asks the serving process's session over a pipe: the answer's time
+    is taken where it was asked (Answer.took), so the hops there and back (here 0.1 s added
+    after each answer) are not counted as the server's."""
+    from lsp_agent.tools import precise
+
+    ctx = served(tmp_path, "brisk")
+    real = precise.semantic
+
+    class Piped:
+        def __init__(self, source):
+            self.source = source
+
+        def locations(self, *arguments):
+            answer = self.source.locations(*arguments)
+            time.sleep(0.1)
+            return answer
+
+    monkeypatch.setattr(precise, "semantic", lambda *a, **k: Piped(real(*a, **k)))
+    at = (ctx.workspace.roots[0] / "app" / "views.py", 10, 11)
+    try:
+        precise.confirmed(ctx, "references", [at], None)  # the server started
+        began = time.monotonic()
+        typed = precise.confirmed(ctx, "references", [at], None)
+        whole = time.monotonic() - began
+    finally:
+        POOL.stop_all()
+    assert typed.answered and whole >= 0.1
+    assert 0.01 <= typed.took < whole - 0.05  # (fault_server.BRISK: at least its 10 ms)
