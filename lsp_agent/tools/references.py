@@ -42,6 +42,7 @@ from ..budget import (
 )
 from ..errors import Refusal
 from ..search import Query, run_search, targets_of
+from ..semantic.servers import family_of
 from ..syntax import EXTENSIONS, enclosing_symbols, language_for, name_path_matcher, outline, walk
 from ..syntax.languages import FILENAMES
 from ..syntax.position import UseAt, use_at
@@ -667,16 +668,23 @@ SMALL_WORKSPACE = 100  # files in the index
 # In a workspace of SMALL_WORKSPACE files or more, the server is given QUICK_SERVER alone
 # first: the by-name search beside it would slow it down (two cores, one interpreter, ripgrep's
 # threads), and the server's time is what the answer's is held to. A server that answers within
-# it (tsserver, not basedpyright) is followed by the search only when what is left of the
-# answer's time is no less than the last by-name search in these roots took (or had run when it
-# was cut); else the candidates are left out, the answer says so, and that time is cut by
-# SKIPPED_DECAY, so that a search is tried again before long (and timed again). A server that
+# it (tsserver; basedpyright now and then) is followed by the search only when what is left of
+# the answer's time is no less than the last by-name search for that language in these roots
+# took (one cut: CUT_BACKOFF times what it had had); else the candidates are left out, the
+# answer says so, and that time is cut by SKIPPED_DECAY, so that a search is tried again
+# before long. A server that
 # does not answer within it is asked while the names are matched from then on: the search
 # starts QUICK_SERVER later than beside it, which is its whole cost to a slow server's answer.
 QUICK_SERVER = 0.02
 SKIPPED_DECAY = 0.8
-BY_NAME_TOOK: dict[tuple, float] = {}  # roots -> the last by-name search's time (at least)
+CUT_BACKOFF = 2.0  # a search cut is taken to need this many times what it had (then skipped a few times)
+BY_NAME_TOOK: dict[tuple, float] = {}  # (roots, language family) -> the last by-name search's time (at least)
 TIMES = threading.Lock()  # (written from the call's thread and the by-name search's)
+
+
+def seconds(took: float) -> str:
+    """A time as said in a note: "0.26 s", or under 0.1 s in milliseconds ("4 ms")."""
+    return f"{took:.2f} s" if took >= 0.1 else f"{took * 1000:.0f} ms"
 
 
 def candidates_floor(ctx: Context) -> float:
@@ -693,14 +701,14 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
     stop = threading.Event()
     quiet = replace(ctx, report=None, step_aside=None, cancel_event=stop)
     within = server_expected(ctx, at.path, precision)
-    roots, floor = tuple(ctx.workspace.roots), candidates_floor(ctx)
+    searched, floor = (tuple(ctx.workspace.roots), family_of(at.path)), candidates_floor(ctx)
     searching: list[float] = []  # when the by-name search began
 
     def by_name_search() -> Collected:
         searching.append(time.monotonic())
         collected = collect(quiet, identifier, owner, target, paths, within)
         with TIMES:  # (a search stopped raised Cancelled)
-            BY_NAME_TOOK[roots] = time.monotonic() - searching[0]
+            BY_NAME_TOOK[searched] = time.monotonic() - searching[0]
         return collected
 
     alone = within and not floor and wait([pending], timeout=QUICK_SERVER).done
@@ -716,18 +724,19 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             left = began + allowed - time.monotonic()
             if by_name is None:
                 with TIMES:
-                    last = BY_NAME_TOOK.get(roots, 0.0)
+                    last = BY_NAME_TOOK.get(searched, 0.0)
                     skipped = left < last
                     if skipped:
-                        BY_NAME_TOOK[roots] = last * SKIPPED_DECAY
+                        BY_NAME_TOOK[searched] = last * SKIPPED_DECAY
                 if skipped:
                     return Collected([], owner=target.owner, cut=allowed), typed
                 by_name = AHEAD.submit(by_name_search)
             if not wait([by_name], timeout=max(left, 0.0)).done:
-                if searching:  # it takes at least this long here
+                by_name.cancel()  # (one still waiting for a thread never starts)
+                if searching:  # it takes longer than it had here: CUT_BACKOFF times that, say
                     with TIMES:
                         ran = time.monotonic() - searching[0]
-                        BY_NAME_TOOK[roots] = max(BY_NAME_TOOK.get(roots, 0.0), ran)
+                        BY_NAME_TOOK[searched] = max(BY_NAME_TOOK.get(searched, 0.0), ran) * CUT_BACKOFF
                 return Collected([], owner=target.owner, cut=allowed), typed
         # (asked alone only beside an expected server: answered, or returned above)
         assert by_name is not None
@@ -1111,7 +1120,7 @@ def references(
     if collected.cut is not None:
         notes.insert(
             1,
-            f"left out: the by-name candidates, not matched within {collected.cut:.2f} s "
+            f"left out: the by-name candidates, not matched within {seconds(collected.cut)} "
             f"(the answer keeps within {ANSWER_WITHIN:g} times the server's time); precision=syntax lists every use by name",
         )
     if collected.local and not typed.answered:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 MODE, LOG = sys.argv[1], Path(sys.argv[2])
-SLOW, BRISK = 0.3, 0.01
+SLOW, BRISK = 0.6, 0.01
 NAVIGATION = {"textDocument/references", "textDocument/definition", "textDocument/implementation",
               "textDocument/prepareCallHierarchy"}  # fmt: skip
 
