@@ -720,7 +720,10 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
             began, spent = (typed.began, typed.took) if typed.took else (started, time.monotonic() - started)
-            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES, spent + floor)
+            # the way to the server and back beyond its own time (a worker's pipe): the answer
+            # has as far to go back to its caller
+            way = max(time.monotonic() - began - spent, 0.0)
+            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES - way, spent + floor)
             left = began + allowed - time.monotonic()
             if by_name is None:
                 with TIMES:
