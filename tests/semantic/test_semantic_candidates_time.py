@@ -244,14 +244,11 @@ def test_a_cut_by_name_search_counts_as_taking_longer_than_it_had(ctx, monkeypat
     )
 
 
-def test_the_candidates_time_is_less_the_way_to_the_server_and_back(tmp_path, monkeypatch):
-    """The answer has as far to go back to its caller as the question went to the server
-    (here 0.1 s added after each answer, as a worker's pipe would): the candidates get
-    ANSWER_WITHIN the server's own time less that, and no less than the server's time."""
+def piped(monkeypatch, delay: float) -> None:
+    """Each semantic answer comes `delay` seconds after the server gave it, as over a worker's
+    pipe (the server and its session are real)."""
     from lsp_agent.tools import precise
 
-    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.0)  # (asked while the names are matched)
-    ctx = grown(served(tmp_path, "brisk"))
     real = precise.semantic
 
     class Piped:
@@ -260,10 +257,19 @@ def test_the_candidates_time_is_less_the_way_to_the_server_and_back(tmp_path, mo
 
         def locations(self, *arguments):
             answer = self.source.locations(*arguments)
-            time.sleep(0.1)
+            time.sleep(delay)
             return answer
 
     monkeypatch.setattr(precise, "semantic", lambda *a, **k: Piped(real(*a, **k)))
+
+
+def test_the_candidates_time_is_less_the_way_to_the_server_and_back(tmp_path, monkeypatch):
+    """The answer has as far to go back to its caller as the question went to the server
+    (here 0.1 s added after each answer, as a worker's pipe would): the candidates get
+    ANSWER_WITHIN the server's own time less that, and no less than the server's time."""
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.0)  # (asked while the names are matched)
+    ctx = grown(served(tmp_path, "brisk"))
+    piped(monkeypatch, 0.1)
     real_collect = references_tool.collect
 
     def held(quiet: Context, *arguments):  # until the answer gives up on it
@@ -289,18 +295,7 @@ def test_the_servers_time_is_its_answers_own_not_the_way_to_it_and_back(tmp_path
     from lsp_agent.tools import precise
 
     ctx = served(tmp_path, "brisk")
-    real = precise.semantic
-
-    class Piped:
-        def __init__(self, source):
-            self.source = source
-
-        def locations(self, *arguments):
-            answer = self.source.locations(*arguments)
-            time.sleep(0.1)
-            return answer
-
-    monkeypatch.setattr(precise, "semantic", lambda *a, **k: Piped(real(*a, **k)))
+    piped(monkeypatch, 0.1)
     at = (ctx.workspace.roots[0] / "app" / "views.py", 10, 11)
     try:
         precise.confirmed(ctx, "references", [at], None)  # the server started
