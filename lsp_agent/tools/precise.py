@@ -130,7 +130,6 @@ def confirmed(
     fault = False
     spent = 0.0  # the server's own time (its answers', where each was asked), not the pipe's
     for path, line, column in starts[:MAX_STARTS]:
-        asked = time.monotonic()
         try:
             answer = source.locations(method, path, line, column)
         except RequestCancelled:
@@ -149,7 +148,7 @@ def confirmed(
         result.notes += [n for n in answer.notes if n not in result.notes]
         result.documentation = result.documentation or answer.documentation
         result.asked += 1
-        spent += answer.took or time.monotonic() - asked
+        spent += answer.took
     if fault or not result.asked:
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
     result.locations = sorted(set(result.locations))

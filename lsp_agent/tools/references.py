@@ -672,9 +672,9 @@ SMALL_WORKSPACE = 100  # files in the index
 # the answer's time is no less than the last by-name search for that language in these roots
 # took (one cut: CUT_BACKOFF times what it had had); else the candidates are left out, the
 # answer says so, and that time is cut by SKIPPED_DECAY, so that a search is tried again
-# before long. A server that
-# does not answer within it is asked while the names are matched from then on: the search
-# starts QUICK_SERVER later than beside it, which is its whole cost to a slow server's answer.
+# before long. A server that does not answer within it is asked while the names are matched
+# from then on: the search starts QUICK_SERVER later than beside it, which is its whole cost
+# to a slow server's answer.
 QUICK_SERVER = 0.02
 SKIPPED_DECAY = 0.8
 CUT_BACKOFF = 2.0  # a search cut is taken to need this many times what it had (then skipped a few times)
