@@ -195,8 +195,8 @@ class AgentServer(LanguageServer):
             try:
                 head = await reader.read(1)
             except asyncio.CancelledError:  # the server stops (Ctrl-C) before the client spoke
-                writer.close()  # not re-raised: Python 3.11's stream callback logs a cancelled
-                return  # handler as an error, with a traceback, where 3.12 lets it be
+                writer.close()
+                raise
             if not head:
                 writer.close()
                 return
@@ -205,8 +205,23 @@ class AgentServer(LanguageServer):
             await run_async(stop_event, replayed, self.protocol, log, self.report_server_error)
             self.shutdown()
 
+        handlers: set[asyncio.Task] = set()
+
+        def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            # The handler runs as a task of ours, not the stream's: Python 3.11's stream logs
+            # its handler cancelled as an error with a traceback, even one cancelled before it
+            # ran (a Ctrl-C just after a port probe). A cancelled task of ours is just that.
+            task = asyncio.get_running_loop().create_task(connection(reader, writer))
+            handlers.add(task)
+            task.add_done_callback(handled)
+
+        def handled(task: asyncio.Task) -> None:
+            handlers.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                log.error("the TCP connection failed", exc_info=task.exception())
+
         async def listen() -> None:
-            self._server = await asyncio.start_server(connection, host, port)
+            self._server = await asyncio.start_server(connected, host, port)
             async with self._server:
                 await self._server.serve_forever()
 

@@ -335,6 +335,41 @@ def test_a_tcp_server_waiting_for_its_client_ends_quietly_on_ctrl_c(project):
     assert interrupted(process) == (INTERRUPTED, "\nlsp-agent serve: interrupted\n")
 
 
+# Ctrl-C lands as a connection is accepted: its handler's task is made in the loop's last
+# turn and cancelled before it ever ran (CI met this once, under load; here it is forced).
+SIGINT_AS_A_CONNECTION_IS_MADE = """
+import asyncio, signal, sys
+made = asyncio.StreamReaderProtocol.connection_made
+def late(self, transport):
+    signal.raise_signal(signal.SIGINT)
+    loop = asyncio.get_running_loop()
+    loop.call_soon(loop.call_soon, made, self, transport)
+asyncio.StreamReaderProtocol.connection_made = late
+from lsp_agent.cli import main
+sys.exit(main(["serve", "--tcp", sys.argv[1]]))
+"""
+
+
+def test_ctrl_c_as_a_connection_is_accepted_ends_quietly(project):
+    holder, port = taken_port()
+    holder.close()
+    process = subprocess.Popen(
+        [sys.executable, "-c", SIGINT_AS_A_CONNECTION_IS_MADE, str(port)],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+    def listening() -> bool:
+        with socket.socket() as probe:
+            return probe.connect_ex(("127.0.0.1", port)) == 0 or process.poll() is not None
+
+    wait_for(listening, "the server to listen")
+    _, err = process.communicate(timeout=30)
+    assert (process.returncode, err.decode()) == (INTERRUPTED, "\nlsp-agent serve: interrupted\n")
+
+
 def open_files(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
