@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import os
 import signal
 import subprocess
@@ -63,6 +64,7 @@ class Session:
         self.started_at = 0.0
         self.ready_at = 0.0
         self.last_used = time.monotonic()
+        self.memory_checked = -math.inf  # when its memory was last looked at after an answer
         self.failures = 0
         self.retry_at = 0.0
         self.last_failure: str | None = None

@@ -197,6 +197,26 @@ def test_a_server_above_its_memory_ceiling_restarts(project, tmp_path):
     assert len([m for m in received(log) if m.get("method") == "initialize"]) == 2
 
 
+def test_an_answer_restarts_a_server_above_its_ceiling_looking_at_memory_once_a_while(
+    project, tmp_path, monkeypatch
+):
+    from lsp_agent.semantic import pool, session as session_module
+
+    log = tmp_path / "log"
+    ctx = context(project, "ok", log)
+    save_refs(ctx)  # started, and its memory looked at after that first answer
+    session = next(iter(POOL.sessions.values()))
+    looked = []
+    monkeypatch.setattr(session_module, "tree_rss_mb", lambda pid: looked.append(pid) or 10**6)
+    monkeypatch.setattr(pool, "CHECK_MEMORY_EVERY", 3600.0)
+    for _ in range(3):  # within CHECK_MEMORY_EVERY of that look: memory is not read again
+        assert save_refs(ctx)["semantic"]["server"] == "fault-ok"
+    assert looked == [] and session.running
+    monkeypatch.setattr(pool, "CHECK_MEMORY_EVERY", 0.0)
+    save_refs(ctx)  # its answer stands; then the server, above the ceiling, is restarted
+    assert len(looked) == 1 and not session.running and session.restarts == 1
+
+
 def test_doctor_says_per_language_which_source_answers_and_why(capsys, project):
     from lsp_agent.cli import main
 
