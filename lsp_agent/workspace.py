@@ -200,6 +200,12 @@ class LineIndex:
         return self._starts
 
 
+def plain_relative(rel: str) -> bool:
+    """Whether a relative path has no empty, "." or ".." part (it is normalized as it is)."""
+    parts = rel.split("/")
+    return "" not in parts and "." not in parts and ".." not in parts
+
+
 def holds(root: Path, text: str) -> bool:
     """Whether the path `text` is `root` or beneath it."""
     prefix = str(root)  # a Path keeps its string once made
@@ -301,7 +307,10 @@ class Workspace:
         root = self.root_of(path)
         if root is None:
             return escape_name(str(path))
-        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        text, prefix = str(path), str(root).rstrip(os.sep)
+        rel = text[len(prefix) + 1 :] if len(text) > len(prefix) else "."
+        if os.sep != "/" or not plain_relative(rel):  # (relpath's own way: 10 us a path, often)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
         return escape_name(f"{root.name}/{rel}" if len(self.roots) > 1 else rel)
 
     # --- overlay ----------------------------------------------------------------------
