@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,8 +130,25 @@ def tsserver_beside(executable: str) -> tuple[str | None, str]:
     return None, f"no node_modules above {real}"
 
 
+# Seconds a language's server, once looked for, is taken as found: looking walks PATH and
+# reads tsserver's package.json (0.3 ms, twice a question); a server installed since, or
+# PATH changed, is found after that.
+SPEC_KEPT = 5.0
+_FOUND: dict[tuple[str, str, str], tuple[float, tuple[Spec | None, str]]] = {}
+
+
 def spec_for(family: str, configured: dict[str, Any]) -> tuple[Spec | None, str]:
     """(the server for a language family, or None and why not)."""
+    entry = json.dumps(configured.get(family), sort_keys=True, default=repr)
+    key, now = (family, entry, os.environ.get("PATH", "")), time.monotonic()
+    kept = _FOUND.get(key)
+    if kept is not None and now - kept[0] < SPEC_KEPT:
+        return kept[1]
+    found = _FOUND[key] = (now, look_for(family, configured))
+    return found[1]
+
+
+def look_for(family: str, configured: dict[str, Any]) -> tuple[Spec | None, str]:
     name, executable, arguments, ids, warmup = KNOWN[family]
     entry = configured.get(family)
     if entry is False:
