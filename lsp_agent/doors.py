@@ -10,6 +10,7 @@ defects to answers the same way.)
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,7 @@ class Door:
             report=report,
             step_aside=step_aside,
             index=self.index,
+            arrived=time.monotonic(),
             apply_edit=self.editor(),
             semantic_editor=self.semantic_editor(),
         )

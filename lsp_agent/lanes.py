@@ -24,6 +24,10 @@ keeps the index a server saved for the roots, whose records it uses where they h
 file's current text. The semantic source stays here: a language server's session belongs to
 the serving process (its open buffers, one session per language and root), so a tool in a
 worker asks it over the pipe (RemoteSemantic) and the answer is the one it gives in-process.
+The questions a call is known to ask first (Tool.asks_first: references from a use) are asked
+here as the call is handed over, so the server works while the worker starts; a call that is
+mostly a quick server's answer stays here (Tool.stays), where a worker's hops would be a third
+of it.
 A cancel tells the worker's tool to stop at its next checkpoint (the worker is killed if it
 has not within GRACE); a worker that dies fails its call with an answer saying so, and the
 next call starts another.
@@ -41,7 +45,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from weakref import WeakKeyDictionary
@@ -173,9 +178,10 @@ class Worker:
             return "its pipe closed"
         return f"killed by signal {-code}" if code < 0 else f"exit code {code}"
 
-    def serve(self, ctx: Context, stop: threading.Event) -> tuple:
+    def serve(self, ctx: Context, stop: threading.Event, early: list[Early]) -> tuple:
         """Relay a call's progress and semantic questions until its answer, or until the call
-        is cancelled here: ("stopping",). `stop` stops the questions asked here for it."""
+        is cancelled here: ("stopping",). `stop` stops the questions asked here for it; those
+        in `early` were asked before the worker asked them (asked_early)."""
         sources: dict[int, Any] = {}
         while True:
             message = self.receive(POLL)
@@ -187,13 +193,19 @@ class Worker:
                 if ctx.report is not None:
                     ctx.report(message[1], message[2])
             elif message[0] == "semantic":
-                SEMANTIC.submit(self.answer_semantic, ctx, stop, sources, *message[1:])
+                _, asked, source, settings, method, args = message
+                taken = next((e for e in early if e.question == (settings, method, args)), None)
+                if taken is not None:
+                    early.remove(taken)  # (a second question alike is asked anew)
+                question = (asked, source, settings, method, args)
+                SEMANTIC.submit(self.answer_semantic, ctx, stop, sources, taken, *question)
             else:
                 return message
 
-    def answer_semantic(self, ctx: Context, stop: threading.Event, sources: dict, asked: int, source: int, settings: Settings, method: str, args: tuple) -> None:  # fmt: skip
-        """A semantic question from the worker's tool, asked here and answered over the pipe;
-        stopped (the request cancelled at the language server) when the call ends."""
+    def answer_semantic(self, ctx: Context, stop: threading.Event, sources: dict, taken: Early | None, asked: int, source: int, settings: Settings, method: str, args: tuple) -> None:  # fmt: skip
+        """A semantic question from the worker's tool, asked here (or `taken`, asked early)
+        and answered over the pipe; stopped (the request cancelled at the language server)
+        when the call ends."""
         from .semantic import Semantic, Unavailable
 
         if source not in sources:
@@ -202,7 +214,8 @@ class Worker:
         try:
             if method not in SEMANTIC_METHODS:
                 raise Unavailable(f"{method} is not asked from a worker")
-            reply: tuple = ("ok", getattr(sources[source], method)(*args))
+            answer = taken.answer.result() if taken else getattr(sources[source], method)(*args)
+            reply: tuple = ("ok", answer)
         except Exception as exc:  # Unavailable, Missing, RequestCancelled: the tool handles them
             reply = ("raise", exc if crosses(exc) else Unavailable(f"{type(exc).__name__}: {exc}"))
         try:
@@ -241,6 +254,33 @@ def partial_send(worker: Worker, *head: Any) -> Callable[[str], None]:
 SEMANTIC = ThreadPoolExecutor(max_workers=4, thread_name_prefix="worker-semantic")
 
 
+@dataclass
+class Early:
+    """A semantic question asked before its worker asked it, and its answer to come."""
+
+    question: tuple[Settings, str, tuple]
+    answer: Future
+
+
+def asked_early(ctx: Context, name: str, arguments: dict, stop: threading.Event) -> list[Early]:
+    """The questions the call's tool will ask first (Tool.asks_first), asked here now, of a
+    source that answers at once: the worker's start and its tool's first steps (about 1.5 ms
+    of a 5 ms answer from tsserver) pass while the server works. None when finding them
+    fails: the tool meets that itself, and says so."""
+    from .semantic import Semantic
+
+    asks = REGISTRY[name].asks_first
+    try:
+        questions = asks(ctx, arguments) if asks is not None else []
+    except Exception:
+        return []
+    early = []  # (asked before the worker's own question is: FIFO, so never waited for behind it)
+    for settings, method, args in questions:
+        source = Semantic(ctx.workspace, settings, stop, editor=ctx.semantic_editor)
+        early.append(Early((settings, method, args), SEMANTIC.submit(getattr(source, method), *args)))
+    return early
+
+
 class ToolProcesses:
     """Worker processes (spawned on first use, `workers` at most) that run IN_WORKERS tools."""
 
@@ -256,6 +296,7 @@ class ToolProcesses:
         worker = self.take(ctx)
         encoding = ctx.index.encoding if ctx.index is not None else "utf-16"
         call = (
+            time.monotonic() if ctx.arrived is None else ctx.arrived,
             ctx.workspace.roots,
             worker.buffers_for(ctx.workspace),
             encoding,
@@ -267,7 +308,7 @@ class ToolProcesses:
         stop = threading.Event()
         try:
             worker.send("call", *call)
-            outcome = worker.serve(ctx, stop)
+            outcome = worker.serve(ctx, stop, asked_early(ctx, name, arguments, stop))
         except WorkerDied as died:
             self.discard(worker)
             log.warning("%s: the worker process stopped (%s)", name, died)
@@ -397,9 +438,19 @@ def run_tool(ctx: Context, name: str, arguments: dict) -> dict:
 
 
 def in_worker(ctx: Context, name: str, arguments: dict) -> bool:
-    if name not in IN_WORKERS or is_light(ctx.workspace, name, arguments):
+    if name not in IN_WORKERS or is_light(ctx.workspace, name, arguments) or stays(ctx, name, arguments):
         return False
     return not (name in FROM_THE_INDEX and ctx.index is not None and ctx.index.ready.is_set())
+
+
+def stays(ctx: Context, name: str, arguments: dict) -> bool:
+    """Whether the call's tool says it is best run here (Tool.stays); not if asking fails
+    (the tool meets that itself, in its worker, and says so)."""
+    here = REGISTRY[name].stays
+    try:
+        return here is not None and here(ctx, arguments)
+    except Exception:
+        return False
 
 
 def crosses(exc: Exception) -> bool:
@@ -516,7 +567,7 @@ def worker_main(conn: Connection) -> None:
         if cancel is None:  # a job that is no call: answered, or not (warm)
             job(end, call)
             continue
-        name = call[4]
+        name = call[5]
         try:
             reply: tuple = ("answer", run_in_worker(end, cancel, *call))
         except Cancelled:
@@ -581,7 +632,7 @@ def saved_for(roots: list[Path], encoding: str) -> SymbolIndex | None:
     return _SAVED[tuple(ws.roots)][1]
 
 
-def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], buffers: tuple[int, dict[Path, str], list[Path]], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
+def run_in_worker(end: ServingEnd, cancel: threading.Event, arrived: float, roots: list[Path], buffers: tuple[int, dict[Path, str], list[Path]], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
     """In a worker: the tool over a workspace of these roots and open buffers (those it
     held, with the call's changes: Worker.buffers_for), with the index a server saved for
     them (loaded again when saved again), its progress and semantic questions sent to the
@@ -604,5 +655,7 @@ def run_in_worker(end: ServingEnd, cancel: threading.Event, roots: list[Path], b
     def remote(chosen: Settings, told: Callable[[str], None]) -> RemoteSemantic:
         return RemoteSemantic(end, chosen, cancel, told)
 
-    ctx = Context(ws, settings, report=report, cancel_event=cancel, index=index, semantic_source=remote)
+    ctx = Context(
+        ws, settings, report=report, cancel_event=cancel, index=index, semantic_source=remote, arrived=arrived
+    )
     return run(ctx, name, arguments)

@@ -141,6 +141,28 @@ class Semantic:
             return str(exc)
         return None
 
+    def at_once(self, path: Path) -> bool:
+        """Whether a question about `path` goes at once to a source that has answered before:
+        the attached editor, or a running headless server (no start to wait for or report)."""
+        if self.editor is not None:
+            return True
+        try:
+            session = self.session(path)
+        except Missing:
+            return False
+        return session.running and session.answered
+
+    def answers_within(self, path: Path, seconds: float) -> bool:
+        """Whether a question about `path` goes at once to a headless server whose last
+        answer came within `seconds` (an editor's times are not known here)."""
+        if self.editor is not None:
+            return False
+        try:
+            session = self.session(path)
+        except Missing:
+            return False
+        return session.running and session.answered and session.took <= seconds
+
     def cold(self, paths: list[Path]) -> set[str]:
         """The headless servers of these files' languages that have not answered since they
         started: right after a start basedpyright answers references from the files it has

@@ -76,6 +76,7 @@ class Session:
         self.capabilities: dict = {}
         self.warmup = spec.warmup
         self.answered = False  # since the last start
+        self.took = math.inf  # seconds its last answer took, from the request sent (ask)
         # textDocument/publishDiagnostics as pushed: uri -> (count of pushes so far, version, items)
         self.published: dict[str, tuple[int, Any, list]] = {}
         self.pushed = threading.Condition()
@@ -243,8 +244,10 @@ class Session:
         self._open(conn, path)
         if method in OWN_PROGRESS:
             params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
-        deadline = time.monotonic() + timeout
+        asked = time.monotonic()
+        deadline = asked + timeout
         answer = self._request(conn, method, params, timeout, cancel)
+        self.took = time.monotonic() - asked
         if first and self.progress:
             # answered while it still said it was loading: once it is done, ask again
             self._settle(deadline - time.monotonic(), cancel)

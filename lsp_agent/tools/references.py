@@ -40,6 +40,7 @@ from ..budget import (
     top_counts,
     widest_cut,
 )
+from ..config import Settings
 from ..errors import Refusal
 from ..search import Query, run_search, targets_of
 from ..semantic.servers import family_of
@@ -71,7 +72,17 @@ from ..syntax.references import (
     word_places,
 )
 from ..workspace import Text, Workspace
-from .precise import AHEAD, PRECISION, Confirmed, ahead, confirmed, result, server_expected, source_notes
+from .precise import (
+    AHEAD,
+    PRECISION,
+    Confirmed,
+    ahead,
+    confirmed,
+    result,
+    semantic,
+    server_expected,
+    source_notes,
+)
 from .registry import MAX_CHARS, POSITION, Context, tool
 
 SECTIONS = (
@@ -720,10 +731,10 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
             began, spent = (typed.began, typed.took) if typed.took else (started, time.monotonic() - started)
-            # the way to the server and back beyond its own time (a worker's pipe): the answer
-            # has as far to go back to its caller
-            way = max(time.monotonic() - began - spent, 0.0)
-            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES - way, spent + floor)
+            # the call's way from the serving process to this tool (a worker's pipe and start)
+            # is spent, and the answer has as far to go back
+            came = max(began - ctx.arrived, 0.0) if ctx.arrived is not None else 0.0
+            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES - 2 * came, spent + floor)
             left = began + allowed - time.monotonic()
             if by_name is None:
                 with TIMES:
@@ -1097,7 +1108,33 @@ def width_guess(draw, page: list[Reference], widest: int, budget: int) -> int | 
     return MIN_WIDTH + n - 1 if n else MIN_WIDTH - 1
 
 
-@tool("references", "Find references", SUMMARY, SCHEMA)
+def asks_first(ctx: Context, arguments: dict) -> list[tuple[Settings, str, tuple]]:
+    """From a use, the call asks the server first for the references at its name (starts_of),
+    whatever else it does: that question, where a source answers it at once."""
+    name, path, line = arguments.get("name"), arguments.get("path"), arguments.get("line")
+    if name is not None or not isinstance(path, str) or not isinstance(line, int):
+        return []
+    column = arguments.get("column", 1)
+    source = semantic(ctx, arguments.get("precision"))
+    at = use_at(ctx.workspace, path, line, column if isinstance(column, int) else 1)
+    if source.settings.precision == "syntax" or not source.at_once(at.path):
+        return []
+    return [(source.settings, "locations", ("references", *starts_of(ctx, at, [])[0]))]
+
+
+def stays(ctx: Context, arguments: dict) -> bool:
+    """From a use, beside a server whose last answer came within QUICK_SERVER: the call is
+    mostly that server's answer (the by-name search after it has what is left of ANSWER_WITHIN
+    its time, if it runs at all), and a worker's hops there and back (about 1.5 ms) would be
+    a third of it. Such a call runs in the serving process."""
+    name, path, line = arguments.get("name"), arguments.get("path"), arguments.get("line")
+    if name is not None or not isinstance(path, str) or not isinstance(line, int):
+        return False
+    source = semantic(ctx, arguments.get("precision"))
+    return source.answers_within(ctx.workspace.resolve(path), QUICK_SERVER)
+
+
+@tool("references", "Find references", SUMMARY, SCHEMA, asks_first=asks_first, stays=stays)
 def references(
     ctx: Context,
     *,

@@ -58,6 +58,10 @@ class Context:
     # In a worker process (lanes.py): semantic_source(settings, report) -> the serving
     # process's semantic source, asked over the pipe. None: this process's own (Semantic).
     semantic_source: Callable[[Settings, Callable[[str], None]], Any] | None = None
+    # When a front door opened the call (time.monotonic: one clock for a worker process and
+    # its server), so that the way to the tool counts in the answer's time. None: it began
+    # with the tool (the CLI, tests).
+    arrived: float | None = None
     _last_report: float = 0.0
 
     def symbol_index(self) -> SymbolIndex | None:
@@ -110,6 +114,13 @@ class Tool:
     # True for tools that change files (edit, create_file…): left out of the catalog and
     # refused when the setting `edits` is "off".
     writes: bool = False
+    # asks_first(ctx, arguments) -> the semantic questions the call will ask first, each as
+    # (settings, Semantic's method, its arguments), that a source answering at once may be
+    # asked early: the serving process asks them as it hands the call to a worker (lanes.py).
+    asks_first: Callable[[Context, dict], list[tuple[Settings, str, tuple]]] | None = None
+    # stays(ctx, arguments): true of a call that runs in the serving process though the tool's
+    # heavy calls run in a worker (lanes.py): one whose work is mostly a quick server's.
+    stays: Callable[[Context, dict], bool] | None = None
 
     @cached_property
     def validator(self) -> jsonschema.Draft202012Validator:
@@ -231,6 +242,8 @@ def tool(
     idempotent: bool = True,
     light: bool | Callable[[Workspace, dict], bool] = False,
     writes: bool = False,
+    asks_first: Callable[[Context, dict], list[tuple[Settings, str, tuple]]] | None = None,
+    stays: Callable[[Context, dict], bool] | None = None,
 ) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
     """Register `handler` as the tool `name`. The schema is an object schema of its arguments
     (checked against JSON Schema's metaschema when the tool's validator is first made)."""
@@ -238,7 +251,9 @@ def tool(
     def register(handler: Callable[..., dict]) -> Callable[..., dict]:
         if name in REGISTRY.tools:
             raise ValueError(f"tool {name!r} registered twice")
-        REGISTRY[name] = Tool(name, title, summary, schema, handler, for_agents, idempotent, light, writes)
+        REGISTRY[name] = Tool(
+            name, title, summary, schema, handler, for_agents, idempotent, light, writes, asks_first, stays
+        )
         return handler
 
     return register

@@ -143,6 +143,51 @@ def test_semantic_answers_reach_a_tool_in_a_worker(project, tmp_path, shared):
     assert received(tmp_path / "log", "textDocument/references")  # asked by this process's session
 
 
+def test_a_server_that_has_answered_is_asked_as_the_call_goes_to_its_worker(
+    project, tmp_path, shared, monkeypatch
+):
+    """From a use, references asks the server at that name first: once the server has
+    answered before, the serving process asks it as it hands the call over, and the worker's
+    question takes that answer (the server is asked once a call). A cold server, a question
+    by name or precision=syntax are asked as before, by the tool."""
+    log = tmp_path / "log"
+    ctx = context(project, "ok", log)
+    early: list[tuple[int, list]] = []  # (questions asked early, the list as the call left it)
+    real = lanes.asked_early
+
+    def spied(*arguments):
+        asked = real(*arguments)
+        early.append((len(asked), asked))
+        return asked
+
+    monkeypatch.setattr(lanes, "asked_early", spied)
+    at = {"path": "app/views.py", "line": 10, "column": 11}
+    cold = shared.run(ctx, "references", at)
+    assert early == [(0, [])] and len(received(log, "textDocument/references")) == 1
+    warm = shared.run(ctx, "references", at)
+    assert early[1] == (1, [])  # asked early, and taken by the worker's question
+    assert len(received(log, "textDocument/references")) == 2
+    assert warm == cold == run(ctx, "references", at)
+    for other in ({"name": "save"}, {**at, "precision": "syntax"}):
+        shared.run(ctx, "references", other)
+        assert early[-1] == (0, [])
+
+
+@pytest.mark.parametrize(("mode", "stays"), [("brisk", True), ("slow", False)])
+def test_references_from_a_use_beside_a_quick_server_stay_in_process(project, tmp_path, mode, stays):
+    """Such a call is mostly its server's answer (10 ms here): a worker's hops would be a
+    third of it. Beside a slower server (0.6 s), or one that has not answered yet, the by-name
+    search may run long beside it: the call goes to a worker. By name it always does."""
+    ctx = context(project, mode, tmp_path / "log")
+    at = {"path": "app/views.py", "line": 10, "column": 11}
+    assert lanes.in_worker(ctx, "references", at)  # the server has not answered yet
+    run(ctx, "references", at)
+    assert lanes.in_worker(ctx, "references", at) is not stays
+    assert lanes.in_worker(ctx, "references", {"name": "save"})
+    assert lanes.in_worker(ctx, "references", {**at, "precision": "syntax"})
+    assert lanes.in_worker(ctx, "references", {**at, "path": "../outside.py"})  # the tool refuses it
+
+
 def test_calls_answered_from_the_built_index_stay_in_process(project):
     index = SymbolIndex(Workspace([project]))
     ctx = Context(index.workspace, index=index)
