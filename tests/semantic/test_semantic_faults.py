@@ -15,7 +15,8 @@ import pytest
 
 from lsp_agent.config import Settings
 from lsp_agent.errors import Cancelled
-from lsp_agent.semantic import POOL
+from lsp_agent.semantic import POOL, pool
+from lsp_agent.semantic import session as session_module
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
@@ -200,8 +201,6 @@ def test_a_server_above_its_memory_ceiling_restarts(project, tmp_path):
 def test_an_answer_restarts_a_server_above_its_ceiling_looking_at_memory_once_a_while(
     project, tmp_path, monkeypatch
 ):
-    from lsp_agent.semantic import pool, session as session_module
-
     log = tmp_path / "log"
     ctx = context(project, "ok", log)
     save_refs(ctx)  # started, and its memory looked at after that first answer
