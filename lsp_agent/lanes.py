@@ -266,7 +266,8 @@ def asked_early(ctx: Context, name: str, arguments: dict, stop: threading.Event)
     """The questions the call's tool will ask first (Tool.asks_first), asked here now, of a
     source that answers at once: the worker's start and its tool's first steps (about 1.5 ms
     of a 5 ms answer from tsserver) pass while the server works. None when finding them
-    fails: the tool meets that itself, and says so."""
+    fails: the tool meets that itself, and says so. A call that stays in this process
+    (Tool.stays) asks its own at once."""
     from .semantic import Semantic
 
     asks = REGISTRY[name].asks_first

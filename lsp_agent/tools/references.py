@@ -731,8 +731,8 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
             began, spent = (typed.began, typed.took) if typed.took else (started, time.monotonic() - started)
-            # the call's way from the serving process to this tool (a worker's pipe and start)
-            # is spent, and the answer has as far to go back
+            # the call's way from its front door to this tool (a worker's pipe and start) is
+            # spent, and the answer has as far to go back
             came = max(began - ctx.arrived, 0.0) if ctx.arrived is not None else 0.0
             allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES - 2 * came, spent + floor)
             left = began + allowed - time.monotonic()
@@ -1108,15 +1108,21 @@ def width_guess(draw, page: list[Reference], widest: int, budget: int) -> int | 
     return MIN_WIDTH + n - 1 if n else MIN_WIDTH - 1
 
 
+def asked_at(arguments: dict) -> tuple[str, int, int] | None:
+    """(path, line, column) of a call from a use; None for one by name."""
+    path, line, column = arguments.get("path"), arguments.get("line"), arguments.get("column", 1)
+    if arguments.get("name") is not None or not isinstance(path, str) or not isinstance(line, int):
+        return None
+    return path, line, column if isinstance(column, int) else 1
+
+
 def asks_first(ctx: Context, arguments: dict) -> list[tuple[Settings, str, tuple]]:
     """From a use, the call asks the server first for the references at its name (starts_of),
     whatever else it does: that question, where a source answers it at once."""
-    name, path, line = arguments.get("name"), arguments.get("path"), arguments.get("line")
-    if name is not None or not isinstance(path, str) or not isinstance(line, int):
+    if (asked := asked_at(arguments)) is None:
         return []
-    column = arguments.get("column", 1)
     source = semantic(ctx, arguments.get("precision"))
-    at = use_at(ctx.workspace, path, line, column if isinstance(column, int) else 1)
+    at = use_at(ctx.workspace, *asked)
     if source.settings.precision == "syntax" or not source.at_once(at.path):
         return []
     return [(source.settings, "locations", ("references", *starts_of(ctx, at, [])[0]))]
@@ -1127,11 +1133,10 @@ def stays(ctx: Context, arguments: dict) -> bool:
     mostly that server's answer (the by-name search after it has what is left of ANSWER_WITHIN
     its time, if it runs at all), and a worker's hops there and back (about 1.5 ms) would be
     a third of it. Such a call runs in the serving process."""
-    name, path, line = arguments.get("name"), arguments.get("path"), arguments.get("line")
-    if name is not None or not isinstance(path, str) or not isinstance(line, int):
+    if (asked := asked_at(arguments)) is None:
         return False
     source = semantic(ctx, arguments.get("precision"))
-    return source.answers_within(ctx.workspace.resolve(path), QUICK_SERVER)
+    return source.answers_within(ctx.workspace.resolve(asked[0]), QUICK_SERVER)
 
 
 @tool("references", "Find references", SUMMARY, SCHEMA, asks_first=asks_first, stays=stays)
