@@ -195,8 +195,10 @@ class Worker:
             elif message[0] == "semantic":
                 _, asked, source, settings, method, args = message
                 taken = next((e for e in early if e.question == (settings, method, args)), None)
-                if taken is not None:
-                    early.remove(taken)  # (a second question alike is asked anew)
+                for other in [e for e in early if e.question[1] == method]:
+                    early.remove(other)  # taken (a second alike is asked anew), or not to be asked
+                    if other is not taken:
+                        other.cancel.set()
                 question = (asked, source, settings, method, args)
                 SEMANTIC.submit(self.answer_semantic, ctx, stop, sources, taken, *question)
             else:
@@ -208,7 +210,7 @@ class Worker:
         when the call ends."""
         from .semantic import Semantic, Unavailable
 
-        if source not in sources:
+        if source not in sources and taken is None:
             report = partial_send(self, "report", source)
             sources[source] = Semantic(ctx.workspace, settings, stop, report, editor=ctx.semantic_editor)
         try:
@@ -260,25 +262,28 @@ class Early:
 
     question: tuple[Settings, str, tuple]
     answer: Future
+    cancel: threading.Event  # set once the call ends, or its worker asked that method elsewhere
 
 
-def asked_early(ctx: Context, name: str, arguments: dict, stop: threading.Event) -> list[Early]:
+def asked_early(ctx: Context, name: str, arguments: dict) -> list[Early]:
     """The questions the call's tool will ask first (Tool.asks_first), asked here now, of a
-    source that answers at once: the worker's start and its tool's first steps (about 1.5 ms
-    of a 5 ms answer from tsserver) pass while the server works. None when finding them
-    fails: the tool meets that itself, and says so. A call that stays in this process
-    (Tool.stays) asks its own at once."""
+    running server that has answered before: the worker's start and its tool's first steps
+    (about 1.5 ms) pass while the server works. Those it could not find or ask are left to
+    the tool, which meets the fault itself and says so. (Asked before the worker's own
+    question is: the pool runs them first, so a wait for one never holds a thread it needs.)"""
     from .semantic import Semantic
 
     asks = REGISTRY[name].asks_first
+    early: list[Early] = []
     try:
-        questions = asks(ctx, arguments) if asks is not None else []
+        for settings, method, args in asks(ctx, arguments) if asks is not None else []:
+            cancel = threading.Event()
+            source = Semantic(ctx.workspace, settings, cancel, editor=ctx.semantic_editor)
+            early.append(
+                Early((settings, method, args), SEMANTIC.submit(getattr(source, method), *args), cancel)
+            )
     except Exception:
-        return []
-    early = []  # (asked before the worker's own question is: FIFO, so never waited for behind it)
-    for settings, method, args in questions:
-        source = Semantic(ctx.workspace, settings, stop, editor=ctx.semantic_editor)
-        early.append(Early((settings, method, args), SEMANTIC.submit(getattr(source, method), *args)))
+        pass
     return early
 
 
@@ -297,7 +302,7 @@ class ToolProcesses:
         worker = self.take(ctx)
         encoding = ctx.index.encoding if ctx.index is not None else "utf-16"
         call = (
-            time.monotonic() if ctx.arrived is None else ctx.arrived,
+            (ctx.arrived, time.monotonic()),  # (when it came in, when it was handed over)
             ctx.workspace.roots,
             worker.buffers_for(ctx.workspace),
             encoding,
@@ -307,9 +312,11 @@ class ToolProcesses:
             ctx.report is not None,
         )
         stop = threading.Event()
+        asked: list[Early] = []
         try:
             worker.send("call", *call)
-            outcome = worker.serve(ctx, stop, asked_early(ctx, name, arguments, stop))
+            asked = asked_early(ctx, name, arguments)
+            outcome = worker.serve(ctx, stop, list(asked))
         except WorkerDied as died:
             self.discard(worker)
             log.warning("%s: the worker process stopped (%s)", name, died)
@@ -319,6 +326,8 @@ class ToolProcesses:
             raise
         finally:
             stop.set()
+            for question in asked:
+                question.cancel.set()
         if outcome[0] == "stopping":
             threading.Thread(target=self.drain, args=(worker,), name="worker-drain", daemon=True).start()
             raise Cancelled()
@@ -633,13 +642,14 @@ def saved_for(roots: list[Path], encoding: str) -> SymbolIndex | None:
     return _SAVED[tuple(ws.roots)][1]
 
 
-def run_in_worker(end: ServingEnd, cancel: threading.Event, arrived: float, roots: list[Path], buffers: tuple[int, dict[Path, str], list[Path]], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
+def run_in_worker(end: ServingEnd, cancel: threading.Event, times: tuple[float | None, float], roots: list[Path], buffers: tuple[int, dict[Path, str], list[Path]], encoding: str, settings: Settings, name: str, arguments: dict, reports: bool) -> dict:  # fmt: skip
     """In a worker: the tool over a workspace of these roots and open buffers (those it
     held, with the call's changes: Worker.buffers_for), with the index a server saved for
     them (loaded again when saved again), its progress and semantic questions sent to the
     serving process."""
     from .workspace import Workspace
 
+    (arrived, handed), way_back = times, max(time.monotonic() - times[1], 0.0)
     number, changed, closed = buffers
     documents = end.buffers.setdefault(number, {})
     documents.update(changed)
@@ -657,6 +667,7 @@ def run_in_worker(end: ServingEnd, cancel: threading.Event, arrived: float, root
         return RemoteSemantic(end, chosen, cancel, told)
 
     ctx = Context(
-        ws, settings, report=report, cancel_event=cancel, index=index, semantic_source=remote, arrived=arrived
-    )
+        ws, settings, report=report, cancel_event=cancel, index=index, semantic_source=remote,
+        arrived=handed if arrived is None else arrived, way_back=way_back,
+    )  # fmt: skip
     return run(ctx, name, arguments)

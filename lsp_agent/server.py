@@ -217,8 +217,9 @@ class AgentServer(LanguageServer):
 
         def handled(task: asyncio.Task) -> None:
             handlers.discard(task)
-            if not task.cancelled() and task.exception() is not None:
-                log.error("the TCP connection failed", exc_info=task.exception())
+            failed = None if task.cancelled() else task.exception()
+            if isinstance(failed, Exception):  # (SystemExit is `exit`: the server ends with it)
+                log.error("the TCP connection failed", exc_info=failed)
 
         async def listen() -> None:
             self._server = await asyncio.start_server(connected, host, port)

@@ -10,6 +10,7 @@ the tool answers from the syntax source and says why.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -142,26 +143,23 @@ class Semantic:
         return None
 
     def at_once(self, path: Path) -> bool:
-        """Whether a question about `path` goes at once to a source that has answered before:
-        the attached editor, or a running headless server (no start to wait for or report)."""
+        """Whether a question about `path` goes at once to a running headless server that
+        has answered before: no start to wait for or report (an attached editor's features
+        are not known here: it may have none, and the headless server would be started)."""
         if self.editor is not None:
-            return True
+            return False
         try:
             session = self.session(path)
         except Missing:
             return False
         return session.running and session.answered
 
-    def answers_within(self, path: Path, seconds: float) -> bool:
+    def answers_within(self, path: Path, method: str, seconds: float) -> bool:
         """Whether a question about `path` goes at once to a headless server whose last
-        answer came within `seconds` (an editor's times are not known here)."""
-        if self.editor is not None:
+        answer to `method` came within `seconds` (not when it failed)."""
+        if not self.at_once(path):
             return False
-        try:
-            session = self.session(path)
-        except Missing:
-            return False
-        return session.running and session.answered and session.took <= seconds
+        return self.session(path).took.get(method, math.inf) <= seconds
 
     def cold(self, paths: list[Path]) -> set[str]:
         """The headless servers of these files' languages that have not answered since they

@@ -76,7 +76,8 @@ class Session:
         self.capabilities: dict = {}
         self.warmup = spec.warmup
         self.answered = False  # since the last start
-        self.took = math.inf  # seconds its last answer took, from the request sent (ask)
+        # method -> seconds its last answer took from the request sent (inf: it failed)
+        self.took: dict[str, float] = {}
         # textDocument/publishDiagnostics as pushed: uri -> (count of pushes so far, version, items)
         self.published: dict[str, tuple[int, Any, list]] = {}
         self.pushed = threading.Condition()
@@ -246,8 +247,9 @@ class Session:
             params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
         asked = time.monotonic()
         deadline = asked + timeout
+        self.took[method] = math.inf  # until it answers
         answer = self._request(conn, method, params, timeout, cancel)
-        self.took = time.monotonic() - asked
+        self.took[method] = time.monotonic() - asked
         if first and self.progress:
             # answered while it still said it was loading: once it is done, ask again
             self._settle(deadline - time.monotonic(), cancel)

@@ -13,7 +13,7 @@ import itertools
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..calls.decode import decode
 from ..calls.dialects import DEFAULT, DIALECTS, FAMILIES, OPENS_REASONING, REASONING_MODES, teaching
@@ -201,7 +201,7 @@ def run_calls(
         reply,
         finish_reason,
         tools=agent_tools(),
-        call_tool=call,
+        call_tool=each_its_own,
         max_chars=max_chars,
         nudges_used=nudges_used,
         max_nudges=max_nudges,
@@ -209,6 +209,11 @@ def run_calls(
         dialects=dialects,
         reasoning=reasoning,
     )
+
+
+def each_its_own(ctx: Context, name: str, arguments: dict) -> dict:
+    """One call of a reply, its answer's time counted from when it began, not the reply."""
+    return call(ctx if ctx.arrived is None else replace(ctx, arrived=time.monotonic()), name, arguments)
 
 
 @tool(

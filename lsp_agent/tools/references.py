@@ -731,10 +731,10 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             return collect(ctx, identifier, owner, target, paths), typed
         if typed.answered:
             began, spent = (typed.began, typed.took) if typed.took else (started, time.monotonic() - started)
-            # the call's way from its front door to this tool (a worker's pipe and start) is
-            # spent, and the answer has as far to go back
+            # the answer's time counts from when the call came in (its way here is spent),
+            # and to its way back from a worker (as long as its pipe took it here)
             came = max(began - ctx.arrived, 0.0) if ctx.arrived is not None else 0.0
-            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES - 2 * came, spent + floor)
+            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES - came - ctx.way_back, spent + floor)
             left = began + allowed - time.monotonic()
             if by_name is None:
                 with TIMES:
@@ -748,9 +748,9 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             if not wait([by_name], timeout=max(left, 0.0)).done:
                 by_name.cancel()  # (one still waiting for a thread never starts)
                 if searching:  # it takes longer than it had here: CUT_BACKOFF times that, say
-                    with TIMES:
+                    with TIMES:  # (cut after less than it took before: that says nothing new)
                         ran = time.monotonic() - searching[0]
-                        BY_NAME_TOOK[searched] = max(BY_NAME_TOOK.get(searched, 0.0), ran) * CUT_BACKOFF
+                        BY_NAME_TOOK[searched] = max(BY_NAME_TOOK.get(searched, 0.0), ran * CUT_BACKOFF)
                 return Collected([], owner=target.owner, cut=allowed), typed
         # (asked alone only beside an expected server: answered, or returned above)
         assert by_name is not None
@@ -1136,7 +1136,7 @@ def stays(ctx: Context, arguments: dict) -> bool:
     if (asked := asked_at(arguments)) is None:
         return False
     source = semantic(ctx, arguments.get("precision"))
-    return source.answers_within(ctx.workspace.resolve(asked[0]), QUICK_SERVER)
+    return source.answers_within(ctx.workspace.resolve(asked[0]), "textDocument/references", QUICK_SERVER)
 
 
 @tool("references", "Find references", SUMMARY, SCHEMA, asks_first=asks_first, stays=stays)

@@ -62,6 +62,8 @@ class Context:
     # its server), so that the way to the tool counts in the answer's time. None: it began
     # with the tool (the CLI, tests).
     arrived: float | None = None
+    # In a worker: the seconds its call took over the pipe, as long as its answer takes back.
+    way_back: float = 0.0
     _last_report: float = 0.0
 
     def symbol_index(self) -> SymbolIndex | None:

@@ -157,3 +157,29 @@ def test_render_call_round_trips_typed_arguments(dialect):
 def test_prompt_lists_parameters_for_xml_and_schemas_for_json():
     assert "- path (string, required): File path" in tool_prompt("function_xml", TOOLS)
     assert 'Parameters (JSON Schema): {"type": "object"' in tool_prompt("tagged_json", TOOLS)
+
+
+@pytest.mark.parametrize("came_in", [True, False])
+def test_each_call_of_a_reply_counts_its_time_from_when_it_began(ctx, monkeypatch, came_in):
+    """A reply's calls run one after the other: each one's answer time (Context.arrived,
+    which references holds its by-name candidates to) starts with it, not with the reply."""
+    import dataclasses
+    import time
+
+    from lsp_agent.tools import calls as calls_tool
+
+    began: list[float | None] = []
+    real = calls_tool.call
+
+    def timed(sub, name, arguments):
+        began.append(sub.arrived)
+        return real(sub, name, arguments)
+
+    monkeypatch.setattr(calls_tool, "call", timed)
+    reply_in = time.monotonic() - 10.0 if came_in else None
+    answer = run_calls(dataclasses.replace(ctx, arrived=reply_in), f"{GOOD}\n{GOOD}")
+    assert [r["answer"]["text"].splitlines()[1] for r in answer["results"]] == ["1:alpha"] * 2
+    if came_in:
+        assert len(began) == 2 and reply_in + 10.0 <= began[0] <= began[1]
+    else:
+        assert began == [None, None]

@@ -57,6 +57,7 @@ async def test_read_over_network_transport(tmp_path, transport):
             await client.stop()
     if transport == "--tcp":  # one client over TCP: its `exit` ends the server (websocket serves on)
         assert server.returncode == 0
+        assert server.stderr is not None and "Traceback" not in server.stderr.read().decode()  # quietly
 
 
 async def test_a_port_probe_is_not_the_tcp_servers_one_client(tmp_path):

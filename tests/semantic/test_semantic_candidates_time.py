@@ -263,11 +263,11 @@ def piped(monkeypatch, delay: float) -> None:
     monkeypatch.setattr(precise, "semantic", lambda *a, **k: Piped(real(*a, **k)))
 
 
-def test_the_candidates_time_is_less_the_calls_way_to_the_tool_there_and_back(tmp_path, monkeypatch):
-    """A tool in a worker gets its call some time after the serving process did (the pipe,
-    the worker's start: Context.arrived), and its answer has as far to go back: the
-    candidates get ANSWER_WITHIN the server's own time less twice that way, and no less than
-    the server's time. Here the call came 50 ms before the tool began."""
+def test_the_candidates_time_counts_from_when_the_call_came_in_and_its_way_back(tmp_path, monkeypatch):
+    """The answer's time counts from when its front door opened the call (Context.arrived),
+    and a worker's answer has its pipe to go back (Context.way_back): the candidates get
+    ANSWER_WITHIN the server's own time less both, less AFTER_CANDIDATES, and no less than
+    the server's time."""
     monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.0)  # (asked while the names are matched)
     ctx = grown(served(tmp_path, "brisk"))
     real_collect = references_tool.collect
@@ -276,20 +276,23 @@ def test_the_candidates_time_is_less_the_calls_way_to_the_tool_there_and_back(tm
         quiet.cancel_event.wait(30)
         return real_collect(quiet, *arguments)
 
+    def expected(typed, arrived: float | None, way_back: float) -> float:
+        came = typed.began - arrived if arrived is not None else 0.0
+        most = references_tool.ANSWER_WITHIN * typed.took - references_tool.AFTER_CANDIDATES
+        return max(most - came - way_back, typed.took)
+
     try:
         save_refs(ctx)  # the server started
         monkeypatch.setattr(references_tool, "collect", held)
         _, both = timed_parts(monkeypatch)
-        ctx.arrived = time.monotonic() - 0.05
-        save_refs(ctx)
-        ((collected, typed),) = both
-        # 1.5 times its 10 ms less 2 x 50 ms is less than its own time: that is what they had
-        assert collected.cut == pytest.approx(typed.took, abs=1e-9)
-        ctx.arrived = None  # the call began here: 1.5 times the server's own, less what follows them
-        save_refs(ctx)
-        (_, (collected, typed)) = both
-        most = references_tool.ANSWER_WITHIN * typed.took - references_tool.AFTER_CANDIDATES
-        assert collected.cut == pytest.approx(max(most, typed.took), abs=1e-9)
+        for arrived, way_back in ((0.05, 0.0), (None, 0.0), (0.001, 0.0005)):
+            ctx.arrived = None if arrived is None else time.monotonic() - arrived
+            ctx.way_back = way_back
+            save_refs(ctx)
+            collected, typed = both[-1]
+            assert collected.cut == pytest.approx(expected(typed, ctx.arrived, way_back), abs=1e-9)
+        # (50 ms before: only the server's 10 ms were left; 1 ms before, more than that)
+        assert both[0][0].cut == both[0][1].took < both[2][0].cut
     finally:
         POOL.stop_all()
 

@@ -206,6 +206,7 @@ def test_an_answer_restarts_a_server_above_its_ceiling_looking_at_memory_once_a_
     save_refs(ctx)  # started, and its memory looked at after that first answer
     session = next(iter(POOL.sessions.values()))
     looked = []
+    monkeypatch.setattr(POOL, "sweep", lambda: None)  # (the pool's monitor looks at memory too)
     monkeypatch.setattr(session_module, "tree_rss_mb", lambda pid: looked.append(pid) or 10**6)
     monkeypatch.setattr(pool, "CHECK_MEMORY_EVERY", 3600.0)
     for _ in range(3):  # within CHECK_MEMORY_EVERY of that look: memory is not read again

@@ -6,6 +6,7 @@ the next call works, and a read is answered while heavy calls occupy the workers
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import shutil
@@ -27,6 +28,7 @@ from lsp_agent.semantic import POOL
 from lsp_agent.server import create_server
 from lsp_agent.syntax.index import SymbolIndex
 from lsp_agent.tools import Context, run
+from lsp_agent.tools import references as references_tool
 from lsp_agent.workspace import Workspace
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "semantic" / "py"
@@ -152,32 +154,56 @@ def test_a_server_that_has_answered_is_asked_as_the_call_goes_to_its_worker(
     by name or precision=syntax are asked as before, by the tool."""
     log = tmp_path / "log"
     ctx = context(project, "ok", log)
-    early: list[tuple[int, list]] = []  # (questions asked early, the list as the call left it)
+    early: list[int] = []  # questions asked early, per call
     real = lanes.asked_early
-
-    def spied(*arguments):
-        asked = real(*arguments)
-        early.append((len(asked), asked))
-        return asked
-
-    monkeypatch.setattr(lanes, "asked_early", spied)
+    monkeypatch.setattr(lanes, "asked_early", lambda *a: (asked := real(*a), early.append(len(asked)))[0])
     at = {"path": "app/views.py", "line": 10, "column": 11}
     cold = shared.run(ctx, "references", at)
-    assert early == [(0, [])] and len(received(log, "textDocument/references")) == 1
+    assert early == [0] and len(received(log, "textDocument/references")) == 1
     warm = shared.run(ctx, "references", at)
-    assert early[1] == (1, [])  # asked early, and taken by the worker's question
-    assert len(received(log, "textDocument/references")) == 2
+    assert early == [0, 1]
+    assert len(received(log, "textDocument/references")) == 2  # the worker's question took it
     assert warm == cold == run(ctx, "references", at)
     for other in ({"name": "save"}, {**at, "precision": "syntax"}):
         shared.run(ctx, "references", other)
-        assert early[-1] == (0, [])
+        assert early[-1] == 0
+
+
+def test_an_early_question_the_worker_does_not_ask_is_cancelled(project, tmp_path, shared, monkeypatch):
+    """The tool asks elsewhere than the question asked early (here its use is moved to
+    another line): the early question is cancelled, not left to the server, and the answer
+    is the one asked for."""
+    log = tmp_path / "log"
+    ctx = context(project, "slow", log)  # 0.6 s an answer: the early one is still coming
+    at = {"path": "app/views.py", "line": 10, "column": 11}
+    run(ctx, "references", at)  # the server has answered once
+    tool = lanes.REGISTRY["references"]
+
+    def moved(c: Context, arguments: dict) -> list:
+        assert tool.asks_first is not None
+        return [(s, m, (a[0], a[1], a[2] + 1, a[3])) for s, m, a in tool.asks_first(c, arguments)]
+
+    monkeypatch.setitem(lanes.REGISTRY.tools, "references", dataclasses.replace(tool, asks_first=moved))
+    asked: list = []
+    real = lanes.asked_early
+    monkeypatch.setattr(lanes, "asked_early", lambda *a: (early := real(*a), asked.extend(early))[0])
+    answer = shared.run(ctx, "references", at)
+    assert answer == run(ctx, "references", at)
+    (question,) = asked
+    assert question.cancel.is_set()
+    assert question.answer.exception(timeout=30) is not None  # cancelled at the server, not answered
+    assert received(log, "$/cancelRequest")
 
 
 @pytest.mark.parametrize(("mode", "stays"), [("brisk", True), ("slow", False)])
-def test_references_from_a_use_beside_a_quick_server_stay_in_process(project, tmp_path, mode, stays):
-    """Such a call is mostly its server's answer (10 ms here): a worker's hops would be a
-    third of it. Beside a slower server (0.6 s), or one that has not answered yet, the by-name
+def test_references_from_a_use_beside_a_quick_server_stay_in_process(
+    project, tmp_path, monkeypatch, mode, stays
+):
+    """Such a call is mostly its server's answer: a worker's hops would be a third of it.
+    Beside a slower server (0.6 s), or one that has not answered yet, the by-name
     search may run long beside it: the call goes to a worker. By name it always does."""
+    # quick: within 0.3 s here, which the brisk server's 10 ms are on a loaded machine too
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.3)
     ctx = context(project, mode, tmp_path / "log")
     at = {"path": "app/views.py", "line": 10, "column": 11}
     assert lanes.in_worker(ctx, "references", at)  # the server has not answered yet
