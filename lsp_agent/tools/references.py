@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -454,6 +454,15 @@ def owner_of(receiver: Receiver | None, definers: frozenset[str]) -> str | None:
 CHECK_EVERY = 512  # uses judged between two checkpoints of collect (about 1 ms)
 
 
+def checkpointed(ctx: Context, hits: list[Hit | Unread]) -> Iterator[Hit | Unread]:
+    """The hits, with a checkpoint every CHECK_EVERY of them: a search cut beside the server
+    stops there, not once every use is judged."""
+    for n, hit in enumerate(hits):
+        if not n % CHECK_EVERY:
+            ctx.check_cancelled()
+        yield hit
+
+
 def collect(
     ctx: Context, name: str, owner: str | None, target: Target, paths: list[str] | None, within: bool = False
 ) -> Collected:
@@ -479,9 +488,7 @@ def collect(
     owner_class = re.split(r"[/.]", owner)[-1] if owner else None
     out = Collected([], owner=owner_class, function=target.function)
     ranked = []
-    for n, hit in enumerate(hits):
-        if not n % CHECK_EVERY:  # (a search cut beside the server stops here too, not after)
-            ctx.check_cancelled()
+    for hit in checkpointed(ctx, hits):
         if isinstance(hit, Unread) or (languages and family(hit.language) not in languages):
             out.elsewhere[hit.language or "no grammar"] += hit.count  # Unread: beside definitions
             continue
