@@ -104,6 +104,17 @@ def ahead(ctx: Context, method: str, starts: list[tuple[Path, int, int]], precis
     return AHEAD.submit(confirmed, ctx, method, starts, precision, quiet=True)
 
 
+def here(ctx: Context, method: str, starts: list[tuple[Path, int, int]], precision: str | None) -> Future:
+    """`confirmed` on this thread, as `ahead`'s future would hold it once done: where the
+    answer is expected at once, the hops to a thread and back are saved."""
+    done: Future = Future()
+    try:
+        done.set_result(confirmed(ctx, method, starts, precision))
+    except Exception as exc:  # (Cancelled: raised where its result is taken, as from a thread)
+        done.set_exception(exc)
+    return done
+
+
 def result(ctx: Context, pending: Future) -> Confirmed:
     """The answer asked `ahead`, reporting progress while it is still coming."""
     while not wait([pending], timeout=0.2).done:

@@ -315,3 +315,26 @@ def test_the_servers_time_is_its_answers_own_not_the_way_to_it_and_back(tmp_path
         POOL.stop_all()
     assert typed.answered and whole >= 0.1
     assert 0.01 <= typed.took < whole - 0.05  # (fault_server.BRISK: at least its 10 ms)
+
+
+@pytest.mark.parametrize(("mode", "here"), [("brisk", True), ("slow", False)])
+def test_a_server_quick_last_time_is_asked_on_the_calls_own_thread(tmp_path, monkeypatch, mode, here):
+    """Its answer is waited for before the search starts anyway: asked on the call's thread,
+    the hops to another and back are saved. A slower server is asked from another thread,
+    while the names are matched once QUICK_SERVER is up."""
+    from lsp_agent.tools import precise
+
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.3)  # (10 ms brisk, 0.6 s slow, on any load)
+    ctx = grown(served(tmp_path, mode))
+    asked_on: list[threading.Thread] = []
+    real = precise.confirmed
+    monkeypatch.setattr(
+        precise, "confirmed", lambda *a, **k: asked_on.append(threading.current_thread()) or real(*a, **k)
+    )
+    try:
+        save_refs(ctx)  # the server's first answer: asked from another thread
+        save_refs(ctx)
+    finally:
+        POOL.stop_all()
+    assert asked_on[0] is not threading.current_thread()
+    assert (asked_on[1] is threading.current_thread()) is here
