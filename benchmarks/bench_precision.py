@@ -43,6 +43,7 @@ from pathlib import Path
 from lsp_agent.config import Settings
 from lsp_agent.lanes import SWITCH_INTERVAL
 from lsp_agent.semantic import POOL, Semantic
+from lsp_agent.semantic.session import tree_pids
 from lsp_agent.syntax import outline, walk
 from lsp_agent.syntax.index import SymbolIndex
 from lsp_agent.tools import Context, call
@@ -273,19 +274,14 @@ async def warm_served(client: Client, asked: dict, within: float = 600) -> None:
 
 def tree_cpu(pid: int) -> float:
     """CPU seconds used so far by a process and every process under it (Linux /proc)."""
-    stats: dict[int, tuple[int, float]] = {}  # pid -> (parent, CPU seconds)
-    for entry in filter(str.isdigit, os.listdir("/proc")):
+    total = 0.0
+    for current in tree_pids(pid) or []:
         try:
-            with open(f"/proc/{entry}/stat") as stat:
+            with open(f"/proc/{current}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
-    total, todo = 0.0, [pid]
-    while todo:
-        current = todo.pop()
-        total += stats.get(current, (0, 0.0))[1]
-        todo += [child for child, (parent, _) in stats.items() if parent == current]
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
 
 

@@ -142,24 +142,27 @@ class Semantic:
             return str(exc)
         return None
 
-    def at_once(self, path: Path) -> bool:
-        """Whether a question about `path` goes at once to a running headless server that
-        has answered before: no start to wait for or report (an attached editor's features
-        are not known here: it may have none, and the headless server would be started)."""
+    def answered_session(self, path: Path) -> Session | None:
+        """The running headless server for `path` that has answered before (a question goes
+        to it at once: no start to wait for or report); None when there is none, or when an
+        editor is attached (its features are not known here: it may have none, and the
+        headless server would be started)."""
         if self.editor is not None:
-            return False
+            return None
         try:
             session = self.session(path)
         except Missing:
-            return False
-        return session.running and session.answered
+            return None
+        return session if session.running and session.answered else None
+
+    def at_once(self, path: Path) -> bool:
+        return self.answered_session(path) is not None
 
     def answers_within(self, path: Path, method: str, seconds: float) -> bool:
         """Whether a question about `path` goes at once to a headless server whose last
         answer to `method` came within `seconds` (not when it failed)."""
-        if not self.at_once(path):
-            return False
-        return self.session(path).took.get(method, math.inf) <= seconds
+        session = self.answered_session(path)
+        return session is not None and session.took.get(method, math.inf) <= seconds
 
     def cold(self, paths: list[Path]) -> set[str]:
         """The headless servers of these files' languages that have not answered since they

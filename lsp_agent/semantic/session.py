@@ -473,7 +473,8 @@ def section(settings: dict, item: Any) -> Any:
     return value
 
 
-def tree_rss_mb(pid: int) -> float | None:
+def tree_pids(pid: int) -> list[int] | None:
+    """The process and every process under it (Linux /proc), or None where there is no /proc."""
     proc = Path("/proc")
     if not proc.is_dir():
         return None
@@ -486,15 +487,24 @@ def tree_rss_mb(pid: int) -> float | None:
         except (OSError, IndexError):
             continue
         children.setdefault(int(fields[1]), []).append(int(entry.name))
-    total, todo = 0, [pid]
-    page = os.sysconf("SC_PAGE_SIZE")
+    tree, todo = [], [pid]
     while todo:
         current = todo.pop()
+        tree.append(current)
+        todo += children.get(current, [])
+    return tree
+
+
+def tree_rss_mb(pid: int) -> float | None:
+    pids = tree_pids(pid)
+    if pids is None:
+        return None
+    total, page = 0, os.sysconf("SC_PAGE_SIZE")
+    for current in pids:
         try:
-            total += int((proc / str(current) / "statm").read_text().split()[1]) * page
+            total += int(Path(f"/proc/{current}/statm").read_text().split()[1]) * page
         except (OSError, IndexError, ValueError):
             pass
-        todo += children.get(current, [])
     return total / 2**20
 
 

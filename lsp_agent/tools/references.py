@@ -1157,10 +1157,8 @@ def stays(ctx: Context, arguments: dict) -> bool:
     mostly that server's answer (the by-name search after it has what is left of ANSWER_WITHIN
     its time, if it runs at all), and a worker's hops there and back (about 1.5 ms) would be
     a third of it. Such a call runs in the serving process."""
-    if (asked := asked_at(arguments)) is None:
-        return False
-    source = semantic(ctx, arguments.get("precision"))
-    return source.answers_within(ctx.workspace.resolve(asked[0]), "textDocument/references", QUICK_SERVER)
+    asked = asked_at(arguments)
+    return asked is not None and quick_here(ctx, ctx.workspace.resolve(asked[0]), arguments.get("precision"))
 
 
 @tool("references", "Find references", SUMMARY, SCHEMA, asks_first=asks_first, stays=stays)
