@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import Refusal
 from ..workspace import Workspace
-from .collector import Collector, KeepDetails
+from .collector import Collector, KeepDetails, Prefetch
 from .model import FileMatches, Match, Outcome, Query, Target
 from .targets import targets_of
 from .walk import find_rg, list_files, require_rg, searched_buffers
@@ -39,10 +39,10 @@ def run_search(
     keep_details: KeepDetails | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[str], None] = lambda message: None,
-    prefetch: Callable[[Path, bool], object] | None = None,
+    prefetch: Prefetch | None = None,
 ) -> Outcome:
     """Search `targets` with ripgrep, open buffers as their text; with `keep_details`, only
-    counts are kept once it says the matches cannot be shown. `prefetch(path, matches kept)`
+    counts are kept once it says the matches cannot be shown. `prefetch(file, matches kept)`
     is called for the files with matches while rg writes nothing (to get what the answer
     will want of them)."""
     from .ripgrep import RipgrepEngine
@@ -111,6 +111,7 @@ __all__ = [
     "KeepDetails",
     "Match",
     "Outcome",
+    "Prefetch",
     "Query",
     "Target",
     "find_rg",

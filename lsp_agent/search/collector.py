@@ -4,6 +4,7 @@ package's `run_search` and the engines, so that neither imports the other's pack
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,8 @@ from .model import Cancelled, FileMatches, Match, Outcome, Progress, Target
 # the matches still be shown? (Lines, not matches: a common pattern's are judged before they
 # are made, by the lines ripgrep names.)
 KeepDetails = Callable[[FileMatches, list[tuple[int, int]], bool], bool]
+# prefetch(file, may its matches still be shown?)
+Prefetch = Callable[[FileMatches, bool], object]
 
 
 # Matches made while the engine waits, at most: past as many, a pattern is most often common
@@ -30,23 +33,25 @@ class Collector:
         ws: Workspace,
         keep_details: KeepDetails | None,
         skip: set[Path],
-        prefetch: Callable[[Path, bool], object] | None = None,
+        prefetch: Prefetch | None = None,
     ):
         self.ws = ws
         self.keep_details = keep_details  # None: keep every match's details
-        # prefetch(path, whether its matches are kept): what the answer will want of each file
+        # prefetch(file, whether its matches are kept): what the answer will want of each file
         # with matches (its enclosing symbols, its index record), got while the engine waits
         # for rg, for the files not yet prefetched (`arrived`)
         self.prefetch = prefetch
-        self.arrived: deque[Path] = deque()
-        self.skip = skip  # open editor buffers: searched separately, as their text
-        self.files: dict[Path, FileMatches] = {}
-        self.done: set[Path] = set()  # files fully reported (a file under two searched paths comes twice)
+        self.arrived: deque[str] = deque()
+        # Files are known by their absolute paths as strings (FileMatches.name): a very common
+        # pattern's thousands are counted without making a Path of each.
+        self.skip = {os.fspath(p) for p in skip}  # open editor buffers: searched separately, as their text
+        self.files: dict[str, FileMatches] = {}
+        self.done: set[str] = set()  # files fully reported (a file under two searched paths comes twice)
         self.binary: list[str] = []
-        self.doubted: set[Path] = set()  # files whose lines were not where rg said (see plain.py)
+        self.doubted: set[str] = set()  # files whose lines were not where rg said (see plain.py)
         # files whose shown lines are their text read here, beneath the root, with each match
         # where rg said (plain.py): the engine's check need not read them again
-        self.read_here: set[Path] = set()
+        self.read_here: set[str] = set()
         self.total = 0
         self.detailed = True
         # matches judged by their lines whose making waits until they are looked at (by the
@@ -56,18 +61,17 @@ class Collector:
         # one root: a path is shown relative to it (Workspace.display, without its cost per file)
         self._prefix = str(ws.roots[0]) + "/" if len(ws.roots) == 1 else None
 
-    def shown(self, path: Path) -> str:
-        raw = str(path)
-        if self._prefix and raw.startswith(self._prefix):
-            return escape_name(raw[len(self._prefix) :])
-        return self.ws.display(path)
+    def shown(self, name: str) -> str:
+        if self._prefix and name.startswith(self._prefix):
+            return escape_name(name[len(self._prefix) :])
+        return self.ws.display(Path(name))
 
-    def skipped(self, path: Path, from_editor: bool) -> bool:
-        return path in self.skip and not from_editor
+    def skipped(self, name: str, from_editor: bool) -> bool:
+        return name in self.skip and not from_editor
 
     def add(
         self,
-        path: Path,
+        name: str,
         matches: list[Match] | Callable[[], list[Match]],
         context: dict[int, str],
         count: int,
@@ -79,14 +83,14 @@ class Collector:
         Given the `lines` they start on (one line each), `matches` may be the function that
         makes them: called only if their details are still kept once those lines are judged
         (most of a common pattern's records are then never decoded)."""
-        if not count or self.skipped(path, from_editor):
+        if not count or self.skipped(name, from_editor):
             return
-        entry = self.files.get(path)
+        entry = self.files.get(name)
         new = entry is None
         if entry is None:
-            entry = self.files[path] = FileMatches(path, self.shown(path), from_editor=from_editor)
+            entry = self.files[name] = FileMatches(name, self.shown(name), from_editor=from_editor)
             if self.prefetch is not None:
-                self.arrived.append(path)
+                self.arrived.append(name)
         entry.count += count
         self.total += count
         if not self.detailed:
@@ -122,10 +126,10 @@ class Collector:
         if self.make_some():
             return True
         if self.arrived:
-            path = self.arrived.popleft()
-            if path in self.files:
+            entry = self.files.get(self.arrived.popleft())
+            if entry is not None:
                 assert self.prefetch is not None
-                self.prefetch(path, self.detailed)
+                self.prefetch(entry, self.detailed)
             return True
         return False
 
@@ -135,24 +139,24 @@ class Collector:
             entry.matches.extend(make())
         self.deferred = []
 
-    def records(self, path: Path) -> int:
+    def records(self, name: str) -> int:
         """How many of a file's match records were added so far."""
-        entry = self.files.get(path)
+        entry = self.files.get(name)
         return 0 if entry is None else entry.count
 
-    def counted(self, path: Path, lines: int, hits: int, *, from_editor: bool = False) -> None:
+    def counted(self, name: str, lines: int, hits: int, *, from_editor: bool = False) -> None:
         """A file's totals, as ripgrep counts them (matched lines, matches)."""
-        entry = self.files.get(path)
-        if entry is not None and not self.skipped(path, from_editor):
+        entry = self.files.get(name)
+        if entry is not None and not self.skipped(name, from_editor):
             entry.lines, entry.hits = lines, hits
 
-    def withdraw(self, path: Path) -> None:
-        """Forget what was reported of `path` (it failed verification; see RipgrepEngine.verify)."""
-        if (entry := self.files.pop(path, None)) is not None:
+    def withdraw(self, name: str) -> None:
+        """Forget what was reported of a file (it failed verification; see RipgrepEngine.verify)."""
+        if (entry := self.files.pop(name, None)) is not None:
             self.forget(entry)
-        self.done.discard(path)
-        self.doubted.discard(path)
-        self.read_here.discard(path)
+        self.done.discard(name)
+        self.doubted.discard(name)
+        self.read_here.discard(name)
 
     def forget(self, entry: FileMatches) -> None:
         """Take a file's entry, popped, out of the totals and the matches still to be made."""
@@ -165,16 +169,16 @@ class Collector:
         for entry in self.files.values():
             entry.matches, entry.context = [], {}
 
-    def add_binary(self, path: Path, *, matched: bool) -> None:
+    def add_binary(self, name: str, *, matched: bool) -> None:
         """A binary file: whatever was added for it withdrawn (its matches came before its
         first NUL byte); named if it is known to match."""
-        if path in self.skip:
+        if name in self.skip:
             return
-        entry = self.files.pop(path, None)
+        entry = self.files.pop(name, None)
         if entry is not None:
             self.forget(entry)
         if matched:
-            self.binary.append(self.shown(path))
+            self.binary.append(self.shown(name))
 
     def outcome(self, engine: str, multiline: bool) -> Outcome:
         self.made()

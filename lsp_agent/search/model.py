@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 
@@ -41,7 +42,7 @@ class Match:
 class FileMatches:
     """A file with matches: those kept, its context lines and its counts."""
 
-    path: Path  # absolute, resolved
+    name: str  # absolute, resolved: the string of `path`
     shown: str  # as shown to agents
     matches: list[Match] = field(default_factory=list)
     context: dict[int, str] = field(default_factory=dict)
@@ -49,6 +50,12 @@ class FileMatches:
     from_editor: bool = False
     lines: int = 0  # matched lines, as ripgrep's --count (its stats' matched_lines)
     hits: int = 0  # matches, as ripgrep's --count-matches (several on a line count apart)
+
+    @cached_property
+    def path(self) -> Path:
+        """`name` as a Path, made when first wanted: a common pattern's thousands of files
+        are counted by name, and a few of them shown."""
+        return Path(self.name)
 
 
 @dataclass

@@ -70,7 +70,7 @@ def read_data(ws: Workspace, path: Path) -> bytes | None:
         return None
 
 
-def located_matches(lines_of: Callable[[], list[bytes] | None], path: Path, piece: bytes, continued: bytes, sink: Collector) -> list[Match]:  # fmt: skip
+def located_matches(lines_of: Callable[[], list[bytes] | None], name: str, piece: bytes, continued: bytes, sink: Collector) -> list[Match]:  # fmt: skip
     """The matches of the lines a piece of rg's output names, their text read from the file
     (`lines_of`: its lines, read once for all its pieces): each line's first match (its byte
     column and matched text), in characters as the JSON engine gives them; not the line
@@ -80,7 +80,7 @@ def located_matches(lines_of: Callable[[], list[bytes] | None], path: Path, piec
     raws = lines_of()
     located, made = LOCATED.findall(piece), []
     if raws is None or len(located) != piece.count(b"\n"):  # unreadable, or not each line as rg writes it
-        sink.doubted.add(path)
+        sink.doubted.add(name)
         return []
     last = len(raws) - (1 if raws and not raws[-1] else 0)  # the text after a final line end is no line
     for number, column, found in located:
@@ -89,7 +89,7 @@ def located_matches(lines_of: Callable[[], list[bytes] | None], path: Path, piec
         continued, line, col = number, int(number), int(column or 1) - 1
         raw = raws[line - 1] if 1 <= line <= last else None
         if raw is None or (column and not raw.startswith(found, col)):
-            sink.doubted.add(path)
+            sink.doubted.add(name)
             return []
         end = col + len(found) if column else 0
         shown = strip_eol(raw.decode("utf-8", errors="replace"))
@@ -98,7 +98,7 @@ def located_matches(lines_of: Callable[[], list[bytes] | None], path: Path, piec
             end = len(raw[:end].decode("utf-8", errors="replace"))
         width = len(shown)
         made.append(Match(line, (shown,), min(col, width), min(end, width)))
-    sink.read_here.add(path)
+    sink.read_here.add(name)
     return made
 
 
@@ -113,9 +113,9 @@ def numbered(data: bytes, at: int, whole: int) -> list[bytes]:
 class File:
     """One file's match lines as they come, handed to the sink a piece at a time."""
 
-    def __init__(self, path: Path, sink: Collector, read: Read):
-        self.path, self.sink, self.read = path, sink, read
-        self.again = path in sink.done  # reached through two searched paths: reported once
+    def __init__(self, name: str, sink: Collector, read: Read):
+        self.name, self.sink, self.read = name, sink, read
+        self.again = name in sink.done  # reached through two searched paths: reported once
         self.binary = False
         self.last = b""  # the line number of the last match line taken
         self.lines = self.hits = 0
@@ -125,7 +125,7 @@ class File:
         """The file's lines as bytes, read once beneath the root (None: unreadable, or read
         by rg as other than its bytes)."""
         if self.raws is None:
-            data = self.read(self.path)
+            data = self.read(Path(self.name))
             if data is None or data.startswith(MARKS):
                 return None
             self.raws = data.split(b"\n")
@@ -151,13 +151,13 @@ class File:
         if not self.sink.detailed:  # in order: a line's matches come together
             lines = len(numbers) - sum(map(eq, numbers, islice(numbers, 1, None))) - (numbers[0] == continued)
             self.lines += lines
-            self.sink.add(self.path, [], {}, lines)
+            self.sink.add(self.name, [], {}, lines)
             return
         distinct = dict.fromkeys(numbers)
         distinct.pop(continued, None)  # a line whose first match came in the piece before
         self.lines += len(distinct)
-        made = partial(located_matches, self.lines_of, self.path, data[at:whole], continued, self.sink)
-        self.sink.add(self.path, made, {}, len(distinct), lines=list(map(int, distinct)))
+        made = partial(located_matches, self.lines_of, self.name, data[at:whole], continued, self.sink)
+        self.sink.add(self.name, made, {}, len(distinct), lines=list(map(int, distinct)))
 
     def warned(self, piece: bytes) -> bytes:
         """The piece without rg's warning lines; a file that turned out binary is marked so
@@ -175,17 +175,17 @@ class File:
     def end(self, progress: Progress | None) -> None:
         if self.again:
             return
-        self.sink.done.add(self.path)
+        self.sink.done.add(self.name)
         if self.binary:
-            self.sink.add_binary(self.path, matched=False)
+            self.sink.add_binary(self.name, matched=False)
         else:
-            self.sink.counted(self.path, self.lines, self.hits)
+            self.sink.counted(self.name, self.lines, self.hits)
         if progress is not None:
             progress(f"{len(self.sink.files):,} files with matches so far, {self.sink.total:,} matches")
 
 
 def parse_plain(
-    stream: Stream, to_path: Callable[[str], Path], sink: Collector, read: Read, progress: Progress | None
+    stream: Stream, to_name: Callable[[str], str], sink: Collector, read: Read, progress: Progress | None
 ) -> bool:
     """Feed rg's plain output to the sink, file by file; whether it wrote anything. A file
     is its path and a NUL, its match lines, and an empty line before the next file's path."""
@@ -201,7 +201,7 @@ def parse_plain(
                 if at < len(data):
                     raise Unexpected(data[at : at + 200])
                 return wrote
-            file, wrote = File(to_path(os.fsdecode(data[at:nul])), sink, read), True
+            file, wrote = File(to_name(os.fsdecode(data[at:nul])), sink, read), True
             stream.at = nul + 1
             continue
         if data.startswith(b"\n", at):  # the empty line after a file's last match line

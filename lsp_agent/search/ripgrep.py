@@ -167,18 +167,39 @@ class Pending:
         return [record(message_of(raw)["data"]) for raw in self.raws]
 
     def hand(
-        self, sink: Collector, path: Path, context: dict[int, str], count: int, from_editor: bool
+        self, sink: Collector, name: str, context: dict[int, str], count: int, from_editor: bool
     ) -> None:
         made = self.matches if self.lines is not None else self.matches()
-        sink.add(path, made, context, count, from_editor=from_editor, lines=self.lines)
+        sink.add(name, made, context, count, from_editor=from_editor, lines=self.lines)
 
 
-def under(base: Path, name: str) -> Path:
-    return base / name.removeprefix("./")
+def under(base: str, name: str) -> str:
+    """The absolute path of a file rg names under the folder it searched (`base`), as the
+    string of the Path `base / name` (a very common pattern's thousands of files are joined
+    as strings; a name with parts a Path would tidy, through a Path)."""
+    name = name.removeprefix("./")
+    if (
+        name in ("", ".")
+        or name.startswith(("/", "./"))
+        or name.endswith(("/", "/."))
+        or "//" in name
+        or "/./" in name
+    ):
+        return os.fspath(Path(base, name))
+    return f"{base}{name}" if base.endswith("/") else f"{base}/{name}"
 
 
-def itself(base: Path, _name: str) -> Path:
+def itself(base: str, _name: str) -> str:
     return base  # rg read the file from stdin
+
+
+def reached(beneath: Beneath, above: str, name: str) -> bool:
+    """Whether the file `name` is beneath the root (`above`: its path and a slash) as
+    `beneath` reaches it: there, through no link (Beneath.reaches)."""
+    try:
+        return name.startswith(above) and beneath.reaches(name[len(above) :])
+    except OSError:
+        return False
 
 
 def agrees(entry: FileMatches, data: bytes) -> bool:
@@ -414,15 +435,15 @@ class RipgrepEngine:
                 before = set(sink.done)
                 if not place.folder:
                     args = [*self.match_args(), "--", "-"]
-                    self.run(args, place.popen_args(), partial(itself, place.base), sink, cancelled, progress)
+                    self.run(args, place.popen_args(), partial(itself, os.fspath(place.base)), sink, cancelled, progress)  # fmt: skip
                     continue
                 known = before | set(sink.files)
                 try:
                     read = partial(read_data, sink.ws) if self.plain else None
                     self.walk(place, sink, cancelled, progress, read)
                 except Unexpected:  # rg's plain output not as this parser knows it: the folder again, as JSON
-                    for path in (sink.done | set(sink.files)) - known:
-                        sink.withdraw(path)
+                    for name in (sink.done | set(sink.files)) - known:
+                        sink.withdraw(name)
                     self.walk(place, sink, cancelled, progress, None)
                 self.verify(target.root, sink.done - before, sink, cancelled)
 
@@ -431,60 +452,59 @@ class RipgrepEngine:
         with the rg a one-shot started ahead if it is this one, else by one thread where the
         folder's last search was quick (see SMALL)."""
         flags, walked = self.match_args(read is not None), walk_args([""], self.query.globs)
-        to_path = partial(under, place.base)
+        to_name = partial(under, os.fspath(place.base))
         started = ahead.take([*flags, *walked], place.fd) if ahead.STARTED else None
-        if started is not None and self.take_over(started, to_path, sink, cancelled, read):
+        if started is not None and self.take_over(started, to_name, sink, cancelled, read):
             return  # (it ran while the interpreter imported: no pace of its own)
         small = PACE.get(place.base, SMALL) < SMALL
         began = time.monotonic()
-        self.run([*flags, *(["--threads=1"] if small else []), *walked], place.popen_args(), to_path, sink, cancelled, progress, read)  # fmt: skip
+        self.run([*flags, *(["--threads=1"] if small else []), *walked], place.popen_args(), to_name, sink, cancelled, progress, read)  # fmt: skip
         if not self.query.globs:  # (a search of some of its files says little of the folder)
             PACE[place.base] = (time.monotonic() - began) / (ONE_THREAD if small else 1)
 
-    def verify(self, root: Path, paths: set[Path], sink: Collector, cancelled: Callable[[], bool]) -> None:
+    def verify(self, root: Path, names: set[str], sink: Collector, cancelled: Callable[[], bool]) -> None:
         """Keep only what ripgrep reported of files that are beneath `root` now, opened
         without following a link; a file whose shown lines are not its text read that way
         (rg reached another file through a swapped link) is searched again through that
         descriptor. Lines the plain output's parser read itself, beneath the root, are not
         read again."""
         sink.made()
-        above = str(root).rstrip("/") + "/"
+        above = os.fspath(root).rstrip("/") + "/"
         with Beneath(root) as beneath:  # in path order: each folder on the way opened once
-            for path in sorted(paths, key=os.fspath):
-                here = os.fspath(path)
-                entry = sink.files.get(path)
+            for here in sorted(names):
+                entry = sink.files.get(here)
                 # its shown lines to read and compare: not where none is shown, nor where they
                 # were read beneath the root already (plain.py), unless doubted
                 counted = entry is None or (
-                    path not in sink.doubted and (not entry.matches or path in sink.read_here)
+                    here not in sink.doubted and (not entry.matches or here in sink.read_here)
                 )
+                if counted:
+                    if not reached(beneath, above, here):
+                        sink.withdraw(here)
+                    continue
                 try:
                     if not here.startswith(above):
                         raise ValueError(here)
-                    if counted:
-                        if not beneath.reaches(here[len(above) :]):
-                            raise ValueError(here)
-                        continue
                     fd = beneath.open(here[len(above) :])
                 except (OSError, ValueError):
-                    sink.withdraw(path)
+                    sink.withdraw(here)
                     continue
-                self.confirm(path, fd, sink, cancelled)
+                self.confirm(here, fd, sink, cancelled)
 
-    def confirm(self, path: Path, fd: int, sink: Collector, cancelled: Callable[[], bool]) -> None:
+    def confirm(self, name: str, fd: int, sink: Collector, cancelled: Callable[[], bool]) -> None:
         """verify's test of a file whose lines are shown (or doubted), opened beneath the root
         as `fd` (closed here)."""
         try:
-            entry = sink.files[path]
+            entry = sink.files[name]
             if (
-                path in sink.doubted
+                name in sink.doubted
                 or not stat.S_ISREG(os.fstat(fd).st_mode)
                 or not agrees(entry, read_all(fd, MAX_TEXT_BYTES))
             ):
-                sink.withdraw(path)
+                sink.withdraw(name)
                 os.lseek(fd, 0, os.SEEK_SET)
                 args = [*self.match_args(), "--", "-"]
-                self.run(args, {"stdin": fd}, partial(itself, path), sink, cancelled, None)
+                self.run(args, {"stdin": fd}, partial(itself, name), sink, cancelled, None)
         finally:
             os.close(fd)
 
@@ -492,7 +512,7 @@ class RipgrepEngine:
         self,
         args: list[str],
         where: dict,
-        to_path: Callable[[str], Path],
+        to_name: Callable[[str], str],
         sink: Collector,
         cancelled: Callable[[], bool],
         progress: Progress | None,
@@ -521,7 +541,7 @@ class RipgrepEngine:
             try:
                 lines = Lines(fd=stdout.fileno(), context=bool(self.query.before or self.query.after))
                 lines.idle = sink.idle_work
-                ran = self.parse_output(lines, to_path, sink, progress, read)
+                ran = self.parse_output(lines, to_name, sink, progress, read)
             except BaseException:
                 proc.kill()
                 if cancelled():  # killed while writing: the half line it left is no error
@@ -539,7 +559,7 @@ class RipgrepEngine:
     def parse_output(
         self,
         stream: Lines,
-        to_path: Callable[[str], Path],
+        to_name: Callable[[str], str],
         sink: Collector,
         progress: Progress | None,
         read: Read | None,
@@ -547,8 +567,8 @@ class RipgrepEngine:
         """Parse rg's output, plain where a `read` is given, else JSON: whether rg ran the
         search (JSON: its summary came; plain: it wrote anything)."""
         if read is not None:
-            return parse_plain(stream, to_path, sink, read, progress)
-        return self.parse(stream, to_path, sink, progress) is not None
+            return parse_plain(stream, to_name, sink, read, progress)
+        return self.parse(stream, to_name, sink, progress) is not None
 
     def check_errors(self, errors: bytes, returncode: int, ran: bool, *, plain: bool = False) -> None:
         """Refuse the call for what rg said on stderr: a bad glob, a bad pattern (plain
@@ -562,7 +582,7 @@ class RipgrepEngine:
     def take_over(
         self,
         started: ahead.Started,
-        to_path: Callable[[str], Path],
+        to_name: Callable[[str], str],
         sink: Collector,
         cancelled: Callable[[], bool],
         read: Read | None = None,
@@ -573,7 +593,7 @@ class RipgrepEngine:
         output = Written(started, cancelled, context=bool(self.query.before or self.query.after))
         output.idle = sink.idle_work
         try:
-            ran = self.parse_output(output, to_path, sink, None, read)
+            ran = self.parse_output(output, to_name, sink, None, read)
             returncode = output.returncode
             assert returncode is not None  # the output's end is read once rg has ended
             if returncode == 127 and not output.read_to:  # exec failed: rg never exits so
@@ -598,12 +618,13 @@ class RipgrepEngine:
             raise Refusal("search_failed", f"ripgrep could not be started ({exc.strerror}).") from None
         if proc.returncode == 2 and not proc.stdout:
             raise regex_refusal(self.query.pattern, proc.stderr.decode("utf-8", errors="replace"))
-        self.parse(proc.stdout.splitlines(keepends=True), lambda p: path, sink, None, from_editor=True)
+        name = os.fspath(path)
+        self.parse(proc.stdout.splitlines(keepends=True), lambda _: name, sink, None, from_editor=True)
 
     def parse(
         self,
         stream: Iterable[bytes],
-        to_path: Callable[[str], Path],
+        to_name: Callable[[str], str],
         sink: Collector,
         progress: Progress | None,
         *,
@@ -615,7 +636,7 @@ class RipgrepEngine:
         count, uncounted = 0, False  # uncounted: match records skipped, as many as its end record says
         summary = None
         skip = getattr(stream, "skip_matches", None)
-        path = Path()  # set by each file's "begin" record, which comes before its matches
+        name = ""  # set by each file's "begin" record, which comes before its matches
         again = False  # this file was reported already (reached through two searched paths)
         for raw in stream:
             if again and not raw.startswith(b'{"type":"end"'):
@@ -628,7 +649,7 @@ class RipgrepEngine:
                 count += 1
                 matches.append(raw)
                 if count >= CHUNK:
-                    matches.hand(sink, path, context, count, from_editor)
+                    matches.hand(sink, name, context, count, from_editor)
                     matches, context, count = Pending(matches.lazy), {}, 0
                 continue
             message = message_of(raw)
@@ -639,22 +660,22 @@ class RipgrepEngine:
                     context[data["line_number"] + offset] = line
             elif kind == "begin":
                 matches, context, count, uncounted = Pending(matches.lazy), {}, 0, False
-                path = to_path(path_text(data["path"]))
-                again = path in sink.done and not from_editor
+                name = to_name(path_text(data["path"]))
+                again = name in sink.done and not from_editor
             elif kind == "end":
                 if again:
                     again = False
                     continue
-                sink.done.add(path)
+                sink.done.add(name)
                 if data["binary_offset"] is not None:
                     q = self.query
-                    sink.add_binary(path, matched=q.count_binary and not q.multiline)
+                    sink.add_binary(name, matched=q.count_binary and not q.multiline)
                 else:
                     stats = data["stats"]
                     if uncounted:  # the file's match records are its matched lines, less those handed
-                        count = stats["matched_lines"] - sink.records(path)
-                    matches.hand(sink, path, context, count, from_editor)
-                    sink.counted(path, stats["matched_lines"], stats["matches"], from_editor=from_editor)
+                        count = stats["matched_lines"] - sink.records(name)
+                    matches.hand(sink, name, context, count, from_editor)
+                    sink.counted(name, stats["matched_lines"], stats["matches"], from_editor=from_editor)
                 if progress is not None:
                     progress(f"{len(sink.files):,} files with matches so far, {sink.total:,} matches")
             elif kind == "summary":

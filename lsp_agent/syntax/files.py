@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..search import Query, Target, list_files, run_search
+from ..search import Prefetch, Query, Target, list_files, run_search
 from ..search.walk import walk_files
 from ..workspace import Workspace
 from .languages import EXTENSIONS, FILENAMES, language_for
@@ -42,7 +42,7 @@ def files_containing(
     *,
     ignore_case: bool,
     cancelled=lambda: False,
-    prefetch: Callable[[Path, bool], object] | None = None,
+    prefetch: Prefetch | None = None,
 ) -> list[Path]:
     """The source files under `folders` whose text (an editor's buffer when open) contains
     `needle`, found by the search engine (ripgrep) rather than by parsing them; `prefetch`

@@ -31,7 +31,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from ..budget import (
     ELLIPSIS,
@@ -97,6 +96,7 @@ class Search:
     full_fit: int | None = field(init=False, default=None)  # matches stage 1 wrote within the budget
     _page_sizes: dict[tuple[int, int, int], int] = field(init=False, default_factory=dict)
     _widths: list[int] | None = field(init=False, default=None)
+    _tally: tuple[list[FileMatches], Tally] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.show(self.limit)
@@ -126,6 +126,13 @@ class Search:
     @property
     def paged(self) -> bool:
         return self.offset > 0 or self.shown_matches < self.outcome.total
+
+    def tally(self) -> Tally:
+        """The shown files' counts per folder and type, counted once for every stage tried
+        (a very common pattern's thousands of files)."""
+        if self._tally is None or self._tally[0] is not self.files:
+            self._tally = (self.files, tally_of(self.files))
+        return self._tally[1]
 
     def text_widths(self) -> list[int]:
         """Each shown match's line without indentation, in characters (a line ending
@@ -173,7 +180,7 @@ def page(
         context = {
             n: t for n, t in f.context.items() if any(m.line - before <= n <= m.last + after for m in kept)
         }
-        files.append(FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor, f.lines, f.hits))
+        files.append(FileMatches(f.name, f.shown, kept, context, len(kept), f.from_editor, f.lines, f.hits))
         shown += len(kept)
     return files, shown
 
@@ -287,20 +294,37 @@ def file_counts(s: Search, w: Writer) -> None:
         )
 
 
+@dataclass
+class Tally:
+    """The shown files' matches, matched lines and files per folder and per file type."""
+
+    folders: Counter[str] = field(default_factory=Counter)  # matches
+    folder_lines: Counter[str] = field(default_factory=Counter)
+    folder_files: Counter[str] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)  # "*.py", or a name without a suffix
+    type_files: Counter[str] = field(default_factory=Counter)
+
+
+def tally_of(files: list[FileMatches]) -> Tally:
+    t = Tally()
+    for f in files:
+        folder, slash, name = f.shown.rpartition("/")
+        folder = folder if slash else "."
+        kind = "*." + name.rpartition(".")[2] if "." in name.lstrip(".") else name
+        t.folders[folder] += f.hits
+        t.folder_lines[folder] += f.lines
+        t.folder_files[folder] += 1
+        t.types[kind] += f.hits
+        t.type_files[kind] += 1
+    return t
+
+
 def summary(s: Search, w: Writer) -> None:
-    folders: Counter[str] = Counter()
-    folder_files: Counter[str] = Counter()
-    types: Counter[str] = Counter()
-    type_files: Counter[str] = Counter()
-    for f in s.files:
-        folder = f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."
-        name = f.shown.rsplit("/", 1)[-1]
-        kind = "*." + name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name
-        folders[folder] += f.hits
-        folder_files[folder] += 1
-        types[kind] += f.hits
-        type_files[kind] += 1
-    for title, counts, files in (("by folder", folders, folder_files), ("by type", types, type_files)):
+    t = s.tally()
+    for title, counts, files in (
+        ("by folder", t.folders, t.folder_files),
+        ("by type", t.types, t.type_files),
+    ):
         entries = [f"{key} {n:,} ({plural(files[key], 'file')})" for key, n in counts.most_common(10)]
         largest_first(w, title, entries, len(counts))
 
@@ -463,7 +487,7 @@ def guidance(s: Search, stage: int) -> tuple[str | None, dict | None]:
     pages = -(-total // limit)
     ways = [f"full matches with offset=0 limit={limit}" + (f" ({pages:,} pages)" if pages > 1 else "")]
     if len(s.files) > 1:
-        top, hits, lines = busiest(s.files)
+        top, hits, lines = busiest(s.files, s.tally())
         narrow = f"paths=[{json.dumps(top)}] ({counts(lines, hits)})"
         ways.insert(0 if pages > 3 else 1, narrow)  # few pages: reading them all is likely
     if stage <= 5 and total <= 3:  # a few matches: their surroundings are the likely next read
@@ -472,20 +496,14 @@ def guidance(s: Search, stage: int) -> tuple[str | None, dict | None]:
     return "more: " + "; ".join(ways), {"offset": 0, "limit": limit}
 
 
-def busiest(files: list[FileMatches]) -> tuple[str, int, int]:
+def busiest(files: list[FileMatches], t: Tally) -> tuple[str, int, int]:
     """The folder with most matches, or the file when they all share one folder: its path,
     matches and matched lines."""
-    folders: Counter[str] = Counter()
-    folder_lines: Counter[str] = Counter()
-    for f in files:
-        folder = f.shown.rsplit("/", 1)[0] if "/" in f.shown else "."
-        folders[folder] += f.hits
-        folder_lines[folder] += f.lines
-    top, hits = folders.most_common(1)[0]
-    if top == "." or len(folders) == 1:
+    top, hits = t.folders.most_common(1)[0]
+    if top == "." or len(t.folders) == 1:
         biggest = max(files, key=lambda f: f.hits)
         return biggest.shown, biggest.hits, biggest.lines
-    return top, hits, folder_lines[top]
+    return top, hits, t.folder_lines[top]
 
 
 def notes(s: Search) -> list[str]:
@@ -666,24 +684,24 @@ def keep_details(budget: int) -> KeepDetails:
     5's size (each file's name, and "N," per run of consecutive lines) is within the budget.
     Past it no stage that shows matches can fit, and the answer will be counts."""
     floor = 0
-    last: dict[Path, int] = {}
-    paid: dict[Path, int] = {}  # each file's share of the floor
+    last: dict[str, int] = {}
+    paid: dict[str, int] = {}  # each file's share of the floor
 
     def keep(file: FileMatches, spans: list[tuple[int, int]], new: bool) -> bool:
         nonlocal floor
         if new:  # (again after it was withdrawn, to be searched again: what it paid is given back)
-            floor -= paid.pop(file.path, 0)
-            last.pop(file.path, None)
+            floor -= paid.pop(file.name, 0)
+            last.pop(file.name, None)
         before = floor
         if new:
             floor += len(file.shown) + 2  # "path: "
-        end = last.get(file.path, -2)
+        end = last.get(file.name, -2)
         for line, last_line in spans:
             if line != end + 1:  # a new run of lines costs at least "N,"
                 floor += len(str(line)) + 1
             end = last_line
-        last[file.path] = end
-        paid[file.path] = paid.get(file.path, 0) + floor - before
+        last[file.name] = end
+        paid[file.name] = paid.get(file.name, 0) + floor - before
         return floor <= budget
 
     return keep

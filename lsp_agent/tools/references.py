@@ -42,7 +42,7 @@ from ..budget import (
 )
 from ..config import Settings
 from ..errors import Refusal
-from ..search import Query, run_search, targets_of
+from ..search import FileMatches, Query, run_search, targets_of
 from ..semantic.servers import family_of
 from ..syntax import EXTENSIONS, enclosing_symbols, language_for, name_path_matcher, outline, walk
 from ..syntax.languages import FILENAMES
@@ -268,7 +268,8 @@ def gather(
         `$` beside one; a name such as `$scope` it finds inside `$scopeProvider` too)."""
         return word and language_for(path) is None and ws.open_text(path) is None
 
-    def ahead(path: Path, _kept: bool) -> None:
+    def ahead(file: FileMatches, _kept: bool) -> None:
+        path = file.path
         if path not in found and not waits(path):
             found[path] = file_uses(ctx, path, name, receivers)
 

@@ -188,16 +188,16 @@ LINE_SYMBOLS = LineSymbolsCache()
 PREFETCHED_FILES = 48
 
 
-def symbols_ahead(ctx: Context) -> Callable[[Path, bool], None]:
+def symbols_ahead(ctx: Context) -> Callable[[FileMatches, bool], None]:
     """The search's prefetch: the LineSymbols of the first files with matches that may be
     shown, got while rg runs."""
     seen = 0
 
-    def prefetch(path: Path, shown: bool) -> None:
+    def prefetch(file: FileMatches, shown: bool) -> None:
         nonlocal seen
         seen += 1
         if shown and seen <= PREFETCHED_FILES:
-            LINE_SYMBOLS.warm(ctx.workspace, path, ctx.symbol_index())
+            LINE_SYMBOLS.warm(ctx.workspace, file.path, ctx.symbol_index())
 
     return prefetch
 
@@ -371,7 +371,7 @@ def restrict(
                 if any(m.line - before <= n <= m.last + after for m in kept)
             }
             files.append(
-                FileMatches(f.path, f.shown, kept, context, len(kept), f.from_editor, len(kept), len(kept))
+                FileMatches(f.name, f.shown, kept, context, len(kept), f.from_editor, len(kept), len(kept))
             )
     notes = []
     what = " and ".join(

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..budget import fits, per_file, plural, rows_that_fit
 from ..errors import Refusal
 from ..paging import number_lines, page, symbol_label
-from ..search import Query, check_query
+from ..search import FileMatches, Query, check_query
 from ..syntax import EXTENSIONS, KINDS, Symbol, language_for, name_path_matcher, outline, walk
 from ..syntax.files import files_containing, globbed, source_files
 from ..syntax.index import Entry, named, walk_order
@@ -557,10 +557,10 @@ def find_definitions(
     return found
 
 
-def take_record(ctx: Context, path: Path, _shown: bool) -> None:
+def take_record(ctx: Context, file: FileMatches, _shown: bool) -> None:
     """A file's record, taken from the index (a one-shot's saved one loaded on first use)."""
     if (index := ctx.symbol_index()) is not None:
-        index.current(path)
+        index.current(file.path)
 
 
 def candidates(ctx: Context, folders: list[Path], name_path: str, substring: bool) -> Iterable[Path]:

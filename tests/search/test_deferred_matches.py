@@ -11,6 +11,7 @@ import pytest
 
 from lsp_agent.search import Query, Target, plain, ripgrep, run_search
 from lsp_agent.search.collector import Collector
+from lsp_agent.search.model import FileMatches
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 
@@ -123,9 +124,11 @@ def test_symbols_are_got_ahead_for_the_first_files_only(tmp_path, monkeypatch):
     warmed, warm = [], search.LINE_SYMBOLS.warm
     monkeypatch.setattr(search.LINE_SYMBOLS, "warm", lambda ws, path, index: warmed.append(path) or warm(ws, path, index))  # fmt: skip
     prefetch = search.symbols_ahead(Context(Workspace([tmp_path])))
-    prefetch(paths[0], False)  # its matches will not be shown: nothing got, but it counts
+    prefetch(
+        FileMatches(str(paths[0]), paths[0].name), False
+    )  # its matches will not be shown: nothing got, but it counts
     for path in paths[1:]:
-        prefetch(path, True)
+        prefetch(FileMatches(str(path), path.name), True)
     assert warmed == paths[1 : search.PREFETCHED_FILES]
 
 
@@ -139,7 +142,7 @@ def test_matches_are_made_ahead_only_while_the_pattern_looks_rare(tmp_path):
     sink = Collector(Workspace([tmp_path]), lambda *_: True, set())
 
     def part(n: int, records: int) -> None:
-        sink.add(tmp_path / f"f{n}.py", lambda: made.append(n) or [], {}, records, lines=[1])
+        sink.add(str(tmp_path / f"f{n}.py"), lambda: made.append(n) or [], {}, records, lines=[1])
 
     part(0, collector.MADE_AHEAD // 2)
     part(1, collector.MADE_AHEAD // 2)

@@ -142,11 +142,11 @@ def test_a_file_changed_after_rg_read_it_is_searched_again(tmp_path):
     target.write_text("self first\nthen self\nno\n")  # after rg read it, before we do
     sink = Collector(Workspace([tmp_path]), None, set())
     read = partial(plain.read_data, sink.ws)
-    plain.parse_plain(Lines(raw), lambda name: tmp_path / name.removeprefix("./"), sink, read, None)
+    plain.parse_plain(Lines(raw), partial(ripgrep.under, str(tmp_path)), sink, read, None)
     sink.made()
-    assert sink.doubted == {target}  # line 2 holds no "self" at column 0 now
-    engine.verify(tmp_path, {target}, sink, lambda: False)
-    entry = sink.files[target]
+    assert sink.doubted == {str(target)}  # line 2 holds no "self" at column 0 now
+    engine.verify(tmp_path, {str(target)}, sink, lambda: False)
+    entry = sink.files[str(target)]
     assert [(m.line, m.lines, m.col) for m in entry.matches] == [
         (1, ("self first",), 0),
         (2, ("then self",), 5),
@@ -182,7 +182,7 @@ def test_unknown_output_has_the_folder_searched_again_as_json(tmp_path):
 def test_the_parser_refuses_what_it_does_not_know(tmp_path, output):
     sink = Collector(Workspace([tmp_path]), None, set())
     with pytest.raises(plain.Unexpected):
-        plain.parse_plain(Lines(output), lambda name: tmp_path / name, sink, lambda path: None, None)
+        plain.parse_plain(Lines(output), partial(ripgrep.under, str(tmp_path)), sink, lambda path: None, None)
 
 
 def test_a_one_shot_takes_over_the_plain_rg_started_ahead():
@@ -226,12 +226,12 @@ def test_a_file_searched_again_pays_the_budget_once(tmp_path):
     counts at a budget the JSON engine still shows lines at."""
     from lsp_agent.search.model import FileMatches
 
-    file = FileMatches(tmp_path / "a.py", "a.py")
+    file = FileMatches(str(tmp_path / "a.py"), "a.py")
     cost = len("a.py: ") + len("1,") + len("30,")  # two runs of lines
     keep = keep_details(cost)
     assert keep(file, [(1, 1), (2, 2), (30, 30)], True)
     assert keep(file, [(1, 1), (2, 2), (30, 30)], True)  # again, after a withdrawal
-    assert not keep(FileMatches(tmp_path / "b.py", "b.py"), [(1, 1)], True)  # the budget is spent
+    assert not keep(FileMatches(str(tmp_path / "b.py"), "b.py"), [(1, 1)], True)  # the budget is spent
 
 
 def test_a_file_is_read_once_for_all_its_pieces(tmp_path, monkeypatch):
@@ -258,7 +258,7 @@ def test_lines_the_parser_read_are_not_read_again_by_the_check(tmp_path, monkeyp
     monkeypatch.setattr(
         RipgrepEngine,
         "confirm",
-        lambda engine, path, *a: confirmed.append(path.name) or real(engine, path, *a),
+        lambda engine, name, *a: confirmed.append(Path(name).name) or real(engine, name, *a),
     )
     by_plain = outcome(tmp_path, Query("self"), plain_output=True)
     assert confirmed == []
@@ -280,15 +280,15 @@ def test_a_file_doubted_in_a_later_piece_is_read_again_by_the_check(tmp_path):
     with pieces(32, 32):
         plain.parse_plain(
             Lines(raw),
-            lambda name: tmp_path / name.removeprefix("./"),
+            partial(ripgrep.under, str(tmp_path)),
             sink,
             partial(plain.read_data, sink.ws),
             None,
         )
         sink.made()
-    assert target in sink.read_here and target in sink.doubted
-    engine.verify(tmp_path, {target}, sink, lambda: False)
-    assert [(m.line, m.col) for m in sink.files[target].matches][-2:] == [(20, 0), (21, 0)]
+    assert str(target) in sink.read_here and str(target) in sink.doubted
+    engine.verify(tmp_path, {str(target)}, sink, lambda: False)
+    assert [(m.line, m.col) for m in sink.files[str(target)].matches][-2:] == [(20, 0), (21, 0)]
     assert not sink.doubted
 
 
@@ -307,11 +307,10 @@ def test_a_root_inside_the_searched_one_is_read_beneath_it(tmp_path):
     sink = Collector(ws, None, set())
     os.rename(root / "pkg", root / "parked")
     os.symlink(outside, root / "pkg")  # after rg's read, before ours
-    to_path = lambda name: root / name.removeprefix("./")  # noqa: E731
-    plain.parse_plain(Lines(raw), to_path, sink, partial(plain.read_data, ws), None)
+    plain.parse_plain(Lines(raw), partial(ripgrep.under, str(root)), sink, partial(plain.read_data, ws), None)
     sink.made()
     os.unlink(root / "pkg")
     os.rename(root / "parked", root / "pkg")  # back before the check
-    engine.verify(root, {root / "pkg" / "a.py"}, sink, lambda: False)
+    engine.verify(root, {str(root / "pkg" / "a.py")}, sink, lambda: False)
     shown = [m.lines for f in sink.files.values() for m in f.matches]
     assert shown == [("x = 1  # inside",)]

@@ -92,16 +92,16 @@ def test_each_file_with_matches_is_prefetched_once_in_the_pauses_saying_whether_
 
     asked: list = []
     sink = Collector(
-        Workspace([tmp_path]), None, set(), prefetch=lambda path, kept: asked.append((path.name, kept))
+        Workspace([tmp_path]), None, set(), prefetch=lambda file, kept: asked.append((file.path.name, kept))
     )
     for name in ("a.py", "a.py", "b.py"):  # a file's second part: asked once
-        sink.add(tmp_path / name, [Match(1, ("x",), 0, 1)], {}, 1)
+        sink.add(str(tmp_path / name), [Match(1, ("x",), 0, 1)], {}, 1)
     assert asked == []  # nothing until a pause
     while sink.idle_work():
         pass
     assert asked == [("a.py", True), ("b.py", True)]
     sink.drop_details()  # only counts are kept from here: nothing of the files is shown
-    sink.add(tmp_path / "c.py", [Match(1, ("x",), 0, 1)], {}, 1)
+    sink.add(str(tmp_path / "c.py"), [Match(1, ("x",), 0, 1)], {}, 1)
     while sink.idle_work():
         pass
     assert asked[2:] == [("c.py", False)]

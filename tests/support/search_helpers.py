@@ -23,7 +23,7 @@ def outcome(
             matches.append(Match(line, (text,), col, len(text)))
         entries.append(
             FileMatches(
-                Path("/ws") / shown,
+                str(Path("/ws") / shown),
                 shown,
                 matches,
                 (context or {}).get(shown, {}),
