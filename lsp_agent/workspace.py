@@ -501,6 +501,26 @@ class Beneath:
         folder, name = found
         return not stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
 
+    def unreached(self, names: list[str], above: str) -> list[str]:
+        """Those of `names` (absolute, in path order; `above`: the root's path and a slash)
+        that `reaches` refuses or says no to. One stat each: a file beside the last one is
+        told without looking its folder up (most of a search's thousands of files)."""
+        refused = []
+        for name in names:
+            rel = name[len(above) :]
+            head, _, leaf = rel.rpartition("/")
+            try:
+                if not name.startswith(above):
+                    refused.append(name)
+                elif head == self.last and leaf not in ("", ".", ".."):
+                    if stat.S_ISLNK(os.stat(leaf, dir_fd=self.chain[-1][1], follow_symlinks=False).st_mode):
+                        refused.append(name)
+                elif not self.reaches(rel):
+                    refused.append(name)
+            except OSError:
+                refused.append(name)
+        return refused
+
     def folder_of(self, rel: str) -> tuple[int, str] | None:
         """The descriptor of the folder holding root/`rel`, opened beneath the root, and the
         last name of `rel`; None when `rel` names no file."""

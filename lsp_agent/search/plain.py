@@ -110,6 +110,40 @@ def numbered(data: bytes, at: int, whole: int) -> list[bytes]:
     return [] if first is None else [first[1], *NEXT_NUMBERED.findall(data, first.end(), whole)]
 
 
+def checked_numbers(data: bytes, at: int, whole: int) -> tuple[list[bytes], int]:
+    """The line number of each match line of a file in `data[at:whole]`, and how many
+    matches they hold; Unexpected if a line is not as rg writes it."""
+    numbers = numbered(data, at, whole)
+    matchless = 2 * len(numbers) - data.count(b"\0", at, whole)  # lines named without a match (no column)
+    if len(numbers) != data.count(b"\n", at, whole) or not 0 <= matchless <= len(numbers):
+        raise Unexpected(data[at : min(whole, at + 200)])
+    return numbers, len(numbers) - matchless
+
+
+def lines_named(numbers: list[bytes], continued: bytes) -> int:
+    """How many lines the match lines numbered so name, but the line `continued` from the
+    piece before (in order: a line's matches come together)."""
+    return len(numbers) - sum(map(eq, numbers, islice(numbers, 1, None))) - (numbers[0] == continued)
+
+
+def count_whole(data: bytes, at: int, to_name: Callable[[str], str], sink: Collector) -> int:
+    """While only counts are kept: the files of rg's output whole in `data[at:]` counted as
+    File counts them, without one made each (a very common pattern's thousands); where
+    they end. It stops at a file File must take: one not whole here, without match lines,
+    reported already (reached through two searched paths), or with rg's warning in it."""
+    while (nul := data.find(b"\0", at)) >= 0 and (stop := data.find(b"\n\n", nul)) >= 0:
+        name = to_name(os.fsdecode(data[at:nul]))
+        if name in sink.done or data.startswith(b"\n", nul + 1) or data.find(WARNED, nul, stop) >= 0:
+            break
+        numbers, hits = checked_numbers(data, nul + 1, stop + 1)
+        lines = lines_named(numbers, b"")
+        sink.add(name, [], {}, lines)
+        sink.done.add(name)
+        sink.counted(name, lines, hits)
+        at = stop + 2
+    return at
+
+
 class File:
     """One file's match lines as they come, handed to the sink a piece at a time."""
 
@@ -142,14 +176,11 @@ class File:
             whole = len(data)
             if self.binary or not data:
                 return
-        numbers = numbered(data, at, whole)
-        matchless = 2 * len(numbers) - data.count(b"\0", at, whole)  # lines named without a match (no column)
-        if len(numbers) != data.count(b"\n", at, whole) or not 0 <= matchless <= len(numbers):
-            raise Unexpected(data[at : min(whole, at + 200)])
+        numbers, hits = checked_numbers(data, at, whole)
         continued, self.last = self.last, numbers[-1]
-        self.hits += len(numbers) - matchless
-        if not self.sink.detailed:  # in order: a line's matches come together
-            lines = len(numbers) - sum(map(eq, numbers, islice(numbers, 1, None))) - (numbers[0] == continued)
+        self.hits += hits
+        if not self.sink.detailed:
+            lines = lines_named(numbers, continued)
             self.lines += lines
             self.sink.add(self.name, [], {}, lines)
             return
@@ -194,6 +225,11 @@ def parse_plain(
     while True:
         data, at = stream.data, stream.at
         if file is None:
+            if not sink.detailed and (after := count_whole(data, at, to_name, sink)) > at:
+                stream.at, wrote = after, True
+                if progress is not None:
+                    progress(f"{len(sink.files):,} files with matches so far, {sink.total:,} matches")
+                continue
             nul = data.find(b"\0", at)
             if nul < 0:
                 if stream.more():

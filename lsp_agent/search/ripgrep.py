@@ -193,15 +193,6 @@ def itself(base: str, _name: str) -> str:
     return base  # rg read the file from stdin
 
 
-def reached(beneath: Beneath, above: str, name: str) -> bool:
-    """Whether the file `name` is beneath the root (`above`: its path and a slash) as
-    `beneath` reaches it: there, through no link (Beneath.reaches)."""
-    try:
-        return name.startswith(above) and beneath.reaches(name[len(above) :])
-    except OSError:
-        return False
-
-
 def agrees(entry: FileMatches, data: bytes) -> bool:
     """Whether every line ripgrep showed of a file (its matches and context) is the line of
     `data` at that number."""
@@ -470,18 +461,19 @@ class RipgrepEngine:
         read again."""
         sink.made()
         above = os.fspath(root).rstrip("/") + "/"
+        counted, shown = [], []
+        for here in sorted(names):
+            entry = sink.files.get(here)
+            # its shown lines to read and compare: not where none is shown, nor where they
+            # were read beneath the root already (plain.py), unless doubted
+            if entry is None or (here not in sink.doubted and (not entry.matches or here in sink.read_here)):
+                counted.append(here)
+            else:
+                shown.append(here)
         with Beneath(root) as beneath:  # in path order: each folder on the way opened once
-            for here in sorted(names):
-                entry = sink.files.get(here)
-                # its shown lines to read and compare: not where none is shown, nor where they
-                # were read beneath the root already (plain.py), unless doubted
-                counted = entry is None or (
-                    here not in sink.doubted and (not entry.matches or here in sink.read_here)
-                )
-                if counted:
-                    if not reached(beneath, above, here):
-                        sink.withdraw(here)
-                    continue
+            for here in beneath.unreached(counted, above):
+                sink.withdraw(here)
+            for here in shown:
                 try:
                     if not here.startswith(above):
                         raise ValueError(here)

@@ -306,17 +306,27 @@ class Tally:
 
 
 def tally_of(files: list[FileMatches]) -> Tally:
-    t = Tally()
+    folders: dict[str, list[int]] = {}  # folder: [matches, matched lines, files]
+    types: dict[str, list[int]] = {}  # type: [matches, files]
     for f in files:
         folder, slash, name = f.shown.rpartition("/")
-        folder = folder if slash else "."
         kind = "*." + name.rpartition(".")[2] if "." in name.lstrip(".") else name
-        t.folders[folder] += f.hits
-        t.folder_lines[folder] += f.lines
-        t.folder_files[folder] += 1
-        t.types[kind] += f.hits
-        t.type_files[kind] += 1
-    return t
+        if (row := folders.get(folder if slash else ".")) is None:
+            row = folders[folder if slash else "."] = [0, 0, 0]
+        row[0] += f.hits
+        row[1] += f.lines
+        row[2] += 1
+        if (row := types.get(kind)) is None:
+            row = types[kind] = [0, 0]
+        row[0] += f.hits
+        row[1] += 1
+    return Tally(
+        Counter({k: r[0] for k, r in folders.items()}),
+        Counter({k: r[1] for k, r in folders.items()}),
+        Counter({k: r[2] for k, r in folders.items()}),
+        Counter({k: r[0] for k, r in types.items()}),
+        Counter({k: r[1] for k, r in types.items()}),
+    )
 
 
 def summary(s: Search, w: Writer) -> None:

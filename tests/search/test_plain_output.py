@@ -177,10 +177,18 @@ def test_unknown_output_has_the_folder_searched_again_as_json(tmp_path):
 
 @pytest.mark.parametrize(
     "output",
-    [b"a.py\x00garbage\n", b"a.py\x0012\x003\x00self\nlast line without its end", b"no path at all"],
+    [
+        b"a.py\x00garbage\n",
+        b"a.py\x0012\x003\x00self\nlast line without its end",
+        b"no path at all",
+        b"a.py\x0012\x003\x00self\ngarbage\n\nb.py\x001\x001\x00self\n",
+    ],
 )
-def test_the_parser_refuses_what_it_does_not_know(tmp_path, output):
+@pytest.mark.parametrize("counting", [False, True])  # True: only counts kept (plain.count_whole)
+def test_the_parser_refuses_what_it_does_not_know(tmp_path, output, counting):
     sink = Collector(Workspace([tmp_path]), None, set())
+    if counting:
+        sink.drop_details()
     with pytest.raises(plain.Unexpected):
         plain.parse_plain(Lines(output), partial(ripgrep.under, str(tmp_path)), sink, lambda path: None, None)
 
