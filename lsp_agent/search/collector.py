@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable
+from operator import attrgetter
 from pathlib import Path
 
 from ..workspace import Text, Workspace, escape_name
@@ -182,9 +183,10 @@ class Collector:
 
     def outcome(self, engine: str, multiline: bool) -> Outcome:
         self.made()
-        files = sorted(self.files.values(), key=lambda f: f.shown)
+        files = sorted(self.files.values(), key=attrgetter("shown"))
         for f in files:
-            f.matches.sort(key=lambda m: m.line)
+            if len(f.matches) > 1:
+                f.matches.sort(key=attrgetter("line"))
         lines = sum(f.lines for f in files)
         hits = sum(f.hits for f in files)
         return Outcome(files, self.total, sorted(self.binary), self.detailed, engine, lines, hits, multiline)

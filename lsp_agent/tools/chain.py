@@ -97,10 +97,10 @@ class Search:
     _page_sizes: dict[tuple[int, int, int], int] = field(init=False, default_factory=dict)
     _widths: list[int] | None = field(init=False, default=None)
     _tally: tuple[list[FileMatches], Tally] | None = field(init=False, default=None)
+    _whole: dict[str, FileMatches] | None = field(init=False, default=None)  # each file with all its matches
 
     def __post_init__(self) -> None:
         self.show(self.limit)
-        self._whole = {f.shown: f for f in self.outcome.files}
 
     def show(self, count: int | None) -> None:
         """Show `count` matches from the offset (None: all the rest)."""
@@ -111,7 +111,7 @@ class Search:
         page = Search(
             self.outcome, self.symbols, self.before, self.after, offset, count, self.budget, self.extra_notes
         )
-        page._symbols = self._symbols  # symbols computed once for every page tried
+        page._symbols, page._whole = self._symbols, self._whole  # symbols computed once for every page tried
         return page
 
     @property
@@ -147,6 +147,8 @@ class Search:
         """Enclosing symbols of the file's match lines, asked once for all its matches (a
         page's file holds only some of them)."""
         if file.shown not in self._symbols:
+            if self._whole is None:  # (made when first wanted: an answer of counts wants none)
+                self._whole = {f.shown: f for f in self.outcome.files}
             self._symbols[file.shown] = self.symbols(self._whole.get(file.shown, file))
         return self._symbols[file.shown]
 
