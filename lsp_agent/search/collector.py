@@ -17,7 +17,7 @@ from .model import Cancelled, FileMatches, Match, Outcome, Progress, Target
 # the matches still be shown? (Lines, not matches: a common pattern's are judged before they
 # are made, by the lines ripgrep names.)
 KeepDetails = Callable[[FileMatches, list[tuple[int, int]], bool], bool]
-# prefetch(file, may its matches still be shown?)
+# prefetch(file, may its matches still be shown?) -> False once it wants no more files
 Prefetch = Callable[[FileMatches, bool], object]
 
 
@@ -40,7 +40,7 @@ class Collector:
         self.keep_details = keep_details  # None: keep every match's details
         # prefetch(file, whether its matches are kept): what the answer will want of each file
         # with matches (its enclosing symbols, its index record), got while the engine waits
-        # for rg, for the files not yet prefetched (`arrived`)
+        # for rg, for the files not yet prefetched (`arrived`); none after it answers False
         self.prefetch = prefetch
         self.arrived: deque[str] = deque()
         # Files are known by their absolute paths as strings (FileMatches.name): a very common
@@ -130,7 +130,9 @@ class Collector:
             entry = self.files.get(self.arrived.popleft())
             if entry is not None:
                 assert self.prefetch is not None
-                self.prefetch(entry, self.detailed)
+                if self.prefetch(entry, self.detailed) is False:  # (a common pattern's thousands)
+                    self.prefetch = None
+                    self.arrived.clear()
             return True
         return False
 

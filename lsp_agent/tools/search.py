@@ -188,16 +188,18 @@ LINE_SYMBOLS = LineSymbolsCache()
 PREFETCHED_FILES = 48
 
 
-def symbols_ahead(ctx: Context) -> Callable[[FileMatches, bool], None]:
+def symbols_ahead(ctx: Context) -> Callable[[FileMatches, bool], bool]:
     """The search's prefetch: the LineSymbols of the first files with matches that may be
-    shown, got while rg runs."""
+    shown, got while rg runs; no more files are wanted once they are past, or once the
+    matches will not be shown."""
     seen = 0
 
-    def prefetch(file: FileMatches, shown: bool) -> None:
+    def prefetch(file: FileMatches, shown: bool) -> bool:
         nonlocal seen
         seen += 1
         if shown and seen <= PREFETCHED_FILES:
             LINE_SYMBOLS.warm(ctx.workspace, file.path, ctx.symbol_index())
+        return shown and seen < PREFETCHED_FILES
 
     return prefetch
 

@@ -113,7 +113,8 @@ def test_records_skipped_uncounted_are_the_files_matched_lines(tmp_path, multili
 
 def test_symbols_are_got_ahead_for_the_first_files_only(tmp_path, monkeypatch):
     """While rg runs, the enclosing symbols of the first PREFETCHED_FILES files with matches
-    that may be shown are got; a pattern found in more files is most often shown as counts."""
+    that may be shown are got; a pattern found in more files is most often shown as counts.
+    Past them, or once the matches will not be shown, it wants no more files."""
     from lsp_agent.tools import search
 
     paths = []
@@ -124,12 +125,11 @@ def test_symbols_are_got_ahead_for_the_first_files_only(tmp_path, monkeypatch):
     warmed, warm = [], search.LINE_SYMBOLS.warm
     monkeypatch.setattr(search.LINE_SYMBOLS, "warm", lambda ws, path, index: warmed.append(path) or warm(ws, path, index))  # fmt: skip
     prefetch = search.symbols_ahead(Context(Workspace([tmp_path])))
-    prefetch(
-        FileMatches(str(paths[0]), paths[0].name), False
-    )  # its matches will not be shown: nothing got, but it counts
-    for path in paths[1:]:
-        prefetch(FileMatches(str(path), path.name), True)
+    first = FileMatches(str(paths[0]), paths[0].name)
+    assert prefetch(first, False) is False  # its matches will not be shown: nothing got, but it counts
+    wanted = [prefetch(FileMatches(str(path), path.name), True) for path in paths[1:]]
     assert warmed == paths[1 : search.PREFETCHED_FILES]
+    assert wanted == [n < search.PREFETCHED_FILES for n in range(2, len(paths) + 1)]
 
 
 def test_matches_are_made_ahead_only_while_the_pattern_looks_rare(tmp_path):

@@ -105,3 +105,24 @@ def test_each_file_with_matches_is_prefetched_once_in_the_pauses_saying_whether_
     while sink.idle_work():
         pass
     assert asked[2:] == [("c.py", False)]
+
+
+def test_a_prefetch_that_wants_no_more_files_is_asked_no_more(tmp_path):
+    from lsp_agent.search.collector import Collector
+    from lsp_agent.search.model import Match
+    from lsp_agent.workspace import Workspace
+
+    asked: list[str] = []
+    sink = Collector(
+        Workspace([tmp_path]),
+        None,
+        set(),
+        prefetch=lambda file, kept: asked.append(file.path.name) or len(asked) < 2,
+    )
+    for name in ("a.py", "b.py", "c.py"):
+        sink.add(str(tmp_path / name), [Match(1, ("x",), 0, 1)], {}, 1)
+    while sink.idle_work():
+        pass
+    sink.add(str(tmp_path / "d.py"), [Match(1, ("x",), 0, 1)], {}, 1)
+    assert not sink.idle_work()
+    assert asked == ["a.py", "b.py"] and not sink.arrived
