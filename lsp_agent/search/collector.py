@@ -53,6 +53,12 @@ class Collector:
         # files whose shown lines are their text read here, beneath the root, with each match
         # where rg said (plain.py): the engine's check need not read them again
         self.read_here: set[str] = set()
+        # The engine's test that files rg reported are beneath the root (`check_beneath`: those
+        # it refuses), set while rg runs and done in its pauses, in batches, for the files
+        # whose report is finished (`unchecked`): those that pass (`reached`) need none after.
+        self.check_beneath: Callable[[list[str]], list[str]] | None = None
+        self.unchecked: list[str] = []
+        self.reached: set[str] = set()
         self.total = 0
         self.detailed = True
         # matches judged by their lines whose making waits until they are looked at (by the
@@ -122,8 +128,8 @@ class Collector:
         return True
 
     def idle_work(self) -> bool:
-        """One piece of the work put off (making matches, then prefetching), done while the
-        engine waits for rg: whether there was one."""
+        """One piece of the work put off (making matches, prefetching, then testing the files
+        reported since the last test), done while the engine waits for rg: whether there was one."""
         if self.make_some():
             return True
         if self.arrived:
@@ -134,7 +140,19 @@ class Collector:
                     self.prefetch = None
                     self.arrived.clear()
             return True
+        if self.unchecked and self.check_beneath is not None:
+            names = sorted(n for n in self.unchecked if n in self.done)  # (not withdrawn since)
+            self.unchecked = []
+            refused = set(self.check_beneath(names))
+            self.reached.update(n for n in names if n not in refused)
+            return True
         return False
+
+    def finished(self, name: str) -> None:
+        """A file fully reported: its test beneath the root waits for a pause (`check_beneath`)."""
+        self.done.add(name)
+        if self.check_beneath is not None:
+            self.unchecked.append(name)
 
     def made(self) -> None:
         """The matches whose making was put off, made now that they are to be looked at."""
@@ -160,6 +178,7 @@ class Collector:
         self.done.discard(name)
         self.doubted.discard(name)
         self.read_here.discard(name)
+        self.reached.discard(name)
 
     def forget(self, entry: FileMatches) -> None:
         """Take a file's entry, popped, out of the totals and the matches still to be made."""

@@ -138,7 +138,7 @@ def count_whole(data: bytes, at: int, to_name: Callable[[str], str], sink: Colle
         numbers, hits = checked_numbers(data, nul + 1, stop + 1)
         lines = lines_named(numbers, b"")
         sink.add(name, [], {}, lines)
-        sink.done.add(name)
+        sink.finished(name)
         sink.counted(name, lines, hits)
         at = stop + 2
     return at
@@ -206,7 +206,7 @@ class File:
     def end(self, progress: Progress | None) -> None:
         if self.again:
             return
-        self.sink.done.add(self.name)
+        self.sink.finished(self.name)
         if self.binary:
             self.sink.add_binary(self.name, matched=False)
         else:

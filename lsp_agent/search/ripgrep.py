@@ -420,23 +420,32 @@ class RipgrepEngine:
         """Search each of the target's paths as opened beneath its root (walk.places): a
         folder by an rg started in it, a file through rg's stdin. rg still walks a folder by
         names, so a subfolder swapped for a link while it walks could be followed: each file
-        it reports is checked after (see `verify`)."""
-        with places(target.root, target.rels) as opened:
-            for place in opened:
-                before = set(sink.done)
-                if not place.folder:
-                    args = [*self.match_args(), "--", "-"]
-                    self.run(args, place.popen_args(), partial(itself, os.fspath(place.base)), sink, cancelled, progress)  # fmt: skip
-                    continue
-                known = before | set(sink.files)
-                try:
-                    read = partial(read_data, sink.ws) if self.plain else None
-                    self.walk(place, sink, cancelled, progress, read)
-                except Unexpected:  # rg's plain output not as this parser knows it: the folder again, as JSON
-                    for name in (sink.done | set(sink.files)) - known:
-                        sink.withdraw(name)
-                    self.walk(place, sink, cancelled, progress, None)
-                self.verify(target.root, sink.done - before, sink, cancelled)
+        it reports is checked after (see `verify`), most in rg's pauses (Collector.reached)."""
+        above = os.fspath(target.root).rstrip("/") + "/"
+        with places(target.root, target.rels) as opened, Beneath(target.root) as early:
+            sink.check_beneath = partial(early.unreached, above=above)
+            try:
+                for place in opened:
+                    self.search_place(target.root, place, sink, cancelled, progress)
+            finally:
+                sink.check_beneath = None
+
+    def search_place(self, root: Path, place, sink: Collector, cancelled: Callable[[], bool], progress: Progress) -> None:  # fmt: skip
+        """Search one of a target's paths, opened beneath its `root` (walk.Place)."""
+        before = set(sink.done)
+        if not place.folder:
+            args = [*self.match_args(), "--", "-"]
+            self.run(args, place.popen_args(), partial(itself, os.fspath(place.base)), sink, cancelled, progress)  # fmt: skip
+            return
+        known = before | set(sink.files)
+        try:
+            read = partial(read_data, sink.ws) if self.plain else None
+            self.walk(place, sink, cancelled, progress, read)
+        except Unexpected:  # rg's plain output not as this parser knows it: the folder again, as JSON
+            for name in (sink.done | set(sink.files)) - known:
+                sink.withdraw(name)
+            self.walk(place, sink, cancelled, progress, None)
+        self.verify(root, sink.done - before, sink, cancelled)
 
     def walk(self, place, sink: Collector, cancelled: Callable[[], bool], progress: Progress, read: Read | None) -> None:  # fmt: skip
         """Search a folder place: its output plain (files read by `read`) or, without, JSON;
@@ -458,7 +467,7 @@ class RipgrepEngine:
         without following a link; a file whose shown lines are not its text read that way
         (rg reached another file through a swapped link) is searched again through that
         descriptor. Lines the plain output's parser read itself, beneath the root, are not
-        read again."""
+        read again, nor tested again a file whose test passed in rg's pauses (`reached`)."""
         sink.made()
         above = os.fspath(root).rstrip("/") + "/"
         counted, shown = [], []
@@ -471,7 +480,7 @@ class RipgrepEngine:
             else:
                 shown.append(here)
         with Beneath(root) as beneath:  # in path order: each folder on the way opened once
-            for here in beneath.unreached(counted, above):
+            for here in beneath.unreached([n for n in counted if n not in sink.reached], above):
                 sink.withdraw(here)
             for here in shown:
                 try:
@@ -658,7 +667,7 @@ class RipgrepEngine:
                 if again:
                     again = False
                     continue
-                sink.done.add(name)
+                sink.finished(name)
                 if data["binary_offset"] is not None:
                     q = self.query
                     sink.add_binary(name, matched=q.count_binary and not q.multiline)

@@ -1,0 +1,92 @@
+"""Each file a search reports is tested beneath the root before anything of it is answered:
+most in rg's pauses, in batches (the collector's put-off work), the rest by the engine's check
+after rg ended (RipgrepEngine.verify). A file is tested once, and only after its last report
+(after rg read it): one withdrawn and searched again waits for its new report."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from lsp_agent.search import Query, run_search, targets_of
+from lsp_agent.search.collector import Collector
+from lsp_agent.workspace import Beneath, Workspace
+
+
+def test_files_are_tested_in_a_pause_after_their_report_only(tmp_path):
+    sink = Collector(Workspace([tmp_path]), None, set())
+    batches: list[list[str]] = []
+    sink.check_beneath = lambda names: batches.append(names) or []
+    a, b, c = (str(tmp_path / name) for name in ("a.py", "b.py", "c.py"))
+    for name in (c, a, b):
+        sink.add(name, [], {}, 1)
+        sink.finished(name)
+    sink.withdraw(b)  # (its folder searched again, say): its test waits for its next report
+    assert sink.idle_work() and not sink.idle_work()
+    assert batches == [[a, c]] and sink.reached == {a, c}  # in path order, as Beneath is quickest
+    sink.add(b, [], {}, 1)
+    sink.finished(b)
+    while sink.idle_work():
+        pass
+    assert batches == [[a, c], [b]] and sink.reached == {a, b, c}
+    sink.withdraw(a)
+    assert sink.reached == {b, c}  # a withdrawn file's test is forgotten
+
+
+def test_a_file_the_test_refuses_is_not_reached(tmp_path):
+    sink = Collector(Workspace([tmp_path]), None, set())
+    sink.check_beneath = lambda names: [n for n in names if n.endswith("link.py")]
+    for name in ("a.py", "link.py"):
+        sink.add(str(tmp_path / name), [], {}, 1)
+        sink.finished(str(tmp_path / name))
+    while sink.idle_work():
+        pass
+    assert sink.reached == {str(tmp_path / "a.py")}
+
+
+def test_without_a_test_to_do_in_the_pauses_none_waits(tmp_path):
+    sink = Collector(Workspace([tmp_path]), None, set())
+    sink.finished(str(tmp_path / "a.py"))
+    assert not sink.unchecked and not sink.idle_work()
+
+
+def test_every_file_reported_is_tested_once_during_or_after_the_search(tmp_path, monkeypatch):
+    for n in range(300):
+        folder = tmp_path / f"d{n % 7}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"m{n}.py").write_text("self.x = 1\n" * (n % 5 + 1))
+    (tmp_path / "d0" / "none.py").write_text("no match\n")
+    tested: Counter[str] = Counter()
+    real = Beneath.unreached
+    monkeypatch.setattr(
+        Beneath, "unreached", lambda self, names, above: tested.update(names) or real(self, names, above)
+    )
+    ws = Workspace([tmp_path])
+    targets, _ = targets_of(ws, None)
+    outcome = run_search(ws, Query("self"), targets, keep_details=lambda *_: False)
+    assert len(outcome.files) == 300
+    assert sorted(tested) == sorted(f.path.as_posix() for f in outcome.files)
+    assert set(tested.values()) == {1}
+
+
+def test_a_file_that_is_a_link_when_tested_is_left_out(tmp_path, monkeypatch):
+    """Replaced by a link to a file outside after rg read it: whenever it is tested (in a
+    pause or after), it is not answered."""
+    outside = tmp_path / "outside.py"
+    outside.write_text("self.secret = 1\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    for n in range(50):
+        (root / f"m{n}.py").write_text("self.x = 1\n")
+    real = Beneath.unreached
+
+    def swapped(self, names, above):  # m7.py is swapped for a link before any test
+        if not (root / "m7.py").is_symlink():
+            (root / "m7.py").unlink()
+            (root / "m7.py").symlink_to(outside)
+        return real(self, names, above)
+
+    monkeypatch.setattr(Beneath, "unreached", swapped)
+    ws = Workspace([root])
+    targets, _ = targets_of(ws, None)
+    outcome = run_search(ws, Query("self"), targets, keep_details=lambda *_: False)
+    assert sorted(f.shown for f in outcome.files) == sorted(f"m{n}.py" for n in range(50) if n != 7)
