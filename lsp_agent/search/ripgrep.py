@@ -193,6 +193,14 @@ def itself(base: str, _name: str) -> str:
     return base  # rg read the file from stdin
 
 
+def unreached_now(root: Path, names: list[str]) -> list[str]:
+    """Those of `names` (files rg reported, in path order) not beneath `root` as its folders
+    are now: opened for this test, after rg read the files. (A folder kept open from an
+    earlier test could have been swapped for a link since, and rg read through the link.)"""
+    with Beneath(root) as beneath:
+        return beneath.unreached(names, os.fspath(root).rstrip("/") + "/")
+
+
 def agrees(entry: FileMatches, data: bytes) -> bool:
     """Whether every line ripgrep showed of a file (its matches and context) is the line of
     `data` at that number."""
@@ -421,14 +429,13 @@ class RipgrepEngine:
         folder by an rg started in it, a file through rg's stdin. rg still walks a folder by
         names, so a subfolder swapped for a link while it walks could be followed: each file
         it reports is checked after (see `verify`), most in rg's pauses (Collector.reached)."""
-        above = os.fspath(target.root).rstrip("/") + "/"
-        with places(target.root, target.rels) as opened, Beneath(target.root) as early:
-            sink.check_beneath = partial(early.unreached, above=above)
+        with places(target.root, target.rels) as opened:
+            sink.check_beneath = partial(unreached_now, target.root)
             try:
                 for place in opened:
                     self.search_place(target.root, place, sink, cancelled, progress)
             finally:
-                sink.check_beneath = None
+                sink.check_beneath, sink.unchecked = None, []
 
     def search_place(self, root: Path, place, sink: Collector, cancelled: Callable[[], bool], progress: Progress) -> None:  # fmt: skip
         """Search one of a target's paths, opened beneath its `root` (walk.Place)."""
@@ -463,11 +470,12 @@ class RipgrepEngine:
             PACE[place.base] = (time.monotonic() - began) / (ONE_THREAD if small else 1)
 
     def verify(self, root: Path, names: set[str], sink: Collector, cancelled: Callable[[], bool]) -> None:
-        """Keep only what ripgrep reported of files that are beneath `root` now, opened
-        without following a link; a file whose shown lines are not its text read that way
-        (rg reached another file through a swapped link) is searched again through that
-        descriptor. Lines the plain output's parser read itself, beneath the root, are not
-        read again, nor tested again a file whose test passed in rg's pauses (`reached`)."""
+        """Keep only what ripgrep reported of files that are beneath `root` after rg read
+        them, opened without following a link; a file whose shown lines are not its text
+        read that way (rg reached another file through a swapped link) is searched again
+        through that descriptor. Lines the plain output's parser read itself, beneath the
+        root, are not read again, nor tested again a file that passed in rg's pauses
+        (Collector.reached)."""
         sink.made()
         above = os.fspath(root).rstrip("/") + "/"
         counted, shown = [], []

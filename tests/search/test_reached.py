@@ -90,3 +90,58 @@ def test_a_file_that_is_a_link_when_tested_is_left_out(tmp_path, monkeypatch):
     targets, _ = targets_of(ws, None)
     outcome = run_search(ws, Query("self"), targets, keep_details=lambda *_: False)
     assert sorted(f.shown for f in outcome.files) == sorted(f"m{n}.py" for n in range(50) if n != 7)
+
+
+SWAPPING_RG = """#!/bin/bash
+# The real rg, but a/ is swapped for a link to ../secret after it reported a/1.py and before
+# it reads a/2.py (as a racing writer could swap it). After each report it waits until the
+# search tested it (a mark in $MARKS; at most 10 s), as rg's own pauses let it.
+set -- "${@:1:$#-1}"
+"$REAL" --threads=1 --sort=path --with-filename "$@" ./a/1.py
+printf '\\n'
+for _ in $(seq 1000); do [ -e "$MARKS/1" ] && break; sleep 0.01; done
+mv a a_old && ln -s ../secret a
+"$REAL" --threads=1 --sort=path --with-filename "$@" ./a/2.py
+printf '\\n'
+for _ in $(seq 1000); do [ -e "$MARKS/2" ] && break; sleep 0.01; done
+"""
+
+
+def test_a_folder_swapped_for_a_link_between_two_pauses_is_seen(tmp_path, monkeypatch):
+    """a/1.py is tested in a pause; a/ is then swapped for a link out, and rg reads a/2.py
+    through it. Its test opens a/ again (a folder kept open from the first test would still
+    be the real one) and leaves it out: nothing of the outside file is answered."""
+    from lsp_agent.search import ripgrep
+    from lsp_agent.search.walk import find_rg
+
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    for n in (1, 2):
+        (root / "a" / f"{n}.py").write_text("self\n")
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "2.py").write_text("self self self\n")
+    fake = tmp_path / "rg"
+    fake.write_text(SWAPPING_RG)
+    fake.chmod(0o755)
+    monkeypatch.setenv("REAL", find_rg())
+    monkeypatch.setenv("LSP_AGENT_RG", str(fake))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv("MARKS", str(marks))
+    tested: list[list[str]] = []
+    real = ripgrep.unreached_now
+
+    def marked(root, names):
+        refused = real(root, names)
+        tested.append(names)
+        (marks / str(len(tested))).touch()
+        return refused
+
+    monkeypatch.setattr(ripgrep, "unreached_now", marked)
+    ws = Workspace([root])
+    targets, _ = targets_of(ws, None)
+    outcome = run_search(ws, Query("self"), targets, keep_details=lambda *_: False)
+    assert (root / "a").is_symlink()  # the swap happened while rg ran
+    assert [f.shown for f in outcome.files] == ["a/1.py"]
+    # each tested in the pause after its report: a/2.py after the swap
+    assert tested == [[str(root / "a" / "1.py")], [str(root / "a" / "2.py")]]
