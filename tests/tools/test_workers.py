@@ -324,18 +324,6 @@ def test_warm_workers_are_the_ones_that_answer(project, tmp_path, processes, mon
     assert processes.alive == {worker}
 
 
-def test_a_worker_makes_the_saved_indexs_name_blocks_as_it_loads_it(project, tmp_path, monkeypatch):
-    """The blocks a definition or find_symbol by name scans are made when the worker loads
-    the saved index (warmed at the server's start), not by the first such call."""
-    monkeypatch.setenv("LSP_AGENT_CACHE_DIR", str(tmp_path / "cache"))
-    index = SymbolIndex(Workspace([project]), cache=tmp_path / "cache")
-    index.build()  # and saved
-    monkeypatch.setattr(lanes, "_SAVED", {})
-    loaded = lanes.saved_for(index.workspace.roots, index.encoding)
-    assert loaded is not None and loaded._names.made
-    assert all(block is not None for block in loaded._names.made)
-
-
 def test_a_large_file_typed_into_is_indexed_in_a_worker_as_here(project, monkeypatch):
     """The record the server puts for a large buffer (AgentServer.reindex, after a pause in
     typing) is made in a worker and is the one its own update would make."""
