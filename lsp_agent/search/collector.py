@@ -48,7 +48,7 @@ class Collector:
         self.skip = {os.fspath(p) for p in skip}  # open editor buffers: searched separately, as their text
         self.files: dict[str, FileMatches] = {}
         self.done: set[str] = set()  # files fully reported (a file under two searched paths comes twice)
-        self.binary: list[str] = []
+        self.binary: dict[str, str] = {}  # binary files known to match, as shown
         self.doubted: set[str] = set()  # files whose lines were not where rg said (see plain.py)
         # files whose shown lines are their text read here, beneath the root, with each match
         # where rg said (plain.py): the engine's check need not read them again
@@ -175,6 +175,7 @@ class Collector:
         """Forget what was reported of a file (it failed verification; see RipgrepEngine.verify)."""
         if (entry := self.files.pop(name, None)) is not None:
             self.forget(entry)
+        self.binary.pop(name, None)  # (refused by the check: not named either)
         self.done.discard(name)
         self.doubted.discard(name)
         self.read_here.discard(name)
@@ -200,7 +201,7 @@ class Collector:
         if entry is not None:
             self.forget(entry)
         if matched:
-            self.binary.append(self.shown(name))
+            self.binary[name] = self.shown(name)
 
     def outcome(self, engine: str, multiline: bool) -> Outcome:
         self.made()
@@ -210,7 +211,9 @@ class Collector:
                 f.matches.sort(key=attrgetter("line"))
         lines = sum(f.lines for f in files)
         hits = sum(f.hits for f in files)
-        return Outcome(files, self.total, sorted(self.binary), self.detailed, engine, lines, hits, multiline)
+        return Outcome(
+            files, self.total, sorted(self.binary.values()), self.detailed, engine, lines, hits, multiline
+        )
 
 
 def strip_eol(line: str) -> str:

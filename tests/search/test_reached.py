@@ -145,3 +145,14 @@ def test_a_folder_swapped_for_a_link_between_two_pauses_is_seen(tmp_path, monkey
     assert [f.shown for f in outcome.files] == ["a/1.py"]
     # each tested in the pause after its report: a/2.py after the swap
     assert tested == [[str(root / "a" / "1.py")], [str(root / "a" / "2.py")]]
+
+
+def test_a_binary_file_the_check_refuses_is_not_named(tmp_path):
+    """With count_binary, a binary file that matches is named in the answer's notes: one the
+    check beneath the root withdraws (reached through a link, say) is not."""
+    sink = Collector(Workspace([tmp_path]), None, set())
+    kept, refused = str(tmp_path / "kept.bin"), str(tmp_path / "refused.bin")
+    for name in (kept, refused):
+        sink.add_binary(name, matched=True)
+    sink.withdraw(refused)
+    assert sink.outcome("ripgrep", False).binary == ["kept.bin"]
