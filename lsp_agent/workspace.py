@@ -503,19 +503,12 @@ class Beneath:
 
     def unreached(self, names: list[str], above: str) -> list[str]:
         """Those of `names` (absolute, in path order; `above`: the root's path and a slash)
-        that `reaches` refuses or says no to. One stat each: a file beside the last one is
-        told without looking its folder up (most of a search's thousands of files)."""
+        that `reaches` refuses or says no to: one stat each, the folders on the way kept open
+        from one to the next."""
         refused = []
         for name in names:
-            rel = name[len(above) :]
-            head, _, leaf = rel.rpartition("/")
             try:
-                if not name.startswith(above):
-                    refused.append(name)
-                elif head == self.last and leaf not in ("", ".", ".."):
-                    if stat.S_ISLNK(os.stat(leaf, dir_fd=self.chain[-1][1], follow_symlinks=False).st_mode):
-                        refused.append(name)
-                elif not self.reaches(rel):
+                if not (name.startswith(above) and self.reaches(name[len(above) :])):
                     refused.append(name)
             except OSError:
                 refused.append(name)

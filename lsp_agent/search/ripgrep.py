@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import ahead
 from ..errors import Cancelled, Refusal
-from ..workspace import MAX_TEXT_BYTES, Beneath, Text, read_all
+from ..workspace import MAX_TEXT_BYTES, Beneath, Text, plain_relative, read_all
 from .collector import Collector, quoted, strip_eol
 from .model import FileMatches, Match, Progress, Query, Target
 from .plain import Read, Unexpected, parse_plain, read_data
@@ -178,13 +178,7 @@ def under(base: str, name: str) -> str:
     string of the Path `base / name` (a very common pattern's thousands of files are joined
     as strings; a name with parts a Path would tidy, through a Path)."""
     name = name.removeprefix("./")
-    if (
-        name in ("", ".")
-        or name.startswith(("/", "./"))
-        or name.endswith(("/", "/."))
-        or "//" in name
-        or "/./" in name
-    ):
+    if not plain_relative(name):
         return os.fspath(Path(base, name))
     return f"{base}{name}" if base.endswith("/") else f"{base}/{name}"
 

@@ -300,11 +300,11 @@ def file_counts(s: Search, w: Writer) -> None:
 class Tally:
     """The shown files' matches, matched lines and files per folder and per file type."""
 
-    folders: Counter[str] = field(default_factory=Counter)  # matches
-    folder_lines: Counter[str] = field(default_factory=Counter)
-    folder_files: Counter[str] = field(default_factory=Counter)
-    types: Counter[str] = field(default_factory=Counter)  # "*.py", or a name without a suffix
-    type_files: Counter[str] = field(default_factory=Counter)
+    folders: Counter[str]  # matches
+    folder_lines: Counter[str]
+    folder_files: Counter[str]
+    types: Counter[str]  # "*.py", or a name without a suffix
+    type_files: Counter[str]
 
 
 def tally_of(files: list[FileMatches]) -> Tally:
