@@ -919,6 +919,7 @@ GOALS = {  # the first key a figure holds names its goal
     "search ": "≤ 1.5×",
     "references": "≤ 3× (every scale)",
     "CLI definition": "",
+    "server memory after the definitions": "",
     "definition": "≤ 50 (monorepo)",
     "read 2,000": "p99 ≤ 50",
     "documentSymbol": "p99 ≤ 100",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .errors import Cancelled
-from .lanes import Lanes
+from .lanes import Lanes, answers_from_index
 from .tools import Context, is_light, run, validate
 from .workspace import Text, Workspace
 
@@ -62,7 +62,9 @@ class Door:
     def open(self, name: str, arguments: dict, report: Report | None = None) -> Call:
         """A checked call in its lane (light: milliseconds whatever the workspace), with the
         Context it runs with; a heavy call steps aside for light ones at its checkpoints."""
-        heavy = not is_light(self.workspace, name, arguments)
+        heavy = not (
+            is_light(self.workspace, name, arguments) or answers_from_index(self.index, name, arguments)
+        )
         step_aside = self.lanes.step_aside if heavy else None
         context = Context(
             self.workspace,

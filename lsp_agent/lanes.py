@@ -447,6 +447,13 @@ def run_tool(ctx: Context, name: str, arguments: dict) -> dict:
     return run(ctx, name, arguments)
 
 
+def answers_from_index(index: SymbolIndex | None, name: str, arguments: dict) -> bool:
+    """Whether a call answers from the server's ready index alone, in milliseconds (a name
+    looked up, not a use's file parsed nor a language server asked): the light lane's,
+    which heavy work (the use tables made after a warm start, say) steps aside for."""
+    return name in FROM_THE_INDEX and "line" not in arguments and index is not None and index.ready.is_set()
+
+
 def in_worker(ctx: Context, name: str, arguments: dict) -> bool:
     if name not in IN_WORKERS or is_light(ctx.workspace, name, arguments) or stays(ctx, name, arguments):
         return False

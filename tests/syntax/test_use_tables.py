@@ -263,6 +263,31 @@ def test_make_tables_gives_the_records_on_disk_theirs_and_a_change_drops_it(tmp_
     assert not has_table(index.files[tmp_path / "a.py"].use_table, stamp)
 
 
+def test_make_tables_steps_aside_while_it_looks_and_before_each_parse(tmp_path, index_cache, monkeypatch):
+    """After a warm start make_tables runs as the first calls come: it looks at the records
+    in pieces and makes each table only after stepping aside (for light calls), the first
+    included, so a call that came meanwhile goes first."""
+    import lsp_agent.syntax.index as index_module
+
+    monkeypatch.setattr(index_module, "TABLES_LOOKED_AT", 2)
+    for n in range(5):
+        (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n")
+        os.utime(tmp_path / f"m{n}.py", ns=(1_000_000_000, 1_000_000_000))
+    index = SymbolIndex(Workspace([tmp_path]), cache=index_cache)
+    index.build()
+    events: list[str] = []
+    made = index_module.read_record
+
+    def parsed(*args, **kwargs):
+        events.append("parse")
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(index_module, "read_record", parsed)
+    assert index.make_tables(step_aside=lambda: events.append("aside")) == 5
+    assert events[:3] == ["aside"] * 3  # 5 records looked at, 2 a piece
+    assert events[3:] == ["aside", "parse"] * 5
+
+
 def test_references_answers_the_same_from_the_tables(corpus, index_cache):
     """The answer a references call gives is the same text, tables or not (names common in
     the fixtures, a member by name path)."""

@@ -312,6 +312,24 @@ def test_a_read_is_answered_while_heavy_calls_hold_the_workers(project, tmp_path
     assert all(running)  # answered while all 8 were still running (or waiting for the worker)
 
 
+def test_a_definition_by_name_on_a_ready_index_goes_in_the_light_lane(project, tmp_path):
+    """By name over the server's ready index, definition and find_symbol answer in
+    milliseconds: light calls, which heavy work (the use tables after a warm start) steps
+    aside for. From a use (a file parsed, a server asked) or before the index is ready they
+    stay heavy."""
+    index = SymbolIndex(Workspace([project]), cache=tmp_path / "cache")
+    door = Door(index.workspace, lanes.Lanes(), index=index)
+    try:
+        assert door.open("definition", {"name": "save"}).heavy  # not ready yet: a search
+        index.build()
+        assert not door.open("definition", {"name": "save"}).heavy
+        assert not door.open("find_symbol", {"name_path": "Order/save"}).heavy
+        assert door.open("definition", dict(AT_SAVE)).heavy
+        assert door.open("references", {"name": "save"}).heavy
+    finally:
+        door.lanes.shutdown()
+
+
 def test_warm_workers_are_the_ones_that_answer(project, tmp_path, processes, monkeypatch):
     monkeypatch.setenv("LSP_AGENT_CACHE_DIR", str(tmp_path / "cache"))
     index = SymbolIndex(Workspace([project]), cache=tmp_path / "cache")
