@@ -23,7 +23,6 @@ from typing import Any
 
 from ..errors import Refusal
 from ..search.walk import walk_files
-from ..workspace import uri_to_path
 from .connection import Connection, RequestCancelled, ServerFailed
 from .servers import Spec, launch_command
 
@@ -72,7 +71,8 @@ class Session:
         self.restarts = 0
         self.progress: dict[Any, str] = {}  # work-done tokens begun and not ended -> title
         self.quiet = threading.Event()  # set while no work-done progress is under way
-        self.opened: OrderedDict[str, tuple[int, int]] = OrderedDict()  # uri -> (mtime_ns, version)
+        # uri -> (mtime_ns, version, the path it was opened by): each question looks at them all
+        self.opened: OrderedDict[str, tuple[int, int, str]] = OrderedDict()
         self.capabilities: dict = {}
         self.warmup = spec.warmup
         self.answered = False  # since the last start
@@ -289,13 +289,14 @@ class Session:
     def _open(self, conn: Connection, path: Path) -> None:
         """Open the document at the server (or tell it the disk changed since); the other
         open documents changed on disk since (an edit wrote them) are sent again too."""
-        for other in [u for u in self.opened if u != file_uri(path)]:
+        uri = file_uri(path)
+        for other, (mtime, _, where) in list(self.opened.items()):  # (one stat each: 64 at most)
             try:
-                moved = Path(uri_to_path(other)).stat().st_mtime_ns != self.opened[other][0]
-            except (OSError, ValueError):
+                moved = other != uri and os.stat(where).st_mtime_ns != mtime
+            except OSError:
                 moved = False
             if moved:
-                self._send_text(conn, Path(uri_to_path(other)), None)
+                self._send_text(conn, Path(where), None)
         self._send_text(conn, path, None)
 
     def show(self, conn: Connection, path: Path, text: str) -> None:
@@ -324,12 +325,12 @@ class Session:
             language = self.spec.language_ids.get(path.suffix.lower(), "plaintext")
             item = {"uri": uri, "languageId": language, "version": 1, "text": text}
             conn.notify("textDocument/didOpen", {"textDocument": item})
-            self.opened[uri] = (mtime, 1)
+            self.opened[uri] = (mtime, 1, os.fspath(path))
         else:
             version = known[1] + 1
             change = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}
             conn.notify("textDocument/didChange", change)
-            self.opened[uri] = (mtime, version)
+            self.opened[uri] = (mtime, version, os.fspath(path))
             self.opened.move_to_end(uri)
         while len(self.opened) > MAX_OPEN:
             old, _ = self.opened.popitem(last=False)

@@ -178,10 +178,10 @@ class Target:
     owner: str | None = None  # the class (name path) of the member definition started from
 
 
-def name_at(ws: Workspace, path: str, line: int, column: int) -> tuple[str, Target]:
-    """The name at a position and what it is there: a member (reached through a dot or
-    defined as a method), or a function (defined at the top level, or called bare)."""
-    at = use_at(ws, path, line, column)
+def name_at(at: UseAt) -> tuple[str, Target]:
+    """The name at a use and what it is there: a member (reached through a dot or defined
+    as a method), or a function (defined at the top level, or called bare)."""
+    line = at.line
     uses = [u for u in classify(at.path, at.text, at.name, [line]) if u.column == at.column + 1]
     language = language_for(at.path)
     if not uses or uses[0].role in TEXT_ROLES:
@@ -792,19 +792,20 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
     if not found.answered:
         return refs
     ws = ctx.workspace
-    served = {ws.display(loc.path) for loc in found.locations}
+    shown_as = {path: ws.display(path) for path in {loc.path for loc in found.locations}}
+    served = set(shown_as.values())
     refs = realized(ws, refs, lambda r: r.path in served)  # their columns are compared
-    keys = {(ws.display(loc.path), loc.line, loc.column) for loc in found.locations}
+    keys = {(shown_as[loc.path], loc.line, loc.column) for loc in found.locations}
     merged = [replace(r, source=found.server) if (r.path, r.line, r.column) in keys else r for r in refs]
     seen = {(r.path, r.line, r.column) for r in refs}
     added: dict[Path, list] = {}
     for loc in found.locations:
-        if (ws.display(loc.path), loc.line, loc.column) not in seen:
+        if (shown_as[loc.path], loc.line, loc.column) not in seen:
             added.setdefault(loc.path, []).append(loc)
     for path, locations in added.items():  # each file read, classified and outlined once
         text, lines = ws.text(path), [loc.line for loc in locations]
         roles, symbols = roles_and_symbols(ctx, path, text, name, lines)
-        shown = ws.display(path)
+        shown = shown_as[path]
         merged += [
             Reference(shown, loc.line, loc.column, roles.get((loc.line, loc.column), "use"),
                       symbols.get(loc.line), text.line(loc.line).strip(), source=found.server)
@@ -961,13 +962,13 @@ def summary(refs: list[Reference]) -> list[str]:
     return [f"by role: {role_counts(refs)}", f"by folder: {top_counts(folders)}"]
 
 
-def asked_for(ctx: Context, name: str | None, path: str | None, line: int | None, column: int):
+def asked_for(name: str | None, path: str | None, line: int | None, at: UseAt | None):
     """(identifier, owner or None, what the syntax shows of the target, the name as the header shows it)."""
     if name is not None:
         identifier, owner = last_segment(name)
         return identifier, owner, Target(owner is not None), name
-    if path is not None and line is not None:
-        identifier, target = name_at(ctx.workspace, path, line, column)
+    if at is not None:
+        identifier, target = name_at(at)
         return identifier, target.owner, target, f"{identifier} (from {path}:{line})"
     raise Refusal(
         "no_name",
@@ -1177,8 +1178,12 @@ def references(
     precision: str | None = None,
     max_chars: int,
 ) -> dict:
-    identifier, owner, target, asked = asked_for(ctx, name, path, line, column)
-    at = use_at(ctx.workspace, path, line, column) if name is None and path and line else None
+    at = (
+        use_at(ctx.workspace, path, line, column)
+        if name is None and path is not None and line is not None
+        else None
+    )
+    identifier, owner, target, asked = asked_for(name, path, line, at)
     collected, typed = typed_uses(ctx, identifier, owner, target, paths, at, precision)
     found = collected.refs
     chosen = [r for r in found if roles is None or r.role in roles]
