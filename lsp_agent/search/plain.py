@@ -131,15 +131,13 @@ def count_whole(data: bytes, at: int, to_name: Callable[[str], str], sink: Colle
     File counts them, without one made each (a very common pattern's thousands); where
     they end. It stops at a file File must take: one not whole here, without match lines,
     reported already (reached through two searched paths), or with rg's warning in it."""
+    warned = data.find(WARNED, at)  # (rare: looked for once, not in each of thousands of files)
     while (nul := data.find(b"\0", at)) >= 0 and (stop := data.find(b"\n\n", nul)) >= 0:
         name = to_name(os.fsdecode(data[at:nul]))
-        if name in sink.done or data.startswith(b"\n", nul + 1) or data.find(WARNED, nul, stop) >= 0:
-            break
+        if name in sink.done or data.startswith(b"\n", nul + 1) or 0 <= warned < stop:
+            break  # (a warning in its path too: File takes it)
         numbers, hits = checked_numbers(data, nul + 1, stop + 1)
-        lines = lines_named(numbers, b"")
-        sink.add(name, [], {}, lines)
-        sink.finished(name)
-        sink.counted(name, lines, hits)
+        sink.count_file(name, lines_named(numbers, b""), hits)
         at = stop + 2
     return at
 

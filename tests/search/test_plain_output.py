@@ -122,14 +122,18 @@ def test_plain_output_finds_what_json_finds(tmp_path_factory, tree, pattern, ign
 def test_a_file_binary_after_a_match_is_withdrawn(tmp_path):
     (tmp_path / "late.bin").write_bytes(b"self\n" + b"filler line\n" * 200_000 + b"\0self\n")
     (tmp_path / "text.txt").write_text("self\n")
+    for n in range(5):  # whole files before and after it, counted at once (plain.count_whole)
+        (tmp_path / f"m{n}.txt").write_text("self self\nno\nself\n")
+    (tmp_path / "WARNING.txt").write_text("self\n")  # the word in a path: no warning
     query = Query("self")
     raw = subprocess.run(
         [RG, *RipgrepEngine(RG, query).match_args(True)[1:], "./"], cwd=tmp_path, capture_output=True
     ).stdout
-    assert b"WARNING" in raw  # rg named its matches before it found the NUL byte
+    assert b"WARNING: " in raw  # rg named its matches before it found the NUL byte
     for budget in (None, 10):
         found = outcome(tmp_path, query, plain_output=True, budget=budget)
-        assert [f.shown for f in found.files] == ["text.txt"]
+        assert [f.shown for f in found.files] == ["WARNING.txt", *(f"m{n}.txt" for n in range(5)), "text.txt"]
+        assert (found.lines, found.hits) == (12, 17)
         assert found == outcome(tmp_path, query, plain_output=False, budget=budget)
 
 
