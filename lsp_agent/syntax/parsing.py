@@ -170,6 +170,21 @@ def stale_error(tree, edit: dict, old: bytes, new: bytes, changed: tuple[tuple[i
     return False
 
 
+def erroneous(*trees: tree_sitter.Tree) -> tuple[tuple[int, int], ...]:
+    """The spans of the top-level nodes holding a syntax error in any of `trees` (an old tree
+    edited to the new text's offsets, the new one). How tree-sitter recovers from an error
+    depends on the parses before, and its changed ranges can miss a change of structure
+    inside such a node when a later parse recovers otherwise (an edit at a file's first byte
+    turned a function 200 bytes later into no function): what holds them is looked at again."""
+    return tuple(
+        (node.start_byte, node.end_byte)
+        for tree in trees
+        if tree.root_node.has_error
+        for node in tree.root_node.children
+        if node.has_error
+    )
+
+
 class ParseCache:
     """The latest tree of each recently parsed path (LRU), and per-thread parsers
     (a tree_sitter.Parser must not be shared between threads)."""
@@ -211,7 +226,7 @@ class ParseCache:
             old_tree.edit(**edit)
             tree = parser.parse(data, old_tree)
             changed = tuple((r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree))
-            change = Change(previous.version, edit, changed)
+            change = Change(previous.version, edit, changed + erroneous(old_tree, tree))
             kind = "incremental"
             if stale_error(tree, edit, previous.data, data, changed):
                 tree, change, kind = parse_fresh(parser, data), None, "afresh"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.server import OutlineJson, document_symbols
@@ -105,6 +105,10 @@ EDITS = st.lists(st.tuples(st.floats(0, 1), st.integers(0, 6), st.integers(0, 12
     edits=EDITS,
     encoding=st.sampled_from(["utf-16", "utf-32", "utf-8"]),
 )
+# an edit at the first byte after tree-sitter's incremental parse had recovered from an error
+# otherwise than a fresh parse does: its changed ranges missed a function 200 bytes on that
+# became no function (parsing.erroneous)
+@example(language="js", edits=[(0.0, 0, 0), (0.984375, 1, 10), (0.984375, 1, 0), (0.1640625, 2, 0), (0.0, 1, 3)], encoding="utf-16")  # fmt: skip
 def test_an_outline_made_from_the_one_before_is_the_outline_made_from_scratch(language, edits, encoding):
     path = Path(__file__).parent / "typed" / f"m.{language}"  # never on disk: only its texts are parsed
     OUTLINES._entries.pop(path, None)
