@@ -962,14 +962,16 @@ def summary(refs: list[Reference]) -> list[str]:
     return [f"by role: {role_counts(refs)}", f"by folder: {top_counts(folders)}"]
 
 
-def asked_for(name: str | None, path: str | None, line: int | None, at: UseAt | None):
-    """(identifier, owner or None, what the syntax shows of the target, the name as the header shows it)."""
+def asked_for(ctx: Context, name: str | None, path: str | None, line: int | None, column: int):
+    """(identifier, owner or None, what the syntax shows of the target, the name as the header
+    shows it, the use asked from or None)."""
     if name is not None:
         identifier, owner = last_segment(name)
-        return identifier, owner, Target(owner is not None), name
-    if at is not None:
+        return identifier, owner, Target(owner is not None), name, None
+    if path is not None and line is not None:
+        at = use_at(ctx.workspace, path, line, column)
         identifier, target = name_at(at)
-        return identifier, target.owner, target, f"{identifier} (from {path}:{line})"
+        return identifier, target.owner, target, f"{identifier} (from {path}:{line})", at
     raise Refusal(
         "no_name",
         "Give name= (`full_clean`, `Model/full_clean`), or path=, line= (and column=) of a use.",
@@ -1178,12 +1180,7 @@ def references(
     precision: str | None = None,
     max_chars: int,
 ) -> dict:
-    at = (
-        use_at(ctx.workspace, path, line, column)
-        if name is None and path is not None and line is not None
-        else None
-    )
-    identifier, owner, target, asked = asked_for(name, path, line, at)
+    identifier, owner, target, asked, at = asked_for(ctx, name, path, line, column)
     collected, typed = typed_uses(ctx, identifier, owner, target, paths, at, precision)
     found = collected.refs
     chosen = [r for r in found if roles is None or r.role in roles]
