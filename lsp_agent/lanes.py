@@ -448,10 +448,13 @@ def run_tool(ctx: Context, name: str, arguments: dict) -> dict:
 
 
 def answers_from_index(index: SymbolIndex | None, name: str, arguments: dict) -> bool:
-    """Whether a call answers from the server's ready index alone, in milliseconds (a name
-    looked up, not a use's file parsed nor a language server asked): the light lane's,
-    which heavy work (the use tables made after a warm start, say) steps aside for."""
-    return name in FROM_THE_INDEX and "line" not in arguments and index is not None and index.ready.is_set()
+    """Whether a call answers from the server's ready index alone, in milliseconds: a name
+    looked up in the whole workspace (not a use's file parsed, a file or folder looked in,
+    a base's subclasses searched, nor a language server asked). Such a call is the light
+    lane's, which heavy work (the use tables made after a warm start, say) steps aside for."""
+    if name not in FROM_THE_INDEX or index is None or not index.ready.is_set():
+        return False
+    return not {"line", "path", "extends"} & arguments.keys()
 
 
 def in_worker(ctx: Context, name: str, arguments: dict) -> bool:

@@ -315,8 +315,8 @@ def test_a_read_is_answered_while_heavy_calls_hold_the_workers(project, tmp_path
 def test_a_definition_by_name_on_a_ready_index_goes_in_the_light_lane(project, tmp_path):
     """By name over the server's ready index, definition and find_symbol answer in
     milliseconds: light calls, which heavy work (the use tables after a warm start) steps
-    aside for. From a use (a file parsed, a server asked) or before the index is ready they
-    stay heavy."""
+    aside for. From a use (a file parsed, a server asked), in a path, for a base's
+    subclasses (searched) or before the index is ready they stay heavy."""
     index = SymbolIndex(Workspace([project]), cache=tmp_path / "cache")
     door = Door(index.workspace, lanes.Lanes(), index=index)
     try:
@@ -325,6 +325,8 @@ def test_a_definition_by_name_on_a_ready_index_goes_in_the_light_lane(project, t
         assert not door.open("definition", {"name": "save"}).heavy
         assert not door.open("find_symbol", {"name_path": "Order/save"}).heavy
         assert door.open("definition", dict(AT_SAVE)).heavy
+        assert door.open("find_symbol", {"name_path": "save", "path": "app"}).heavy  # a folder: looked in
+        assert door.open("find_symbol", {"extends": "Model"}).heavy  # subclasses: searched
         assert door.open("references", {"name": "save"}).heavy
     finally:
         door.lanes.shutdown()
