@@ -156,8 +156,7 @@ class DefinitionTimers(Timers):
     or its body, with the signatures read for it): the goal's "plus the rendering", as
     references' page is timed apart."""
 
-    PATCHED = (("page", definition_tool, "listing_stages"), ("page", definition_tool, "body_stage"),
-               ("asked", precise_tool, "confirmed"))  # fmt: skip
+    PATCHED = (("page", definition_tool, "listing_stages"), ("page", definition_tool, "body_stage"))
 
 
 def references_rows(ctx: Context, source: Semantic, sample: dict, totals: dict, label: str) -> list[list]:

@@ -122,9 +122,7 @@ class Collector:
         """A whole file's counts while only counts are kept (plain.count_whole), recorded as
         add, finished and counted record them, in one call: a very common pattern's thousands
         of files."""
-        self.done.add(name)
-        if self.check_beneath is not None:
-            self.unchecked.append(name)
+        self.finished(name)
         if not lines or name in self.skip:
             return
         entry = self.files.get(name)
