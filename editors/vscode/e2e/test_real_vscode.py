@@ -284,7 +284,9 @@ def palette(page: Page, title: str) -> None:
 
 
 def open_file(page: Page, name: str, line: int = 1, column: int = 1) -> None:
-    """Open a file in the first editor group with Quick Open, the cursor at line:column."""
+    """Open a file in the first editor group with Quick Open, the cursor at line:column.
+    Keys sent next are safe only if the cursor was elsewhere before: if it was already at
+    line:column every wait here passes at once, and Quick Open may place it later again."""
     page.keyboard.press("Control+1")
     quick_input(page, "Control+P", f"{name}:{line}:{column}", name)
     group = page.locator(".editor-group-container.active")
@@ -382,9 +384,9 @@ def test_search_command_shows_matches_with_their_symbols(page):
 
 
 def test_an_unsaved_edit_is_seen_by_a_search(page, workspace):
-    open_file(page, "app.py")
-    page.keyboard.press("Control+End")
-    cursor_at(page, APP.count("\n") + 1, 1)
+    # Opened where the line goes, not at 1:1 then moved: the cursor was already at 1:1, so the
+    # wait for it passed before Quick Open placed it, and that late placement undid a Control+End.
+    open_file(page, "app.py", line=APP.count("\n") + 1)
     page.keyboard.type("unsaved_marker = 42")
     palette(page, "lsp-agent: Search (selection or pattern)")
     page.locator(".quick-input-widget .quick-input-box input").fill("unsaved_marker")
