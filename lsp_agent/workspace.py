@@ -276,11 +276,14 @@ class Workspace:
         if "\\" in candidate and not os.path.lexists(candidate):
             candidate = unescape_name(candidate)  # a name as an answer showed it (escape_name)
         try:
-            real = Path(os.path.realpath(candidate, strict=False))
-            # realpath stops resolving at a symlink loop and joins the rest as written, so
-            # `loop/../link_out` would come back as `link_out`, a symlink still to follow: a
-            # path is taken only once resolving it again changes nothing.
-            unresolved = os.path.realpath(real, strict=False) != str(real)
+            try:  # (strict: one pass over the names where every one is there, the usual case)
+                real, unresolved = Path(os.path.realpath(candidate, strict=True)), False
+            except OSError:  # a name missing on the way, or a symlink loop
+                real = Path(os.path.realpath(candidate, strict=False))
+                # realpath stops resolving at a symlink loop and joins the rest as written, so
+                # `loop/../link_out` would come back as `link_out`, a symlink still to follow: a
+                # path is taken only once resolving it again changes nothing.
+                unresolved = os.path.realpath(real, strict=False) != str(real)
         except (OSError, ValueError) as exc:
             raise Refusal("bad_path", f"{raw}: cannot be resolved ({exc}).") from None
         if unresolved:
@@ -300,6 +303,25 @@ class Workspace:
                 "only paths inside the workspace roots can be read.",
             )
         return real
+
+    def named_text(self, path: str | Path) -> tuple[Path, Text]:
+        """`resolve(path)` and its text, read at once where the path is written plainly
+        (absolute, or relative to the first root, with no `.`, `..`, doubled slash, `~` or
+        escape) beneath a root: `text` opens it one name at a time and refuses any symlink
+        on the way, so a path it opens is its own real path, and resolving it first
+        (realpath's lstat of every name) would find the same. Any other path, or one a link
+        on the way refuses, is resolved first; Refusal as `resolve` and `text` say."""
+        written = str(path)
+        plain = "\\" not in written and "\x00" not in written and not written.startswith(("~", "file:"))
+        if plain and written.strip():
+            written = written if os.path.isabs(written) else os.path.join(self.roots[0], written)
+            if os.path.normpath(written) == written and self.confining_root(found := Path(written)):
+                try:
+                    return found, self.text(found)
+                except Refusal:
+                    pass  # a link on the way (resolved below), or a refusal it makes again
+        real = self.resolve(path)
+        return real, self.text(real)
 
     def display(self, path: Path) -> str:
         """The path as shown to an agent: relative to its root (prefixed by the root's

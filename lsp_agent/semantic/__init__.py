@@ -401,8 +401,7 @@ class Semantic:
         answer names the same few files hundreds of times)."""
         if uri not in self.files:
             try:
-                path = self.ws.resolve(uri_to_path(uri))
-                self.files[uri] = (path, self.ws.text(path))
+                self.files[uri] = self.ws.named_text(uri_to_path(uri))
             except (Refusal, ValueError, OSError):
                 self.files[uri] = None
         return self.files[uri]

@@ -26,8 +26,7 @@ class UseAt:
 def use_at(ws: Workspace, path: str, line: int, column: int) -> UseAt:
     """The name at (or after) a 1-based column of a line; refuses a line out of range or
     holding no name there."""
-    resolved = ws.resolve(path)
-    text = ws.text(resolved)
+    resolved, text = ws.named_text(path)
     if not 1 <= line <= text.line_count:
         raise Refusal(
             "out_of_range", f"line={line} is outside {ws.display(resolved)} (1..{text.line_count})."

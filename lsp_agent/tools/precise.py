@@ -18,6 +18,7 @@ from ..budget import plural
 from ..errors import Cancelled
 from ..semantic import Location, Missing, RequestCancelled, Semantic, Unavailable
 from ..semantic.servers import family_of, spec_for
+from ..workspace import Text
 from .registry import Context
 
 BY_NAME = "a question by name"  # no position to ask a server about: nothing to say
@@ -49,6 +50,9 @@ class Confirmed:
     # nor, from a worker, the pipe to the serving process and back, nor its answer taken)
     began: float = field(default=0.0, compare=False)
     took: float = field(default=0.0, compare=False)
+    # the texts the locations were read from, where this process read them (not a worker's):
+    # what the answer shows of them is the same text, not a second read of each file
+    texts: dict[Path, Text] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def answered(self) -> bool:
@@ -164,6 +168,8 @@ def confirmed(
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
     result.locations = sorted(set(result.locations))
     result.began, result.took = began, spent
+    if isinstance(source, Semantic):
+        result.texts = dict(read for read in source.files.values() if read is not None)
     return result
 
 

@@ -803,7 +803,8 @@ def merge_confirmed(ctx: Context, refs: list[Reference], found: Confirmed, name:
         if (shown_as[loc.path], loc.line, loc.column) not in seen:
             added.setdefault(loc.path, []).append(loc)
     for path, locations in added.items():  # each file read, classified and outlined once
-        text, lines = ws.text(path), [loc.line for loc in locations]
+        text = found.texts[path] if path in found.texts else ws.text(path)
+        lines = [loc.line for loc in locations]
         roles, symbols = roles_and_symbols(ctx, path, text, name, lines)
         shown = shown_as[path]
         merged += [

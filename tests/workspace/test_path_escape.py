@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lsp_agent.errors import Refusal
 from lsp_agent.tools import Context, call
 from lsp_agent.workspace import Workspace
 from tests.support.raw_rpc import RawClient
@@ -243,3 +244,58 @@ def test_roots_change_in_one_step_for_tools_running_meanwhile(tmp_path):
     workspace.set_roots([kept])
     assert seen and all(root is None or file.is_relative_to(root) for root in seen)
     assert workspace.root_of(file) is None and workspace.root_of(kept / "b.py") == kept
+
+
+def read_both_ways(ws: Workspace, path: str) -> tuple[tuple, tuple]:
+    """What named_text answers for `path`, and what resolve then text answer: (path, content)
+    or the refusal's code."""
+
+    def outcome(read) -> tuple:
+        try:
+            found, text = read()
+        except Refusal as refusal:
+            return ("refused", refusal.code)
+        return (found, text.content)
+
+    def resolved() -> tuple:
+        real = ws.resolve(path)
+        return real, ws.text(real)
+
+    return outcome(lambda: ws.named_text(path)), outcome(resolved)
+
+
+def test_named_text_reads_what_resolving_first_reads(layout):
+    """The shortcut that skips realpath for a plainly written path finds what resolving it
+    first finds, for every trick and for links inside the workspace (a link to a file
+    there is followed, as resolve follows it, and the file's own path is answered)."""
+    root, outside = layout
+    (root / "pkg" / "alias.py").symlink_to(root / "pkg" / "mod.py")
+    (root / "linked_pkg").symlink_to(root / "pkg")
+    ws = Workspace([root])
+    plain = [
+        "pkg/mod.py",
+        str(root / "pkg" / "mod.py"),
+        "pkg/alias.py",
+        "linked_pkg/mod.py",
+        "pkg/missing.py",
+        "pkg",
+    ]
+    for path in plain + tricks(root, outside):
+        shortcut, resolved = read_both_ways(ws, path)
+        assert shortcut == resolved, path
+        assert SECRET not in repr(shortcut), path
+    assert read_both_ways(ws, "linked_pkg/mod.py")[0] == (
+        root / "pkg" / "mod.py",
+        "def inside():\n    return 1\n",
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(pieces, min_size=1, max_size=8), absolute=st.booleans())
+def test_named_text_agrees_with_resolving_for_any_composition(layout, parts, absolute):
+    root, _ = layout
+    ws = Workspace([root])
+    path = ("" if not absolute else str(root) + "/") + "/".join(parts)
+    shortcut, resolved = read_both_ways(ws, path)
+    assert shortcut == resolved
+    assert SECRET not in repr(shortcut)
