@@ -384,6 +384,10 @@ class Workspace:
         """
         if (open_text := self._overlay.get(path)) is not None:
             return open_text
+        with self._cache_lock:
+            known = self._disk_cache.get(path)
+        if known is not None and not known.racy and same_version(path, known):
+            return known.text
         read_at = time.time_ns()  # before the stat: a write after it makes the entry racy
         fd = self.open_file(path)
         try:
@@ -599,6 +603,18 @@ def file_identity(info: os.stat_result) -> tuple[int, ...]:
     the size or mtime, and even one that keeps both (`touch -r`, a checkout within the
     same second) changes ctime, which no user can set; a replacement changes the inode."""
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def same_version(path: Path, cached: Cached) -> bool:
+    """Whether `path` still names the very file version `cached` was read from: one lstat,
+    where opening it beneath its root takes one open a folder. Nothing is read through the
+    path: the text served is the one read beneath the root, of this same inode and version
+    (file_identity), so a folder swapped for a link since can show nothing from elsewhere;
+    a link in the file's own place is another inode, and is refused by the open."""
+    try:
+        return file_identity(os.lstat(path)) == cached.identity
+    except OSError:
+        return False
 
 
 def is_racy(info: os.stat_result, read_at: int) -> bool:

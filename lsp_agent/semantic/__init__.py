@@ -59,6 +59,14 @@ class Location:
     end_column: int
 
 
+def in_order(locations: list[Location]) -> list[Location]:
+    """The distinct locations in Location's order, compared as tuples (a path's parts compare
+    as Paths do, without Path's slow comparison: an answer holds hundreds)."""
+    return sorted(
+        set(locations), key=lambda loc: (loc.path.parts, loc.line, loc.column, loc.end_line, loc.end_column)
+    )
+
+
 @dataclass
 class Answer:
     server: str
@@ -85,6 +93,8 @@ class Call:
 
 
 def utf16_to_index(line: str, offset: int) -> int:
+    if line.isascii():  # one unit a character (most lines: a server's answer names hundreds)
+        return max(min(offset, len(line)), 0)
     units = 0
     for index, char in enumerate(line):
         if units >= offset:
@@ -353,7 +363,7 @@ class Semantic:
         answer = Answer(session.spec.name, partial=session.partial(), notes=list(self.fallbacks))
         for item in result:
             self.add(answer, item, session.spec.name)
-        answer.locations = sorted(set(answer.locations))
+        answer.locations = in_order(answer.locations)
         return answer
 
     def add(self, answer: Answer, item: Any, server: str) -> None:

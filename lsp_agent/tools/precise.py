@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..budget import plural
 from ..errors import Cancelled
-from ..semantic import Location, Missing, RequestCancelled, Semantic, Unavailable
+from ..semantic import Location, Missing, RequestCancelled, Semantic, Unavailable, in_order
 from ..semantic.servers import family_of, spec_for
 from ..workspace import Text
 from .registry import Context
@@ -166,7 +166,7 @@ def confirmed(
         spent += answer.took
     if fault or not result.asked:
         return Confirmed(unavailable=failure or "no server answered", missing=not fault, of=len(starts))
-    result.locations = sorted(set(result.locations))
+    result.locations = in_order(result.locations)
     result.began, result.took = began, spent
     if isinstance(source, Semantic):
         result.texts = dict(read for read in source.files.values() if read is not None)

@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_agent.config import Settings
-from lsp_agent.semantic import Answer, Location, Semantic, Unavailable, index_to_utf16, utf16_to_index
+from lsp_agent.semantic import (
+    Answer,
+    Location,
+    Semantic,
+    Unavailable,
+    in_order,
+    index_to_utf16,
+    utf16_to_index,
+)
 from lsp_agent.workspace import Workspace
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "semantic" / "py"
@@ -69,3 +77,31 @@ def test_utf16_columns_round_trip(line, index):
 def test_a_column_after_an_astral_character_counts_two_units():
     assert index_to_utf16("😀x", 1) == 2
     assert utf16_to_index("😀x", 2) == 1
+
+
+def units_walked(line: str, offset: int) -> int:
+    """The index `offset` UTF-16 units into `line`, walked a character at a time."""
+    units = 0
+    for index, char in enumerate(line):
+        if units >= offset:
+            return index
+        units += 2 if ord(char) > 0xFFFF else 1
+    return len(line)
+
+
+@given(st.text(max_size=40) | st.text(st.characters(max_codepoint=127), max_size=40), st.integers(-5, 90))
+def test_utf16_to_index_is_the_walk_for_ascii_lines_and_any_other(line, offset):
+    assert utf16_to_index(line, offset) == units_walked(line, offset)
+
+
+names = st.sampled_from(["a", "a-b", "a.b", "b", "A", "a b", "é"])
+locations = st.builds(
+    Location,
+    st.lists(names, min_size=1, max_size=4).map(lambda parts: Path("/ws", *parts)),
+    *[st.integers(1, 3)] * 4,
+)
+
+
+@given(st.lists(locations, max_size=30))
+def test_in_order_is_locations_sorted_as_they_compare(found):
+    assert in_order(found) == sorted(set(found))

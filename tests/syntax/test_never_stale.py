@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from lsp_agent import workspace as workspace_module
+from lsp_agent.errors import Refusal
 from lsp_agent.workspace import Workspace
 
 
@@ -161,3 +162,40 @@ def test_search_labels_follow_the_editor_buffer_then_the_disk(tmp_path, monkeypa
     assert "2 Omega:" in searched(ws, "v = 1")
     ws.close_document(path)
     assert "2 Alpha:" in searched(ws, "v = 1")
+
+
+def test_a_cached_text_is_served_by_one_lstat_but_never_through_a_link_swapped_in(
+    tmp_path, monkeypatch, reads
+):
+    """A clean cached text is served after one lstat says the path still names the same
+    file version (no open beneath the root); a link put in the file's place, or in a folder's
+    place on the way, shows nothing from where it leads: refused, or the text read before."""
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)  # every entry trusted by its stat
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (root / "pkg").mkdir(parents=True)
+    (outside / "pkg").mkdir(parents=True)
+    (outside / "pkg" / "a.py").write_text("SECRET = 1\n")
+    (outside / "secret.py").write_text("SECRET = 2\n")
+    path = root / "pkg" / "a.py"
+    path.write_text("alpha = 1\n")
+    ws = Workspace([root])
+    assert ws.text(path).content == "alpha = 1\n"
+
+    opened = []
+    original = workspace_module.open_beneath
+    monkeypatch.setattr(workspace_module, "open_beneath", lambda *a: opened.append(a) or original(*a))
+    assert ws.text(path).content == "alpha = 1\n"
+    assert (len(reads), opened) == (1, [])  # the second answer: one lstat, nothing opened
+
+    path.rename(root / "pkg" / "moved.py")
+    path.symlink_to(outside / "secret.py")  # a link in the file's own place
+    with pytest.raises(Refusal):
+        ws.text(path)
+
+    path.unlink()
+    (root / "pkg" / "moved.py").rename(path)
+    assert ws.text(path).content == "alpha = 1\n"
+    (root / "pkg").rename(tmp_path / "kept")
+    (root / "pkg").symlink_to(outside / "pkg")  # a folder on the way swapped for a link out
+    with pytest.raises(Refusal):
+        ws.text(path)
