@@ -318,7 +318,7 @@ class Workspace:
             if os.path.normpath(written) == written and self.confining_root(found := Path(written)):
                 try:
                     return found, self.text(found)
-                except Refusal:
+                except (Refusal, ValueError):  # (a name the file system cannot encode)
                     pass  # a link on the way (resolved below), or a refusal it makes again
         real = self.resolve(path)
         return real, self.text(real)
@@ -613,7 +613,7 @@ def same_version(path: Path, cached: Cached) -> bool:
     a link in the file's own place is another inode, and is refused by the open."""
     try:
         return file_identity(os.lstat(path)) == cached.identity
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 

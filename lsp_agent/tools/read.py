@@ -80,8 +80,7 @@ def read(
                 "paths= reads each file from its start; give path= alone to read on from start=N.",
             )
         return read_many(ctx, [path, *paths], max_chars)
-    resolved = ctx.workspace.resolve(path)
-    text = ctx.workspace.text(resolved)
+    resolved, text = ctx.workspace.named_text(path)
     shown = ctx.workspace.display(resolved)
     HISTORY.remember(resolved, text)  # a stale edit against this version is told what changed since
     if symbol is None:
@@ -144,8 +143,8 @@ def read_many(ctx: Context, paths: list[str], budget: int) -> dict:
     texts: dict[int, tuple[Text, str]] = {}
     for n, raw in enumerate(paths):
         try:
-            resolved = ws.resolve(raw)
-            texts[n] = (ws.text(resolved), ws.display(resolved))
+            resolved, text = ws.named_text(raw)
+            texts[n] = (text, ws.display(resolved))
             blocks.append(f"{texts[n][1]}: not shown, no room left; read path={texts[n][1]}")
         except Refusal as refusal:
             blocks.append(refusal.message)

@@ -1163,7 +1163,9 @@ def stays(ctx: Context, arguments: dict) -> bool:
     its time, if it runs at all), and a worker's hops there and back (about 1.5 ms) would be
     a third of it. Such a call runs in the serving process."""
     asked = asked_at(arguments)
-    return asked is not None and quick_here(ctx, ctx.workspace.resolve(asked[0]), arguments.get("precision"))
+    return asked is not None and quick_here(
+        ctx, ctx.workspace.named_text(asked[0])[0], arguments.get("precision")
+    )
 
 
 @tool("references", "Find references", SUMMARY, SCHEMA, asks_first=asks_first, stays=stays)

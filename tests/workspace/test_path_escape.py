@@ -279,6 +279,8 @@ def test_named_text_reads_what_resolving_first_reads(layout):
         "linked_pkg/mod.py",
         "pkg/missing.py",
         "pkg",
+        "\ud800x",  # a name no file system encoding holds
+        str(root / "pkg" / "\ud800x"),
     ]
     for path in plain + tricks(root, outside):
         shortcut, resolved = read_both_ways(ws, path)
