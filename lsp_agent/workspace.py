@@ -386,8 +386,8 @@ class Workspace:
             return open_text
         with self._cache_lock:
             known = self._disk_cache.get(path)
-        if known is not None and not known.racy and same_version(path, known):
-            return known.text
+        if known is not None and not known.racy and self.confining_root(path) and same_version(path, known):
+            return known.text  # (a root removed since: refused below, as any path outside)
         read_at = time.time_ns()  # before the stat: a write after it makes the entry racy
         fd = self.open_file(path)
         try:

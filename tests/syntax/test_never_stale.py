@@ -199,3 +199,18 @@ def test_a_cached_text_is_served_by_one_lstat_but_never_through_a_link_swapped_i
     (root / "pkg").symlink_to(outside / "pkg")  # a folder on the way swapped for a link out
     with pytest.raises(Refusal):
         ws.text(path)
+
+
+def test_a_cached_text_of_a_root_removed_since_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(workspace_module, "RACY_WINDOW_NS", 0)  # every entry trusted by its stat
+    kept, removed = tmp_path / "kept", tmp_path / "removed"
+    kept.mkdir()
+    removed.mkdir()
+    path = removed / "a.py"
+    path.write_text("alpha = 1\n")
+    ws = Workspace([kept, removed])
+    assert ws.text(path).content == "alpha = 1\n"
+    ws.set_roots([kept])
+    with pytest.raises(Refusal) as refused:
+        ws.text(path)
+    assert refused.value.code == "outside_workspace"
