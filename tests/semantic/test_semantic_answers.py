@@ -80,12 +80,10 @@ def test_a_column_after_an_astral_character_counts_two_units():
 
 
 def units_walked(line: str, offset: int) -> int:
-    """The index `offset` UTF-16 units into `line`, walked a character at a time."""
-    units = 0
-    for index, char in enumerate(line):
-        if units >= offset:
+    """The first index whose prefix holds at least `offset` UTF-16 units, else the line's end."""
+    for index in range(len(line) + 1):
+        if len(line[:index].encode("utf-16-le", "surrogatepass")) // 2 >= offset:
             return index
-        units += 2 if ord(char) > 0xFFFF else 1
     return len(line)
 
 
