@@ -92,12 +92,8 @@ class Collector:
         (most of a common pattern's records are then never decoded)."""
         if not count or self.skipped(name, from_editor):
             return
-        entry = self.files.get(name)
-        new = entry is None
-        if entry is None:
-            entry = self.files[name] = FileMatches(name, self.shown(name), from_editor=from_editor)
-            if self.prefetch is not None:
-                self.arrived.append(name)
+        new = name not in self.files
+        entry = self.entry(name, from_editor)
         entry.count += count
         self.total += count
         if not self.detailed:
@@ -118,18 +114,23 @@ class Collector:
         ):
             self.drop_details()
 
+    def entry(self, name: str, from_editor: bool) -> FileMatches:
+        """The file's entry, made on its first record (and queued for prefetch)."""
+        entry = self.files.get(name)
+        if entry is None:
+            entry = self.files[name] = FileMatches(name, self.shown(name), from_editor=from_editor)
+            if self.prefetch is not None:
+                self.arrived.append(name)
+        return entry
+
     def count_file(self, name: str, lines: int, hits: int) -> None:
         """A whole file's counts while only counts are kept (plain.count_whole), recorded as
         add, finished and counted record them, in one call: a very common pattern's thousands
         of files."""
         self.finished(name)
-        if not lines or name in self.skip:
+        if not lines or self.skipped(name, False):
             return
-        entry = self.files.get(name)
-        if entry is None:
-            entry = self.files[name] = FileMatches(name, self.shown(name))
-            if self.prefetch is not None:
-                self.arrived.append(name)
+        entry = self.entry(name, False)
         entry.count += lines
         self.total += lines
         entry.lines, entry.hits = lines, hits
