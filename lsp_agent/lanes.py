@@ -106,10 +106,28 @@ class Lanes:
         try:
             return await loop.run_in_executor(self.light, fn, *args)
         finally:
-            with self._idle:
-                self._light_running -= 1
-                if not self._light_running:
-                    self._idle.notify_all()
+            self._light_done()
+
+    def submit(self, heavy: bool, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """fn(*args) in its lane's thread, from any thread, for a call whose thread answers
+        it itself (server.py): a light one counts as running until fn returns."""
+        if heavy:
+            return self.heavy.submit(fn, *args)
+        with self._idle:
+            self._light_running += 1
+        try:
+            future = self.light.submit(fn, *args)
+        except BaseException:
+            self._light_done()
+            raise
+        future.add_done_callback(self._light_done)
+        return future
+
+    def _light_done(self, _future: Future | None = None) -> None:
+        with self._idle:
+            self._light_running -= 1
+            if not self._light_running:
+                self._idle.notify_all()
 
     def step_aside(self) -> None:
         """A heavy thread's checkpoint: wait (up to MAX_PAUSE) while light calls run."""

@@ -294,6 +294,11 @@ class StrictProtocol(LanguageServerProtocol):
             return False
         return True
 
+    def take(self, message: Any, started: Callable[[], None]) -> bool:
+        """Whether the stream's reader handed `message` to a thread of its own, which
+        calls `started` once it runs it; False: the event loop dispatches it."""
+        return False
+
     def handle_message(self, message: Any) -> None:
         """Messages of the transports pygls reads itself (TCP, websocket)."""
         method = getattr(message, "method", None)
@@ -404,6 +409,51 @@ def report_oversized(length: int) -> None:
     )
 
 
+class Intake:
+    """The messages the stream's reader thread hands on, from it to the event loop.
+
+    Back-pressure: at most MAX_QUEUED messages read and not yet dispatched. The loop stops
+    dispatching while a write blocks (a client that does not read its answers), and then
+    the reader stops reading, so the client's writes block in turn.
+
+    A tool's request may go from the reader straight to a thread of its own (`take`),
+    without two hops through the loop, but only once the loop has dispatched every message
+    read before it: a change sent before a question is applied before it is answered."""
+
+    def __init__(self, protocol: StrictProtocol, loop: asyncio.AbstractEventLoop, stop: threading.Event):
+        self.protocol, self.loop, self.stop = protocol, loop, stop
+        self.queued = threading.Semaphore(MAX_QUEUED)
+        self.posted = 0  # (the reader's count)
+        self.dispatched = 0  # of those, dispatched (the loop's count)
+
+    def hand_on(self, message: Any) -> bool:
+        """In the reader: `message` taken or posted to the loop; False once stopped."""
+        while not self.queued.acquire(timeout=0.5):
+            if self.stop.is_set():
+                return False
+        if self.posted == self.dispatched and self.protocol.take(message, self.queued.release):
+            return True
+        self.posted += 1
+        self.post(self.dispatch, message)
+        return True
+
+    def post(self, callback: Callable[..., None], *args: Any) -> None:
+        try:
+            self.loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:  # the loop closed: the server is exiting
+            pass
+
+    def dispatch(self, message: Any) -> None:
+        self.queued.release()
+        try:
+            self.protocol.dispatch(message)
+        finally:  # counted after the first step of any task it started (one queued before)
+            self.loop.call_soon(self.count_dispatched)
+
+    def count_dispatched(self) -> None:
+        self.dispatched += 1
+
+
 def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, stop: threading.Event) -> int:
     """Serve `protocol` on a byte stream until `exit`, the end of the stream or a frame that
     cannot be followed; the exit code."""
@@ -412,42 +462,26 @@ def serve_stdio(protocol: StrictProtocol, stdin: BinaryIO, stdout: BinaryIO, sto
     async def main() -> int:
         loop = asyncio.get_running_loop()
         finished: asyncio.Future[int] = loop.create_future()
+        intake = Intake(protocol, loop, stop)
 
         def finish(code: int) -> None:
             if not finished.done():
                 finished.set_result(code)
-
-        def post(callback: Callable[..., None], *args: Any) -> None:
-            try:
-                loop.call_soon_threadsafe(callback, *args)
-            except RuntimeError:  # the loop closed: the server is exiting
-                pass
-
-        # Back-pressure: at most MAX_QUEUED messages read and not yet dispatched. The loop
-        # stops dispatching while a write blocks (a client that does not read its answers),
-        # and then the reader stops reading, so the client's writes block in turn.
-        queued = threading.Semaphore(MAX_QUEUED)
-
-        def dispatch(message: Any) -> None:
-            queued.release()
-            protocol.dispatch(message)
 
         def read() -> None:
             try:
                 for message in messages(stdin):
                     if stop.is_set():
                         break
-                    while not queued.acquire(timeout=0.5):
-                        if stop.is_set():
-                            return
-                    post(dispatch, message)
+                    if not intake.hand_on(message):
+                        return
             except Oversized as exc:
                 report_oversized(exc.args[0])
-                post(finish, EXIT_OVERSIZED)
+                intake.post(finish, EXIT_OVERSIZED)
                 return
             except (OSError, ValueError):  # the stream was closed under us
                 pass
-            post(finish, 0)
+            intake.post(finish, 0)
 
         threading.Thread(target=read, name="lsp-reader", daemon=True).start()
         return await finished
