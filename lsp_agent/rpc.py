@@ -14,7 +14,8 @@ for an answer. Here every message gets the answer the specifications name:
   then are dropped, except `exit`.
 
 Framing is read by a thread of its own, which also decodes the JSON, so the event loop only
-dispatches whole messages. Garbage between frames is skipped up to the next
+dispatches whole messages; a tool's request read when the loop has dispatched every message
+before it goes from that thread straight to the tool's (Intake, `take`). Garbage between frames is skipped up to the next
 `Content-Length` header and answered with one Parse error. A Content-Length over
 MAX_MESSAGE_BYTES cannot be followed (nothing after it can be trusted to be a frame): the
 server says so on stderr and exits with EXIT_OVERSIZED.

@@ -3,7 +3,8 @@ custom requests `lspAgent/<tool>` and as commands `lspAgent.<tool>`.
 
 Tools are plain functions run in a worker thread. A custom request (or command) that is
 cancelled sets the tool's cancel event, so a long search stops at its next check and kills
-its ripgrep process.
+its ripgrep process. Over stdio a tool's request usually goes from the stream's reader to its
+thread, which answers it (take_call); the event loop dispatches the rest.
 """
 
 from __future__ import annotations
@@ -355,18 +356,19 @@ class AgentServer(LanguageServer):
         token = params.get("workDoneToken") if isinstance(params, dict) else None
         if isinstance(params, dict):
             params = {k: v for k, v in params.items() if k not in PROTOCOL_KEYS}
+        taken = None
         try:
             arguments = self.door.check(name, params)
-        except ArgumentError:
-            return False  # the loop answers it, as any invalid params
-        progress = Progress(self, f"lsp-agent {name}", token, self.loop)
-        taken = Taken(message["id"], self.door.open(name, arguments, report=progress.report))
-        self.taken[taken.msg_id] = taken
-        self.running.add(taken.call.context)
-        try:
+            progress = Progress(self, f"lsp-agent {name}", token, self.loop)
+            taken = Taken(message["id"], self.door.open(name, arguments, report=progress.report))
+            self.taken[taken.msg_id] = taken
+            self.running.add(taken.call.context)
             self.lanes.submit(taken.call.heavy, self.answer_taken, taken, progress, started)
-        except RuntimeError:  # the lanes have shut down: the loop answers it
-            self.forget(taken)
+        except Exception as exc:  # invalid params, lanes shut down: the loop answers it as ever
+            if not isinstance(exc, ArgumentError | RuntimeError):  # the reader must read on
+                log.exception("%s could not be taken from the reader", method)
+            if taken is not None:
+                self.forget(taken)
             return False
         return True
 
