@@ -462,7 +462,32 @@ def run_tool(ctx: Context, name: str, arguments: dict) -> dict:
     """tools.run, in a worker process for the heavy calls of the IN_WORKERS tools."""
     if in_worker(ctx, name, arguments):
         return PROCESSES.run(ctx, name, arguments)
-    return run(ctx, name, arguments)
+    unsend = sent_first(ctx, name, arguments)
+    try:
+        return run(ctx, name, arguments)
+    finally:
+        for drop in unsend:
+            drop()  # (a question the tool asked is answered there: nothing is told)
+
+
+def sent_first(ctx: Context, name: str, arguments: dict) -> list[Callable[[], None]]:
+    """The questions the call's tool will ask first (Tool.asks_first), sent now to a running
+    server that has answered before, when the tool runs here: its own first steps (the
+    name's role, a local's scope) are done while the server works, and its question then
+    waits for that answer (Session.send). What to call for those it never asks."""
+    from .semantic import Semantic
+
+    asks = REGISTRY[name].asks_first
+    sent: list[Callable[[], None]] = []
+    try:
+        for settings, method, args in asks(ctx, arguments) if asks is not None else []:
+            if method == "locations" and ctx.semantic_source is None:
+                source = Semantic(ctx.workspace, settings, ctx.cancel_event, editor=ctx.semantic_editor)
+                if (unsend := source.send(*args)) is not None:
+                    sent.append(unsend)
+    except Exception:  # the tool meets what went wrong itself, and says so
+        pass
+    return sent
 
 
 def answers_from_index(index: SymbolIndex | None, name: str, arguments: dict) -> bool:

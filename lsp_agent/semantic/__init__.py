@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -347,6 +348,22 @@ class Semantic:
                 column = len(encoded.decode("utf-8", "ignore"))
                 span[end]["character"] = index_to_utf16(text.line(line + 1), column)
         return self.location(file_uri(file), span, "SCIP")
+
+    def send(self, method: str, path: Path, line: int, column: int) -> Callable[[], None] | None:
+        """`locations`' question sent now to a headless server that answers at once, when
+        no SCIP index is read first: `locations` then waits for that answer, and the caller
+        does its own work meanwhile. What to call if it never asks (the server is told to
+        stop); None when nothing was sent."""
+        session = None if self.settings.scip_indexes else self.answered_session(path)
+        if session is None:
+            return None
+        extra = {"context": {"includeDeclaration": True}} if method == "references" else {}
+        params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
+        try:
+            sent = session.send(f"textDocument/{method}", {**params, **extra}, path)
+        except ServerFailed:
+            return None
+        return None if sent is None else partial(session.unsend, sent)
 
     def server_locations(self, method: str, path: Path, line: int, column: int) -> Answer:
         """textDocument/references, /definition or /implementation at a 1-based position."""

@@ -65,12 +65,39 @@ class Connection:
     def request(
         self, method: str, params: Any, *, timeout: float, cancel: threading.Event | None = None
     ) -> Any:
+        return self.answer(self.send_request(method, params), method, timeout=timeout, cancel=cancel)
+
+    def send_request(self, method: str, params: Any) -> int:
+        """The request sent, its id: its answer is waited for with `answer` (or dropped
+        with `forget`)."""
         with self.lock:
             ident = self.next_id
             self.next_id += 1
-            pending = self.pending[ident] = Pending()
+            self.pending[ident] = Pending()
         try:
             self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        except BaseException:
+            with self.lock:
+                self.pending.pop(ident, None)
+            raise
+        return ident
+
+    def forget(self, ident: int) -> None:
+        """A request sent whose answer nobody will wait for: the server is told to stop."""
+        with self.lock:
+            known = self.pending.pop(ident, None)
+        if known is not None and not known.done.is_set():
+            self._cancel(ident)
+
+    def answer(
+        self, ident: int, method: str, *, timeout: float, cancel: threading.Event | None = None
+    ) -> Any:
+        """The answer to a request sent (`send_request`), waited for up to `timeout`."""
+        with self.lock:
+            pending = self.pending.get(ident)
+        if pending is None:
+            raise ServerFailed(f"no request {ident} is waiting for an answer")
+        try:
             deadline = time.monotonic() + timeout
             while not pending.done.wait(WAIT_STEP):
                 if cancel is not None and cancel.is_set():

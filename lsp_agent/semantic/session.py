@@ -9,6 +9,7 @@ RequestCancelled: whatever the server does, lsp-agent answers from the syntax so
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import math
 import os
@@ -18,6 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,16 @@ FIRST_QUESTION = 3  # times semantic_timeout for the first question (tsserver lo
 # the server's loading.
 OWN_PROGRESS = frozenset({"textDocument/references", "textDocument/implementation"})
 TOKEN_PREFIX = "lsp-agent-question-"
+
+
+@dataclass(frozen=True, eq=False)
+class Sent:
+    """A question sent ahead of its `ask` (Session.send)."""
+
+    key: tuple[str, str]  # (method, its params as JSON)
+    conn: Connection
+    ident: int
+    asked: float  # when it was sent
 
 
 def file_uri(path: Path) -> str:
@@ -83,6 +95,7 @@ class Session:
         self.pushed = threading.Condition()
         self.shown: dict[str, int] = {}  # uri -> hash of the buffer text last shown (show)
         self.tokens = itertools.count(1)
+        self.sent: dict[tuple[str, str], list[Sent]] = {}  # questions sent ahead of their ask (send)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -242,13 +255,15 @@ class Session:
         first = not self.answered
         if first:  # the first question also waits for the server to load the project
             timeout *= FIRST_QUESTION
-        self._open(conn, path)
+        sent = self._sent_before(conn, method, params)
+        if sent is None:
+            self._open(conn, path)
         if method in OWN_PROGRESS:
             params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
-        asked = time.monotonic()
+        asked = time.monotonic() if sent is None else sent.asked
         deadline = asked + timeout
         self.took[method] = math.inf  # until it answers
-        answer = self._request(conn, method, params, timeout, cancel)
+        answer = self._request(conn, method, params, timeout, cancel, sent)
         self.took[method] = time.monotonic() - asked
         if first and self.progress:
             # answered while it still said it was loading: once it is done, ask again
@@ -258,11 +273,65 @@ class Session:
         self.answered = True
         return answer
 
+    def send(self, method: str, params: dict, path: Path) -> Sent | None:
+        """`ask`'s question sent now to the running server, when it has answered before: an
+        `ask` of the same question then waits for this answer, and the caller works on
+        meanwhile (a call's own syntax work while the server answers). None where `ask`
+        would do more than send (start the server, wait for its project to load)."""
+        conn = self.conn
+        if conn is None or conn.closed is not None or not self.answered or not self.ready.is_set():
+            return None
+        key = (method, json.dumps(params, sort_keys=True))
+        self._open(conn, path)
+        if method in OWN_PROGRESS:
+            params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
+        sent = Sent(key, conn, conn.send_request(method, params), time.monotonic())
+        with self.lock:
+            self.sent.setdefault(key, []).append(sent)
+        return sent
+
+    def unsend(self, sent: Sent) -> None:
+        """A question sent that nobody asked after all: the server is told to stop."""
+        with self.lock:
+            waiting = self.sent.get(sent.key, [])
+            if sent not in waiting:
+                return  # asked, and answered there
+            waiting.remove(sent)
+            if not waiting:
+                del self.sent[sent.key]
+        sent.conn.forget(sent.ident)
+
+    def _sent_before(self, conn: Connection, method: str, params: dict) -> Sent | None:
+        """The same question sent to this connection (`send`), taken by this `ask`."""
+        if not self.sent:
+            return None
+        key = (method, json.dumps(params, sort_keys=True))
+        with self.lock:
+            waiting = self.sent.get(key)
+            if not waiting:
+                return None
+            sent = waiting.pop(0)
+            if not waiting:
+                del self.sent[key]
+        if sent.conn is conn:
+            return sent
+        sent.conn.forget(sent.ident)  # to a server since restarted
+        return None
+
     def _request(
-        self, conn: Connection, method: str, params: dict, timeout: float, cancel: threading.Event | None
+        self,
+        conn: Connection,
+        method: str,
+        params: dict,
+        timeout: float,
+        cancel: threading.Event | None,
+        sent: Sent | None = None,
     ) -> Any:
         try:
-            answer = conn.request(method, params, timeout=timeout, cancel=cancel)
+            if sent is not None:
+                answer = conn.answer(sent.ident, method, timeout=timeout, cancel=cancel)
+            else:
+                answer = conn.request(method, params, timeout=timeout, cancel=cancel)
         except ServerFailed as exc:
             with self.lock:
                 if conn.closed is not None:
