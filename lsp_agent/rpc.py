@@ -295,9 +295,9 @@ class StrictProtocol(LanguageServerProtocol):
             return False
         return True
 
-    def take(self, message: Any, started: Callable[[], None]) -> bool:
-        """Whether the stream's reader handed `message` to a thread of its own, which
-        calls `started` once it runs it; False: the event loop dispatches it."""
+    def take(self, message: Any) -> bool:
+        """Whether the stream's reader handed `message` to a thread of its own; False: the
+        event loop dispatches it."""
         return False
 
     def handle_message(self, message: Any) -> None:
@@ -432,7 +432,8 @@ class Intake:
         while not self.queued.acquire(timeout=0.5):
             if self.stop.is_set():
                 return False
-        if self.posted == self.dispatched and self.protocol.take(message, self.queued.release):
+        if self.posted == self.dispatched and self.protocol.take(message):
+            self.queued.release()  # (taken calls are bounded apart: server.MAX_TAKEN)
             return True
         self.posted += 1
         self.post(self.dispatch, message)

@@ -59,6 +59,8 @@ CONFIGURATION_SECTION = "lspAgent"
 PROTOCOL_KEYS = ("workDoneToken", "partialResultToken")
 INTERNAL_ERROR = -32603
 REQUEST_CANCELLED = -32800
+# Calls taken from the reader (take_call) and not answered yet, at most: beyond, the loop's way.
+MAX_TAKEN = 64
 
 
 def plain_converter():
@@ -103,8 +105,8 @@ class AgentProtocol(StrictProtocol):
             )
         return await self._server.run_tool(name, arguments[0] if arguments else {}, params.work_done_token)
 
-    def take(self, message: Any, started: Callable[[], None]) -> bool:
-        return self._server.take_call(message, started)
+    def take(self, message: Any) -> bool:
+        return self._server.take_call(message)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         """A call its thread answers itself (take_call) is told to stop and answered as
@@ -114,8 +116,17 @@ class AgentProtocol(StrictProtocol):
             super()._handle_cancel_notification(msg_id)
             return
         taken.call.context.cancel_event.set()
-        if taken.claim():
+        if not taken.claim():
+            return  # answered already
+        if not taken.progress.posted:
             self.send_error(msg_id, REQUEST_CANCELLED, f'Request with id "{msg_id}" is canceled')
+            return
+
+        async def end() -> None:  # the progress reported ends before the answer, as pygls has it
+            await taken.progress.finish()
+            self.send_error(msg_id, REQUEST_CANCELLED, f'Request with id "{msg_id}" is canceled')
+
+        self._server.hold(asyncio.ensure_future(end()))
 
     def document_lost(self, uri: str, why: str) -> None:
         """A didChange that cannot apply (rpc.py): the buffer the server has is no longer the
@@ -161,6 +172,7 @@ class Taken:
 
     msg_id: Any
     call: Call
+    progress: Progress
     once: threading.Lock = field(default_factory=threading.Lock)
 
     def claim(self) -> bool:
@@ -202,8 +214,9 @@ class AgentServer(LanguageServer):
         self.commands = Listener(self.answer_command)
         self.client_name: str | None = None  # initialize's clientInfo.name
         self.editor_link: semantic_editor.EditorLink | None = None
+        self.editor_link_lock = threading.Lock()
         self.taken: dict[Any, Taken] = {}  # by request id: the calls their threads answer
-        self.finishing: set[asyncio.Task] = set()  # taken calls' progress, ending
+        self.finishing: set[asyncio.Future] = set()  # taken calls' progress, ending (hold)
 
     def start_io(self, stdin=None, stdout=None) -> int:
         """Serve stdio with strict framing (see rpc.py); the process's exit code."""
@@ -299,11 +312,12 @@ class AgentServer(LanguageServer):
         answers lspAgent/semantic (semantic/editor.py)."""
         if self.loop is None or not semantic_editor.advertised(self.client_capabilities.experimental):
             return None
-        if self.editor_link is None:  # one per connection: it knows whether the editor has answered
-            self.editor_link = semantic_editor.EditorLink(
-                self.client_name or "the editor", partial(ask_editor, self)
-            )
-        return self.editor_link
+        with self.editor_link_lock:  # (asked from the loop and from the stream's reader)
+            if self.editor_link is None:  # one per connection: it knows whether the editor has answered
+                self.editor_link = semantic_editor.EditorLink(
+                    self.client_name or "the editor", partial(ask_editor, self)
+                )
+            return self.editor_link
 
     async def run_tool(self, name: str, params: Any, token: Any = None) -> Encoded:
         if isinstance(params, dict):
@@ -333,12 +347,14 @@ class AgentServer(LanguageServer):
             elapsed = (time.monotonic() - started) * 1000
             self.trace(f"{name}: {outcome} in {elapsed:.0f} ms", lambda: json.dumps(arguments))
 
-    def take_call(self, message: Any, started: Callable[[], None]) -> bool:
+    def take_call(self, message: Any) -> bool:
         """A tool's request (`lspAgent/<tool>`, valid arguments, after initialize and before
         shutdown) run from the stream's reader straight in its lane's thread, which sends
         the answer itself: the event loop's two hops cost a quick call a tenth of a
         millisecond, a fifth of what any call costs over stdio. The loop still carries what
-        rests on it: cancellation, progress, the trace. False: the loop dispatches it."""
+        rests on it: cancellation, progress, the trace. False: the loop dispatches it, as it
+        does beyond MAX_TAKEN calls taken and not answered (its writes then hold the reader
+        back when the client does not read its answers)."""
         method = message.get("method") if isinstance(message, dict) else None
         if not isinstance(method, str) or not method.startswith(METHOD_PREFIX):
             return False
@@ -346,6 +362,7 @@ class AgentServer(LanguageServer):
         protocol = self.protocol
         if (
             name not in REGISTRY
+            or len(self.taken) >= MAX_TAKEN
             or self.loop is None
             or not protocol.initialize_received
             or protocol._shutdown
@@ -360,10 +377,10 @@ class AgentServer(LanguageServer):
         try:
             arguments = self.door.check(name, params)
             progress = Progress(self, f"lsp-agent {name}", token, self.loop)
-            taken = Taken(message["id"], self.door.open(name, arguments, report=progress.report))
+            taken = Taken(message["id"], self.door.open(name, arguments, report=progress.report), progress)
             self.taken[taken.msg_id] = taken
             self.running.add(taken.call.context)
-            self.lanes.submit(taken.call.heavy, self.answer_taken, taken, progress, started)
+            self.lanes.submit(taken.call.heavy, self.answer_taken, taken)
         except Exception as exc:  # invalid params, lanes shut down: the loop answers it as ever
             if not isinstance(exc, ArgumentError | RuntimeError):  # the reader must read on
                 log.exception("%s could not be taken from the reader", method)
@@ -372,14 +389,15 @@ class AgentServer(LanguageServer):
             return False
         return True
 
-    def answer_taken(self, taken: Taken, progress: Progress, started: Callable[[], None]) -> None:
+    def answer_taken(self, taken: Taken) -> None:
         """A taken call, run and answered in its lane's thread (take_call)."""
-        started()
-        call, began = taken.call, time.monotonic()
+        call, progress, began = taken.call, taken.progress, time.monotonic()
         answer: Encoded | None = None
         error: tuple[int, str] | None = None
         outcome = "failed"  # until the call ends another way
         try:
+            if call.context.cancel_event.is_set():  # cancelled while it waited for a thread
+                raise Cancelled()
             answer, outcome = run_encoded(call.context, call.name, call.arguments)
         except ArgumentError as exc:  # arguments only the tool can check
             outcome, error = "invalid params", (INVALID_PARAMS, str(exc))
@@ -433,10 +451,13 @@ class AgentServer(LanguageServer):
             self.send_taken(taken, answer, error)
 
         if progress.posted:
-            task = progress.loop.create_task(end())
-            self.finishing.add(task)  # held until done: the loop keeps weak references only
-            task.add_done_callback(self.finishing.discard)
+            self.hold(progress.loop.create_task(end()))
         self.trace(traced, lambda: json.dumps(taken.call.arguments))
+
+    def hold(self, task: asyncio.Future) -> None:
+        """A task of the loop's held until done: the loop keeps weak references only."""
+        self.finishing.add(task)
+        task.add_done_callback(self.finishing.discard)
 
     def forget(self, taken: Taken) -> None:
         self.running.discard(taken.call.context)

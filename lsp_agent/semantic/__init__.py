@@ -355,12 +355,12 @@ class Semantic:
         does its own work meanwhile. What to call if it never asks (the server is told to
         stop); None when nothing was sent."""
         session = None if self.settings.scip_indexes else self.answered_session(path)
-        if session is None:
+        if session is None or self.cancel is None:
             return None
         extra = {"context": {"includeDeclaration": True}} if method == "references" else {}
         params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
         try:
-            sent = session.send(f"textDocument/{method}", {**params, **extra}, path)
+            sent = session.send(f"textDocument/{method}", {**params, **extra}, path, self.cancel)
         except ServerFailed:
             return None
         return None if sent is None else partial(session.unsend, sent)

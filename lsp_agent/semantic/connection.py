@@ -38,6 +38,7 @@ class Pending:
     done: threading.Event = field(default_factory=threading.Event)
     result: Any = None
     error: str | None = None
+    arrived: float | None = None  # when its answer was read (time.monotonic)
 
 
 class Connection:
@@ -70,17 +71,21 @@ class Connection:
     def send_request(self, method: str, params: Any) -> int:
         """The request sent, its id: its answer is waited for with `answer` (or dropped
         with `forget`)."""
+        return self.send_pending(method, params)[0]
+
+    def send_pending(self, method: str, params: Any) -> tuple[int, Pending]:
+        """`send_request`, with the Pending its answer comes in."""
         with self.lock:
             ident = self.next_id
             self.next_id += 1
-            self.pending[ident] = Pending()
+            pending = self.pending[ident] = Pending()
         try:
             self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
         except BaseException:
             with self.lock:
                 self.pending.pop(ident, None)
             raise
-        return ident
+        return ident, pending
 
     def forget(self, ident: int) -> None:
         """A request sent whose answer nobody will wait for: the server is told to stop."""
@@ -170,6 +175,7 @@ class Connection:
             pending.error = f"it answered with an error: {str(text)[:200]}"
         else:
             pending.result = message.get("result")
+        pending.arrived = time.monotonic()
         pending.done.set()
 
     def _answer(self, ident: Any, method: str, params: Any) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import Refusal
 from ..search.walk import walk_files
-from .connection import Connection, RequestCancelled, ServerFailed
+from .connection import Connection, Pending, RequestCancelled, ServerFailed
 from .servers import Spec, launch_command
 
 log = logging.getLogger(__name__)
@@ -55,8 +55,10 @@ class Sent:
     """A question sent ahead of its `ask` (Session.send)."""
 
     key: tuple[str, str]  # (method, its params as JSON)
+    owner: threading.Event  # the cancel event of the call that sent it: that call takes it
     conn: Connection
     ident: int
+    pending: Pending
     asked: float  # when it was sent
 
 
@@ -255,7 +257,7 @@ class Session:
         first = not self.answered
         if first:  # the first question also waits for the server to load the project
             timeout *= FIRST_QUESTION
-        sent = self._sent_before(conn, method, params)
+        sent = self._sent_before(conn, method, params, cancel)
         if sent is None:
             self._open(conn, path)
         if method in OWN_PROGRESS:
@@ -264,7 +266,9 @@ class Session:
         deadline = asked + timeout
         self.took[method] = math.inf  # until it answers
         answer = self._request(conn, method, params, timeout, cancel, sent)
-        self.took[method] = time.monotonic() - asked
+        # (sent first: from its sending to its answer's arrival, not to when it was taken)
+        arrived = sent.pending.arrived if sent is not None else None
+        self.took[method] = (arrived or time.monotonic()) - asked
         if first and self.progress:
             # answered while it still said it was loading: once it is done, ask again
             self._settle(deadline - time.monotonic(), cancel)
@@ -273,11 +277,13 @@ class Session:
         self.answered = True
         return answer
 
-    def send(self, method: str, params: dict, path: Path) -> Sent | None:
-        """`ask`'s question sent now to the running server, when it has answered before: an
-        `ask` of the same question then waits for this answer, and the caller works on
-        meanwhile (a call's own syntax work while the server answers). None where `ask`
-        would do more than send (start the server, wait for its project to load)."""
+    def send(self, method: str, params: dict, path: Path, owner: threading.Event) -> Sent | None:
+        """`ask`'s question sent now to the running server, when it has answered before: the
+        same call's `ask` (the one whose cancel event is `owner`) of the same question then
+        waits for this answer, and the call works on meanwhile (its own syntax work while
+        the server answers). Another call's question is its own: asked after, it may need a
+        change written since. None where `ask` would do more than send (start the server,
+        wait for its project to load)."""
         conn = self.conn
         if conn is None or conn.closed is not None or not self.answered or not self.ready.is_set():
             return None
@@ -285,7 +291,7 @@ class Session:
         self._open(conn, path)
         if method in OWN_PROGRESS:
             params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
-        sent = Sent(key, conn, conn.send_request(method, params), time.monotonic())
+        sent = Sent(key, owner, conn, *conn.send_pending(method, params), time.monotonic())
         with self.lock:
             self.sent.setdefault(key, []).append(sent)
         return sent
@@ -301,16 +307,19 @@ class Session:
                 del self.sent[sent.key]
         sent.conn.forget(sent.ident)
 
-    def _sent_before(self, conn: Connection, method: str, params: dict) -> Sent | None:
-        """The same question sent to this connection (`send`), taken by this `ask`."""
-        if not self.sent:
+    def _sent_before(
+        self, conn: Connection, method: str, params: dict, owner: threading.Event | None
+    ) -> Sent | None:
+        """The same question the same call sent (`send`), taken by this `ask`."""
+        if not self.sent or owner is None:
             return None
         key = (method, json.dumps(params, sort_keys=True))
         with self.lock:
-            waiting = self.sent.get(key)
-            if not waiting:
+            waiting = self.sent.get(key, [])
+            sent = next((s for s in waiting if s.owner is owner), None)
+            if sent is None:
                 return None
-            sent = waiting.pop(0)
+            waiting.remove(sent)
             if not waiting:
                 del self.sent[key]
         if sent.conn is conn:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,10 @@ def received(tmp_path: Path, method: str) -> list[dict]:
 
 
 def question(ctx: Context) -> tuple[Semantic, tuple]:
+    """One call's semantic source (its own cancel event) and the question it asks."""
     path = ctx.workspace.roots[0] / ASKED["path"]
-    return Semantic(ctx.workspace, ctx.settings), ("references", path, ASKED["line"], ASKED["column"])
+    source = Semantic(ctx.workspace, ctx.settings, threading.Event())
+    return source, ("references", path, ASKED["line"], ASKED["column"])
 
 
 def test_a_call_run_here_sends_its_question_first_and_asks_it_once(tmp_path, monkeypatch):
@@ -58,7 +61,14 @@ def test_a_call_run_here_sends_its_question_first_and_asks_it_once(tmp_path, mon
     first = call(ctx, "references", ASKED)  # the server starts and answers: it has answered before
     steps: list[str] = []
     real_send, real_asked_for = session_module.Session.send, references_tool.asked_for
-    monkeypatch.setattr(session_module.Session, "send", lambda *a: steps.append("sent") or real_send(*a))
+
+    def send(*args):
+        sent = real_send(*args)
+        if sent is not None:  # (sent, not merely tried)
+            steps.append("sent")
+        return sent
+
+    monkeypatch.setattr(session_module.Session, "send", send)
     monkeypatch.setattr(
         references_tool, "asked_for", lambda *a: steps.append("own work") or real_asked_for(*a)
     )
@@ -102,3 +112,21 @@ def test_a_question_sent_to_a_server_since_restarted_is_asked_again(tmp_path):
     assert [loc.path for loc in after.locations] == [loc.path for loc in before.locations]
     assert not session.sent  # the old one was taken and dropped, not waited for
     assert len(received(tmp_path, "textDocument/references")) == 3  # once before, sent, asked again
+
+
+def test_a_question_sent_by_one_call_is_not_taken_by_another(tmp_path):
+    """Another call asking the same question asks its own: it came later, and a change
+    written in between may be in its answer, not in the first call's."""
+    ctx = served(tmp_path, "slow")
+    first, asked = question(ctx)
+    first.locations(*asked)
+    unsend = first.send(*asked)
+    assert unsend is not None
+    other, _ = question(ctx)
+    other.locations(*asked)
+    [_, sent, own] = received(tmp_path, "textDocument/references")
+    assert sent["id"] != own["id"]
+    session = first.answered_session(asked[1])
+    assert session is not None and len(session.sent) == 1  # still the first call's to take
+    unsend()
+    assert not session.sent
