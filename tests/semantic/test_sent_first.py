@@ -8,33 +8,20 @@ server; one sent to a server since restarted is asked again. A real server proce
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from lsp_agent import lanes
-from lsp_agent.config import Settings
 from lsp_agent.semantic import POOL, Semantic
 from lsp_agent.semantic import session as session_module
 from lsp_agent.tools import Context, call, validate
 from lsp_agent.tools import references as references_tool
-from lsp_agent.workspace import Workspace
+from tests.semantic.test_semantic_candidates_time import served
 from tests.semantic.test_semantic_faults import wait_for
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "semantic" / "py"
-SERVER = Path(__file__).parent / "fault_server.py"
 ASKED = {"path": "app/views.py", "line": 10, "column": 11}
-
-
-def served(tmp_path: Path, mode: str) -> Context:
-    root = tmp_path / "py"
-    shutil.copytree(FIXTURE, root)
-    command = [sys.executable, str(SERVER), mode, str(tmp_path / "log")]
-    chosen = Settings().replace(semantic_servers={"python": {"name": "fault-ok", "command": command}})
-    return Context(Workspace([root]), chosen)
 
 
 @pytest.fixture(autouse=True)
