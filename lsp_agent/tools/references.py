@@ -217,6 +217,7 @@ class Collected:
     elsewhere: Counter = field(default_factory=Counter)  # left out: uses by language
     local: str | None = None  # the uses are a local's, from its scope ("a parameter of f")
     cut: float | None = None  # the by-name uses were not matched within this many seconds
+    since: float | None = None  # when the server's answer and the candidates were in (after_took)
 
 
 @dataclass(frozen=True, slots=True)
@@ -675,14 +676,16 @@ def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: 
         typed = confirmed(ctx, "references", starts_of(ctx, at, collected.refs), precision)
     else:
         collected, typed = both_at_once(ctx, identifier, owner, target, paths, at, precision)
+        collected.since = time.monotonic()
     collected.refs = merge_confirmed(ctx, collected.refs, typed, identifier)
     return collected, typed
 
 
 # Once the server has answered, the by-name candidates may take what is left of ANSWER_WITHIN
 # times its time (the question's own: its requests and their locations read), less what the
-# answer does after them (merging, labels, notes: AFTER_CANDIDATES), so that the answer stays
-# within ANSWER_WITHIN times the server's. In a small workspace (or one whose index is not
+# answer does after them (merging, roles and enclosing symbols, the page: what the last answer
+# of that language in these roots did after its candidates, AFTER_TOOK, and at least
+# AFTER_CANDIDATES), so that the answer stays within ANSWER_WITHIN times the server's. In a small workspace (or one whose index is not
 # known) they get at least CANDIDATES_FLOOR: there the by-name search's own start (a ripgrep
 # run, a few parses) is all of it, and a small project's candidates always come, whichever
 # finishes first.
@@ -705,6 +708,19 @@ SKIPPED_DECAY = 0.8
 CUT_BACKOFF = 2.0  # a search cut is taken to need this many times what it had (then skipped a few times)
 BY_NAME_TOOK: dict[tuple, float] = {}  # (roots, language family) -> the last by-name search's time (at least)
 TIMES = threading.Lock()  # (written from the call's thread and the by-name search's)
+AFTER_TOOK: dict[tuple, float] = {}  # (roots, language family) -> the last answer's work after its candidates
+
+
+def after_candidates(searched: tuple) -> float:
+    """What an answer keeps of its time for its work after the candidates (after_took)."""
+    with TIMES:
+        return max(AFTER_CANDIDATES, AFTER_TOOK.get(searched, 0.0))
+
+
+def after_took(ctx: Context, at: UseAt, since: float) -> None:
+    """An answer's work after its candidates (from `since`) for the next one to keep time for."""
+    with TIMES:
+        AFTER_TOOK[(tuple(ctx.workspace.roots), family_of(at.path))] = time.monotonic() - since
 
 
 def seconds(took: float) -> str:
@@ -759,7 +775,8 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
             # the answer's time counts from when the call came in (its way here is spent),
             # and to its way back from a worker (as long as its pipe took it here)
             came = max(began - ctx.arrived, 0.0) if ctx.arrived is not None else 0.0
-            allowed = max(ANSWER_WITHIN * spent - AFTER_CANDIDATES - came - ctx.way_back, spent + floor)
+            after = after_candidates(searched)
+            allowed = max(ANSWER_WITHIN * spent - after - came - ctx.way_back, spent + floor)
             left = began + allowed - time.monotonic()
             if by_name is None:
                 with TIMES:
@@ -1220,6 +1237,8 @@ def references(
         ],
         **typed.fields(),
     }
+    if at is not None and collected.since is not None and typed.answered:
+        after_took(ctx, at, collected.since)
     if page is None:
         text = f"references {asked} · no uses found" + "".join(f"\nnote: {n}" for n in notes)
         return {"text": text, "stage": STAGES[0], "next": None, **fields}

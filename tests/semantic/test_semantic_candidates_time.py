@@ -45,10 +45,12 @@ def ctx(tmp_path):
 
 @pytest.fixture(autouse=True)
 def no_times_kept():
-    """Each test starts with no by-name search timed (and leaves none)."""
+    """Each test starts with no by-name search timed, nor the work after one (and leaves none)."""
     references_tool.BY_NAME_TOOK.clear()
+    references_tool.AFTER_TOOK.clear()
     yield
     references_tool.BY_NAME_TOOK.clear()
+    references_tool.AFTER_TOOK.clear()
 
 
 def grown(ctx: Context) -> Context:
@@ -276,21 +278,23 @@ def test_the_candidates_time_counts_from_when_the_call_came_in_and_its_way_back(
         quiet.cancel_event.wait(30)
         return real_collect(quiet, *arguments)
 
-    def expected(typed, arrived: float | None, way_back: float) -> float:
+    def expected(typed, arrived: float | None, way_back: float, after: float) -> float:
         came = typed.began - arrived if arrived is not None else 0.0
-        most = references_tool.ANSWER_WITHIN * typed.took - references_tool.AFTER_CANDIDATES
+        most = references_tool.ANSWER_WITHIN * typed.took - after
         return max(most - came - way_back, typed.took)
 
     try:
         save_refs(ctx)  # the server started
         monkeypatch.setattr(references_tool, "collect", held)
         _, both = timed_parts(monkeypatch)
+        searched = (tuple(ctx.workspace.roots), "python")
         for arrived, way_back in ((0.05, 0.0), (None, 0.0), (0.001, 0.0005)):
             ctx.arrived = None if arrived is None else time.monotonic() - arrived
             ctx.way_back = way_back
+            after = references_tool.after_candidates(searched)  # (the last answer's, at least 1 ms)
             save_refs(ctx)
             collected, typed = both[-1]
-            assert collected.cut == pytest.approx(expected(typed, ctx.arrived, way_back), abs=1e-9)
+            assert collected.cut == pytest.approx(expected(typed, ctx.arrived, way_back, after), abs=1e-9)
         # (50 ms before, 1.5 times its 10 ms less that is less than its own time: that is all)
         assert both[0][0].cut == pytest.approx(both[0][1].took, abs=1e-9)
     finally:
@@ -338,3 +342,36 @@ def test_a_server_quick_last_time_is_asked_on_the_calls_own_thread(tmp_path, mon
         POOL.stop_all()
     assert asked_on[0] is not threading.current_thread()
     assert (asked_on[1] is threading.current_thread()) is here
+
+
+def test_the_candidates_leave_time_for_what_the_answer_does_after_them(tmp_path, monkeypatch):
+    """What the last answer did after its candidates (its merge with them, its page) is kept
+    of the next one's time: the candidates get ANSWER_WITHIN the server's time less that."""
+    monkeypatch.setattr(references_tool, "QUICK_SERVER", 0.0)  # (asked while the names are matched)
+    monkeypatch.setattr(references_tool, "ANSWER_WITHIN", 30.0)  # (room for the 0.1 s below)
+    ctx = grown(served(tmp_path, "brisk"))
+    real_collect, real_merge = references_tool.collect, references_tool.merge_confirmed
+
+    def held(quiet: Context, *arguments):  # until the answer gives up on it
+        quiet.cancel_event.wait(30)
+        return real_collect(quiet, *arguments)
+
+    def slow_merge(*arguments):
+        time.sleep(0.1)
+        return real_merge(*arguments)
+
+    searched = (tuple(ctx.workspace.roots), "python")
+    try:
+        save_refs(ctx)  # the server started
+        monkeypatch.setattr(references_tool, "collect", held)
+        monkeypatch.setattr(references_tool, "merge_confirmed", slow_merge)
+        _, both = timed_parts(monkeypatch)
+        save_refs(ctx)
+        assert references_tool.after_candidates(searched) >= 0.1
+        kept = references_tool.after_candidates(searched)
+        save_refs(ctx)
+        collected, typed = both[-1]
+        assert collected.cut == pytest.approx(max(30.0 * typed.took - kept, typed.took), abs=1e-9)
+        assert collected.cut < 30.0 * typed.took - 0.1
+    finally:
+        POOL.stop_all()
