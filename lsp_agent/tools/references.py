@@ -685,10 +685,10 @@ def typed_uses(ctx: Context, identifier: str, owner, target: Target, paths, at: 
 # times its time (the question's own: its requests and their locations read), less what the
 # answer does after them (merging, roles and enclosing symbols, the page: what the last answer
 # of that language in these roots did after its candidates, AFTER_TOOK, and at least
-# AFTER_CANDIDATES), so that the answer stays within ANSWER_WITHIN times the server's. In a small workspace (or one whose index is not
-# known) they get at least CANDIDATES_FLOOR: there the by-name search's own start (a ripgrep
-# run, a few parses) is all of it, and a small project's candidates always come, whichever
-# finishes first.
+# AFTER_CANDIDATES), so that the answer stays within ANSWER_WITHIN times the server's. In a
+# small workspace (or one whose index is not known) they get at least CANDIDATES_FLOOR: there
+# the by-name search's own start (a ripgrep run, a few parses) is all of it, and a small
+# project's candidates always come, whichever finishes first.
 ANSWER_WITHIN = 1.5
 AFTER_CANDIDATES = 0.001
 CANDIDATES_FLOOR = 0.25
