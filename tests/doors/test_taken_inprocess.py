@@ -112,10 +112,10 @@ class Served:
     def in_step(self) -> None:
         """Until the reader takes a call again: every message read so far dispatched by the
         loop (a call sent now is taken). Probes (mark_ran -1) are sent until one is."""
-        for probe in range(100):
+        for probe in range(50):
             seen = len(self.taken)
             self.call(f"probe-{probe}", "lspAgent/mark_ran", {"n": -1})
-            deadline = time.monotonic() + 0.05
+            deadline = time.monotonic() + 0.5  # (posted to the loop: never offered, wait no more)
             while len(self.taken) == seen and time.monotonic() < deadline:
                 time.sleep(0.001)
             if self.taken[seen:] == [(f"probe-{probe}", True)]:
