@@ -116,17 +116,8 @@ class AgentProtocol(StrictProtocol):
             super()._handle_cancel_notification(msg_id)
             return
         taken.call.context.cancel_event.set()
-        if not taken.claim():
-            return  # answered already
-        if not taken.progress.posted:
-            self.send_error(msg_id, REQUEST_CANCELLED, f'Request with id "{msg_id}" is canceled')
-            return
-
-        async def end() -> None:  # the progress reported ends before the answer, as pygls has it
-            await taken.progress.finish()
-            self.send_error(msg_id, REQUEST_CANCELLED, f'Request with id "{msg_id}" is canceled')
-
-        self._server.hold(asyncio.ensure_future(end()))
+        if taken.claim():  # (else answered already)
+            self._server.after_progress(taken, partial(self.send_error, msg_id, *cancelled(msg_id)))
 
     def document_lost(self, uri: str, why: str) -> None:
         """A didChange that cannot apply (rpc.py): the buffer the server has is no longer the
@@ -179,6 +170,11 @@ class Taken:
         return self.once.acquire(blocking=False)
 
 
+def cancelled(msg_id: Any) -> tuple[int, str]:
+    """The error answering a cancelled request, as pygls words it."""
+    return REQUEST_CANCELLED, f'Request with id "{msg_id}" is canceled'
+
+
 class AgentServer(LanguageServer):
     protocol: AgentProtocol
 
@@ -216,7 +212,7 @@ class AgentServer(LanguageServer):
         self.editor_link: semantic_editor.EditorLink | None = None
         self.editor_link_lock = threading.Lock()
         self.taken: dict[Any, Taken] = {}  # by request id: the calls their threads answer
-        self.finishing: set[asyncio.Future] = set()  # taken calls' progress, ending (hold)
+        self.finishing: set[asyncio.Future] = set()  # taken calls' progress, ending (after_progress)
 
     def start_io(self, stdin=None, stdout=None) -> int:
         """Serve stdio with strict framing (see rpc.py); the process's exit code."""
@@ -402,8 +398,7 @@ class AgentServer(LanguageServer):
         except ArgumentError as exc:  # arguments only the tool can check
             outcome, error = "invalid params", (INVALID_PARAMS, str(exc))
         except Cancelled:
-            outcome = "cancelled"
-            error = (REQUEST_CANCELLED, f'Request with id "{taken.msg_id}" is canceled')
+            outcome, error = "cancelled", cancelled(taken.msg_id)
         except Exception as exc:  # a defect of ours: said, and logged with its traceback
             log.exception("%s failed", call.name)
             error = (
@@ -418,7 +413,7 @@ class AgentServer(LanguageServer):
             if self.protocol.trace in (None, types.TraceValue.Off):
                 return
         try:  # a progress reported ends before the answer, as on the loop's way
-            progress.loop.call_soon_threadsafe(self.taken_done, taken, progress, traced, answer, error)
+            progress.loop.call_soon_threadsafe(self.taken_done, taken, traced, answer, error)
         except RuntimeError:  # the loop closed: the server is exiting
             pass
 
@@ -436,27 +431,27 @@ class AgentServer(LanguageServer):
             pass
 
     def taken_done(
-        self,
-        taken: Taken,
-        progress: Progress,
-        traced: str,
-        answer: Encoded | None,
-        error: tuple[int, str] | None,
+        self, taken: Taken, traced: str, answer: Encoded | None, error: tuple[int, str] | None
     ) -> None:
         """On the loop, after a taken call: its progress ended, then its answer sent (unless
         its thread sent it), then its trace."""
-
-        async def end() -> None:
-            await progress.finish()
-            self.send_taken(taken, answer, error)
-
-        if progress.posted:
-            self.hold(progress.loop.create_task(end()))
+        if taken.progress.posted:
+            self.after_progress(taken, partial(self.send_taken, taken, answer, error))
         self.trace(traced, lambda: json.dumps(taken.call.arguments))
 
-    def hold(self, task: asyncio.Future) -> None:
-        """A task of the loop's held until done: the loop keeps weak references only."""
-        self.finishing.add(task)
+    def after_progress(self, taken: Taken, send: Callable[[], None]) -> None:
+        """On the loop: `send` the taken call's answer once the progress it reported has
+        ended, as pygls orders them (at once when it reported none)."""
+        if not taken.progress.posted:
+            send()
+            return
+
+        async def end() -> None:
+            await taken.progress.finish()
+            send()
+
+        task = asyncio.ensure_future(end())
+        self.finishing.add(task)  # held until done: the loop keeps weak references only
         task.add_done_callback(self.finishing.discard)
 
     def forget(self, taken: Taken) -> None:

@@ -93,6 +93,12 @@ class Call:
     depth: int  # 1: a direct caller or callee
 
 
+def located_extra(method: str) -> dict | None:
+    """What a locations question (references, definition, implementation) asks besides
+    its position: references count the declaration too."""
+    return {"context": {"includeDeclaration": True}} if method == "references" else None
+
+
 def utf16_to_index(line: str, offset: int) -> int:
     if line.isascii():  # one unit a character (most lines: a server's answer names hundreds)
         return max(min(offset, len(line)), 0)
@@ -193,8 +199,12 @@ class Semantic:
         return cold
 
     def _ask(self, method: str, path: Path, line: int, column: int, extra: dict | None = None):
+        return self.route(method, self.at(path, line, column, extra), path)
+
+    def at(self, path: Path, line: int, column: int, extra: dict | None = None) -> dict:
+        """A question's params at a 1-based position of `path`."""
         params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
-        return self.route(method, {**params, **(extra or {})}, path)
+        return {**params, **(extra or {})}
 
     def route(self, method: str, params: dict, path: Path) -> tuple[Session | EditorSession, Any]:
         """(who answered, the LSP result): the editor first when one is attached, else (or
@@ -357,18 +367,16 @@ class Semantic:
         session = None if self.settings.scip_indexes else self.answered_session(path)
         if session is None or self.cancel is None:
             return None
-        extra = {"context": {"includeDeclaration": True}} if method == "references" else {}
-        params = {"textDocument": {"uri": file_uri(path)}, "position": self.position(path, line, column)}
+        params = self.at(path, line, column, located_extra(method))
         try:
-            sent = session.send(f"textDocument/{method}", {**params, **extra}, path, self.cancel)
+            sent = session.send(f"textDocument/{method}", params, path, self.cancel)
         except ServerFailed:
             return None
         return None if sent is None else partial(session.unsend, sent)
 
     def server_locations(self, method: str, path: Path, line: int, column: int) -> Answer:
         """textDocument/references, /definition or /implementation at a 1-based position."""
-        extra = {"context": {"includeDeclaration": True}} if method == "references" else None
-        session, result = self._ask(f"textDocument/{method}", path, line, column, extra)
+        session, result = self._ask(f"textDocument/{method}", path, line, column, located_extra(method))
         if isinstance(result, dict):
             result = [result]
         if result is None:

@@ -66,15 +66,12 @@ class Connection:
     def request(
         self, method: str, params: Any, *, timeout: float, cancel: threading.Event | None = None
     ) -> Any:
-        return self.answer(self.send_request(method, params), method, timeout=timeout, cancel=cancel)
+        ident, _ = self.send_request(method, params)
+        return self.answer(ident, method, timeout=timeout, cancel=cancel)
 
-    def send_request(self, method: str, params: Any) -> int:
-        """The request sent, its id: its answer is waited for with `answer` (or dropped
-        with `forget`)."""
-        return self.send_pending(method, params)[0]
-
-    def send_pending(self, method: str, params: Any) -> tuple[int, Pending]:
-        """`send_request`, with the Pending its answer comes in."""
+    def send_request(self, method: str, params: Any) -> tuple[int, Pending]:
+        """The request sent: its id, and the Pending its answer comes in. Its answer is
+        waited for with `answer` (or dropped with `forget`)."""
         with self.lock:
             ident = self.next_id
             self.next_id += 1

@@ -54,8 +54,8 @@ TOKEN_PREFIX = "lsp-agent-question-"
 class Sent:
     """A question sent ahead of its `ask` (Session.send)."""
 
-    key: tuple[str, str]  # (method, its params as JSON)
-    owner: threading.Event  # the cancel event of the call that sent it: that call takes it
+    # (method, its params as JSON, the cancel event of the call that sent it: that call takes it)
+    key: tuple[str, str, threading.Event]
     conn: Connection
     ident: int
     pending: Pending
@@ -97,7 +97,7 @@ class Session:
         self.pushed = threading.Condition()
         self.shown: dict[str, int] = {}  # uri -> hash of the buffer text last shown (show)
         self.tokens = itertools.count(1)
-        self.sent: dict[tuple[str, str], list[Sent]] = {}  # questions sent ahead of their ask (send)
+        self.sent: dict[tuple[str, str, threading.Event], Sent] = {}  # questions sent ahead of their ask
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -287,24 +287,23 @@ class Session:
         conn = self.conn
         if conn is None or conn.closed is not None or not self.answered or not self.ready.is_set():
             return None
-        key = (method, json.dumps(params, sort_keys=True))
+        key = (method, json.dumps(params, sort_keys=True), owner)
         self._open(conn, path)
         if method in OWN_PROGRESS:
             params = {**params, "workDoneToken": f"{TOKEN_PREFIX}{next(self.tokens)}"}
-        sent = Sent(key, owner, conn, *conn.send_pending(method, params), time.monotonic())
+        sent = Sent(key, conn, *conn.send_request(method, params), time.monotonic())
         with self.lock:
-            self.sent.setdefault(key, []).append(sent)
+            before, self.sent[key] = self.sent.get(key), sent
+        if before is not None:  # (the same call sent it twice: the first is not waited for)
+            before.conn.forget(before.ident)
         return sent
 
     def unsend(self, sent: Sent) -> None:
         """A question sent that nobody asked after all: the server is told to stop."""
         with self.lock:
-            waiting = self.sent.get(sent.key, [])
-            if sent not in waiting:
+            if self.sent.get(sent.key) is not sent:
                 return  # asked, and answered there
-            waiting.remove(sent)
-            if not waiting:
-                del self.sent[sent.key]
+            del self.sent[sent.key]
         sent.conn.forget(sent.ident)
 
     def _sent_before(
@@ -313,15 +312,10 @@ class Session:
         """The same question the same call sent (`send`), taken by this `ask`."""
         if not self.sent or owner is None:
             return None
-        key = (method, json.dumps(params, sort_keys=True))
         with self.lock:
-            waiting = self.sent.get(key, [])
-            sent = next((s for s in waiting if s.owner is owner), None)
-            if sent is None:
-                return None
-            waiting.remove(sent)
-            if not waiting:
-                del self.sent[key]
+            sent = self.sent.pop((method, json.dumps(params, sort_keys=True), owner), None)
+        if sent is None:
+            return None
         if sent.conn is conn:
             return sent
         sent.conn.forget(sent.ident)  # to a server since restarted

@@ -720,7 +720,12 @@ def after_candidates(searched: tuple) -> float:
 def after_took(ctx: Context, at: UseAt, since: float) -> None:
     """An answer's work after its candidates (from `since`) for the next one to keep time for."""
     with TIMES:
-        AFTER_TOOK[(tuple(ctx.workspace.roots), family_of(at.path))] = time.monotonic() - since
+        AFTER_TOOK[searched_in(ctx, at.path)] = time.monotonic() - since
+
+
+def searched_in(ctx: Context, path: Path) -> tuple:
+    """What the times kept here are kept by: the roots and the language family of `path`."""
+    return (tuple(ctx.workspace.roots), family_of(path))
 
 
 def seconds(took: float) -> str:
@@ -753,7 +758,7 @@ def both_at_once(ctx: Context, identifier: str, owner, target: Target, paths, at
     pending = (here if quick else ahead)(ctx, "references", starts_of(ctx, at, []), precision)
     stop = threading.Event()
     quiet = replace(ctx, report=None, step_aside=None, cancel_event=stop)
-    searched = (tuple(ctx.workspace.roots), family_of(at.path))
+    searched = searched_in(ctx, at.path)
     searching: list[float] = []  # when the by-name search began
 
     def by_name_search() -> Collected:
