@@ -16,7 +16,10 @@ alone (precision-served): there the tool runs in the server's worker process, wh
 language server session of the serving process over a pipe (or, beside a server whose last
 answer was quick, in the serving process itself), and the transport counts. The served session
 is left to settle once every file asked about is open (`settled`), as the bench's own had long
-before it was timed.
+before it was timed. Beside it, the same question answered bare by the same served process
+(benchmarks/bare_references.py: the server's locations alone, no roles, enclosing symbols,
+candidates or page): what the way through the server costs before the answer says anything of
+its own, so that the goal's "plus the rendering" can be read off beside the strict ratio.
 
 The tools are asked as the serving process asks them: with the workspace's symbol index built,
 its use tables made, before the first question (an agent's server has built them by then; a bench
@@ -315,12 +318,14 @@ async def over_the_server(root: Path, source: Semantic, sample: dict, label: str
     process beside a quick server: references.stays), its index built
     and use tables made first. Each query alternates with the bench's own session asked
     alone, both warm: the medians, and the median of the ratio query by query (the page's
-    rendering included: under 0.5 ms at the default budget but Django's common names). The
-    server's session is warmed first as the bench's own was (`warm_served`)."""
+    rendering included: under 0.5 ms at the default budget but Django's common names), and
+    the same question answered bare (benchmarks/bare_references.py: always in the serving
+    process, where references runs beside a quick server). The server's session is warmed
+    first as the bench's own was (`warm_served`)."""
     ws = source.ws
     options = {"semantic_servers": settings().semantic_servers, "semantic_timeout": 120}
     with tempfile.TemporaryDirectory() as cache:
-        client = await Client.start(root, cache, options=options)
+        client = await Client.start(root, cache, options=options, module="benchmarks.bare_references")
         await asyncio.wait_for(client.indexed.wait(), 1800)
         await asyncio.wait_for(client.tabled.wait(), 1800)
         loop = asyncio.get_running_loop()
@@ -337,13 +342,14 @@ async def over_the_server(root: Path, source: Semantic, sample: dict, label: str
         await settled(client.process.pid)
         rows = []
         for category, chosen in sample.items():
-            ours, server, floor, cut = [], [], [], 0
+            ours, server, floor, bare, bare_server, cut = [], [], [], [], [], 0
             for path, symbol in chosen:
                 line, column = position(ws, path, symbol)
                 asked = {"path": ws.display(path), "line": line, "column": column}
                 alone = functools.partial(source.locations, "references", path, line, column)
                 one_line = {"path": ws.display(path), "start": line, "max_chars": 200}
                 await client.request("lspAgent/references", asked)
+                await client.request("lspAgent/bare_references", asked)
                 await loop.run_in_executor(None, alone)
                 for _ in range(2):
                     started = time.perf_counter()
@@ -357,11 +363,21 @@ async def over_the_server(root: Path, source: Semantic, sample: dict, label: str
                     started = time.perf_counter()
                     await client.request("lspAgent/read", one_line)
                     floor.append(time.perf_counter() - started)
+                    started = time.perf_counter()
+                    await client.request("lspAgent/bare_references", asked)
+                    bare.append(time.perf_counter() - started)
+                    # the server alone again, so that each side's server last answered one
+                    # question ago, as before: ours, alone; bare, alone (not bare, then ours)
+                    started = time.perf_counter()
+                    await loop.run_in_executor(None, alone)
+                    bare_server.append(time.perf_counter() - started)
             ratios = [a / b for a, b in zip(ours, server, strict=True) if b > 0]
             beyond = [(a - f) / b for a, f, b in zip(ours, floor, server, strict=True) if b > 0]
+            bare_ratios = [a / b for a, b in zip(bare, bare_server, strict=True) if b > 0]
             rows.append([label, category, len(chosen), median(ours) * 1000, median(server) * 1000,
                          median(ratios) if ratios else 0.0, median(floor) * 1000,
-                         median(beyond) if beyond else 0.0, f"{cut} of {len(ours)}"])  # fmt: skip
+                         median(beyond) if beyond else 0.0, median(bare) * 1000,
+                         median(bare_ratios) if bare_ratios else 0.0, f"{cut} of {len(ours)}"])  # fmt: skip
         await client.stop()
     return rows
 
@@ -410,7 +426,8 @@ def main() -> None:
                   "page ms", "(ours-page)/server"])  # fmt: skip
     served = Report("precision-served", "references over a running server (stdio) against the server asked alone",
                     ["corpus", "category", "queries", "ours ms", "server ms", "ours/server",
-                     "a call's floor ms", "(ours-floor)/server", "candidates left out"])  # fmt: skip
+                     "a call's floor ms", "(ours-floor)/server", "bare ms", "bare/server",
+                     "candidates left out"])  # fmt: skip
     if "Django" in CORPORA:
         django = django_tree()
         corpus("Django", django, sorted((django / "django").rglob("*.py")), report, defs, served)
@@ -448,6 +465,13 @@ def main() -> None:
         "the page); a call's floor: a read of one line of the same file over the same server, after each "
         "question (what any call costs over stdio: the framing both ways, the hops between threads); "
         "(ours-floor)/server: the median over questions of ours less that read, over the server's time; "
+        "bare: the same question to the same server as lspAgent/bare_references (benchmarks/bare_references.py, "
+        "registered in the served process for the bench alone), which goes the way references goes beside a quick "
+        "server (in the serving process: rxjs; Django's go to a worker), sends the same "
+        "question first and reads the server's locations the same way, but answers them bare: no roles, enclosing "
+        "symbols, by-name candidates or page; bare/server: the median of its ratio to the server alone asked right "
+        "after it (each side's server last asked one question before, as ours and the server alone are), what any answer through the "
+        "server costs before it says anything of its own; "
         "candidates left out: answers whose by-name candidates were not matched in time (or not "
         "searched, as they would not have been), which each such answer says."
     )

@@ -189,16 +189,22 @@ class Client:
 
     @classmethod
     async def start(
-        cls, root: Path, cache: str, code: Path | None = None, options: dict | None = None
-    ) -> Client:
+        cls, root: Path, cache: str, code: Path | None = None, options: dict | None = None,
+        module: str = "lsp_agent",
+    ) -> Client:  # fmt: skip
         """A server on `root` persisting its index in `cache`; run from the source tree `code`
         (another commit's, see source_tree) instead of this one's when given; `options` its
-        initializationOptions."""
+        initializationOptions; `module` what `python -m` runs (one of the benchmarks' own,
+        found beside this file, or lsp-agent)."""
         env = {**os.environ, "LSP_AGENT_CACHE_DIR": cache}
         if code is not None:
             env["PYTHONPATH"] = str(code)  # found before the installed (editable) package
+        elif module.startswith("benchmarks."):
+            env["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")])
+            )
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "lsp_agent", "serve",
+            sys.executable, "-m", module, "serve",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
             env=env, cwd=code,
         )  # fmt: skip
