@@ -42,7 +42,7 @@ SCHEMA = {
     asks_first=references_tool.asks_first,
 )
 def bare_references(ctx: Context, *, path: str, line: int, column: int = 1) -> dict:
-    at = references_tool.asked_for(ctx, None, path, line, column)[4]
+    *_, at = references_tool.asked_for(ctx, None, path, line, column)
     typed = confirmed(ctx, "references", references_tool.starts_of(ctx, at, []), None)
     shown = ctx.workspace.display
     found = [{"path": shown(loc.path), "line": loc.line, "column": loc.column} for loc in typed.locations]

@@ -28,7 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.exceptions import (
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcMethodNotFound,
+    JsonRpcRequestCancelled,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
@@ -57,8 +62,6 @@ COMMAND_PREFIX = "lspAgent."
 CONFIGURATION_SECTION = "lspAgent"
 # Keys the protocol may add to any request's params; they are not tool arguments.
 PROTOCOL_KEYS = ("workDoneToken", "partialResultToken")
-INTERNAL_ERROR = -32603
-REQUEST_CANCELLED = -32800
 # Calls taken from the reader (take_call) and not answered yet, at most: beyond, the loop's way.
 MAX_TAKEN = 64
 
@@ -172,7 +175,7 @@ class Taken:
 
 def cancelled(msg_id: Any) -> tuple[int, str]:
     """The error answering a cancelled request, as pygls words it."""
-    return REQUEST_CANCELLED, f'Request with id "{msg_id}" is canceled'
+    return JsonRpcRequestCancelled.CODE, f'Request with id "{msg_id}" is canceled'
 
 
 class AgentServer(LanguageServer):
@@ -402,7 +405,7 @@ class AgentServer(LanguageServer):
         except Exception as exc:  # a defect of ours: said, and logged with its traceback
             log.exception("%s failed", call.name)
             error = (
-                INTERNAL_ERROR,
+                JsonRpcInternalError.CODE,
                 f"{call.name} failed: {type(exc).__name__}; the server's log has the details",
             )
         finally:
